@@ -1,0 +1,225 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.explode;
+
+import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.SettingsException;
+import io.corpus.encoder.config.SettingsParser;
+import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.pipeline.EncodeMetrics;
+import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.InputColumns;
+import io.corpus.encoder.pipeline.RejectedRows;
+import io.corpus.encoder.weights.WeightsLoader;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+
+/**
+ * {@code jobs/encode --config FILE}: reads Parquet, runs the encoder, writes {@code embeddings/},
+ * {@code rejects/}, optionally {@code attention/}, and {@code run-summary.json}, all committed
+ * together. Settings and weights are checked before Spark starts.
+ */
+public final class EncodeJob {
+  static final String ATTENTION_COLUMN = "attention";
+
+  private final SparkSession spark;
+  private final JobSettings settings;
+  private final EncoderWeights weights;
+  private final long startNanos;
+
+  public EncodeJob(SparkSession spark, JobSettings settings, EncoderWeights weights,
+      long startNanos) {
+    this.spark = spark;
+    this.settings = settings;
+    this.weights = weights;
+    this.startNanos = startNanos;
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(System.out, System.err).run(args));
+  }
+
+  /** Loads the weights named by the settings, on the driver; fails before any Spark work. */
+  public static EncoderWeights loadWeights(JobSettings settings) {
+    return WeightsLoader.load(Path.of(settings.weights().path()), settings.weights().naming(),
+        settings.model());
+  }
+
+  /** Runs the whole job and returns its summary; the output is committed when this returns. */
+  public RunSummary run(PrintStream console) {
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    OutputFolder out = new OutputFolder(settings.output().path(), hadoop);
+    if (out.targetExists() && settings.output().mode() == JobSettings.OutputMode.ERROR_IF_EXISTS) {
+      throw new SettingsException("Output path " + out.target() + " exists; set output.mode = "
+          + "overwrite to replace it");
+    }
+    try {
+      RunSummary summary = write(out, console);
+      if (!summary.balanced()) {
+        throw new IllegalStateException("Rows do not add up: " + summary.rowsRead() + " read, "
+            + summary.rowsWritten() + " written, " + summary.rowsRejected() + " rejected; "
+            + "output left uncommitted at " + out.staged(""));
+      }
+      out.commit(settings.output().mode() == JobSettings.OutputMode.OVERWRITE);
+      return summary;
+    } catch (RuntimeException e) {
+      out.abort();
+      throw e;
+    }
+  }
+
+  private RunSummary write(OutputFolder out, PrintStream console) {
+    Dataset<Row> input = spark.read().parquet(settings.input().path());
+    long rowsRead = input.count();
+    input = withEnoughPartitions(input);
+    EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
+    EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
+        .setLoadedWeights(weights);
+    boolean maps = settings.output().attention().enabled();
+    if (maps) {
+      transformer.setAttentionCol(ATTENTION_COLUMN);
+    }
+    Dataset<Row> encoded = transformer.transform(input);
+    try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
+      if (maps) {
+        encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
+        encoded.drop(ATTENTION_COLUMN).write().parquet(out.staged("embeddings"));
+        String id = settings.input().idColumn();
+        encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
+            .select(col(id), col("a.layer").as("layer"), col("a.head").as("head"),
+                col("a.weights").as("weights"))
+            .write().partitionBy("layer").parquet(out.staged("attention"));
+        encoded.unpersist();
+      } else {
+        encoded.write().parquet(out.staged("embeddings"));
+      }
+      if (progress != null) {
+        progress.print();
+      }
+    }
+    writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
+    RunSummary summary = summarize(out, rowsRead, metrics.tokensEncoded().value());
+    summary.write(out.staged("run-summary.json"), spark.sparkContext().hadoopConfiguration());
+    return summary;
+  }
+
+  /** Rejected rows, found by a validation pass that runs no model; an empty table if none. */
+  private void writeRejects(Dataset<Row> input, EncoderTransformer transformer, boolean any,
+      OutputFolder out) {
+    InputColumns columns = new InputColumns(input.schema(), settings.input().idColumn(),
+        settings.input().embeddingsColumn(), settings.input().maskColumn());
+    Dataset<Row> rejects = RejectedRows.of(input,
+        transformer.sequenceReader(columns, weights, settings.model()), weights.width());
+    if (!any) {
+      rejects = rejects.limit(0);
+    }
+    rejects.coalesce(1).write().parquet(out.staged("rejects"));
+  }
+
+  private Dataset<Row> withEnoughPartitions(Dataset<Row> input) {
+    int wanted = settings.execution().minPartitions() > 0 ? settings.execution().minPartitions()
+        : spark.sparkContext().defaultParallelism();
+    return input.rdd().getNumPartitions() < wanted ? input.repartition(wanted) : input;
+  }
+
+  private ProgressListener startProgress(EncodeMetrics metrics, long total, PrintStream console) {
+    if (!settings.execution().progress()) {
+      return null;
+    }
+    ProgressListener listener = new ProgressListener(metrics.sequencesEncoded().id(), total,
+        console, 5);
+    spark.sparkContext().addSparkListener(listener);
+    return listener;
+  }
+
+  private RunSummary summarize(OutputFolder out, long rowsRead, long tokens) {
+    long written = spark.read().parquet(out.staged("embeddings")).count();
+    Dataset<Row> rejects = spark.read().parquet(out.staged("rejects"));
+    Map<String, Long> byRule = new TreeMap<>();
+    for (Row r : rejects.groupBy(RejectedRows.RULE_COLUMN).count().collectAsList()) {
+      byRule.put(r.getString(0), r.getLong(1));
+    }
+    long rejected = byRule.values().stream().mapToLong(Long::longValue).sum();
+    Map<String, Object> outputs = new LinkedHashMap<>();
+    outputs.put("path", settings.output().path());
+    outputs.put("pooling", settings.output().pooling().configName());
+    outputs.put("attention", settings.output().attention());
+    return new RunSummary(rowsRead, written, rejected, byRule, tokens,
+        (System.nanoTime() - startNanos) / 1e9, RowMajorBlas.implementation(),
+        Transformers.describe(settings, weights), outputs);
+  }
+
+  /** The command line: argument parsing, one-line errors, exit codes. */
+  static final class CommandLine {
+    private final PrintStream out;
+    private final PrintStream err;
+
+    CommandLine(PrintStream out, PrintStream err) {
+      this.out = out;
+      this.err = err;
+    }
+
+    int run(String[] args) {
+      long start = System.nanoTime();
+      String config = null;
+      boolean verbose = false;
+      for (int i = 0; i < args.length; i++) {
+        switch (args[i]) {
+          case "--config" -> config = i + 1 < args.length ? args[++i] : null;
+          case "--verbose" -> verbose = true;
+          case "--help", "-h" -> {
+            out.println("usage: jobs/encode --config FILE [--verbose]");
+            return 0;
+          }
+          default -> {
+            err.println("error: unknown argument '" + args[i] + "'; usage: jobs/encode --config "
+                + "FILE [--verbose]");
+            return 2;
+          }
+        }
+      }
+      if (config == null) {
+        err.println("error: --config FILE is required");
+        return 2;
+      }
+      SparkSession spark = null;
+      try {
+        JobSettings settings = SettingsParser.parseFile(Path.of(config));
+        EncoderWeights weights = loadWeights(settings);
+        out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters; BLAS %s%n",
+            weights.layerCount(), weights.width(), settings.model().heads(), weights.ffnWidth(),
+            weights.parameterCount(), RowMajorBlas.implementation());
+        spark = SparkSessions.forJob("corpus-encoder");
+        RunSummary summary = new EncodeJob(spark, settings, weights, start).run(out);
+        out.printf("done: %,d rows read, %,d written, %,d rejected %s, %,d tokens in %.1f s -> %s%n",
+            summary.rowsRead(), summary.rowsWritten(), summary.rowsRejected(),
+            summary.rejectedByRule(), summary.tokens(), summary.seconds(),
+            settings.output().path());
+        return 0;
+      } catch (RuntimeException e) {
+        err.println("error: " + Errors.describe(e));
+        if (verbose) {
+          e.printStackTrace(err);
+        }
+        return 1;
+      } finally {
+        if (spark != null) {
+          spark.stop();
+        }
+      }
+    }
+  }
+
+}

@@ -1,0 +1,34 @@
+package io.corpus.encoder.cli;
+
+import org.apache.spark.SparkConf;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The job's SparkSession. Under {@code spark-submit} the master and resources come from there;
+ * run plainly, the job starts an embedded local master on every core. Either way Spark's own
+ * console progress bar is off (the job prints its own) and the web UI is off unless asked for.
+ */
+public final class SparkSessions {
+  private SparkSessions() {}
+
+  public static SparkSession forJob(String appName) {
+    SparkConf conf = new SparkConf();   // holds spark.* system properties set by spark-submit
+    SparkSession.Builder builder = SparkSession.builder().appName(appName);
+    if (!conf.contains("spark.master")) {
+      builder.master("local[*]")
+          .config("spark.ui.enabled", conf.get("spark.ui.enabled", "false"))
+          .config("spark.sql.shuffle.partitions",
+              String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors())));
+    }
+    setIfAbsent(builder, conf, "spark.ui.showConsoleProgress", "false");
+    setIfAbsent(builder, conf, "spark.executor.heartbeatInterval", "2s");
+    return builder.getOrCreate();
+  }
+
+  private static void setIfAbsent(SparkSession.Builder builder, SparkConf conf, String key,
+      String value) {
+    if (!conf.contains(key)) {
+      builder.config(key, value);
+    }
+  }
+}

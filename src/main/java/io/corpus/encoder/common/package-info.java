@@ -1,0 +1,2 @@
+/** Small pieces every other package uses. */
+package io.corpus.encoder.common;

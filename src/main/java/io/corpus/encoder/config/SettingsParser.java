@@ -1,0 +1,166 @@
+package io.corpus.encoder.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigValue;
+import io.corpus.encoder.common.ConfigName;
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.weights.TensorNaming;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Parses a job's HOCON file, over the defaults in {@code reference.conf}, into {@link JobSettings}.
+ * Runs on the driver, once. Refuses keys that {@code reference.conf} does not list (a typo is never
+ * silently ignored), values of the wrong type or range, and unknown enum values; each message names
+ * the key.
+ */
+public final class SettingsParser {
+  private SettingsParser() {}
+
+  /** Parses {@code file}, falling back to {@code reference.conf} for keys it leaves out. */
+  public static JobSettings parseFile(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new SettingsException("Config file not found: " + file);
+    }
+    Config user;
+    try {
+      user = ConfigFactory.parseFile(file.toFile(),
+          ConfigParseOptions.defaults().setAllowMissing(false));
+    } catch (ConfigException e) {
+      throw new SettingsException("Cannot parse " + file + ": " + e.getMessage());
+    }
+    return parse(user, file.toAbsolutePath().getParent().toFile());
+  }
+
+  /**
+   * Parses settings given as a {@link Config}; relative paths resolve against {@code baseDir}
+   * (the config file's folder), or stay as given when it is null.
+   */
+  public static JobSettings parse(Config user, File baseDir) {
+    Config reference = ConfigFactory.defaultReference();
+    rejectUnknownKeys(user, reference);
+    Config c;
+    try {
+      c = user.withFallback(reference).resolve();
+      return build(c, baseDir);
+    } catch (ConfigException e) {
+      throw new SettingsException(e.getMessage());
+    }
+  }
+
+  private static JobSettings build(Config c, File baseDir) {
+    JobSettings.Input input = new JobSettings.Input(
+        path(c, "input.path", baseDir),
+        nonEmpty(c, "input.id-column"),
+        nonEmpty(c, "input.embeddings-column"),
+        c.getString("input.mask-column").trim(),
+        atLeast(c, "input.max-length", 0),
+        choice(c, "input.on-invalid", JobSettings.OnInvalid.values()));
+    JobSettings.Weights weights = new JobSettings.Weights(
+        path(c, "model.weights", baseDir),
+        choice(c, "model.naming", TensorNaming.values()));
+    int heads = c.getInt("model.heads");
+    if (heads < 1) {
+      throw new SettingsException("model.heads must be set to the number of attention heads (1 or "
+          + "more), got " + heads);
+    }
+    double eps = c.getDouble("model.layer-norm-eps");
+    if (!(eps > 0) || Double.isInfinite(eps)) {
+      throw new SettingsException("model.layer-norm-eps must be a positive number, got " + eps);
+    }
+    ModelSettings model = new ModelSettings(
+        heads,
+        choice(c, "model.activation", Activation.values()),
+        c.getBoolean("model.norm-first"),
+        c.getBoolean("model.final-norm"),
+        eps,
+        c.getBoolean("model.causal"),
+        atLeast(c, "model.window", 0),
+        choice(c, "model.positional", PositionalEncoding.values()));
+    AttentionSelection attention = new AttentionSelection(
+        c.getBoolean("output.attention.enabled"),
+        indices(c, "output.attention.layers"),
+        indices(c, "output.attention.heads"));
+    JobSettings.Output output = new JobSettings.Output(
+        path(c, "output.path", baseDir),
+        choice(c, "output.mode", JobSettings.OutputMode.values()),
+        choice(c, "output.pooling", Pooling.values()),
+        attention);
+    JobSettings.Execution execution = new JobSettings.Execution(
+        atLeast(c, "execution.batch-tokens", 1),
+        atLeast(c, "execution.min-partitions", 0),
+        c.getBoolean("execution.progress"));
+    return new JobSettings(input, weights, model, output, execution);
+  }
+
+  private static void rejectUnknownKeys(Config user, Config reference) {
+    for (Map.Entry<String, ConfigValue> entry : user.entrySet()) {
+      String key = entry.getKey();
+      if (!reference.hasPathOrNull(key)) {
+        String section = key.contains(".") ? key.substring(0, key.lastIndexOf('.')) : "";
+        String known = reference.hasPath(section) && !section.isEmpty()
+            ? "; keys under " + section + ": " + new TreeSet<>(reference.getConfig(section).root()
+                .keySet())
+            : "; sections: " + new TreeSet<>(reference.root().keySet());
+        throw new SettingsException("Unknown setting '" + key + "' ("
+            + entry.getValue().origin().description() + ")" + known);
+      }
+    }
+  }
+
+  private static String nonEmpty(Config c, String key) {
+    String value = c.getString(key).trim();
+    if (value.isEmpty()) {
+      throw new SettingsException(key + " must be set");
+    }
+    return value;
+  }
+
+  private static String path(Config c, String key, File baseDir) {
+    String value = nonEmpty(c, key);
+    if (baseDir == null || value.contains("://") || new File(value).isAbsolute()) {
+      return value;
+    }
+    return new File(baseDir, value).toPath().normalize().toString();
+  }
+
+  private static int atLeast(Config c, String key, int minimum) {
+    int value = c.getInt(key);
+    if (value < minimum) {
+      throw new SettingsException(key + " must be at least " + minimum + ", got " + value);
+    }
+    return value;
+  }
+
+  private static List<Integer> indices(Config c, String key) {
+    List<Integer> values = c.getIntList(key);
+    for (int v : values) {
+      if (v < 0) {
+        throw new SettingsException(key + " holds " + v + "; indices are 0-based and not negative");
+      }
+    }
+    return values;
+  }
+
+  private static <E extends ConfigName> E choice(Config c, String key, E[] values) {
+    String value = c.getString(key);
+    for (E e : values) {
+      if (e.configName().equals(value)) {
+        return e;
+      }
+    }
+    throw new SettingsException(key + " = '" + value + "' is not one of "
+        + ConfigName.allowed(values));
+  }
+
+}

@@ -1,0 +1,64 @@
+package io.corpus.encoder.io;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * What a job did, written as {@code run-summary.json}: counts read back from the committed
+ * tables, the time, the BLAS implementation and the model settings.
+ *
+ * @param rowsRead rows in the input
+ * @param rowsWritten rows in {@code embeddings/}
+ * @param rowsRejected rows in {@code rejects/}
+ * @param rejectedByRule rejected rows per rule name
+ * @param tokens real tokens that went through the encoder
+ * @param seconds wall time of the job, start-up included
+ * @param blas class name of the BLAS implementation used
+ * @param model the model settings and weights, as the job understood them
+ */
+public record RunSummary(
+    long rowsRead,
+    long rowsWritten,
+    long rowsRejected,
+    Map<String, Long> rejectedByRule,
+    long tokens,
+    double seconds,
+    String blas,
+    Map<String, Object> model,
+    Map<String, Object> outputs) {
+
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** Whether every input row is accounted for. */
+  public boolean balanced() {
+    return rowsRead == rowsWritten + rowsRejected;
+  }
+
+  public String toJson() {
+    try {
+      return JSON.writeValueAsString(this);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public void write(String path, Configuration hadoopConf) {
+    Path p = new Path(path);
+    try (OutputStream out = p.getFileSystem(hadoopConf).create(p, true)) {
+      out.write(toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write " + path, e);
+    }
+  }
+
+  public static RunSummary read(java.nio.file.Path path) throws IOException {
+    return JSON.readValue(path.toFile(), RunSummary.class);
+  }
+}

@@ -1,0 +1,191 @@
+package io.corpus.encoder.model;
+
+import io.corpus.encoder.kernel.LayerNorm;
+import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.kernel.Softmax;
+import io.corpus.encoder.kernel.Vectors;
+
+/**
+ * The fast forward pass: a batch's tokens stacked so each projection and the feed-forward is one
+ * large matrix product; attention per sequence and head on strided views of the fused QKV buffer.
+ *
+ * <p>Not thread-safe: it owns its work buffers, reused across batches. Use one per task.
+ */
+public final class Encoder {
+  private final ModelSettings settings;
+  private final EncoderWeights weights;
+  private final int width;       // E
+  private final int heads;       // H
+  private final int headWidth;   // D
+  private final int ffnWidth;    // F
+  private final float scoreScale;
+
+  private int capacity;          // rows the buffers below hold
+  private float[] qkv = new float[0];       // (N, 3E)
+  private float[] context = new float[0];   // (N, E), heads concatenated
+  private float[] scratch = new float[0];   // (N, E), residual sums and normalized inputs
+  private float[] hidden = new float[0];    // (N, F)
+  private float[] scores = new float[0];    // (T, T), one head at a time
+
+  public Encoder(ModelSettings settings, EncoderWeights weights) {
+    this.settings = settings;
+    this.weights = weights;
+    this.width = weights.width();
+    this.heads = settings.heads();
+    if (width % heads != 0) {
+      throw new IllegalArgumentException("heads = " + heads + " does not divide the width E = "
+          + width);
+    }
+    this.headWidth = width / heads;
+    this.ffnWidth = weights.ffnWidth();
+    this.scoreScale = (float) (1.0 / Math.sqrt(headWidth));
+  }
+
+  public ModelSettings settings() {
+    return settings;
+  }
+
+  public EncoderWeights weights() {
+    return weights;
+  }
+
+  /**
+   * Runs every layer over the batch, replacing its tokens by the last layer's output. Attention
+   * weights go to {@code sink} for the layers it wants; pass null for none.
+   */
+  public void forward(TokenBatch batch, AttentionSink sink) {
+    int n = batch.tokenCount();
+    ensureCapacity(n);
+    float[] x = batch.tokens();                                   // (N, E)
+    addPositions(batch, x);
+    for (int l = 0; l < weights.layerCount(); l++) {
+      LayerWeights w = weights.layers().get(l);
+      AttentionSink layerSink = sink != null && sink.wantsLayer(l) ? sink : null;
+      if (settings.normFirst()) {
+        // x = x + MHA(LN1(x)); x = x + FFN(LN2(x))
+        LayerNorm.apply(x, 0, scratch, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
+        attention(batch, scratch, w, l, layerSink);
+        addLinear(context, width, w.outProjWeight(), w.outProjBias(), x, n);
+        LayerNorm.apply(x, 0, scratch, 0, n, w.norm2Gamma(), w.norm2Beta(), eps());
+        feedForwardHidden(scratch, w, n);
+        addLinear(hidden, ffnWidth, w.ffnOutWeight(), w.ffnOutBias(), x, n);
+      } else {
+        // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
+        attention(batch, x, w, l, layerSink);
+        System.arraycopy(x, 0, scratch, 0, n * width);
+        addLinear(context, width, w.outProjWeight(), w.outProjBias(), scratch, n);
+        LayerNorm.apply(scratch, 0, x, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
+        feedForwardHidden(x, w, n);
+        System.arraycopy(x, 0, scratch, 0, n * width);
+        addLinear(hidden, ffnWidth, w.ffnOutWeight(), w.ffnOutBias(), scratch, n);
+        LayerNorm.apply(scratch, 0, x, 0, n, w.norm2Gamma(), w.norm2Beta(), eps());
+      }
+    }
+    if (settings.finalNorm()) {
+      LayerNorm.apply(x, 0, x, 0, n, weights.finalNormGamma(), weights.finalNormBeta(), eps());
+    }
+  }
+
+  private float eps() {
+    return (float) settings.layerNormEps();
+  }
+
+  private void addPositions(TokenBatch batch, float[] x) {
+    switch (settings.positional()) {
+      case NONE -> { }
+      case SINUSOIDAL -> {
+        for (int r = 0; r < batch.tokenCount(); r++) {
+          int position = batch.position(r);
+          for (int i = 0; i < width; i++) {
+            x[r * width + i] += (float) PositionalEncoding.sinusoid(position, i, width);
+          }
+        }
+      }
+      case LEARNED -> {
+        float[] table = weights.positionTable();                   // (P, E)
+        int maxPositions = weights.maxPositions();
+        for (int r = 0; r < batch.tokenCount(); r++) {
+          int position = batch.position(r);
+          if (position >= maxPositions) {
+            throw new IllegalArgumentException("token position " + position
+                + " is beyond the learned position table (" + maxPositions + " positions)");
+          }
+          Vectors.add(table, position * width, x, r * width, width);
+        }
+      }
+    }
+  }
+
+  /** out (N, E) += in (N, inWidth) · Wᵀ + b: a residual branch added onto out. */
+  private void addLinear(float[] in, int inWidth, float[] w, float[] bias, float[] out, int n) {
+    Vectors.copyPlusBias(out, 0, out, 0, n, bias);
+    RowMajorBlas.linear(n, inWidth, width, in, 0, w, out, 0, true);
+  }
+
+  /** hidden (N, F) = act(in (N, E) · W1ᵀ + b1). */
+  private void feedForwardHidden(float[] in, LayerWeights w, int n) {
+    Vectors.fillRows(hidden, 0, n, w.ffnInBias());
+    RowMajorBlas.linear(n, width, ffnWidth, in, 0, w.ffnInWeight(), hidden, 0, true);
+    settings.activation().applyInPlace(hidden, 0, n * ffnWidth);
+  }
+
+  /** context (N, E) = concat over heads of softmax(Q_h K_hᵀ / √D + mask) V_h, from in (N, E). */
+  private void attention(TokenBatch batch, float[] in, LayerWeights w, int layer,
+      AttentionSink sink) {
+    int n = batch.tokenCount();
+    int qkvWidth = 3 * width;
+    Vectors.fillRows(qkv, 0, n, w.inProjBias());
+    RowMajorBlas.linear(n, width, qkvWidth, in, 0, w.inProjWeight(), qkv, 0, true);
+    for (int b = 0; b < batch.sequenceCount(); b++) {
+      int first = batch.firstRow(b);
+      int t = batch.length(b);
+      ensureScores(t);
+      for (int h = 0; h < heads; h++) {
+        int q = first * qkvWidth + h * headWidth;                  // Q_h (T, D), row stride 3E
+        int k = q + width;                                         // K_h (T, D)
+        int v = q + 2 * width;                                     // V_h (T, D)
+        RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale,
+            qkv, q, qkvWidth, qkv, k, qkvWidth, 0f, scores, 0, t); // scores (T, T)
+        if (settings.hasPositionMask()) {
+          maskScores(batch, first, t);
+        }
+        for (int i = 0; i < t; i++) {
+          Softmax.inPlace(scores, i * t, t);
+        }
+        if (sink != null) {
+          sink.accept(layer, b, h, scores, 0, t);
+        }
+        RowMajorBlas.gemm(false, false, t, headWidth, t, 1f, scores, 0, t,
+            qkv, v, qkvWidth, 0f, context, first * width + h * headWidth, width); // (T, D)
+      }
+    }
+  }
+
+  private void maskScores(TokenBatch batch, int first, int t) {
+    for (int i = 0; i < t; i++) {
+      int queryPosition = batch.position(first + i);
+      for (int j = 0; j < t; j++) {
+        if (!settings.allows(queryPosition, batch.position(first + j))) {
+          scores[i * t + j] = Float.NEGATIVE_INFINITY;
+        }
+      }
+    }
+  }
+
+  private void ensureScores(int t) {
+    if (scores.length < t * t) {
+      scores = new float[t * t];
+    }
+  }
+
+  private void ensureCapacity(int n) {
+    if (n <= capacity) {
+      return;
+    }
+    capacity = Math.max(n, capacity + capacity / 2);
+    qkv = new float[capacity * 3 * width];
+    context = new float[capacity * width];
+    scratch = new float[capacity * width];
+    hidden = new float[capacity * ffnWidth];
+  }
+}

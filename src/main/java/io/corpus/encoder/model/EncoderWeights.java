@@ -1,0 +1,63 @@
+package io.corpus.encoder.model;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * All parameters of an encoder stack; immutable once loaded, broadcast to executors as is.
+ *
+ * @param layers the L layers, in order
+ * @param finalNormGamma (E) or null when the weights hold no final norm
+ * @param finalNormBeta (E) or null
+ * @param positionTable (P, E) learned positions, or null
+ */
+public record EncoderWeights(
+    List<LayerWeights> layers,
+    float[] finalNormGamma,
+    float[] finalNormBeta,
+    float[] positionTable) implements Serializable {
+
+  public EncoderWeights {
+    if (layers.isEmpty()) {
+      throw new IllegalArgumentException("An encoder needs at least one layer");
+    }
+    layers = List.copyOf(layers);
+  }
+
+  /** E. */
+  public int width() {
+    return layers.get(0).width();
+  }
+
+  /** F. */
+  public int ffnWidth() {
+    return layers.get(0).ffnWidth();
+  }
+
+  /** L. */
+  public int layerCount() {
+    return layers.size();
+  }
+
+  /** P, the longest sequence the learned position table covers; 0 without a table. */
+  public int maxPositions() {
+    return positionTable == null ? 0 : positionTable.length / width();
+  }
+
+  /** Number of float parameters, for logs and memory estimates. */
+  public long parameterCount() {
+    long count = 0;
+    for (LayerWeights l : layers) {
+      count += l.inProjWeight().length + l.inProjBias().length + l.outProjWeight().length
+          + l.outProjBias().length + l.ffnInWeight().length + l.ffnInBias().length
+          + l.ffnOutWeight().length + l.ffnOutBias().length + 4L * l.width();
+    }
+    if (finalNormGamma != null) {
+      count += 2L * width();
+    }
+    if (positionTable != null) {
+      count += positionTable.length;
+    }
+    return count;
+  }
+}

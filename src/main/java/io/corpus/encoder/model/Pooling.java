@@ -1,0 +1,67 @@
+package io.corpus.encoder.model;
+
+import io.corpus.encoder.common.ConfigName;
+import java.util.Arrays;
+
+/** How a sequence's output tokens become one sentence vector ({@code output.pooling}). */
+public enum Pooling implements ConfigName {
+  /** Mean over real tokens. */
+  MEAN("mean"),
+  /** The first real token (the [CLS] position in BERT-style inputs). */
+  FIRST("first"),
+  /** Feature-wise maximum over real tokens. */
+  MAX("max"),
+  /** No pooled vector is written. */
+  NONE("none");
+
+  private final String configName;
+
+  Pooling(String configName) {
+    this.configName = configName;
+  }
+
+  @Override
+  public String configName() {
+    return configName;
+  }
+
+  public static Pooling fromConfigName(String name) {
+    return ConfigName.parse(values(), name, "pooling");
+  }
+
+  /**
+   * Pools rows {@code [firstRow, firstRow + rows)} of x (width E) into a new E vector, or returns
+   * null for {@link #NONE}. Mean accumulates in double.
+   */
+  public float[] pool(float[] x, int firstRow, int rows, int width) {
+    if (this == NONE) {
+      return null;
+    }
+    float[] out = new float[width];
+    int base = firstRow * width;
+    switch (this) {
+      case FIRST -> System.arraycopy(x, base, out, 0, width);
+      case MAX -> {
+        Arrays.fill(out, Float.NEGATIVE_INFINITY);
+        for (int r = 0; r < rows; r++) {
+          for (int i = 0; i < width; i++) {
+            out[i] = Math.max(out[i], x[base + r * width + i]);
+          }
+        }
+      }
+      case MEAN -> {
+        double[] sum = new double[width];
+        for (int r = 0; r < rows; r++) {
+          for (int i = 0; i < width; i++) {
+            sum[i] += x[base + r * width + i];
+          }
+        }
+        for (int i = 0; i < width; i++) {
+          out[i] = (float) (sum[i] / rows);
+        }
+      }
+      default -> throw new AssertionError(this);
+    }
+    return out;
+  }
+}

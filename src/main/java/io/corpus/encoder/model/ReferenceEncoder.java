@@ -1,0 +1,172 @@
+package io.corpus.encoder.model;
+
+import org.apache.commons.math3.special.Erf;
+
+/**
+ * The encoder written as plainly as the math, one sequence at a time, in double, with no BLAS and
+ * no batching: padded positions stay in place and are masked with negative infinity. Slow; it
+ * exists so that tests can hold {@link Encoder} against an independent implementation.
+ */
+public final class ReferenceEncoder {
+  private final ModelSettings settings;
+  private final EncoderWeights weights;
+  private final int width;
+
+  /** Output of one sequence: embeddings (T, E) with zero rows at padding; maps [L][H][T][T]. */
+  public record Result(double[][] embeddings, double[][][][] attention) {}
+
+  public ReferenceEncoder(ModelSettings settings, EncoderWeights weights) {
+    this.settings = settings;
+    this.weights = weights;
+    this.width = weights.width();
+  }
+
+  /** Encodes x (T, E); {@code valid[t]} is false at padding (null: every token is real). */
+  public Result encode(float[][] input, boolean[] valid) {
+    int t = input.length;
+    boolean[] real = valid != null ? valid : allTrue(t);
+    double[][] x = new double[t][width];
+    for (int i = 0; i < t; i++) {
+      for (int e = 0; e < width; e++) {
+        x[i][e] = input[i][e] + position(i, e);
+      }
+    }
+    double[][][][] maps = new double[weights.layerCount()][][][];
+    for (int l = 0; l < weights.layerCount(); l++) {
+      LayerWeights w = weights.layers().get(l);
+      if (settings.normFirst()) {
+        double[][] a = attention(norm(x, w.norm1Gamma(), w.norm1Beta()), w, real, maps, l);
+        x = add(x, a);
+        x = add(x, feedForward(norm(x, w.norm2Gamma(), w.norm2Beta()), w));
+      } else {
+        x = norm(add(x, attention(x, w, real, maps, l)), w.norm1Gamma(), w.norm1Beta());
+        x = norm(add(x, feedForward(x, w)), w.norm2Gamma(), w.norm2Beta());
+      }
+    }
+    if (settings.finalNorm()) {
+      x = norm(x, weights.finalNormGamma(), weights.finalNormBeta());
+    }
+    for (int i = 0; i < t; i++) {
+      if (!real[i]) {
+        x[i] = new double[width];
+      }
+    }
+    return new Result(x, maps);
+  }
+
+  private double position(int i, int e) {
+    return switch (settings.positional()) {
+      case NONE -> 0;
+      case SINUSOIDAL -> PositionalEncoding.sinusoid(i, e, width);
+      case LEARNED -> weights.positionTable()[i * width + e];
+    };
+  }
+
+  private double[][] attention(double[][] x, LayerWeights w, boolean[] real, double[][][][] maps,
+      int layer) {
+    int t = x.length;
+    int heads = settings.heads();
+    int d = width / heads;
+    double[][] qkv = linear(x, w.inProjWeight(), w.inProjBias());   // (T, 3E)
+    double[][] context = new double[t][width];
+    maps[layer] = new double[heads][t][t];
+    for (int h = 0; h < heads; h++) {
+      for (int i = 0; i < t; i++) {
+        double[] s = new double[t];
+        double max = Double.NEGATIVE_INFINITY;
+        for (int j = 0; j < t; j++) {
+          boolean allowed = real[j] && settings.allows(i, j);
+          double dot = 0;
+          for (int c = 0; c < d; c++) {
+            dot += qkv[i][h * d + c] * qkv[j][width + h * d + c];
+          }
+          s[j] = allowed ? dot / Math.sqrt(d) : Double.NEGATIVE_INFINITY;
+          max = Math.max(max, s[j]);
+        }
+        double sum = 0;
+        for (int j = 0; j < t; j++) {
+          s[j] = max == Double.NEGATIVE_INFINITY ? 0 : Math.exp(s[j] - max);
+          sum += s[j];
+        }
+        for (int j = 0; j < t; j++) {
+          double p = real[i] && sum > 0 ? s[j] / sum : 0;
+          maps[layer][h][i][j] = p;
+          for (int c = 0; c < d; c++) {
+            context[i][h * d + c] += p * qkv[j][2 * width + h * d + c];
+          }
+        }
+      }
+    }
+    return linear(context, w.outProjWeight(), w.outProjBias());
+  }
+
+  private double[][] feedForward(double[][] x, LayerWeights w) {
+    double[][] h = linear(x, w.ffnInWeight(), w.ffnInBias());
+    for (double[] row : h) {
+      for (int i = 0; i < row.length; i++) {
+        row[i] = activate(row[i]);
+      }
+    }
+    return linear(h, w.ffnOutWeight(), w.ffnOutBias());
+  }
+
+  private double activate(double v) {
+    return switch (settings.activation()) {
+      case RELU -> Math.max(0, v);
+      case GELU -> 0.5 * v * (1 + Erf.erf(v / Math.sqrt(2)));
+      case GELU_TANH -> 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (v + 0.044715 * v * v * v)));
+    };
+  }
+
+  /** y = x·Wᵀ + b with W (out, in). */
+  private static double[][] linear(double[][] x, float[] w, float[] b) {
+    int out = b.length;
+    int in = w.length / out;
+    double[][] y = new double[x.length][out];
+    for (int r = 0; r < x.length; r++) {
+      for (int o = 0; o < out; o++) {
+        double acc = b[o];
+        for (int i = 0; i < in; i++) {
+          acc += x[r][i] * w[o * in + i];
+        }
+        y[r][o] = acc;
+      }
+    }
+    return y;
+  }
+
+  private double[][] norm(double[][] x, float[] gamma, float[] beta) {
+    double[][] y = new double[x.length][width];
+    for (int r = 0; r < x.length; r++) {
+      double mean = 0;
+      for (double v : x[r]) {
+        mean += v / width;
+      }
+      double var = 0;
+      for (double v : x[r]) {
+        var += (v - mean) * (v - mean) / width;
+      }
+      for (int i = 0; i < width; i++) {
+        y[r][i] = (x[r][i] - mean) / Math.sqrt(var + settings.layerNormEps()) * gamma[i] + beta[i];
+      }
+    }
+    return y;
+  }
+
+  private static double[][] add(double[][] a, double[][] b) {
+    double[][] y = new double[a.length][];
+    for (int r = 0; r < a.length; r++) {
+      y[r] = new double[a[r].length];
+      for (int i = 0; i < a[r].length; i++) {
+        y[r][i] = a[r][i] + b[r][i];
+      }
+    }
+    return y;
+  }
+
+  private static boolean[] allTrue(int t) {
+    boolean[] all = new boolean[t];
+    java.util.Arrays.fill(all, true);
+    return all;
+  }
+}

@@ -1,0 +1,127 @@
+package io.corpus.encoder.pipeline;
+
+import io.corpus.encoder.config.AttentionSelection;
+import io.corpus.encoder.model.Encoder;
+import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.TokenBatch;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * The task-side loop: pull rows until a batch holds {@code batchTokens} tokens, run the encoder
+ * once over the batch, hand out one output row per input row, repeat. Everything this function
+ * holds is serializable settings and the broadcast handle; the encoder and its buffers are made
+ * per partition.
+ */
+final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
+  private final Broadcast<EncoderWeights> weights;
+  private final ModelSettings settings;
+  private final SequenceReader reader;
+  private final OutputRows output;
+  private final Pooling pooling;
+  private final AttentionSelection attention;
+  private final int batchTokens;
+  private final boolean failOnInvalid;
+  private final int idOrdinal;
+  private final InputColumns columns;
+  private final EncodeMetrics metrics;
+
+  PartitionEncoder(Broadcast<EncoderWeights> weights, ModelSettings settings, InputColumns columns,
+      SequenceReader reader, OutputRows output, Pooling pooling, AttentionSelection attention,
+      int batchTokens, boolean failOnInvalid, EncodeMetrics metrics) {
+    this.weights = weights;
+    this.settings = settings;
+    this.columns = columns;
+    this.reader = reader;
+    this.output = output;
+    this.pooling = pooling;
+    this.attention = attention;
+    this.batchTokens = batchTokens;
+    this.failOnInvalid = failOnInvalid;
+    this.idOrdinal = columns.idOrdinal();
+    this.metrics = metrics;
+  }
+
+  @Override
+  public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
+    return new Batches(rows);
+  }
+
+  /** Lazily encodes the partition batch by batch. */
+  private final class Batches implements Iterator<InternalRow> {
+    private final Iterator<InternalRow> input;
+    private final Encoder encoder;
+    private final TokenBatch batch;
+    private final AttentionCollector collector;
+    private final List<InternalRow> batchRows = new ArrayList<>();
+    private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
+
+    Batches(Iterator<InternalRow> input) {
+      this.input = input;
+      EncoderWeights w = weights.value();
+      this.encoder = new Encoder(settings, w);
+      this.batch = new TokenBatch(w.width(), batchTokens);
+      this.collector = attention.enabled() ? new AttentionCollector(attention) : null;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (ready.isEmpty() && input.hasNext()) {
+        encodeNextBatch();
+      }
+      return !ready.isEmpty();
+    }
+
+    @Override
+    public InternalRow next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      return ready.poll();
+    }
+
+    private void encodeNextBatch() {
+      batch.clear();
+      batchRows.clear();
+      while (input.hasNext() && batch.tokenCount() < batchTokens) {
+        InternalRow row = input.next().copy();
+        RejectRule.Rejection rejection = reader.read(row, batch);
+        if (rejection == null) {
+          batchRows.add(row);
+        } else if (failOnInvalid) {
+          throw new InvalidRowException(describeId(row), rejection);
+        } else {
+          metrics.rowsSkipped().add(1);
+        }
+      }
+      if (batchRows.isEmpty()) {
+        return;
+      }
+      if (collector != null) {
+        collector.reset(batch.sequenceCount());
+      }
+      encoder.forward(batch, collector);
+      int width = batch.width();
+      for (int b = 0; b < batch.sequenceCount(); b++) {
+        InternalRow row = batchRows.get(b);
+        float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b), width);
+        ready.add(output.build(row, batch, b, reader.length(row), pooled,
+            collector != null ? collector.maps(b) : List.of()));
+      }
+      metrics.sequencesEncoded().add(batch.sequenceCount());
+      metrics.tokensEncoded().add(batch.tokenCount());
+    }
+
+    private String describeId(InternalRow row) {
+      return row.isNullAt(idOrdinal) ? "null" : String.valueOf(row.get(idOrdinal, columns.idType()));
+    }
+  }
+}

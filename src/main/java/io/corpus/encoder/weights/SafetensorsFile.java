@@ -1,0 +1,248 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A safetensors file: an 8-byte little-endian header length, a JSON header mapping tensor names to
+ * {@code dtype}, {@code shape} and {@code data_offsets} (relative to the end of the header), then
+ * the raw little-endian data.
+ *
+ * <p>Every claim of the header is checked against the file before anything is read: the header
+ * length, each tensor's offsets (inside the data, not overlapping, matching the shape and dtype),
+ * so the reader never allocates more than the file holds. F32 is read as is; F16 and BF16 are
+ * widened to float.
+ */
+public final class SafetensorsFile {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Element types read here, with their size in bytes. */
+  public enum DType {
+    F32(4), F16(2), BF16(2);
+
+    private final int bytes;
+
+    DType(int bytes) {
+      this.bytes = bytes;
+    }
+  }
+
+  /** One tensor's entry in the header; {@code start} and {@code end} are absolute file offsets. */
+  public record TensorInfo(String name, DType dtype, long[] shape, long start, long end) {
+    public long elementCount() {
+      long count = 1;
+      for (long d : shape) {
+        count *= d;
+      }
+      return count;
+    }
+
+    public String shapeString() {
+      return Arrays.toString(shape);
+    }
+  }
+
+  private final Path path;
+  private final ByteBuffer data;   // the whole file, little-endian
+  private final Map<String, TensorInfo> tensors;
+
+  private SafetensorsFile(Path path, ByteBuffer data, Map<String, TensorInfo> tensors) {
+    this.path = path;
+    this.data = data;
+    this.tensors = tensors;
+  }
+
+  /** Opens and validates {@code path}; throws {@link WeightsException} naming what is wrong. */
+  public static SafetensorsFile open(Path path) {
+    ByteBuffer buffer;
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      buffer = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+    } catch (NoSuchFileException e) {
+      throw new WeightsException("Weights file not found: " + path);
+    } catch (IOException e) {
+      throw new WeightsException("Cannot read weights file " + path + ": " + e.getMessage(), e);
+    }
+    buffer.order(ByteOrder.LITTLE_ENDIAN);
+    return new SafetensorsFile(path, buffer, parseHeader(path, buffer));
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** Tensor names in file order. */
+  public List<String> names() {
+    return List.copyOf(tensors.keySet());
+  }
+
+  public boolean contains(String name) {
+    return tensors.containsKey(name);
+  }
+
+  public TensorInfo info(String name) {
+    TensorInfo info = tensors.get(name);
+    if (info == null) {
+      throw new WeightsException("Tensor " + name + " is missing from " + path);
+    }
+    return info;
+  }
+
+  /** The tensor's values, widened to float, row-major. */
+  public float[] read(String name) {
+    TensorInfo info = info(name);
+    int count = Math.toIntExact(info.elementCount());
+    float[] out = new float[count];
+    int base = Math.toIntExact(info.start());
+    switch (info.dtype()) {
+      case F32 -> data.slice(base, count * 4).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(out);
+      case F16 -> {
+        for (int i = 0; i < count; i++) {
+          out[i] = HalfFloats.halfToFloat(data.getShort(base + 2 * i));
+        }
+      }
+      case BF16 -> {
+        for (int i = 0; i < count; i++) {
+          out[i] = Float.intBitsToFloat((data.getShort(base + 2 * i) & 0xffff) << 16);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, TensorInfo> parseHeader(Path path, ByteBuffer buffer) {
+    long fileSize = buffer.capacity();
+    if (fileSize < 8) {
+      throw new WeightsException("Not a safetensors file (" + fileSize + " bytes, too short for "
+          + "the header length): " + path);
+    }
+    long headerLength = buffer.getLong(0);
+    if (headerLength < 2 || headerLength > fileSize - 8) {
+      throw new WeightsException("Not a safetensors file: header length " + headerLength
+          + " does not fit in the file's " + fileSize + " bytes: " + path);
+    }
+    byte[] headerBytes = new byte[(int) headerLength];
+    buffer.get(8, headerBytes);
+    JsonNode header;
+    try {
+      header = JSON.readTree(new String(headerBytes, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new WeightsException("Not a safetensors file: its header is not JSON ("
+          + firstLine(e.getMessage()) + "): " + path);
+    }
+    if (header == null || !header.isObject()) {
+      throw new WeightsException("Not a safetensors file: its header is not a JSON object: " + path);
+    }
+    long dataStart = 8 + headerLength;
+    long dataLength = fileSize - dataStart;
+    Map<String, TensorInfo> tensors = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = header.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> entry = it.next();
+      if (entry.getKey().equals("__metadata__")) {
+        continue;
+      }
+      TensorInfo info = parseEntry(path, entry.getKey(), entry.getValue(), dataStart, dataLength);
+      tensors.put(info.name(), info);
+    }
+    checkNoOverlap(path, tensors);
+    return Collections.unmodifiableMap(tensors);
+  }
+
+  private static TensorInfo parseEntry(Path path, String name, JsonNode node, long dataStart,
+      long dataLength) {
+    JsonNode dtypeNode = node.get("dtype");
+    JsonNode shapeNode = node.get("shape");
+    JsonNode offsetsNode = node.get("data_offsets");
+    if (dtypeNode == null || !dtypeNode.isTextual() || shapeNode == null || !shapeNode.isArray()
+        || offsetsNode == null || !offsetsNode.isArray() || offsetsNode.size() != 2) {
+      throw new WeightsException("Tensor " + name + " has a malformed header entry " + node
+          + " (expected dtype, shape and two data_offsets): " + path);
+    }
+    DType dtype;
+    try {
+      dtype = DType.valueOf(dtypeNode.asText());
+    } catch (IllegalArgumentException e) {
+      throw new WeightsException("Tensor " + name + " has dtype " + dtypeNode.asText()
+          + ", supported: F32, F16, BF16: " + path);
+    }
+    long[] shape = new long[shapeNode.size()];
+    long elements = 1;
+    for (int i = 0; i < shape.length; i++) {
+      JsonNode d = shapeNode.get(i);
+      if (!d.canConvertToLong() || !d.isIntegralNumber() || d.asLong() < 0) {
+        throw new WeightsException("Tensor " + name + " has an invalid shape " + shapeNode + ": "
+            + path);
+      }
+      shape[i] = d.asLong();
+      elements = shape[i] == 0 ? 0 : multiplyWithin(elements, shape[i], dataLength, name, path);
+    }
+    long start = offset(offsetsNode.get(0), name, path);
+    long end = offset(offsetsNode.get(1), name, path);
+    if (start > end || end > dataLength) {
+      throw new WeightsException("Tensor " + name + " has data_offsets [" + start + ", " + end
+          + "] outside the file's " + dataLength + " data bytes: " + path);
+    }
+    if (end - start != elements * dtype.bytes) {
+      throw new WeightsException("Tensor " + name + " has " + (end - start) + " data bytes, but "
+          + dtype + " " + Arrays.toString(shape) + " needs " + elements * dtype.bytes + ": " + path);
+    }
+    if (elements > Integer.MAX_VALUE - 8) {
+      throw new WeightsException("Tensor " + name + " has " + elements
+          + " elements, more than a Java array holds: " + path);
+    }
+    return new TensorInfo(name, dtype, shape, dataStart + start, dataStart + end);
+  }
+
+  private static long multiplyWithin(long elements, long dim, long dataLength, String name,
+      Path path) {
+    if (dim > dataLength || elements > dataLength / dim) {
+      throw new WeightsException("Tensor " + name + " claims more elements than the file's "
+          + dataLength + " data bytes hold: " + path);
+    }
+    return elements * dim;
+  }
+
+  private static long offset(JsonNode node, String name, Path path) {
+    if (node == null || !node.isIntegralNumber() || !node.canConvertToLong() || node.asLong() < 0) {
+      throw new WeightsException("Tensor " + name + " has an invalid data offset " + node + ": "
+          + path);
+    }
+    return node.asLong();
+  }
+
+  private static void checkNoOverlap(Path path, Map<String, TensorInfo> tensors) {
+    List<TensorInfo> sorted = new ArrayList<>(tensors.values());
+    sorted.sort(Comparator.comparingLong(TensorInfo::start).thenComparingLong(TensorInfo::end));
+    for (int i = 1; i < sorted.size(); i++) {
+      TensorInfo previous = sorted.get(i - 1);
+      TensorInfo current = sorted.get(i);
+      if (current.start() < previous.end()) {
+        throw new WeightsException("Tensors " + previous.name() + " and " + current.name()
+            + " overlap in the data section: " + path);
+      }
+    }
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+}

@@ -1,0 +1,153 @@
+package io.corpus.encoder.weights;
+
+import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.PositionalEncoding;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Loads {@link EncoderWeights} from a safetensors file on the driver. The layer count L, width E,
+ * feed-forward width F and position count P come from the file; everything else is checked against
+ * them and the settings: every tensor present with its shape, no tensor left over, heads dividing
+ * E, every value finite. Errors name the tensor, the expected and the actual shape.
+ */
+public final class WeightsLoader {
+  private WeightsLoader() {}
+
+  public static EncoderWeights load(Path path, TensorNaming naming, ModelSettings settings) {
+    SafetensorsFile file = SafetensorsFile.open(path);
+    int layers = countLayers(file, naming);
+    int width = lengthOf(file, naming.widthTensor(0));
+    int ffnWidth = lengthOf(file, naming.ffnBiasTensor(0));
+    if (width % settings.heads() != 0) {
+      throw new WeightsException("model.heads = " + settings.heads() + " does not divide the width "
+          + width + " of the weights in " + path);
+    }
+    Source source = new Source(file);
+    List<LayerWeights> layerWeights = new ArrayList<>();
+    for (int i = 0; i < layers; i++) {
+      layerWeights.add(naming.readLayer(source, i, width, ffnWidth));
+    }
+    float[] finalGamma = null;
+    float[] finalBeta = null;
+    if (settings.finalNorm()) {
+      finalGamma = source.take("norm.weight", width);
+      finalBeta = source.take("norm.bias", width);
+    }
+    float[] positions = null;
+    if (settings.positional() == PositionalEncoding.LEARNED) {
+      if (!file.contains("positional.weight")) {
+        throw new WeightsException("Tensor positional.weight is missing from " + path
+            + " (needed by model.positional = learned)");
+      }
+      long maxPositions = file.info("positional.weight").shape()[0];
+      positions = source.take("positional.weight", maxPositions, width);
+    }
+    source.checkAllUsed(settings);
+    return new EncoderWeights(layerWeights, finalGamma, finalBeta, positions);
+  }
+
+  private static int countLayers(SafetensorsFile file, TensorNaming naming) {
+    Pattern pattern = Pattern.compile(Pattern.quote(naming.layerPrefix()) + "(\\d+)\\..*");
+    Set<Integer> indices = new TreeSet<>();
+    for (String name : file.names()) {
+      Matcher m = pattern.matcher(name);
+      if (m.matches()) {
+        indices.add(Integer.parseInt(m.group(1)));
+      }
+    }
+    if (indices.isEmpty()) {
+      throw new WeightsException("No layer tensors named " + naming.layerPrefix() + "<i>.* in "
+          + file.path() + " (model.naming = " + naming.configName() + "; tensors found: "
+          + preview(file.names()) + ")");
+    }
+    int count = indices.size();
+    if (!indices.equals(rangeSet(count))) {
+      throw new WeightsException("Layer indices in " + file.path() + " are not 0.." + (count - 1)
+          + ": " + indices);
+    }
+    return count;
+  }
+
+  private static int lengthOf(SafetensorsFile file, String name) {
+    long[] shape = file.info(name).shape();
+    if (shape.length != 1 || shape[0] < 1) {
+      throw new WeightsException("Tensor " + name + " has shape " + Arrays.toString(shape)
+          + ", expected a non-empty vector: " + file.path());
+    }
+    return Math.toIntExact(shape[0]);
+  }
+
+  private static Set<Integer> rangeSet(int count) {
+    Set<Integer> range = new TreeSet<>();
+    for (int i = 0; i < count; i++) {
+      range.add(i);
+    }
+    return range;
+  }
+
+  private static String preview(List<String> names) {
+    List<String> head = names.subList(0, Math.min(5, names.size()));
+    return head + (names.size() > head.size() ? " and " + (names.size() - head.size()) + " more" : "");
+  }
+
+  /** Hands out tensors with checked shapes and finite values, remembering which were taken. */
+  private static final class Source implements TensorNaming.TensorSource {
+    private final SafetensorsFile file;
+    private final Set<String> used = new LinkedHashSet<>();
+
+    Source(SafetensorsFile file) {
+      this.file = file;
+    }
+
+    @Override
+    public float[] take(String name, long... shape) {
+      if (!file.contains(name)) {
+        throw new WeightsException("Tensor " + name + " is missing from " + file.path()
+            + " (expected shape " + Arrays.toString(shape) + ")");
+      }
+      SafetensorsFile.TensorInfo info = file.info(name);
+      if (!Arrays.equals(info.shape(), shape)) {
+        throw new WeightsException("Tensor " + name + " has shape " + info.shapeString()
+            + ", expected " + Arrays.toString(shape) + ": " + file.path());
+      }
+      float[] values = file.read(name);
+      for (int i = 0; i < values.length; i++) {
+        if (!Float.isFinite(values[i])) {
+          throw new WeightsException("Tensor " + name + " holds " + values[i] + " at flat index "
+              + i + ": " + file.path());
+        }
+      }
+      used.add(name);
+      return values;
+    }
+
+    void checkAllUsed(ModelSettings settings) {
+      List<String> unexpected = new ArrayList<>();
+      for (String name : file.names()) {
+        if (!used.contains(name)) {
+          unexpected.add(name);
+        }
+      }
+      if (!unexpected.isEmpty()) {
+        String hint = "";
+        if (unexpected.contains("norm.weight") && !settings.finalNorm()) {
+          hint = " (set model.final-norm = true to use norm.*)";
+        } else if (unexpected.contains("positional.weight")) {
+          hint = " (set model.positional = learned to use positional.weight)";
+        }
+        throw new WeightsException("Unexpected tensors in " + file.path() + ": "
+            + preview(unexpected) + hint);
+      }
+    }
+  }
+}
