@@ -195,6 +195,8 @@ public final class EncodeJob {
         return 2;
       }
       SparkSession spark = null;
+      // Stop only a session this run started: a caller's session (tests, a notebook) stays up.
+      boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
         EncoderWeights weights = loadWeights(settings);
@@ -215,7 +217,7 @@ public final class EncodeJob {
         }
         return 1;
       } finally {
-        if (spark != null) {
+        if (spark != null && !sessionExisted) {
           spark.stop();
         }
       }

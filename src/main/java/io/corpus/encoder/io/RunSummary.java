@@ -1,6 +1,8 @@
 package io.corpus.encoder.io;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -34,9 +36,11 @@ public record RunSummary(
     Map<String, Object> outputs) {
 
   private static final ObjectMapper JSON = new ObjectMapper()
+      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
       .enable(SerializationFeature.INDENT_OUTPUT);
 
   /** Whether every input row is accounted for. */
+  @JsonIgnore
   public boolean balanced() {
     return rowsRead == rowsWritten + rowsRejected;
   }

@@ -1,0 +1,116 @@
+package io.corpus.encoder.cli;
+
+import io.corpus.encoder.weights.SafetensorsWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * {@code jobs/make-samples [--out DIR] [--rows N] [--seed S]}: writes a small random encoder
+ * ({@code model.safetensors}, PyTorch naming, 2 layers, E = 64, H = 4, F = 128) and N embedded
+ * sequences ({@code sequences.parquet}: id, embeddings padded to a multiple of 8 tokens, mask,
+ * tokens) of 3 to 60 real tokens. Deterministic for a given seed.
+ */
+public final class MakeSamples {
+  static final int LAYERS = 2;
+  static final int WIDTH = 64;
+  static final int FFN = 128;
+
+  private MakeSamples() {}
+
+  public static void main(String[] args) throws IOException {
+    Path out = Path.of("data-samples");
+    int rows = 300;
+    long seed = 7;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--out" -> out = Path.of(args[++i]);
+        case "--rows" -> rows = Integer.parseInt(args[++i]);
+        case "--seed" -> seed = Long.parseLong(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]
+            + "; usage: jobs/make-samples [--out DIR] [--rows N] [--seed S]");
+      }
+    }
+    Files.createDirectories(out);
+    Random random = new Random(seed);
+    writeModel(out.resolve("model.safetensors"), random);
+    SparkSession spark = SparkSessions.forJob("make-samples");
+    try {
+      writeSequences(spark, out.resolve("sequences.parquet"), rows, random);
+    } finally {
+      spark.stop();
+    }
+    System.out.println("wrote " + out.resolve("model.safetensors") + " and " + rows
+        + " sequences to " + out.resolve("sequences.parquet"));
+  }
+
+  /** Weights ~ N(0, 1/in), biases ~ N(0, 0.01), norms near 1: a well-conditioned random model. */
+  static void writeModel(Path path, Random random) throws IOException {
+    SafetensorsWriter w = new SafetensorsWriter();
+    for (int l = 0; l < LAYERS; l++) {
+      String p = "layers." + l + ".";
+      w.put(p + "self_attn.in_proj_weight", gaussian(random, 3 * WIDTH * WIDTH, WIDTH), 3 * WIDTH, WIDTH);
+      w.put(p + "self_attn.in_proj_bias", gaussian(random, 3 * WIDTH, 100), 3 * WIDTH);
+      w.put(p + "self_attn.out_proj.weight", gaussian(random, WIDTH * WIDTH, WIDTH), WIDTH, WIDTH);
+      w.put(p + "self_attn.out_proj.bias", gaussian(random, WIDTH, 100), WIDTH);
+      w.put(p + "linear1.weight", gaussian(random, FFN * WIDTH, WIDTH), FFN, WIDTH);
+      w.put(p + "linear1.bias", gaussian(random, FFN, 100), FFN);
+      w.put(p + "linear2.weight", gaussian(random, WIDTH * FFN, FFN), WIDTH, FFN);
+      w.put(p + "linear2.bias", gaussian(random, WIDTH, 100), WIDTH);
+      for (String norm : new String[] {"norm1", "norm2"}) {
+        float[] gamma = gaussian(random, WIDTH, 100);
+        for (int i = 0; i < WIDTH; i++) {
+          gamma[i] += 1f;
+        }
+        w.put(p + norm + ".weight", gamma, WIDTH);
+        w.put(p + norm + ".bias", gaussian(random, WIDTH, 100), WIDTH);
+      }
+    }
+    w.write(path);
+  }
+
+  private static void writeSequences(SparkSession spark, Path path, int count, Random random) {
+    StructType schema = new StructType()
+        .add("id", DataTypes.StringType, false)
+        .add("embeddings", DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType)))
+        .add("mask", DataTypes.createArrayType(DataTypes.IntegerType))
+        .add("tokens", DataTypes.createArrayType(DataTypes.StringType));
+    List<Row> rows = new ArrayList<>();
+    for (int r = 0; r < count; r++) {
+      int real = 3 + random.nextInt(58);
+      int padded = (real + 7) / 8 * 8;
+      List<List<Float>> embeddings = new ArrayList<>();
+      List<Integer> mask = new ArrayList<>();
+      List<String> tokens = new ArrayList<>();
+      for (int t = 0; t < padded; t++) {
+        List<Float> vector = new ArrayList<>();
+        for (int i = 0; i < WIDTH; i++) {
+          vector.add(t < real ? (float) random.nextGaussian() : 0f);
+        }
+        embeddings.add(vector);
+        mask.add(t < real ? 1 : 0);
+        tokens.add(t == 0 ? "[CLS]" : t < real ? "w" + random.nextInt(1000) : "[PAD]");
+      }
+      rows.add(RowFactory.create(String.format("seq-%04d", r), embeddings, mask, tokens));
+    }
+    spark.createDataFrame(rows, schema).repartition(2).write().mode("overwrite")
+        .parquet(path.toString());
+  }
+
+  private static float[] gaussian(Random random, int count, int fanIn) {
+    float scale = (float) (1.0 / Math.sqrt(fanIn));
+    float[] out = new float[count];
+    for (int i = 0; i < count; i++) {
+      out[i] = (float) random.nextGaussian() * scale;
+    }
+    return out;
+  }
+}
