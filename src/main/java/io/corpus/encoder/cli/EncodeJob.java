@@ -74,7 +74,7 @@ public final class EncodeJob {
       }
       out.commit(settings.output().mode() == JobSettings.OutputMode.OVERWRITE);
       return summary;
-    } catch (RuntimeException e) {
+    } catch (Exception e) {   // SparkException included, which Spark throws unchecked
       out.abort();
       throw e;
     }
@@ -210,7 +210,7 @@ public final class EncodeJob {
             summary.rejectedByRule(), summary.tokens(), summary.seconds(),
             settings.output().path());
         return 0;
-      } catch (RuntimeException e) {
+      } catch (Exception e) {   // Spark's own SparkException is checked, but thrown unchecked
         err.println("error: " + Errors.describe(e));
         if (verbose) {
           e.printStackTrace(err);

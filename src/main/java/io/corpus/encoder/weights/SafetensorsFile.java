@@ -72,6 +72,10 @@ public final class SafetensorsFile {
   public static SafetensorsFile open(Path path) {
     ByteBuffer buffer;
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      if (channel.size() > Integer.MAX_VALUE) {
+        throw new WeightsException("Weights file " + path + " is " + channel.size()
+            + " bytes; files over 2 GiB are not supported");
+      }
       buffer = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
     } catch (NoSuchFileException e) {
       throw new WeightsException("Weights file not found: " + path);

@@ -1,0 +1,125 @@
+package io.corpus.encoder.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.weights.TensorNaming;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SettingsParserTest {
+  private static final String REQUIRED =
+      "input.path = in\nmodel.weights = w.safetensors\nmodel.heads = 4\noutput.path = out\n";
+
+  @TempDir
+  Path tmp;
+
+  private static JobSettings parse(String hocon) {
+    return SettingsParser.parse(ConfigFactory.parseString(hocon), null);
+  }
+
+  private static String error(String hocon) {
+    return assertThrows(SettingsException.class, () -> parse(hocon)).getMessage();
+  }
+
+  @Test
+  void defaultsComeFromReferenceConf() {
+    JobSettings s = parse(REQUIRED);
+    assertEquals("id", s.input().idColumn());
+    assertEquals("embeddings", s.input().embeddingsColumn());
+    assertFalse(s.input().hasMask());
+    assertEquals(JobSettings.OnInvalid.QUARANTINE, s.input().onInvalid());
+    assertEquals(TensorNaming.PYTORCH, s.weights().naming());
+    assertEquals(4, s.model().heads());
+    assertEquals(Activation.RELU, s.model().activation());
+    assertEquals(1e-5, s.model().layerNormEps());
+    assertEquals(PositionalEncoding.NONE, s.model().positional());
+    assertEquals(JobSettings.OutputMode.ERROR_IF_EXISTS, s.output().mode());
+    assertEquals(Pooling.MEAN, s.output().pooling());
+    assertFalse(s.output().attention().enabled());
+    assertEquals(4096, s.execution().batchTokens());
+  }
+
+  @Test
+  void everyKeyCanBeSet() {
+    JobSettings s = parse(REQUIRED + """
+        input { id-column = doc, embeddings-column = vecs, mask-column = m, max-length = 512,
+                on-invalid = fail }
+        model { naming = bert, activation = gelu-tanh, norm-first = true, final-norm = true,
+                layer-norm-eps = 1e-12, causal = true, window = 16, positional = learned }
+        output { mode = overwrite, pooling = max,
+                 attention { enabled = true, layers = [0, 2], heads = [1] } }
+        execution { batch-tokens = 100, min-partitions = 8, progress = false }
+        """);
+    assertEquals("doc", s.input().idColumn());
+    assertEquals("m", s.input().maskColumn());
+    assertEquals(512, s.input().maxLength());
+    assertEquals(JobSettings.OnInvalid.FAIL, s.input().onInvalid());
+    assertEquals(TensorNaming.BERT, s.weights().naming());
+    assertEquals(Activation.GELU_TANH, s.model().activation());
+    assertTrue(s.model().normFirst() && s.model().finalNorm() && s.model().causal());
+    assertEquals(16, s.model().window());
+    assertEquals(PositionalEncoding.LEARNED, s.model().positional());
+    assertEquals(Pooling.MAX, s.output().pooling());
+    assertEquals(new AttentionSelection(true, List.of(0, 2), List.of(1)), s.output().attention());
+    assertEquals(new JobSettings.Execution(100, 8, false), s.execution());
+  }
+
+  @Test
+  void typoIsRefusedNamingTheKeyAndTheKnownOnes() {
+    String message = error(REQUIRED + "model.haeds = 12\n");
+    assertTrue(message.startsWith("Unknown setting 'model.haeds' (String: 5); keys under model: "
+        + "[activation, causal, final-norm, heads,"), message);
+    assertTrue(error(REQUIRED + "ouput.path = x\n").startsWith("Unknown setting 'ouput.path'"));
+  }
+
+  @Test
+  void wrongTypesRangesAndEnumsNameTheKey() {
+    assertTrue(error(REQUIRED + "model.heads = many\n").contains("model.heads has type STRING "
+        + "rather than NUMBER"));
+    assertEquals("model.heads must be set to the number of attention heads (1 or more), got 0",
+        error(REQUIRED + "model.heads = 0\n"));
+    assertEquals("model.window must be at least 0, got -1", error(REQUIRED + "model.window = -1\n"));
+    assertEquals("model.activation = 'swish' is not one of relu, gelu, gelu-tanh",
+        error(REQUIRED + "model.activation = swish\n"));
+    assertEquals("output.mode = 'append' is not one of error-if-exists, overwrite",
+        error(REQUIRED + "output.mode = append\n"));
+    assertEquals("model.layer-norm-eps must be a positive number, got 0.0",
+        error(REQUIRED + "model.layer-norm-eps = 0\n"));
+    assertEquals("output.attention.layers holds -1; indices are 0-based and not negative",
+        error(REQUIRED + "output.attention.layers = [-1]\n"));
+    assertEquals("input.path must be set", error("model.weights = w\nmodel.heads = 1\n"
+        + "output.path = o\n"));
+  }
+
+  @Test
+  void relativePathsResolveAgainstTheConfigFile() throws Exception {
+    Path conf = tmp.resolve("conf");
+    Files.createDirectories(conf);
+    Path file = conf.resolve("job.conf");
+    Files.writeString(file, REQUIRED.replace("input.path = in", "input.path = \"../data/in\""));
+    JobSettings s = SettingsParser.parseFile(file);
+    assertEquals(tmp.resolve("data/in").toString(), s.input().path());
+    assertEquals(conf.resolve("out").toString(), s.output().path());
+    assertEquals("s3a://bucket/x", SettingsParser.parse(ConfigFactory.parseString(
+        REQUIRED.replace("input.path = in", "input.path = \"s3a://bucket/x\"")),
+        new File("/base")).input().path());
+  }
+
+  @Test
+  void missingFileIsNamed() {
+    Path file = tmp.resolve("absent.conf");
+    assertEquals("Config file not found: " + file, assertThrows(SettingsException.class,
+        () -> SettingsParser.parseFile(file)).getMessage());
+  }
+}
