@@ -25,6 +25,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code jobs/encode --config FILE}: reads Parquet, runs the encoder, writes {@code embeddings/},
@@ -33,6 +35,7 @@ import org.apache.spark.storage.StorageLevel;
  */
 public final class EncodeJob {
   static final String ATTENTION_COLUMN = "attention";
+  private static final Logger LOG = LoggerFactory.getLogger(EncodeJob.class);
 
   private final SparkSession spark;
   private final JobSettings settings;
@@ -81,8 +84,11 @@ public final class EncodeJob {
   }
 
   private RunSummary write(OutputFolder out, PrintStream console) {
+    LOG.info("Spark session up, {} s since start", elapsed());
     Dataset<Row> input = spark.read().parquet(settings.input().path());
     long rowsRead = input.count();
+    LOG.info("{} rows in {} ({} partitions), {} s since start", rowsRead, settings.input().path(),
+        input.rdd().getNumPartitions(), elapsed());
     input = withEnoughPartitions(input);
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
@@ -109,10 +115,16 @@ public final class EncodeJob {
         progress.print();
       }
     }
+    LOG.info("encoded and written, {} s since start", elapsed());
     writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
+    LOG.info("rejects written, {} s since start", elapsed());
     RunSummary summary = summarize(out, rowsRead, metrics.tokensEncoded().value());
     summary.write(out.staged("run-summary.json"), spark.sparkContext().hadoopConfiguration());
     return summary;
+  }
+
+  private String elapsed() {
+    return String.format("%.2f", (System.nanoTime() - startNanos) / 1e9);
   }
 
   /** Rejected rows, found by a validation pass that runs no model; an empty table if none. */
