@@ -1,6 +1,8 @@
 package io.corpus.encoder.cli;
 
-import io.corpus.encoder.weights.SafetensorsWriter;
+import io.corpus.encoder.model.RandomModels;
+import io.corpus.encoder.weights.TensorNaming;
+import io.corpus.encoder.weights.WeightsWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +43,8 @@ public final class MakeSamples {
     }
     Files.createDirectories(out);
     Random random = new Random(seed);
-    writeModel(out.resolve("model.safetensors"), random);
+    WeightsWriter.write(RandomModels.weights(random, LAYERS, WIDTH, FFN, false, 0),
+        TensorNaming.PYTORCH, out.resolve("model.safetensors"));
     SparkSession spark = SparkSessions.forJob("make-samples");
     try {
       writeSequences(spark, out.resolve("sequences.parquet"), rows, random);
@@ -50,31 +53,6 @@ public final class MakeSamples {
     }
     System.out.println("wrote " + out.resolve("model.safetensors") + " and " + rows
         + " sequences to " + out.resolve("sequences.parquet"));
-  }
-
-  /** Weights ~ N(0, 1/in), biases ~ N(0, 0.01), norms near 1: a well-conditioned random model. */
-  static void writeModel(Path path, Random random) throws IOException {
-    SafetensorsWriter w = new SafetensorsWriter();
-    for (int l = 0; l < LAYERS; l++) {
-      String p = "layers." + l + ".";
-      w.put(p + "self_attn.in_proj_weight", gaussian(random, 3 * WIDTH * WIDTH, WIDTH), 3 * WIDTH, WIDTH);
-      w.put(p + "self_attn.in_proj_bias", gaussian(random, 3 * WIDTH, 100), 3 * WIDTH);
-      w.put(p + "self_attn.out_proj.weight", gaussian(random, WIDTH * WIDTH, WIDTH), WIDTH, WIDTH);
-      w.put(p + "self_attn.out_proj.bias", gaussian(random, WIDTH, 100), WIDTH);
-      w.put(p + "linear1.weight", gaussian(random, FFN * WIDTH, WIDTH), FFN, WIDTH);
-      w.put(p + "linear1.bias", gaussian(random, FFN, 100), FFN);
-      w.put(p + "linear2.weight", gaussian(random, WIDTH * FFN, FFN), WIDTH, FFN);
-      w.put(p + "linear2.bias", gaussian(random, WIDTH, 100), WIDTH);
-      for (String norm : new String[] {"norm1", "norm2"}) {
-        float[] gamma = gaussian(random, WIDTH, 100);
-        for (int i = 0; i < WIDTH; i++) {
-          gamma[i] += 1f;
-        }
-        w.put(p + norm + ".weight", gamma, WIDTH);
-        w.put(p + norm + ".bias", gaussian(random, WIDTH, 100), WIDTH);
-      }
-    }
-    w.write(path);
   }
 
   private static void writeSequences(SparkSession spark, Path path, int count, Random random) {
@@ -103,14 +81,5 @@ public final class MakeSamples {
     }
     spark.createDataFrame(rows, schema).repartition(2).write().mode("overwrite")
         .parquet(path.toString());
-  }
-
-  private static float[] gaussian(Random random, int count, int fanIn) {
-    float scale = (float) (1.0 / Math.sqrt(fanIn));
-    float[] out = new float[count];
-    for (int i = 0; i < count; i++) {
-      out[i] = (float) random.nextGaussian() * scale;
-    }
-    return out;
   }
 }

@@ -9,23 +9,6 @@ public final class Softmax {
    * masked: they get weight 0. A row with every entry masked becomes all zeros, never NaN.
    */
   public static void inPlace(float[] x, int offset, int length) {
-    float max = Float.NEGATIVE_INFINITY;
-    for (int i = offset; i < offset + length; i++) {
-      max = Math.max(max, x[i]);
-    }
-    if (max == Float.NEGATIVE_INFINITY) {
-      java.util.Arrays.fill(x, offset, offset + length, 0f);
-      return;
-    }
-    double sum = 0;
-    for (int i = offset; i < offset + length; i++) {
-      float e = (float) Math.exp(x[i] - max);
-      x[i] = e;
-      sum += e;
-    }
-    float inverse = (float) (1.0 / sum);
-    for (int i = offset; i < offset + length; i++) {
-      x[i] *= inverse;
-    }
+    Elementwise.INSTANCE.softmax(x, offset, length);
   }
 }

@@ -10,7 +10,49 @@ class ElementwiseTest {
   @Test
   void erfIsAccurateToFloatPrecision() {
     for (double x = -6; x <= 6; x += 0.001) {
-      assertEquals(Erf.erf(x), Activation.erf((float) x), 2e-7, "erf(" + x + ")");
+      assertEquals(Erf.erf(x), ScalarElementwise.erf(x), 2e-7, "erf(" + x + ")");
+    }
+  }
+
+  @Test
+  void vectorImplementationIsInUseAndMatchesTheScalarOne() {
+    assertEquals("VectorElementwise", Elementwise.INSTANCE.getClass().getSimpleName(),
+        "the test JVM runs with --add-modules jdk.incubator.vector");
+    Elementwise scalar = new ScalarElementwise();
+    java.util.Random random = new java.util.Random(5);
+    for (int length : new int[] {1, 3, 15, 16, 17, 64, 129}) {
+      float[] x = new float[length + 2];
+      for (int i = 0; i < x.length; i++) {
+        x[i] = (float) (random.nextGaussian() * 4);
+      }
+      x[1] = -20f;
+      x[x.length - 2] = 9f;
+      for (String op : new String[] {"softmax", "gelu", "geluTanh"}) {
+        float[] a = x.clone();
+        float[] b = x.clone();
+        switch (op) {
+          case "softmax" -> {
+            a[1 + length / 2] = Float.NEGATIVE_INFINITY;
+            b[1 + length / 2] = Float.NEGATIVE_INFINITY;
+            Elementwise.INSTANCE.softmax(a, 1, length);
+            scalar.softmax(b, 1, length);
+          }
+          case "gelu" -> {
+            Elementwise.INSTANCE.gelu(a, 1, length);
+            scalar.gelu(b, 1, length);
+          }
+          default -> {
+            Elementwise.INSTANCE.geluTanh(a, 1, length);
+            scalar.geluTanh(b, 1, length);
+          }
+        }
+        assertEquals(x[0], a[0], 0, op + " leaves what is before the range");
+        assertEquals(x[length + 1], a[length + 1], 0, op + " leaves what is after the range");
+        for (int i = 1; i <= length; i++) {
+          assertEquals(b[i], a[i], 1e-6 * Math.max(1, Math.abs(b[i])), op + " length " + length
+              + " at " + i);
+        }
+      }
     }
   }
 
