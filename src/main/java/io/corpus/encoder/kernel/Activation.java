@@ -27,16 +27,8 @@ public enum Activation implements ConfigName {
     return ConfigName.parse(values(), name, "activation");
   }
 
-  /** Applies the activation in place to {@code x[offset, offset + length)}. */
-  public void applyInPlace(float[] x, int offset, int length) {
-    switch (this) {
-      case RELU -> {
-        for (int i = offset; i < offset + length; i++) {
-          x[i] = Math.max(x[i], 0f);
-        }
-      }
-      case GELU -> Elementwise.INSTANCE.gelu(x, offset, length);
-      case GELU_TANH -> Elementwise.INSTANCE.geluTanh(x, offset, length);
-    }
+  /** Each of {@code rows} rows of x := act(row + bias), in place; rows are bias.length wide. */
+  public void applyWithBias(float[] x, int rows, float[] bias) {
+    Elementwise.INSTANCE.biasActivation(this, x, rows, bias);
   }
 }

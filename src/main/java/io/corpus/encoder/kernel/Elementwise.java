@@ -3,9 +3,9 @@ package io.corpus.encoder.kernel;
 import java.util.logging.Logger;
 
 /**
- * The element-wise passes whose cost is transcendental functions: softmax (exp) and the GELUs
- * (erf through exp, tanh). Java's {@code Math.exp} costs about 25 ns here, which would make them
- * as slow as the matrix products around them; the Vector API's lane-wise EXP and TANH run at
+ * The element-wise passes around the matrix products: softmax (exp), bias plus activation (erf
+ * through exp, tanh) and layer norm. Java's {@code Math.exp} costs about 25 ns here, which would
+ * make these as slow as the products themselves; the Vector API's lane-wise EXP and TANH run at
  * about half a nanosecond per float. {@link #INSTANCE} is the vector implementation when the JVM
  * has the {@code jdk.incubator.vector} module ({@code --add-modules jdk.incubator.vector}, set in
  * {@code jobs/jvm.options}), else the scalar one, with a warning. Chosen once, here.
@@ -13,15 +13,21 @@ import java.util.logging.Logger;
 public interface Elementwise {
   Elementwise INSTANCE = Choice.choose();
 
-  /** Softmax of {@code x[offset, offset + length)} in place; -inf entries get weight 0; a row of
-   *  only -inf becomes zeros. */
+  /**
+   * Softmax of {@code x[offset, offset + length)} in place; -inf entries get weight 0; a row of
+   * only -inf becomes zeros.
+   */
   void softmax(float[] x, int offset, int length);
 
-  /** x·Φ(x) in place, with erf to float precision. */
-  void gelu(float[] x, int offset, int length);
+  /** Each of {@code rows} rows of x (width {@code bias.length}) := act(row + bias), in place. */
+  void biasActivation(Activation activation, float[] x, int rows, float[] bias);
 
-  /** 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) in place. */
-  void geluTanh(float[] x, int offset, int length);
+  /**
+   * Layer norm of {@code rows} rows of width {@code gamma.length}, from x into y (x == y
+   * allowed): (x − mean) / sqrt(var + eps) · γ + β, with the biased variance.
+   */
+  void layerNorm(float[] x, int xOffset, float[] y, int yOffset, int rows, float[] gamma,
+      float[] beta, float eps);
 
   /** Picks the implementation once and says which. */
   final class Choice {
@@ -34,7 +40,8 @@ public interface Elementwise {
           return (Elementwise) Class.forName("io.corpus.encoder.kernel.VectorElementwise")
               .getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException | LinkageError e) {
-          log.warning("Vector API present but unusable (" + e + "); softmax and GELU run scalar");
+          log.warning("Vector API present but unusable (" + e + "); element-wise passes run "
+              + "scalar");
         }
       } else {
         log.warning("The JVM lacks --add-modules jdk.incubator.vector: softmax and GELU use "

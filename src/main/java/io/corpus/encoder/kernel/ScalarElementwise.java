@@ -2,8 +2,10 @@ package io.corpus.encoder.kernel;
 
 import java.util.Arrays;
 
-/** {@link Elementwise} on {@code Math.exp} and {@code Math.tanh}: the fallback, and the reference
- *  the vector implementation is tested against. */
+/**
+ * {@link Elementwise} on {@code Math.exp} and {@code Math.tanh}, accumulating in double: the
+ * fallback, and the reference the vector implementation is tested against.
+ */
 final class ScalarElementwise implements Elementwise {
   private static final double SQRT_HALF = Math.sqrt(0.5);
   private static final double SQRT_2_OVER_PI = Math.sqrt(2.0 / Math.PI);
@@ -31,18 +33,43 @@ final class ScalarElementwise implements Elementwise {
   }
 
   @Override
-  public void gelu(float[] x, int offset, int length) {
-    for (int i = offset; i < offset + length; i++) {
-      double v = x[i];
-      x[i] = (float) (0.5 * v * (1 + erf(v * SQRT_HALF)));
+  public void biasActivation(Activation activation, float[] x, int rows, float[] bias) {
+    int width = bias.length;
+    for (int r = 0; r < rows; r++) {
+      for (int i = 0; i < width; i++) {
+        int k = r * width + i;
+        double v = x[k] + bias[i];
+        x[k] = (float) switch (activation) {
+          case RELU -> Math.max(v, 0);
+          case GELU -> 0.5 * v * (1 + erf(v * SQRT_HALF));
+          case GELU_TANH -> 0.5 * v * (1 + Math.tanh(SQRT_2_OVER_PI * (v + 0.044715 * v * v * v)));
+        };
+      }
     }
   }
 
   @Override
-  public void geluTanh(float[] x, int offset, int length) {
-    for (int i = offset; i < offset + length; i++) {
-      double v = x[i];
-      x[i] = (float) (0.5 * v * (1 + Math.tanh(SQRT_2_OVER_PI * (v + 0.044715 * v * v * v))));
+  public void layerNorm(float[] x, int xOffset, float[] y, int yOffset, int rows, float[] gamma,
+      float[] beta, float eps) {
+    int width = gamma.length;
+    for (int r = 0; r < rows; r++) {
+      int xo = xOffset + r * width;
+      int yo = yOffset + r * width;
+      double sum = 0;
+      for (int i = 0; i < width; i++) {
+        sum += x[xo + i];
+      }
+      double mean = sum / width;
+      double squares = 0;
+      for (int i = 0; i < width; i++) {
+        double d = x[xo + i] - mean;
+        squares += d * d;
+      }
+      float inverseStd = (float) (1.0 / Math.sqrt(squares / width + eps));
+      float m = (float) mean;
+      for (int i = 0; i < width; i++) {
+        y[yo + i] = (x[xo + i] - m) * inverseStd * gamma[i] + beta[i];
+      }
     }
   }
 

@@ -14,9 +14,10 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * {@link Elementwise} on the Vector API: whole vectors of floats per step, EXP and TANH through
- * the JVM's vector math intrinsics. Loaded only when the incubator module is present. Tails
- * shorter than a vector use a masked step.
+ * {@link Elementwise} on the Vector API: a whole vector of floats per step, EXP and TANH through
+ * the JVM's vector math intrinsics. Loops run whole vectors unmasked (masks are slow in Java 17's
+ * Vector API) and finish the tail in scalar code or one masked step. Loaded only when the
+ * incubator module is present.
  */
 final class VectorElementwise implements Elementwise {
   private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
@@ -27,55 +28,152 @@ final class VectorElementwise implements Elementwise {
   @Override
   public void softmax(float[] x, int offset, int length) {
     int end = offset + length;
+    int bound = offset + S.loopBound(length);
     FloatVector maxes = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
-    for (int i = offset; i < end; i += S.length()) {
-      VectorMask<Float> m = S.indexInRange(i, end);
-      maxes = maxes.lanewise(VectorOperators.MAX,
-          FloatVector.fromArray(S, x, i, m).blend(Float.NEGATIVE_INFINITY, m.not()));
+    int i = offset;
+    for (; i < bound; i += S.length()) {
+      maxes = maxes.max(FloatVector.fromArray(S, x, i));
     }
     float max = maxes.reduceLanes(VectorOperators.MAX);
+    for (; i < end; i++) {
+      max = Math.max(max, x[i]);
+    }
     if (max == Float.NEGATIVE_INFINITY) {
       Arrays.fill(x, offset, end, 0f);
       return;
     }
     FloatVector sums = FloatVector.zero(S);
-    for (int i = offset; i < end; i += S.length()) {
+    for (i = offset; i < bound; i += S.length()) {
+      FloatVector e = FloatVector.fromArray(S, x, i).sub(max).lanewise(VectorOperators.EXP);
+      e.intoArray(x, i);
+      sums = sums.add(e);
+    }
+    if (i < end) {
       VectorMask<Float> m = S.indexInRange(i, end);
       FloatVector e = FloatVector.fromArray(S, x, i, m).sub(max).lanewise(VectorOperators.EXP);
       e.intoArray(x, i, m);
       sums = sums.add(e, m);
     }
     float inverse = 1f / sums.reduceLanes(VectorOperators.ADD);
-    for (int i = offset; i < end; i += S.length()) {
-      VectorMask<Float> m = S.indexInRange(i, end);
-      FloatVector.fromArray(S, x, i, m).mul(inverse).intoArray(x, i, m);
+    for (i = offset; i < bound; i += S.length()) {
+      FloatVector.fromArray(S, x, i).mul(inverse).intoArray(x, i);
+    }
+    for (; i < end; i++) {
+      x[i] *= inverse;
     }
   }
 
   @Override
-  public void gelu(float[] x, int offset, int length) {
-    int end = offset + length;
-    for (int i = offset; i < end; i += S.length()) {
-      VectorMask<Float> m = S.indexInRange(i, end);
-      FloatVector v = FloatVector.fromArray(S, x, i, m);
-      FloatVector z = v.abs().mul(SQRT_HALF);                         // |x| / √2
-      FloatVector t = ONE.div(z.fma(P, 1f));                          // 1 / (1 + p z)
-      FloatVector poly = t.fma(A5, A4).mul(t).add(A3).mul(t).add(A2).mul(t).add(A1).mul(t);
-      FloatVector tail = poly.mul(z.mul(z).neg().lanewise(VectorOperators.EXP)); // 1 − erf(|z|)
-      // 1 + erf(x/√2): 2 − tail for x ≥ 0, tail for x < 0 (no cancellation for large negative x).
-      FloatVector onePlusErf = tail.neg().add(2f).blend(tail, v.lt(0f));
-      v.mul(0.5f).mul(onePlusErf).intoArray(x, i, m);
+  public void biasActivation(Activation activation, float[] x, int rows, float[] bias) {
+    // One loop per activation: with a switch inside the loop the JIT stops inlining the vector
+    // calls, and the pass gets three times slower.
+    switch (activation) {
+      case RELU -> biasRelu(x, rows, bias);
+      case GELU -> biasGelu(x, rows, bias);
+      case GELU_TANH -> biasGeluTanh(x, rows, bias);
     }
   }
 
+  private static void biasRelu(float[] x, int rows, float[] bias) {
+    int width = bias.length;
+    for (int r = 0; r < rows; r++) {
+      for (int i = 0; i < width; i += S.length()) {
+        VectorMask<Float> m = S.indexInRange(i, width);
+        FloatVector v = FloatVector.fromArray(S, x, r * width + i, m);
+        v.add(FloatVector.fromArray(S, bias, i, m)).max(0f).intoArray(x, r * width + i, m);
+      }
+    }
+  }
+
+  private static void biasGelu(float[] x, int rows, float[] bias) {
+    int width = bias.length;
+    int bound = S.loopBound(width);
+    for (int r = 0; r < rows; r++) {
+      int base = r * width;
+      int i = 0;
+      for (; i < bound; i += S.length()) {   // whole vectors: no mask on the hot path
+        gelu(FloatVector.fromArray(S, x, base + i).add(FloatVector.fromArray(S, bias, i)))
+            .intoArray(x, base + i);
+      }
+      if (i < width) {
+        VectorMask<Float> m = S.indexInRange(i, width);
+        gelu(FloatVector.fromArray(S, x, base + i, m).add(FloatVector.fromArray(S, bias, i, m)))
+            .intoArray(x, base + i, m);
+      }
+    }
+  }
+
+  private static void biasGeluTanh(float[] x, int rows, float[] bias) {
+    int width = bias.length;
+    int bound = S.loopBound(width);
+    for (int r = 0; r < rows; r++) {
+      int base = r * width;
+      int i = 0;
+      for (; i < bound; i += S.length()) {
+        geluTanh(FloatVector.fromArray(S, x, base + i).add(FloatVector.fromArray(S, bias, i)))
+            .intoArray(x, base + i);
+      }
+      if (i < width) {
+        VectorMask<Float> m = S.indexInRange(i, width);
+        geluTanh(FloatVector.fromArray(S, x, base + i, m)
+            .add(FloatVector.fromArray(S, bias, i, m))).intoArray(x, base + i, m);
+      }
+    }
+  }
+
+  /** x·Φ(x), erf by Abramowitz and Stegun 7.1.26. */
+  private static FloatVector gelu(FloatVector v) {
+    FloatVector z = v.abs().mul(SQRT_HALF);                          // |x| / √2
+    FloatVector t = ONE.div(z.fma(P, 1f));                           // 1 / (1 + p z)
+    FloatVector poly = t.fma(A5, A4).mul(t).add(A3).mul(t).add(A2).mul(t).add(A1).mul(t);
+    FloatVector tail = poly.mul(z.mul(z).neg().lanewise(VectorOperators.EXP)); // 1 − erf(z)
+    // 1 + erf(x/√2) is 2 − tail for x ≥ 0 and tail for x < 0: no cancellation for large −x.
+    FloatVector onePlusErf = tail.neg().add(2f).blend(tail, v.lt(0f));
+    return v.mul(0.5f).mul(onePlusErf);
+  }
+
+  private static FloatVector geluTanh(FloatVector v) {
+    FloatVector inner = v.mul(v).fma(0.044715f, 1f).mul(v).mul(SQRT_2_OVER_PI);
+    return v.mul(0.5f).mul(inner.lanewise(VectorOperators.TANH).add(1f));
+  }
+
   @Override
-  public void geluTanh(float[] x, int offset, int length) {
-    int end = offset + length;
-    for (int i = offset; i < end; i += S.length()) {
-      VectorMask<Float> m = S.indexInRange(i, end);
-      FloatVector v = FloatVector.fromArray(S, x, i, m);
-      FloatVector inner = v.mul(v).fma(0.044715f, 1f).mul(v).mul(SQRT_2_OVER_PI);
-      v.mul(0.5f).mul(inner.lanewise(VectorOperators.TANH).add(1f)).intoArray(x, i, m);
+  public void layerNorm(float[] x, int xOffset, float[] y, int yOffset, int rows, float[] gamma,
+      float[] beta, float eps) {
+    int width = gamma.length;
+    int bound = S.loopBound(width);
+    for (int r = 0; r < rows; r++) {
+      int xo = xOffset + r * width;
+      int yo = yOffset + r * width;
+      FloatVector sums = FloatVector.zero(S);
+      int i = 0;
+      for (; i < bound; i += S.length()) {
+        sums = sums.add(FloatVector.fromArray(S, x, xo + i));
+      }
+      float sum = sums.reduceLanes(VectorOperators.ADD);
+      for (int k = i; k < width; k++) {
+        sum += x[xo + k];
+      }
+      float mean = sum / width;
+      FloatVector squares = FloatVector.zero(S);
+      for (i = 0; i < bound; i += S.length()) {
+        FloatVector d = FloatVector.fromArray(S, x, xo + i).sub(mean);
+        squares = d.fma(d, squares);
+      }
+      double squareSum = squares.reduceLanes(VectorOperators.ADD);
+      for (int k = i; k < width; k++) {
+        double d = x[xo + k] - mean;
+        squareSum += d * d;
+      }
+      float inverseStd = (float) (1.0 / Math.sqrt(squareSum / width + eps));
+      for (i = 0; i < bound; i += S.length()) {
+        FloatVector.fromArray(S, x, xo + i).sub(mean).mul(inverseStd)
+            .fma(FloatVector.fromArray(S, gamma, i), FloatVector.fromArray(S, beta, i))
+            .intoArray(y, yo + i);
+      }
+      for (; i < width; i++) {
+        y[yo + i] = (x[xo + i] - mean) * inverseStd * gamma[i] + beta[i];
+      }
     }
   }
 }

@@ -19,12 +19,14 @@ public final class Encoder {
   private final int headWidth;   // D
   private final int ffnWidth;    // F
   private final float scoreScale;
+  /** Rows of the feed-forward done at a time: (FFN_BLOCK, F) floats stay cache-sized. */
+  private static final int FFN_BLOCK = 1024;
 
   private int capacity;          // rows the buffers below hold
   private float[] qkv = new float[0];       // (N, 3E)
   private float[] context = new float[0];   // (N, E), heads concatenated
   private float[] scratch = new float[0];   // (N, E), residual sums and normalized inputs
-  private float[] hidden = new float[0];    // (N, F)
+  private float[] hidden;                   // (FFN_BLOCK, F)
   private float[] scores = new float[0];    // (T, T), one head at a time
 
   public Encoder(ModelSettings settings, EncoderWeights weights) {
@@ -39,6 +41,7 @@ public final class Encoder {
     this.headWidth = width / heads;
     this.ffnWidth = weights.ffnWidth();
     this.scoreScale = (float) (1.0 / Math.sqrt(headWidth));
+    this.hidden = new float[FFN_BLOCK * ffnWidth];
   }
 
   public ModelSettings settings() {
@@ -65,19 +68,15 @@ public final class Encoder {
         // x = x + MHA(LN1(x)); x = x + FFN(LN2(x))
         LayerNorm.apply(x, 0, scratch, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
         attention(batch, scratch, w, l, layerSink);
-        addLinear(context, width, w.outProjWeight(), w.outProjBias(), x, n);
+        residualLinear(context, width, w.outProjWeight(), w.outProjBias(), x, x, n);
         LayerNorm.apply(x, 0, scratch, 0, n, w.norm2Gamma(), w.norm2Beta(), eps());
-        feedForwardHidden(scratch, w, n);
-        addLinear(hidden, ffnWidth, w.ffnOutWeight(), w.ffnOutBias(), x, n);
+        feedForward(scratch, w, x, x, n);
       } else {
         // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
         attention(batch, x, w, l, layerSink);
-        System.arraycopy(x, 0, scratch, 0, n * width);
-        addLinear(context, width, w.outProjWeight(), w.outProjBias(), scratch, n);
+        residualLinear(context, width, w.outProjWeight(), w.outProjBias(), x, scratch, n);
         LayerNorm.apply(scratch, 0, x, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
-        feedForwardHidden(x, w, n);
-        System.arraycopy(x, 0, scratch, 0, n * width);
-        addLinear(hidden, ffnWidth, w.ffnOutWeight(), w.ffnOutBias(), scratch, n);
+        feedForward(x, w, x, scratch, n);
         LayerNorm.apply(scratch, 0, x, 0, n, w.norm2Gamma(), w.norm2Beta(), eps());
       }
     }
@@ -116,17 +115,28 @@ public final class Encoder {
     }
   }
 
-  /** out (N, E) += in (N, inWidth) · Wᵀ + b: a residual branch added onto out. */
-  private void addLinear(float[] in, int inWidth, float[] w, float[] bias, float[] out, int n) {
-    Vectors.copyPlusBias(out, 0, out, 0, n, bias);
+  /** out (N, E) = residual + in (N, inWidth) · Wᵀ + b; out may be residual. */
+  private void residualLinear(float[] in, int inWidth, float[] w, float[] bias, float[] residual,
+      float[] out, int n) {
+    Vectors.copyPlusBias(residual, 0, out, 0, n, bias);
     RowMajorBlas.linear(n, inWidth, width, in, 0, w, out, 0, true);
   }
 
-  /** hidden (N, F) = act(in (N, E) · W1ᵀ + b1). */
-  private void feedForwardHidden(float[] in, LayerWeights w, int n) {
-    Vectors.fillRows(hidden, 0, n, w.ffnInBias());
-    RowMajorBlas.linear(n, width, ffnWidth, in, 0, w.ffnInWeight(), hidden, 0, true);
-    settings.activation().applyInPlace(hidden, 0, n * ffnWidth);
+  /**
+   * out (N, E) = residual + act(in · W1ᵀ + b1) · W2ᵀ + b2, FFN_BLOCK rows at a time, so the
+   * (rows, F) hidden block is still in cache when the activation and the second product read it.
+   * out may be residual, not in.
+   */
+  private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
+    for (int first = 0; first < n; first += FFN_BLOCK) {
+      int rows = Math.min(FFN_BLOCK, n - first);
+      RowMajorBlas.linear(rows, width, ffnWidth, in, first * width, w.ffnInWeight(), hidden, 0,
+          false);                                                             // (rows, F)
+      settings.activation().applyWithBias(hidden, rows, w.ffnInBias());
+      Vectors.copyPlusBias(residual, first * width, out, first * width, rows, w.ffnOutBias());
+      RowMajorBlas.linear(rows, ffnWidth, width, hidden, 0, w.ffnOutWeight(), out,
+          first * width, true);                                               // (rows, E)
+    }
   }
 
   /** context (N, E) = concat over heads of softmax(Q_h K_hᵀ / √D + mask) V_h, from in (N, E). */
@@ -186,6 +196,5 @@ public final class Encoder {
     qkv = new float[capacity * 3 * width];
     context = new float[capacity * width];
     scratch = new float[capacity * width];
-    hidden = new float[capacity * ffnWidth];
   }
 }

@@ -20,57 +20,54 @@ class ElementwiseTest {
         "the test JVM runs with --add-modules jdk.incubator.vector");
     Elementwise scalar = new ScalarElementwise();
     java.util.Random random = new java.util.Random(5);
-    for (int length : new int[] {1, 3, 15, 16, 17, 64, 129}) {
-      float[] x = new float[length + 2];
+    for (int width : new int[] {1, 3, 15, 16, 17, 64, 129}) {
+      int rows = 3;
+      float[] x = new float[rows * width + 2];
       for (int i = 0; i < x.length; i++) {
         x[i] = (float) (random.nextGaussian() * 4);
       }
       x[1] = -20f;
       x[x.length - 2] = 9f;
-      for (String op : new String[] {"softmax", "gelu", "geluTanh"}) {
+      float[] bias = new float[width];
+      float[] gamma = new float[width];
+      for (int i = 0; i < width; i++) {
+        bias[i] = (float) random.nextGaussian();
+        gamma[i] = 1 + (float) random.nextGaussian() / 10;
+      }
+      float[][] vector = new float[5][];
+      float[][] plain = new float[5][];
+      for (int op = 0; op < 5; op++) {
         float[] a = x.clone();
         float[] b = x.clone();
         switch (op) {
-          case "softmax" -> {
-            a[1 + length / 2] = Float.NEGATIVE_INFINITY;
-            b[1 + length / 2] = Float.NEGATIVE_INFINITY;
-            Elementwise.INSTANCE.softmax(a, 1, length);
-            scalar.softmax(b, 1, length);
+          case 0 -> {
+            a[1 + width / 2] = Float.NEGATIVE_INFINITY;
+            b[1 + width / 2] = Float.NEGATIVE_INFINITY;
+            Elementwise.INSTANCE.softmax(a, 1, width);
+            scalar.softmax(b, 1, width);
           }
-          case "gelu" -> {
-            Elementwise.INSTANCE.gelu(a, 1, length);
-            scalar.gelu(b, 1, length);
+          case 1, 2, 3 -> {
+            Activation act = Activation.values()[op - 1];
+            Elementwise.INSTANCE.biasActivation(act, a, rows, bias);
+            scalar.biasActivation(act, b, rows, bias);
           }
           default -> {
-            Elementwise.INSTANCE.geluTanh(a, 1, length);
-            scalar.geluTanh(b, 1, length);
+            Elementwise.INSTANCE.layerNorm(x, 1, a, 1, rows, gamma, bias, 1e-5f);
+            scalar.layerNorm(x, 1, b, 1, rows, gamma, bias, 1e-5f);
           }
         }
-        assertEquals(x[0], a[0], 0, op + " leaves what is before the range");
-        assertEquals(x[length + 1], a[length + 1], 0, op + " leaves what is after the range");
-        for (int i = 1; i <= length; i++) {
-          assertEquals(b[i], a[i], 1e-6 * Math.max(1, Math.abs(b[i])), op + " length " + length
-              + " at " + i);
+        vector[op] = a;
+        plain[op] = b;
+      }
+      for (int op = 0; op < 5; op++) {
+        int from = op == 0 || op == 4 ? 1 : 0;
+        int to = op == 0 ? 1 + width : from + rows * width;
+        assertEquals(x[x.length - 1], vector[op][x.length - 1], 0, "op " + op + " stays in range");
+        for (int i = from; i < to; i++) {
+          assertEquals(plain[op][i], vector[op][i], 2e-6 * Math.max(1, Math.abs(plain[op][i])),
+              "op " + op + " width " + width + " at " + i);
         }
       }
-    }
-  }
-
-  @Test
-  void activationsMatchTheirDefinitions() {
-    float[] x = {-3f, -0.5f, 0f, 0.7f, 4f};
-    float[] relu = x.clone();
-    Activation.RELU.applyInPlace(relu, 0, relu.length);
-    float[] gelu = x.clone();
-    Activation.GELU.applyInPlace(gelu, 0, gelu.length);
-    float[] tanh = x.clone();
-    Activation.GELU_TANH.applyInPlace(tanh, 0, tanh.length);
-    for (int i = 0; i < x.length; i++) {
-      double v = x[i];
-      assertEquals(Math.max(0, v), relu[i], 0);
-      assertEquals(0.5 * v * (1 + Erf.erf(v / Math.sqrt(2))), gelu[i], 1e-6);
-      assertEquals(0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (v + 0.044715 * v * v * v))),
-          tanh[i], 1e-6);
     }
   }
 
