@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -101,15 +102,16 @@ public final class EncodeJob {
     try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
       if (maps) {
         encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
-        encoded.drop(ATTENTION_COLUMN).write().parquet(out.staged("embeddings"));
+        floatTable(encoded.drop(ATTENTION_COLUMN).write()).parquet(out.staged("embeddings"));
         String id = settings.input().idColumn();
         encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
             .select(col(id), col("a.layer").as("layer"), col("a.head").as("head"),
                 col("a.weights").as("weights"))
-            .write().partitionBy("layer").parquet(out.staged("attention"));
+            .write().partitionBy("layer").option("parquet.enable.dictionary", "false")
+            .parquet(out.staged("attention"));
         encoded.unpersist();
       } else {
-        encoded.write().parquet(out.staged("embeddings"));
+        floatTable(encoded.write()).parquet(out.staged("embeddings"));
       }
       if (progress != null) {
         progress.print();
@@ -118,9 +120,17 @@ public final class EncodeJob {
     LOG.info("encoded and written, {} s since start", elapsed());
     writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
     LOG.info("rejects written, {} s since start", elapsed());
-    RunSummary summary = summarize(out, rowsRead, metrics.tokensEncoded().value());
+    RunSummary summary = summarize(out, rowsRead, metrics);
     summary.write(out.staged("run-summary.json"), spark.sparkContext().hadoopConfiguration());
     return summary;
+  }
+
+  /**
+   * Writer settings for tables of float vectors: dictionary encoding only costs time on float
+   * data that never repeats.
+   */
+  private static DataFrameWriter<Row> floatTable(DataFrameWriter<Row> writer) {
+    return writer.option("parquet.enable.dictionary", "false");
   }
 
   private String elapsed() {
@@ -156,7 +166,7 @@ public final class EncodeJob {
     return listener;
   }
 
-  private RunSummary summarize(OutputFolder out, long rowsRead, long tokens) {
+  private RunSummary summarize(OutputFolder out, long rowsRead, EncodeMetrics metrics) {
     long written = spark.read().parquet(out.staged("embeddings")).count();
     Dataset<Row> rejects = spark.read().parquet(out.staged("rejects"));
     Map<String, Long> byRule = new TreeMap<>();
@@ -168,8 +178,8 @@ public final class EncodeJob {
     outputs.put("path", settings.output().path());
     outputs.put("pooling", settings.output().pooling().configName());
     outputs.put("attention", settings.output().attention());
-    return new RunSummary(rowsRead, written, rejected, byRule, tokens,
-        (System.nanoTime() - startNanos) / 1e9, RowMajorBlas.implementation(),
+    return new RunSummary(rowsRead, written, rejected, byRule, metrics.tokensEncoded().value(),
+        (System.nanoTime() - startNanos) / 1e9, metrics.forwardNanos().value() / 1e9, RowMajorBlas.implementation(),
         Transformers.describe(settings, weights), outputs);
   }
 
@@ -212,14 +222,16 @@ public final class EncodeJob {
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
         EncoderWeights weights = loadWeights(settings);
-        out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters; BLAS %s%n",
-            weights.layerCount(), weights.width(), settings.model().heads(), weights.ffnWidth(),
-            weights.parameterCount(), RowMajorBlas.implementation());
+        out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in %.1f s; "
+            + "BLAS %s%n", weights.layerCount(), weights.width(), settings.model().heads(),
+            weights.ffnWidth(), weights.parameterCount(), (System.nanoTime() - start) / 1e9,
+            RowMajorBlas.implementation());
         spark = SparkSessions.forJob("corpus-encoder");
         RunSummary summary = new EncodeJob(spark, settings, weights, start).run(out);
-        out.printf("done: %,d rows read, %,d written, %,d rejected %s, %,d tokens in %.1f s -> %s%n",
-            summary.rowsRead(), summary.rowsWritten(), summary.rowsRejected(),
-            summary.rejectedByRule(), summary.tokens(), summary.seconds(),
+        out.printf("done: %,d rows read, %,d written, %,d rejected %s, %,d tokens in %.1f s "
+            + "(forward pass %.1f task-seconds) -> %s%n", summary.rowsRead(),
+            summary.rowsWritten(), summary.rowsRejected(), summary.rejectedByRule(),
+            summary.tokens(), summary.seconds(), summary.forwardSeconds(),
             settings.output().path());
         return 0;
       } catch (Exception e) {   // Spark's own SparkException is checked, but thrown unchecked

@@ -21,6 +21,7 @@ import org.apache.hadoop.fs.Path;
  * @param rejectedByRule rejected rows per rule name
  * @param tokens real tokens that went through the encoder
  * @param seconds wall time of the job, start-up included
+ * @param forwardSeconds time the tasks spent in the encoder's forward pass, summed over tasks
  * @param blas class name of the BLAS implementation used
  * @param model the model settings and weights, as the job understood them
  */
@@ -31,6 +32,7 @@ public record RunSummary(
     Map<String, Long> rejectedByRule,
     long tokens,
     double seconds,
+    double forwardSeconds,
     String blas,
     Map<String, Object> model,
     Map<String, Object> outputs) {

@@ -12,11 +12,13 @@ public final class EncodeMetrics implements Serializable {
   private final LongAccumulator sequencesEncoded;
   private final LongAccumulator tokensEncoded;
   private final LongAccumulator rowsSkipped;
+  private final LongAccumulator forwardNanos;
 
   public EncodeMetrics(SparkContext sc) {
     this.sequencesEncoded = sc.longAccumulator("encoder.sequences");
     this.tokensEncoded = sc.longAccumulator("encoder.tokens");
     this.rowsSkipped = sc.longAccumulator("encoder.rows-skipped");
+    this.forwardNanos = sc.longAccumulator("encoder.forward-nanos");
   }
 
   /** Sequences run through the forward pass (each once, whatever is written). */
@@ -27,6 +29,11 @@ public final class EncodeMetrics implements Serializable {
   /** Real tokens run through the forward pass. */
   public LongAccumulator tokensEncoded() {
     return tokensEncoded;
+  }
+
+  /** Time the tasks spent in the forward pass, summed over tasks. */
+  public LongAccumulator forwardNanos() {
+    return forwardNanos;
   }
 
   /** Invalid rows dropped under {@code handleInvalid = skip}. */

@@ -108,7 +108,9 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       if (collector != null) {
         collector.reset(batch.sequenceCount());
       }
+      long start = System.nanoTime();
       encoder.forward(batch, collector);
+      metrics.forwardNanos().add(System.nanoTime() - start);
       int width = batch.width();
       for (int b = 0; b < batch.sequenceCount(); b++) {
         InternalRow row = batchRows.get(b);

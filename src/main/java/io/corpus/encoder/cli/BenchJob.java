@@ -1,0 +1,102 @@
+package io.corpus.encoder.cli;
+
+import io.corpus.encoder.model.RandomModels;
+import io.corpus.encoder.weights.TensorNaming;
+import io.corpus.encoder.weights.WeightsWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Random;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * {@code jobs/bench-job DIR [--rows N] [--length T] [--layers L] [--width E] [--heads H]
+ * [--ffn F]}: writes an end-to-end benchmark job to DIR (random BERT-shaped weights, N random
+ * sequences of T tokens in Parquet, and {@code job.conf} with maps off), to be timed as a whole
+ * process with {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through
+ * 12 BERT-base layers, the shape of jobs/bench_pytorch.py.
+ */
+public final class BenchJob {
+  private BenchJob() {}
+
+  public static void main(String[] args) throws IOException {
+    if (args.length == 0 || args[0].startsWith("--")) {
+      throw new IllegalArgumentException("usage: jobs/bench-job DIR [--rows N] [--length T] "
+          + "[--layers L] [--width E] [--heads H] [--ffn F]");
+    }
+    Path dir = Path.of(args[0]).toAbsolutePath();
+    int rows = 256;
+    int length = 128;
+    int layers = 12;
+    int width = 768;
+    int heads = 12;
+    int ffn = 3072;
+    for (int i = 1; i + 1 < args.length; i += 2) {
+      int value = Integer.parseInt(args[i + 1]);
+      switch (args[i]) {
+        case "--rows" -> rows = value;
+        case "--length" -> length = value;
+        case "--layers" -> layers = value;
+        case "--width" -> width = value;
+        case "--heads" -> heads = value;
+        case "--ffn" -> ffn = value;
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    Files.createDirectories(dir);
+    WeightsWriter.write(RandomModels.weights(new Random(1), layers, width, ffn, false, 0),
+        TensorNaming.PYTORCH, dir.resolve("weights.safetensors"));
+    SparkSession spark = SparkSessions.forJob("bench-job");
+    try {
+      writeInput(spark, dir.resolve("input.parquet"), rows, length, width);
+    } finally {
+      spark.stop();
+    }
+    Files.writeString(dir.resolve("job.conf"), String.join("\n",
+        "# " + rows + " sequences x " + length + " tokens, " + layers + " layers, E=" + width
+            + ", H=" + heads + ", F=" + ffn + "; written by jobs/bench-job",
+        "input.path = input.parquet",
+        "model { weights = weights.safetensors, heads = " + heads + ", activation = gelu }",
+        "output { path = out, mode = overwrite }", ""));
+    System.out.println("wrote " + dir + "/job.conf; time it with: time jobs/encode --config "
+        + dir + "/job.conf");
+  }
+
+  /** N rows of T random tokens, in as many files as the machine has cores. */
+  private static void writeInput(SparkSession spark, Path path, int rows, int length, int width) {
+    StructType schema = new StructType()
+        .add("id", DataTypes.StringType, false)
+        .add("embeddings", DataTypes.createArrayType(DataTypes.createArrayType(
+            DataTypes.FloatType, false), false), false);
+    int files = Math.max(1, Runtime.getRuntime().availableProcessors());
+    MapPartitionsFunction<Long, Row> make = (Iterator<Long> ids) -> {
+      List<Row> out = new ArrayList<>();
+      while (ids.hasNext()) {
+        long id = ids.next();
+        Random random = new Random(id);
+        List<Object> tokens = new ArrayList<>(length);
+        for (int t = 0; t < length; t++) {
+          List<Float> v = new ArrayList<>(width);
+          for (int e = 0; e < width; e++) {
+            v.add((float) random.nextGaussian());
+          }
+          tokens.add(CollectionConverters.asScala(v).toSeq());  // rows built in a task want Seqs
+        }
+        out.add(RowFactory.create("row-" + id, CollectionConverters.asScala(tokens).toSeq()));
+      }
+      return out.iterator();
+    };
+    spark.range(0, rows, 1, files).as(Encoders.LONG()).mapPartitions(make, Encoders.row(schema))
+        .write().mode("overwrite").parquet(path.toString());
+  }
+}
