@@ -7,6 +7,7 @@ import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.io.ParquetRowCount;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
@@ -87,7 +88,8 @@ public final class EncodeJob {
   private RunSummary write(OutputFolder out, PrintStream console) {
     LOG.info("Spark session up, {} s since start", elapsed());
     Dataset<Row> input = spark.read().parquet(settings.input().path());
-    long rowsRead = input.count();
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    long rowsRead = ParquetRowCount.of(input.inputFiles(), hadoop);
     LOG.info("{} rows in {} ({} partitions), {} s since start", rowsRead, settings.input().path(),
         input.rdd().getNumPartitions(), elapsed());
     input = withEnoughPartitions(input);
@@ -137,6 +139,10 @@ public final class EncodeJob {
     return String.format("%.2f", (System.nanoTime() - startNanos) / 1e9);
   }
 
+  private String[] tableFiles(String path) {
+    return spark.read().parquet(path).inputFiles();
+  }
+
   /** Rejected rows, found by a validation pass that runs no model; an empty table if none. */
   private void writeRejects(Dataset<Row> input, EncoderTransformer transformer, boolean any,
       OutputFolder out) {
@@ -167,13 +173,16 @@ public final class EncodeJob {
   }
 
   private RunSummary summarize(OutputFolder out, long rowsRead, EncodeMetrics metrics) {
-    long written = spark.read().parquet(out.staged("embeddings")).count();
-    Dataset<Row> rejects = spark.read().parquet(out.staged("rejects"));
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    long written = ParquetRowCount.of(tableFiles(out.staged("embeddings")), hadoop);
+    long rejected = ParquetRowCount.of(tableFiles(out.staged("rejects")), hadoop);
     Map<String, Long> byRule = new TreeMap<>();
-    for (Row r : rejects.groupBy(RejectedRows.RULE_COLUMN).count().collectAsList()) {
-      byRule.put(r.getString(0), r.getLong(1));
+    if (rejected > 0) {
+      Dataset<Row> rejects = spark.read().parquet(out.staged("rejects"));
+      for (Row r : rejects.groupBy(RejectedRows.RULE_COLUMN).count().collectAsList()) {
+        byRule.put(r.getString(0), r.getLong(1));
+      }
     }
-    long rejected = byRule.values().stream().mapToLong(Long::longValue).sum();
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("path", settings.output().path());
     outputs.put("pooling", settings.output().pooling().configName());
