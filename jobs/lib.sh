@@ -45,7 +45,7 @@ ensure_built() {
 }
 
 java_command() {
-  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -XX:+UseParallelGC \
+  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -XX:+UseG1GC \
     -cp "$JAR:$(cat "$CLASSPATH_FILE")"
 }
 

@@ -7,6 +7,7 @@ import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.ParquetRowCount;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.kernel.RowMajorBlas;
@@ -87,11 +88,11 @@ public final class EncodeJob {
 
   private RunSummary write(OutputFolder out, PrintStream console) {
     LOG.info("Spark session up, {} s since start", elapsed());
-    Dataset<Row> input = spark.read().parquet(settings.input().path());
+    Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long rowsRead = ParquetRowCount.of(input.inputFiles(), hadoop);
     LOG.info("{} rows in {} ({} partitions), {} s since start", rowsRead, settings.input().path(),
-        input.rdd().getNumPartitions(), elapsed());
+        input.queryExecution().toRdd().getNumPartitions(), elapsed());
     input = withEnoughPartitions(input);
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
@@ -101,6 +102,7 @@ public final class EncodeJob {
       transformer.setAttentionCol(ATTENTION_COLUMN);
     }
     Dataset<Row> encoded = transformer.transform(input);
+    LOG.info("weights broadcast, {} s since start", elapsed());
     try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
       if (maps) {
         encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
@@ -159,7 +161,8 @@ public final class EncodeJob {
   private Dataset<Row> withEnoughPartitions(Dataset<Row> input) {
     int wanted = settings.execution().minPartitions() > 0 ? settings.execution().minPartitions()
         : spark.sparkContext().defaultParallelism();
-    return input.rdd().getNumPartitions() < wanted ? input.repartition(wanted) : input;
+    return input.queryExecution().toRdd().getNumPartitions() < wanted
+        ? input.repartition(wanted) : input;
   }
 
   private ProgressListener startProgress(EncodeMetrics metrics, long total, PrintStream console) {

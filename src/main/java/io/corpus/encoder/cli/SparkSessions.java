@@ -22,6 +22,8 @@ public final class SparkSessions {
     }
     setIfAbsent(builder, conf, "spark.ui.showConsoleProgress", "false");
     setIfAbsent(builder, conf, "spark.executor.heartbeatInterval", "2s");
+    // Broadcast weights are random-looking floats: compressing them only costs time.
+    setIfAbsent(builder, conf, "spark.broadcast.compress", "false");
     return builder.getOrCreate();
   }
 

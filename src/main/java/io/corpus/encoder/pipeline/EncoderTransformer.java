@@ -17,7 +17,6 @@ import java.util.Objects;
 import java.util.stream.IntStream;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.DoubleParam;
@@ -47,7 +46,8 @@ import org.apache.spark.sql.types.StructType;
  * }</pre>
  *
  * <p>{@link #transformSchema} checks the input schema on the driver, before any task runs. The
- * weights are read on the driver on the first {@code transform} and broadcast once per call.
+ * weights are read on the driver on the first {@code transform} and broadcast once per call
+ * (handed over in memory with a local master: see {@link WeightsHandle}).
  * Output columns: every input column except {@code inputCol}, then {@code outputCol}
  * (array<array<float>>), {@code pooledCol} (array<float>, unless pooling is none) and
  * {@code attentionCol} (array of struct layer, head, weights; only when set).
@@ -296,9 +296,9 @@ public final class EncoderTransformer extends Transformer {
         ? new AttentionSelection(true, boxed($(attentionLayers)), boxed($(attentionHeads)))
         : AttentionSelection.NONE;
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<EncoderWeights> broadcast = jsc.broadcast(w);
+    WeightsHandle handle = WeightsHandle.of(jsc, w);
     EncodeMetrics m = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
-    PartitionEncoder encode = new PartitionEncoder(broadcast, settings, columns, reader,
+    PartitionEncoder encode = new PartitionEncoder(handle, settings, columns, reader,
         new OutputRows(kept, keptTypes, withPooled(), withAttention()),
         Pooling.fromConfigName($(pooling)), selection, intValue(batchTokens),
         $(handleInvalid).equals("error"), m);

@@ -12,17 +12,16 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * The task-side loop: pull rows until a batch holds {@code batchTokens} tokens, run the encoder
  * once over the batch, hand out one output row per input row, repeat. Everything this function
- * holds is serializable settings and the broadcast handle; the encoder and its buffers are made
+ * holds is serializable settings and the weights' handle; the encoder and its buffers are made
  * per partition.
  */
 final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
-  private final Broadcast<EncoderWeights> weights;
+  private final WeightsHandle weights;
   private final ModelSettings settings;
   private final SequenceReader reader;
   private final OutputRows output;
@@ -34,7 +33,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
   private final InputColumns columns;
   private final EncodeMetrics metrics;
 
-  PartitionEncoder(Broadcast<EncoderWeights> weights, ModelSettings settings, InputColumns columns,
+  PartitionEncoder(WeightsHandle weights, ModelSettings settings, InputColumns columns,
       SequenceReader reader, OutputRows output, Pooling pooling, AttentionSelection attention,
       int batchTokens, boolean failOnInvalid, EncodeMetrics metrics) {
     this.weights = weights;
@@ -66,7 +65,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
 
     Batches(Iterator<InternalRow> input) {
       this.input = input;
-      EncoderWeights w = weights.value();
+      EncoderWeights w = weights.get();
       this.encoder = new Encoder(settings, w);
       this.batch = new TokenBatch(w.width(), batchTokens);
       this.collector = attention.enabled() ? new AttentionCollector(attention) : null;

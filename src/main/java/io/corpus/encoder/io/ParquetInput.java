@@ -1,0 +1,65 @@
+package io.corpus.encoder.io;
+
+import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Opens the input table. For a flat folder of Parquet files (or one file) the schema is read from
+ * one footer on the driver, which is what Spark does too without {@code mergeSchema}, but
+ * without the Spark job it launches for it (about a second of scheduling before any work).
+ * Partitioned folders and anything unusual go through Spark's own discovery.
+ */
+public final class ParquetInput {
+  private ParquetInput() {}
+
+  public static Dataset<Row> read(SparkSession spark, String path) {
+    Configuration conf = spark.sparkContext().hadoopConfiguration();
+    StructType schema = flatFolderSchema(new Path(path), conf);
+    return schema == null ? spark.read().parquet(path) : spark.read().schema(schema).parquet(path);
+  }
+
+  /** The schema of the first data file, or null if the path is not a flat set of files. */
+  private static StructType flatFolderSchema(Path path, Configuration conf) {
+    try {
+      FileSystem fs = path.getFileSystem(conf);
+      if (!fs.exists(path)) {
+        return null;   // Spark's reader says it clearly: [PATH_NOT_FOUND]
+      }
+      Path first = null;
+      for (FileStatus status : fs.isFile(path) ? new FileStatus[] {fs.getFileStatus(path)}
+          : fs.listStatus(path)) {
+        String name = status.getPath().getName();
+        if (name.startsWith("_") || name.startsWith(".")) {
+          continue;
+        }
+        if (status.isDirectory()) {
+          return null;   // partitioned (key=value) or nested: leave it to Spark
+        }
+        if (first == null) {
+          first = status.getPath();
+        }
+      }
+      if (first == null) {
+        return null;
+      }
+      try (ParquetFileReader reader = ParquetFileReader.open(
+          HadoopInputFile.fromPath(first, conf))) {
+        return new ParquetToSparkSchemaConverter(conf)
+            .convert(reader.getFileMetaData().getSchema());
+      }
+    } catch (IOException | RuntimeException e) {
+      return null;       // not readable as Parquet here: Spark's reader will say why
+    }
+  }
+
+}

@@ -1,0 +1,65 @@
+package io.corpus.encoder.pipeline;
+
+import io.corpus.encoder.model.EncoderWeights;
+import java.io.Serializable;
+import java.lang.ref.WeakReference;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+
+/**
+ * How tasks reach the weights. On a cluster: a Spark broadcast, fetched once per executor. With a
+ * local master the tasks run in the driver's JVM, so they take the driver's object directly: no
+ * serialized copy of hundreds of megabytes, no seconds spent making it.
+ */
+abstract class WeightsHandle implements Serializable {
+  abstract EncoderWeights get();
+
+  static WeightsHandle of(JavaSparkContext jsc, EncoderWeights weights) {
+    return jsc.sc().isLocal() ? new InProcess(weights) : new Broadcasted(jsc.broadcast(weights));
+  }
+
+  /** A broadcast variable: the cluster way. */
+  private static final class Broadcasted extends WeightsHandle {
+    private final Broadcast<EncoderWeights> broadcast;
+
+    Broadcasted(Broadcast<EncoderWeights> broadcast) {
+      this.broadcast = broadcast;
+    }
+
+    @Override
+    EncoderWeights get() {
+      return broadcast.value();
+    }
+  }
+
+  /**
+   * A key into this JVM's registry of weights. The registry holds them weakly: they live as long
+   * as the transformer that loaded them, so a notebook that loads many models leaks none.
+   */
+  private static final class InProcess extends WeightsHandle {
+    private static final Map<String, WeakReference<EncoderWeights>> REGISTRY =
+        new ConcurrentHashMap<>();
+    private final String key = UUID.randomUUID().toString();
+    // Keeps the weights reachable while the handle itself is (on the driver).
+    private final transient EncoderWeights pinned;
+
+    InProcess(EncoderWeights weights) {
+      this.pinned = weights;
+      REGISTRY.put(key, new WeakReference<>(weights));
+    }
+
+    @Override
+    EncoderWeights get() {
+      WeakReference<EncoderWeights> ref = REGISTRY.get(key);
+      EncoderWeights weights = ref == null ? null : ref.get();
+      if (weights == null) {
+        throw new IllegalStateException("The encoder's weights are not in this JVM: a local-mode "
+            + "handle reached another process. Use a cluster master to get a broadcast.");
+      }
+      return weights;
+    }
+  }
+}
