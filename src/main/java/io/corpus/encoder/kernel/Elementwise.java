@@ -19,6 +19,18 @@ public interface Elementwise {
    */
   void softmax(float[] x, int offset, int length);
 
+  /** The largest of {@code x[offset, offset + length)} (negative infinity if empty). */
+  float max(float[] x, int offset, int length);
+
+  /**
+   * x[i] := exp(x[i] − shift) for {@code x[offset, offset + length)}, in place; returns their
+   * sum. Entries at negative infinity become 0. The online softmax of tiled attention.
+   */
+  float expShifted(float[] x, int offset, int length, float shift);
+
+  /** x[i] *= factor for {@code x[offset, offset + length)}. */
+  void scale(float[] x, int offset, int length, float factor);
+
   /** Each of {@code rows} rows of x (width {@code bias.length}) := act(row + bias), in place. */
   void biasActivation(Activation activation, float[] x, int rows, float[] bias);
 

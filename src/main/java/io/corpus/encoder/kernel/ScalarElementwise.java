@@ -12,23 +12,38 @@ final class ScalarElementwise implements Elementwise {
 
   @Override
   public void softmax(float[] x, int offset, int length) {
-    float max = Float.NEGATIVE_INFINITY;
-    for (int i = offset; i < offset + length; i++) {
-      max = Math.max(max, x[i]);
-    }
+    float max = max(x, offset, length);
     if (max == Float.NEGATIVE_INFINITY) {
       Arrays.fill(x, offset, offset + length, 0f);
       return;
     }
+    scale(x, offset, length, 1f / expShifted(x, offset, length, max));
+  }
+
+  @Override
+  public float max(float[] x, int offset, int length) {
+    float max = Float.NEGATIVE_INFINITY;
+    for (int i = offset; i < offset + length; i++) {
+      max = Math.max(max, x[i]);
+    }
+    return max;
+  }
+
+  @Override
+  public float expShifted(float[] x, int offset, int length, float shift) {
     double sum = 0;
     for (int i = offset; i < offset + length; i++) {
-      float e = (float) Math.exp(x[i] - max);
+      float e = (float) Math.exp(x[i] - shift);
       x[i] = e;
       sum += e;
     }
-    float inverse = (float) (1.0 / sum);
+    return (float) sum;
+  }
+
+  @Override
+  public void scale(float[] x, int offset, int length, float factor) {
     for (int i = offset; i < offset + length; i++) {
-      x[i] *= inverse;
+      x[i] *= factor;
     }
   }
 

@@ -27,6 +27,16 @@ final class VectorElementwise implements Elementwise {
 
   @Override
   public void softmax(float[] x, int offset, int length) {
+    float max = max(x, offset, length);
+    if (max == Float.NEGATIVE_INFINITY) {
+      Arrays.fill(x, offset, offset + length, 0f);
+      return;
+    }
+    scale(x, offset, length, 1f / expShifted(x, offset, length, max));
+  }
+
+  @Override
+  public float max(float[] x, int offset, int length) {
     int end = offset + length;
     int bound = offset + S.loopBound(length);
     FloatVector maxes = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
@@ -38,28 +48,39 @@ final class VectorElementwise implements Elementwise {
     for (; i < end; i++) {
       max = Math.max(max, x[i]);
     }
-    if (max == Float.NEGATIVE_INFINITY) {
-      Arrays.fill(x, offset, end, 0f);
-      return;
-    }
+    return max;
+  }
+
+  @Override
+  public float expShifted(float[] x, int offset, int length, float shift) {
+    int end = offset + length;
+    int bound = offset + S.loopBound(length);
     FloatVector sums = FloatVector.zero(S);
-    for (i = offset; i < bound; i += S.length()) {
-      FloatVector e = FloatVector.fromArray(S, x, i).sub(max).lanewise(VectorOperators.EXP);
+    int i = offset;
+    for (; i < bound; i += S.length()) {
+      FloatVector e = FloatVector.fromArray(S, x, i).sub(shift).lanewise(VectorOperators.EXP);
       e.intoArray(x, i);
       sums = sums.add(e);
     }
     if (i < end) {
       VectorMask<Float> m = S.indexInRange(i, end);
-      FloatVector e = FloatVector.fromArray(S, x, i, m).sub(max).lanewise(VectorOperators.EXP);
+      FloatVector e = FloatVector.fromArray(S, x, i, m).sub(shift).lanewise(VectorOperators.EXP);
       e.intoArray(x, i, m);
       sums = sums.add(e, m);
     }
-    float inverse = 1f / sums.reduceLanes(VectorOperators.ADD);
-    for (i = offset; i < bound; i += S.length()) {
-      FloatVector.fromArray(S, x, i).mul(inverse).intoArray(x, i);
+    return sums.reduceLanes(VectorOperators.ADD);
+  }
+
+  @Override
+  public void scale(float[] x, int offset, int length, float factor) {
+    int end = offset + length;
+    int bound = offset + S.loopBound(length);
+    int i = offset;
+    for (; i < bound; i += S.length()) {
+      FloatVector.fromArray(S, x, i).mul(factor).intoArray(x, i);
     }
     for (; i < end; i++) {
-      x[i] *= inverse;
+      x[i] *= factor;
     }
   }
 

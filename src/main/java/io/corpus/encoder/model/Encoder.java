@@ -2,7 +2,6 @@ package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.LayerNorm;
 import io.corpus.encoder.kernel.RowMajorBlas;
-import io.corpus.encoder.kernel.Softmax;
 import io.corpus.encoder.kernel.Vectors;
 
 /**
@@ -18,7 +17,7 @@ public final class Encoder {
   private final int heads;       // H
   private final int headWidth;   // D
   private final int ffnWidth;    // F
-  private final float scoreScale;
+  private final HeadAttention head;
   /** Rows of the feed-forward done at a time: (FFN_BLOCK, F) floats stay cache-sized. */
   private static final int FFN_BLOCK = 1024;
 
@@ -27,9 +26,16 @@ public final class Encoder {
   private float[] context = new float[0];   // (N, E), heads concatenated
   private float[] scratch = new float[0];   // (N, E), residual sums and normalized inputs
   private float[] hidden;                   // (FFN_BLOCK, F)
-  private float[] scores = new float[0];    // (T, T), one head at a time
+
+  /** Longest sequence attended in one piece when its maps are not wanted; longer ones tile. */
+  static final int ATTENTION_TILE = 256;
 
   public Encoder(ModelSettings settings, EncoderWeights weights) {
+    this(settings, weights, ATTENTION_TILE);
+  }
+
+  /** With another attention tile: tests use tiny ones to exercise tiling on short sequences. */
+  Encoder(ModelSettings settings, EncoderWeights weights, int attentionTile) {
     this.settings = settings;
     this.weights = weights;
     this.width = weights.width();
@@ -40,7 +46,7 @@ public final class Encoder {
     }
     this.headWidth = width / heads;
     this.ffnWidth = weights.ffnWidth();
-    this.scoreScale = (float) (1.0 / Math.sqrt(headWidth));
+    this.head = new HeadAttention(settings, width, attentionTile);
     this.hidden = new float[FFN_BLOCK * ffnWidth];
   }
 
@@ -139,7 +145,10 @@ public final class Encoder {
     }
   }
 
-  /** context (N, E) = concat over heads of softmax(Q_h K_hᵀ / √D + mask) V_h, from in (N, E). */
+  /**
+   * context (N, E) = concat over heads of softmax(Q_h K_hᵀ / √D + mask) V_h, from in (N, E).
+   * Sequences longer than the attention tile are tiled unless their maps are wanted.
+   */
   private void attention(TokenBatch batch, float[] in, LayerWeights w, int layer,
       AttentionSink sink) {
     int n = batch.tokenCount();
@@ -149,42 +158,21 @@ public final class Encoder {
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int first = batch.firstRow(b);
       int t = batch.length(b);
-      ensureScores(t);
+      boolean full = sink != null || t <= head.tile();
       for (int h = 0; h < heads; h++) {
         int q = first * qkvWidth + h * headWidth;                  // Q_h (T, D), row stride 3E
         int k = q + width;                                         // K_h (T, D)
         int v = q + 2 * width;                                     // V_h (T, D)
-        RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale,
-            qkv, q, qkvWidth, qkv, k, qkvWidth, 0f, scores, 0, t); // scores (T, T)
-        if (settings.hasPositionMask()) {
-          maskScores(batch, first, t);
-        }
-        for (int i = 0; i < t; i++) {
-          Softmax.inPlace(scores, i * t, t);
-        }
-        if (sink != null) {
-          sink.accept(layer, b, h, scores, 0, t);
-        }
-        RowMajorBlas.gemm(false, false, t, headWidth, t, 1f, scores, 0, t,
-            qkv, v, qkvWidth, 0f, context, first * width + h * headWidth, width); // (T, D)
-      }
-    }
-  }
-
-  private void maskScores(TokenBatch batch, int first, int t) {
-    for (int i = 0; i < t; i++) {
-      int queryPosition = batch.position(first + i);
-      for (int j = 0; j < t; j++) {
-        if (!settings.allows(queryPosition, batch.position(first + j))) {
-          scores[i * t + j] = Float.NEGATIVE_INFINITY;
+        int out = first * width + h * headWidth;                   // (T, D), row stride E
+        if (full) {
+          head.full(batch, first, t, qkv, q, k, v, context, out);
+          if (sink != null) {
+            sink.accept(layer, b, h, head.scores(), 0, t);
+          }
+        } else {
+          head.tiled(batch, first, t, qkv, q, k, v, context, out);
         }
       }
-    }
-  }
-
-  private void ensureScores(int t) {
-    if (scores.length < t * t) {
-      scores = new float[t * t];
     }
   }
 

@@ -20,20 +20,27 @@ public final class PlainRunner {
 
   public static Output[] run(ModelSettings settings, EncoderWeights weights,
       List<GoldenCase.InputRow> rows, int batchLimit) {
+    return run(new Encoder(settings, weights), rows, batchLimit, true);
+  }
+
+  /** Runs {@code encoder}; without {@code maps} no sink is passed and the maps stay null. */
+  public static Output[] run(Encoder encoder, List<GoldenCase.InputRow> rows, int batchLimit,
+      boolean maps) {
     Output[] outputs = new Output[rows.size()];
     int start = 0;
     while (start < rows.size()) {
       int end = Math.min(rows.size(), start + batchLimit);
-      runBatch(settings, weights, rows.subList(start, end), outputs, start);
+      runBatch(encoder, rows.subList(start, end), outputs, start, maps);
       start = end;
     }
     return outputs;
   }
 
-  private static void runBatch(ModelSettings settings, EncoderWeights weights,
-      List<GoldenCase.InputRow> rows, Output[] outputs, int firstOutput) {
+  private static void runBatch(Encoder encoder, List<GoldenCase.InputRow> rows, Output[] outputs,
+      int firstOutput, boolean withMaps) {
+    EncoderWeights weights = encoder.weights();
     int width = weights.width();
-    int heads = settings.heads();
+    int heads = encoder.settings().heads();
     int layers = weights.layerCount();
     TokenBatch batch = new TokenBatch(width, 4);
     for (GoldenCase.InputRow row : rows) {
@@ -54,7 +61,7 @@ public final class PlainRunner {
         }
       }
     }
-    new Encoder(settings, weights).forward(batch, new AttentionSink() {
+    encoder.forward(batch, !withMaps ? null : new AttentionSink() {
       @Override
       public boolean wantsLayer(int layer) {
         return true;
@@ -79,7 +86,7 @@ public final class PlainRunner {
           out[batch.position(first + r)][e] = batch.tokens()[(first + r) * width + e];
         }
       }
-      outputs[firstOutput + b] = new Output(out, maps[b]);
+      outputs[firstOutput + b] = new Output(out, withMaps ? maps[b] : null);
     }
   }
 }

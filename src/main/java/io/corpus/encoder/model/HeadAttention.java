@@ -1,0 +1,156 @@
+package io.corpus.encoder.model;
+
+import io.corpus.encoder.kernel.Elementwise;
+import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.kernel.Softmax;
+import java.util.Arrays;
+
+/**
+ * softmax(Q_h K_hᵀ / √D + mask) · V_h for one head of one sequence, on strided views of the fused
+ * (N, 3E) QKV buffer, written into the head's D columns of the (N, E) context. Two ways:
+ *
+ * <ul>
+ *   <li>{@link #full}: the whole (T, T) score matrix, which an {@link AttentionSink} can read;
+ *   <li>{@link #tiled}: query and key tiles of at most {@code tile} tokens with the online-softmax
+ *       rescaling of FlashAttention (a running max and sum per query row; the partial output is
+ *       rescaled when the max grows), so memory grows with T, not T². Tiles that the causal or
+ *       window mask rules out entirely are skipped.
+ * </ul>
+ *
+ * <p>Positions ascend within a sequence (padding removed), which the tile skipping relies on.
+ * Not thread-safe: it owns its buffers.
+ */
+final class HeadAttention {
+  private static final Elementwise MATH = Elementwise.INSTANCE;
+
+  private final ModelSettings settings;
+  private final int width;        // E: row stride of the context
+  private final int headWidth;    // D
+  private final float scoreScale; // 1 / √D
+  private final int tile;
+  private float[] scores = new float[0];   // (T, T) for full
+  private final float[] tileScores;        // (tile, tile)
+  private final float[] rowMax;            // (tile) running max per query row
+  private final float[] rowSum;            // (tile) running sum of exp per query row
+
+  HeadAttention(ModelSettings settings, int width, int tile) {
+    this.settings = settings;
+    this.width = width;
+    this.headWidth = width / settings.heads();
+    this.scoreScale = (float) (1.0 / Math.sqrt(headWidth));
+    this.tile = tile;
+    this.tileScores = new float[tile * tile];
+    this.rowMax = new float[tile];
+    this.rowSum = new float[tile];
+  }
+
+  /** Longest sequence {@link #full} handles without being asked for maps; longer ones tile. */
+  int tile() {
+    return tile;
+  }
+
+  /** The (T, T) weights of the last {@link #full} call, row = query. */
+  float[] scores() {
+    return scores;
+  }
+
+  /**
+   * Full attention of one head. {@code q}, {@code k}, {@code v} are the offsets of Q_h, K_h, V_h
+   * (each (T, D), row stride 3E) in qkv; {@code out} that of the head's (T, D) block of context.
+   */
+  void full(TokenBatch batch, int first, int t, float[] qkv, int q, int k, int v,
+      float[] context, int out) {
+    int ld = 3 * width;
+    if (scores.length < t * t) {
+      scores = new float[t * t];
+    }
+    RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, q, ld, qkv, k, ld,
+        0f, scores, 0, t);                                                  // (T, T)
+    if (settings.hasPositionMask()) {
+      mask(batch, first, scores, 0, t, 0, t);
+    }
+    for (int i = 0; i < t; i++) {
+      Softmax.inPlace(scores, i * t, t);
+    }
+    RowMajorBlas.gemm(false, false, t, headWidth, t, 1f, scores, 0, t, qkv, v, ld,
+        0f, context, out, width);                                           // (T, D)
+  }
+
+  /** Tiled attention of one head, same arguments and result as {@link #full}, no maps. */
+  void tiled(TokenBatch batch, int first, int t, float[] qkv, int q, int k, int v,
+      float[] context, int out) {
+    int ld = 3 * width;
+    for (int q0 = 0; q0 < t; q0 += tile) {
+      int bq = Math.min(tile, t - q0);
+      int acc = out + q0 * width;                      // (bq, D) output rows, row stride E
+      Arrays.fill(rowMax, 0, bq, Float.NEGATIVE_INFINITY);
+      Arrays.fill(rowSum, 0, bq, 0f);
+      for (int i = 0; i < bq; i++) {
+        Arrays.fill(context, acc + i * width, acc + i * width + headWidth, 0f);
+      }
+      for (int k0 = 0; k0 < t; k0 += tile) {
+        int bk = Math.min(tile, t - k0);
+        if (maskedOut(batch, first, q0, bq, k0, bk)) {
+          continue;
+        }
+        RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
+            qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                  // (bq, bk)
+        if (settings.hasPositionMask()) {
+          mask(batch, first, tileScores, q0, bq, k0, bk);
+        }
+        for (int i = 0; i < bq; i++) {
+          rescaleRow(i, bk, context, acc + i * width);
+        }
+        RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
+            qkv, v + k0 * ld, ld, 1f, context, acc, width);                 // (bq, D) +=
+      }
+      for (int i = 0; i < bq; i++) {
+        MATH.scale(context, acc + i * width, headWidth, rowSum[i] > 0 ? 1f / rowSum[i] : 0f);
+      }
+    }
+  }
+
+  /**
+   * Online softmax of tile row i: scores become exp(s − max so far), the row's sum and max are
+   * updated, and the output row accumulated so far is rescaled to the new max.
+   */
+  private void rescaleRow(int i, int bk, float[] context, int outRow) {
+    int row = i * bk;
+    float newMax = Math.max(rowMax[i], MATH.max(tileScores, row, bk));
+    if (newMax == Float.NEGATIVE_INFINITY) {         // every key so far masked
+      Arrays.fill(tileScores, row, row + bk, 0f);
+      return;
+    }
+    float correction = (float) Math.exp(rowMax[i] - newMax);   // 0 on the first live tile
+    rowSum[i] = rowSum[i] * correction + MATH.expShifted(tileScores, row, bk, newMax);
+    rowMax[i] = newMax;
+    if (correction != 1f) {
+      MATH.scale(context, outRow, headWidth, correction);
+    }
+  }
+
+  /** Whether the causal or window mask rules out every (query, key) pair of the two tiles. */
+  private boolean maskedOut(TokenBatch batch, int first, int q0, int bq, int k0, int bk) {
+    int firstQuery = batch.position(first + q0);
+    int lastQuery = batch.position(first + q0 + bq - 1);
+    int firstKey = batch.position(first + k0);
+    int lastKey = batch.position(first + k0 + bk - 1);
+    if (settings.causal() && firstKey > lastQuery) {
+      return true;
+    }
+    int w = settings.window();
+    return w > 0 && (firstKey - lastQuery > w || firstQuery - lastKey > w);
+  }
+
+  /** Sets to −∞ the scores of (query, key) pairs the causal and window masks forbid. */
+  private void mask(TokenBatch batch, int first, float[] s, int q0, int bq, int k0, int bk) {
+    for (int i = 0; i < bq; i++) {
+      int queryPosition = batch.position(first + q0 + i);
+      for (int j = 0; j < bk; j++) {
+        if (!settings.allows(queryPosition, batch.position(first + k0 + j))) {
+          s[i * bk + j] = Float.NEGATIVE_INFINITY;
+        }
+      }
+    }
+  }
+}
