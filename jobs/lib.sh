@@ -12,7 +12,8 @@ CDS_ARCHIVE="$ROOT/target/corpus-encoder.jsa"
 # Native BLAS: netlib finds the system OpenBLAS (libblas.so.3). On a Debian/Ubuntu machine where we
 # are root, install it; elsewhere say what the job will fall back to.
 ensure_openblas() {
-  if ldconfig -p 2>/dev/null | grep -q 'libblas\.so\.3'; then
+  # ldconfig lives in /sbin, which a non-login shell's PATH may lack.
+  if { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libblas\.so\.3'; then
     return 0
   fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

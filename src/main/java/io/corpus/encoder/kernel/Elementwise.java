@@ -1,5 +1,6 @@
 package io.corpus.encoder.kernel;
 
+import java.util.Arrays;
 import java.util.logging.Logger;
 
 /**
@@ -17,7 +18,14 @@ public interface Elementwise {
    * Softmax of {@code x[offset, offset + length)} in place; -inf entries get weight 0; a row of
    * only -inf becomes zeros.
    */
-  void softmax(float[] x, int offset, int length);
+  default void softmax(float[] x, int offset, int length) {
+    float max = max(x, offset, length);
+    if (max == Float.NEGATIVE_INFINITY) {
+      Arrays.fill(x, offset, offset + length, 0f);
+      return;
+    }
+    scale(x, offset, length, 1f / expShifted(x, offset, length, max));
+  }
 
   /** The largest of {@code x[offset, offset + length)} (negative infinity if empty). */
   float max(float[] x, int offset, int length);

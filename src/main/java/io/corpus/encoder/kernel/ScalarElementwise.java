@@ -1,6 +1,5 @@
 package io.corpus.encoder.kernel;
 
-import java.util.Arrays;
 
 /**
  * {@link Elementwise} on {@code Math.exp} and {@code Math.tanh}, accumulating in double: the
@@ -9,16 +8,6 @@ import java.util.Arrays;
 final class ScalarElementwise implements Elementwise {
   private static final double SQRT_HALF = Math.sqrt(0.5);
   private static final double SQRT_2_OVER_PI = Math.sqrt(2.0 / Math.PI);
-
-  @Override
-  public void softmax(float[] x, int offset, int length) {
-    float max = max(x, offset, length);
-    if (max == Float.NEGATIVE_INFINITY) {
-      Arrays.fill(x, offset, offset + length, 0f);
-      return;
-    }
-    scale(x, offset, length, 1f / expShifted(x, offset, length, max));
-  }
 
   @Override
   public float max(float[] x, int offset, int length) {

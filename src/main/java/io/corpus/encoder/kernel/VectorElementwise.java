@@ -7,7 +7,6 @@ import static io.corpus.encoder.kernel.ErfCoefficients.A4;
 import static io.corpus.encoder.kernel.ErfCoefficients.A5;
 import static io.corpus.encoder.kernel.ErfCoefficients.P;
 
-import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
@@ -24,16 +23,6 @@ final class VectorElementwise implements Elementwise {
   private static final float SQRT_HALF = (float) Math.sqrt(0.5);
   private static final float SQRT_2_OVER_PI = (float) Math.sqrt(2.0 / Math.PI);
   private static final FloatVector ONE = FloatVector.broadcast(S, 1f);
-
-  @Override
-  public void softmax(float[] x, int offset, int length) {
-    float max = max(x, offset, length);
-    if (max == Float.NEGATIVE_INFINITY) {
-      Arrays.fill(x, offset, offset + length, 0f);
-      return;
-    }
-    scale(x, offset, length, 1f / expShifted(x, offset, length, max));
-  }
 
   @Override
   public float max(float[] x, int offset, int length) {

@@ -206,14 +206,7 @@ class EncodeJobInvalidRowsTest {
   private List<Row> goodRows() {
     List<Row> rows = new ArrayList<>();
     for (GoldenCase.InputRow in : golden.inputs()) {
-      List<Object> tokens = new ArrayList<>();
-      for (float[] t : in.embeddings()) {
-        List<Float> v = new ArrayList<>();
-        for (float x : t) {
-          v.add(x);
-        }
-        tokens.add(v);
-      }
+      List<Object> tokens = SparkInputs.tokenLists(in.embeddings());
       rows.add(row(in.id(), tokens, ones(tokens.size())));
     }
     return rows;

@@ -37,14 +37,7 @@ public final class SparkInputs {
     }
     List<Row> rows = new ArrayList<>();
     for (GoldenCase.InputRow in : inputs) {
-      List<Object> tokens = new ArrayList<>();
-      for (float[] token : in.embeddings()) {
-        List<Float> values = new ArrayList<>();
-        for (float v : token) {
-          values.add(v);
-        }
-        tokens.add(values);
-      }
+      List<Object> tokens = tokenLists(in.embeddings());
       if (masked) {
         rows.add(RowFactory.create(in.id(), tokens,
             Arrays.stream(in.mask()).boxed().toList()));
@@ -53,6 +46,19 @@ public final class SparkInputs {
       }
     }
     return spark.createDataFrame(rows, schema);
+  }
+
+  /** (T, E) floats as the nested lists a Spark {@link Row} holds for array<array<float>>. */
+  public static List<Object> tokenLists(float[][] embeddings) {
+    List<Object> tokens = new ArrayList<>();
+    for (float[] token : embeddings) {
+      List<Float> values = new ArrayList<>();
+      for (float v : token) {
+        values.add(v);
+      }
+      tokens.add(values);
+    }
+    return tokens;
   }
 
   /** A Spark array<array<float>> value (a Java list or a Scala sequence) as doubles. */
