@@ -72,7 +72,7 @@ public final class BenchJob {
         + dir + "/job.conf");
   }
 
-  /** N rows of T random tokens, in as many files as the machine has cores. */
+  /** N rows of T random tokens, in as many files as the machine has cores, 32 MB row groups. */
   private static void writeInput(SparkSession spark, Path path, int rows, int length, int width) {
     StructType schema = new StructType()
         .add("id", DataTypes.StringType, false)
@@ -97,6 +97,8 @@ public final class BenchJob {
       return out.iterator();
     };
     spark.range(0, rows, 1, files).as(Encoders.LONG()).mapPartitions(make, Encoders.row(schema))
-        .write().mode("overwrite").parquet(path.toString());
+        .write().mode("overwrite")
+        .option("parquet.block.size", 32 << 20)   // row groups of 32 MB, as a corpus would have
+        .parquet(path.toString());
   }
 }

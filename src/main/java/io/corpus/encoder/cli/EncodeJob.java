@@ -88,6 +88,8 @@ public final class EncodeJob {
 
   private RunSummary write(OutputFolder out, PrintStream console) {
     LOG.info("Spark session up, {} s since start", elapsed());
+    spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
+        settings.execution().readerBatchRows());
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long rowsRead = ParquetRowCount.of(input.inputFiles(), hadoop);

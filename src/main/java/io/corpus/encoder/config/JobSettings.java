@@ -64,7 +64,10 @@ public record JobSettings(
   public record Output(String path, OutputMode mode, Pooling pooling, AttentionSelection attention)
       implements Serializable {}
 
-  /** How the work is cut up. {@code minPartitions} 0 means the number of task slots. */
-  public record Execution(int batchTokens, int minPartitions, boolean progress)
-      implements Serializable {}
+  /**
+   * How the work is cut up. {@code minPartitions} 0 means the number of task slots;
+   * {@code readerBatchRows} is the Parquet reader's batch, in rows.
+   */
+  public record Execution(int batchTokens, int readerBatchRows, int minPartitions,
+      boolean progress) implements Serializable {}
 }

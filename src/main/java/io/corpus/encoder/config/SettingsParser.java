@@ -98,6 +98,7 @@ public final class SettingsParser {
         attention);
     JobSettings.Execution execution = new JobSettings.Execution(
         atLeast(c, "execution.batch-tokens", 1),
+        atLeast(c, "execution.reader-batch-rows", 1),
         atLeast(c, "execution.min-partitions", 0),
         c.getBoolean("execution.progress"));
     return new JobSettings(input, weights, model, output, execution);

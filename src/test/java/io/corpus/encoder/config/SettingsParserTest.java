@@ -59,7 +59,7 @@ class SettingsParserTest {
                 layer-norm-eps = 1e-12, causal = true, window = 16, positional = learned }
         output { mode = overwrite, pooling = max,
                  attention { enabled = true, layers = [0, 2], heads = [1] } }
-        execution { batch-tokens = 100, min-partitions = 8, progress = false }
+        execution { batch-tokens = 100, reader-batch-rows = 16, min-partitions = 8, progress = false }
         """);
     assertEquals("doc", s.input().idColumn());
     assertEquals("m", s.input().maskColumn());
@@ -72,7 +72,7 @@ class SettingsParserTest {
     assertEquals(PositionalEncoding.LEARNED, s.model().positional());
     assertEquals(Pooling.MAX, s.output().pooling());
     assertEquals(new AttentionSelection(true, List.of(0, 2), List.of(1)), s.output().attention());
-    assertEquals(new JobSettings.Execution(100, 8, false), s.execution());
+    assertEquals(new JobSettings.Execution(100, 16, 8, false), s.execution());
   }
 
   @Test
