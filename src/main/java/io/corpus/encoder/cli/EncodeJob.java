@@ -110,11 +110,10 @@ public final class EncodeJob {
         encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
         floatTable(encoded.drop(ATTENTION_COLUMN).write()).parquet(out.staged("embeddings"));
         String id = settings.input().idColumn();
-        encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
+        floatTable(encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
             .select(col(id), col("a.layer").as("layer"), col("a.head").as("head"),
                 col("a.weights").as("weights"))
-            .write().partitionBy("layer").option("parquet.enable.dictionary", "false")
-            .parquet(out.staged("attention"));
+            .write().partitionBy("layer")).parquet(out.staged("attention"));
         encoded.unpersist();
       } else {
         floatTable(encoded.write()).parquet(out.staged("embeddings"));
@@ -132,11 +131,18 @@ public final class EncodeJob {
   }
 
   /**
-   * Writer settings for tables of float vectors: dictionary encoding only costs time on float
-   * data that never repeats.
+   * Writer settings for tables of float vectors, whose rows are large (T x E floats). Parquet
+   * checks its page size only every 100 rows at first, then at estimated intervals, so a page
+   * (and the row group around it) could hold hundreds of megabytes before it is flushed, growing
+   * with the rows of a task: checking every row keeps the writer's memory at about one 32 MB row
+   * group per task. Dictionary encoding only costs time on floats that never repeat.
    */
   private static DataFrameWriter<Row> floatTable(DataFrameWriter<Row> writer) {
-    return writer.option("parquet.enable.dictionary", "false");
+    return writer.option("parquet.enable.dictionary", "false")
+        .option("parquet.block.size", 32 << 20)
+        .option("parquet.page.size.row.check.min", 1)
+        .option("parquet.page.size.row.check.max", 4)
+        .option("parquet.page.size.check.estimate", false);
   }
 
   private String elapsed() {
