@@ -14,7 +14,6 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
-import io.corpus.encoder.pipeline.InputColumns;
 import io.corpus.encoder.pipeline.RejectedRows;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.io.PrintStream;
@@ -93,9 +92,10 @@ public final class EncodeJob {
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long rowsRead = ParquetRowCount.of(input.inputFiles(), hadoop);
+    int partitions = input.queryExecution().toRdd().getNumPartitions();
     LOG.info("{} rows in {} ({} partitions), {} s since start", rowsRead, settings.input().path(),
-        input.queryExecution().toRdd().getNumPartitions(), elapsed());
-    input = withEnoughPartitions(input);
+        partitions, elapsed());
+    input = withEnoughPartitions(input, partitions);
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedWeights(weights);
@@ -126,7 +126,7 @@ public final class EncodeJob {
     writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
     LOG.info("rejects written, {} s since start", elapsed());
     RunSummary summary = summarize(out, rowsRead, metrics);
-    summary.write(out.staged("run-summary.json"), spark.sparkContext().hadoopConfiguration());
+    summary.write(out.staged("run-summary.json"), hadoop);
     return summary;
   }
 
@@ -149,28 +149,20 @@ public final class EncodeJob {
     return String.format("%.2f", (System.nanoTime() - startNanos) / 1e9);
   }
 
-  private String[] tableFiles(String path) {
-    return spark.read().parquet(path).inputFiles();
-  }
-
   /** Rejected rows, found by a validation pass that runs no model; an empty table if none. */
   private void writeRejects(Dataset<Row> input, EncoderTransformer transformer, boolean any,
       OutputFolder out) {
-    InputColumns columns = new InputColumns(input.schema(), settings.input().idColumn(),
-        settings.input().embeddingsColumn(), settings.input().maskColumn());
-    Dataset<Row> rejects = RejectedRows.of(input,
-        transformer.sequenceReader(columns, weights, settings.model()), weights.width());
+    Dataset<Row> rejects = transformer.rejectedRows(input);
     if (!any) {
       rejects = rejects.limit(0);
     }
     rejects.coalesce(1).write().parquet(out.staged("rejects"));
   }
 
-  private Dataset<Row> withEnoughPartitions(Dataset<Row> input) {
+  private Dataset<Row> withEnoughPartitions(Dataset<Row> input, int partitions) {
     int wanted = settings.execution().minPartitions() > 0 ? settings.execution().minPartitions()
         : spark.sparkContext().defaultParallelism();
-    return input.queryExecution().toRdd().getNumPartitions() < wanted
-        ? input.repartition(wanted) : input;
+    return partitions < wanted ? input.repartition(wanted) : input;
   }
 
   private ProgressListener startProgress(EncodeMetrics metrics, long total, PrintStream console) {
@@ -185,8 +177,8 @@ public final class EncodeJob {
 
   private RunSummary summarize(OutputFolder out, long rowsRead, EncodeMetrics metrics) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    long written = ParquetRowCount.of(tableFiles(out.staged("embeddings")), hadoop);
-    long rejected = ParquetRowCount.of(tableFiles(out.staged("rejects")), hadoop);
+    long written = ParquetRowCount.ofFolder(out.staged("embeddings"), hadoop);
+    long rejected = ParquetRowCount.ofFolder(out.staged("rejects"), hadoop);
     Map<String, Long> byRule = new TreeMap<>();
     if (rejected > 0) {
       Dataset<Row> rejects = spark.read().parquet(out.staged("rejects"));

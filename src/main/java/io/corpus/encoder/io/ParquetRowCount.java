@@ -8,7 +8,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 
@@ -19,6 +21,26 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 public final class ParquetRowCount {
   private ParquetRowCount() {}
 
+  /** Rows of the data files under {@code folder}, at any depth; names starting with _ or . are
+   *  Spark's markers and checksums, not data. */
+  public static long ofFolder(String folder, Configuration conf) {
+    List<String> files = new ArrayList<>();
+    try {
+      Path root = new Path(folder);
+      RemoteIterator<LocatedFileStatus> it = root.getFileSystem(conf).listFiles(root, true);
+      while (it.hasNext()) {
+        Path file = it.next().getPath();
+        if (!file.getName().startsWith("_") && !file.getName().startsWith(".")) {
+          files.add(file.toString());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + folder, e);
+    }
+    return of(files.toArray(new String[0]), conf);
+  }
+
+  /** Rows of the given Parquet files. */
   public static long of(String[] files, Configuration conf) {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(8, Math.max(1, files.length)));
     try {

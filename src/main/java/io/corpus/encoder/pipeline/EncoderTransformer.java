@@ -306,8 +306,20 @@ public final class EncoderTransformer extends Transformer {
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), outputSchema);
   }
 
-  /** The reader that checks and loads rows for these params: the rejects pass uses it too. */
-  public SequenceReader sequenceReader(InputColumns columns, EncoderWeights w,
+  /**
+   * The input rows these params refuse, each with its columns plus {@code reject_rule} and
+   * {@code reject_reason}: the same checks as {@link #transform}, and no model run.
+   */
+  public Dataset<Row> rejectedRows(Dataset<?> dataset) {
+    EncoderWeights w = weights();
+    InputColumns columns = new InputColumns(dataset.schema(), $(idCol), $(inputCol), $(maskCol));
+    return RejectedRows.of(dataset.toDF(), sequenceReader(columns, w, modelSettings()),
+        w.width());
+  }
+
+  /** The reader that checks and loads rows: the longest sequence is the tighter of maxLength
+   *  and the learned position table. */
+  private SequenceReader sequenceReader(InputColumns columns, EncoderWeights w,
       ModelSettings settings) {
     int limit = intValue(maxLength);
     String source = "maxLength";

@@ -40,10 +40,10 @@ public final class InputColumns implements Serializable {
     } else {
       maskOrdinal = ordinal(schema, maskColumn, "mask");
       DataType mask = schema.fields()[maskOrdinal].dataType();
-      if (mask.equals(DataTypes.createArrayType(DataTypes.IntegerType, true))
-          || mask.equals(DataTypes.createArrayType(DataTypes.IntegerType, false))) {
+      DataType element = mask instanceof ArrayType a ? a.elementType() : null;
+      if (DataTypes.IntegerType.equals(element)) {
         maskIsBoolean = false;
-      } else if (mask instanceof ArrayType a && a.elementType().equals(DataTypes.BooleanType)) {
+      } else if (DataTypes.BooleanType.equals(element)) {
         maskIsBoolean = true;
       } else {
         throw new IllegalArgumentException("Column " + maskColumn + " must be of type array<int> "

@@ -29,7 +29,6 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
   private final AttentionSelection attention;
   private final int batchTokens;
   private final boolean failOnInvalid;
-  private final int idOrdinal;
   private final InputColumns columns;
   private final EncodeMetrics metrics;
 
@@ -45,7 +44,6 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     this.attention = attention;
     this.batchTokens = batchTokens;
     this.failOnInvalid = failOnInvalid;
-    this.idOrdinal = columns.idOrdinal();
     this.metrics = metrics;
   }
 
@@ -122,7 +120,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     }
 
     private String describeId(InternalRow row) {
-      return row.isNullAt(idOrdinal) ? "null" : String.valueOf(row.get(idOrdinal, columns.idType()));
+      int id = columns.idOrdinal();
+      return row.isNullAt(id) ? "null" : String.valueOf(row.get(id, columns.idType()));
     }
   }
 }
