@@ -13,16 +13,37 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * {@link Elementwise} on the Vector API: a whole vector of floats per step, EXP and TANH through
- * the JVM's vector math intrinsics. Loops run whole vectors unmasked (masks are slow in Java 17's
- * Vector API) and finish the tail in scalar code or one masked step. Loaded only when the
- * incubator module is present.
+ * {@link Elementwise} on the Vector API: a whole vector of floats per step. Loops run whole
+ * vectors unmasked (masks are slow in Java 17's Vector API) and finish the tail in scalar code or
+ * one masked step. Loaded only when the incubator module is present.
+ *
+ * <p>Deterministic: the same input gives the same bits whether a loop runs interpreted or
+ * compiled. The Vector API's own EXP and TANH are not (compiled, they call the JIT's vector math
+ * library; interpreted, {@code Math.exp}, which rounds differently), nor is
+ * {@code reduceLanes(ADD)} (its order is unspecified). So exp is computed here from +, ×, fma and
+ * bit operations, which are exactly rounded everywhere, and sums are added lane by lane in order.
+ * Without this a rerun, or a task retried on another executor, could differ in the last bits.
  */
 final class VectorElementwise implements Elementwise {
   private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
   private static final float SQRT_HALF = (float) Math.sqrt(0.5);
   private static final float SQRT_2_OVER_PI = (float) Math.sqrt(2.0 / Math.PI);
   private static final FloatVector ONE = FloatVector.broadcast(S, 1f);
+  // exp(x) = 2^n · exp(r), n = round(x / ln 2), r = x − n ln 2 in two parts (Cody and Waite);
+  // exp(r) on |r| ≤ ln 2 / 2 by the Cephes expf polynomial, about 1 ulp.
+  private static final float LOG2E = 1.44269504088896341f;
+  private static final float LN2_HI = 0.693359375f;
+  private static final float LN2_LO = -2.12194440e-4f;
+  private static final float ROUNDING = 12582912f;   // 1.5 · 2^23: adding it rounds to an integer
+  private static final int ROUNDING_BITS = Float.floatToIntBits(ROUNDING);
+  private static final float EXP_UNDERFLOW = -87f;     // below this exp(x) is taken as 0
+  private static final FloatVector NEG_LN2_HI = FloatVector.broadcast(S, -LN2_HI);
+  private static final FloatVector EXP_P0 = FloatVector.broadcast(S, 1.9875691500e-4f);
+  private static final FloatVector EXP_P1 = FloatVector.broadcast(S, 1.3981999507e-3f);
+  private static final FloatVector EXP_P2 = FloatVector.broadcast(S, 8.3334519073e-3f);
+  private static final FloatVector EXP_P3 = FloatVector.broadcast(S, 4.1665795894e-2f);
+  private static final FloatVector EXP_P4 = FloatVector.broadcast(S, 1.6666665459e-1f);
+  private static final FloatVector EXP_P5 = FloatVector.broadcast(S, 5.0000001201e-1f);
 
   @Override
   public float max(float[] x, int offset, int length) {
@@ -47,17 +68,17 @@ final class VectorElementwise implements Elementwise {
     FloatVector sums = FloatVector.zero(S);
     int i = offset;
     for (; i < bound; i += S.length()) {
-      FloatVector e = FloatVector.fromArray(S, x, i).sub(shift).lanewise(VectorOperators.EXP);
+      FloatVector e = expNonPositive(FloatVector.fromArray(S, x, i).sub(shift));
       e.intoArray(x, i);
       sums = sums.add(e);
     }
     if (i < end) {
       VectorMask<Float> m = S.indexInRange(i, end);
-      FloatVector e = FloatVector.fromArray(S, x, i, m).sub(shift).lanewise(VectorOperators.EXP);
+      FloatVector e = expNonPositive(FloatVector.fromArray(S, x, i, m).sub(shift));
       e.intoArray(x, i, m);
       sums = sums.add(e, m);
     }
-    return sums.reduceLanes(VectorOperators.ADD);
+    return sumLanes(sums);
   }
 
   @Override
@@ -136,7 +157,7 @@ final class VectorElementwise implements Elementwise {
     FloatVector z = v.abs().mul(SQRT_HALF);                          // |x| / √2
     FloatVector t = ONE.div(z.fma(P, 1f));                           // 1 / (1 + p z)
     FloatVector poly = t.fma(A5, A4).mul(t).add(A3).mul(t).add(A2).mul(t).add(A1).mul(t);
-    FloatVector tail = poly.mul(z.mul(z).neg().lanewise(VectorOperators.EXP)); // 1 − erf(z)
+    FloatVector tail = poly.mul(expNonPositive(z.mul(z).neg()));    // 1 − erf(z)
     // 1 + erf(x/√2) is 2 − tail for x ≥ 0 and tail for x < 0: no cancellation for large −x.
     FloatVector onePlusErf = tail.neg().add(2f).blend(tail, v.lt(0f));
     return v.mul(0.5f).mul(onePlusErf);
@@ -144,7 +165,43 @@ final class VectorElementwise implements Elementwise {
 
   private static FloatVector geluTanh(FloatVector v) {
     FloatVector inner = v.mul(v).fma(0.044715f, 1f).mul(v).mul(SQRT_2_OVER_PI);
-    return v.mul(0.5f).mul(inner.lanewise(VectorOperators.TANH).add(1f));
+    return v.mul(0.5f).mul(tanh(inner).add(1f));
+  }
+
+  /** tanh(x) = sign(x) · (1 − e) / (1 + e) with e = exp(−2|x|) ≤ 1: no overflow. */
+  private static FloatVector tanh(FloatVector v) {
+    FloatVector e = expNonPositive(v.abs().mul(-2f));
+    FloatVector magnitude = ONE.sub(e).div(ONE.add(e));
+    return magnitude.blend(magnitude.neg(), v.lt(0f));
+  }
+
+  /**
+   * exp(x) for x ≤ 0 (negative infinity included, giving 0), within about 1 ulp; the same bits
+   * interpreted or compiled. Arguments above 0 are not supported (they overflow past 88).
+   */
+  static FloatVector expNonPositive(FloatVector x) {
+    VectorMask<Float> underflow = x.lt(EXP_UNDERFLOW);
+    FloatVector clamped = x.max(EXP_UNDERFLOW);
+    FloatVector shifted = clamped.fma(LOG2E, ROUNDING);            // ROUNDING + round(x / ln 2)
+    FloatVector n = shifted.sub(ROUNDING);
+    FloatVector r = n.fma(NEG_LN2_HI, clamped).add(n.mul(-LN2_LO)); // x − n ln 2, n ln 2 exact
+    FloatVector p = r.fma(EXP_P0, EXP_P1).fma(r, EXP_P2).fma(r, EXP_P3).fma(r, EXP_P4)
+        .fma(r, EXP_P5);
+    FloatVector expR = p.mul(r).fma(r, r).add(1f);                  // 1 + r + r² p(r)
+    // The low bits of ROUNDING + n hold n itself: 2^n is (n + 127) << 23 read as a float.
+    FloatVector twoToN = shifted.reinterpretAsInts().add(127 - ROUNDING_BITS)
+        .lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+    return expR.mul(twoToN).blend(0f, underflow);
+  }
+
+  /** The lanes' sum, added in lane order: the same bits in every tier of the JIT. */
+  private static float sumLanes(FloatVector v) {
+    float[] lanes = v.toArray();
+    float sum = 0f;
+    for (float lane : lanes) {
+      sum += lane;
+    }
+    return sum;
   }
 
   @Override
@@ -160,7 +217,7 @@ final class VectorElementwise implements Elementwise {
       for (; i < bound; i += S.length()) {
         sums = sums.add(FloatVector.fromArray(S, x, xo + i));
       }
-      float sum = sums.reduceLanes(VectorOperators.ADD);
+      float sum = sumLanes(sums);
       for (int k = i; k < width; k++) {
         sum += x[xo + k];
       }
@@ -170,7 +227,7 @@ final class VectorElementwise implements Elementwise {
         FloatVector d = FloatVector.fromArray(S, x, xo + i).sub(mean);
         squares = d.fma(d, squares);
       }
-      double squareSum = squares.reduceLanes(VectorOperators.ADD);
+      double squareSum = sumLanes(squares);
       for (int k = i; k < width; k++) {
         double d = x[xo + k] - mean;
         squareSum += d * d;

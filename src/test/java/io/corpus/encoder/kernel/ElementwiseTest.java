@@ -3,6 +3,8 @@ package io.corpus.encoder.kernel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
 import org.apache.commons.math3.special.Erf;
 import org.junit.jupiter.api.Test;
 
@@ -69,6 +71,48 @@ class ElementwiseTest {
         }
       }
     }
+  }
+
+  @Test
+  void vectorExpIsWithinTwoUlpsAndZeroBelowTheUnderflowBound() {
+    for (double x = -86.99; x <= 0; x += 0.0037) {
+      float[] v = new float[16];
+      Arrays.fill(v, (float) x);
+      VectorElementwise.expNonPositive(FloatVector.fromArray(FloatVector.SPECIES_PREFERRED, v, 0))
+          .intoArray(v, 0);
+      double exact = Math.exp((float) x);
+      assertEquals(exact, v[0], 2 * Math.ulp((float) exact), "exp(" + (float) x + ")");
+    }
+    float[] v = {-87.5f, -1000f, Float.NEGATIVE_INFINITY, 0f, -0f, -1e-30f, -87f, -1f};
+    float[] w = Arrays.copyOf(v, 16);
+    VectorElementwise.expNonPositive(FloatVector.fromArray(FloatVector.SPECIES_PREFERRED, w, 0))
+        .intoArray(w, 0);
+    assertEquals(0f, w[0]);
+    assertEquals(0f, w[1]);
+    assertEquals(0f, w[2]);
+    assertEquals(1f, w[3]);
+    assertEquals(1f, w[4]);
+    assertEquals(1f, w[5]);
+    assertEquals(Math.exp(-87), w[6], 2 * Math.ulp(w[6]));
+  }
+
+  /**
+   * The same bits interpreted and compiled: a JVM running with -Xint computes the fingerprint of
+   * every vector pass, this one computes it after the JIT has compiled them.
+   */
+  @Test
+  void vectorPassesGiveTheSameBitsInterpretedAndCompiled() throws Exception {
+    for (int i = 0; i < 20_000; i++) {
+      ElementwiseFingerprint.compute();
+    }
+    int compiled = ElementwiseFingerprint.compute();
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Process p = new ProcessBuilder(java, "-Xint", "--add-modules=jdk.incubator.vector", "-cp",
+        System.getProperty("java.class.path"), ElementwiseFingerprint.class.getName())
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String out = new String(p.getInputStream().readAllBytes()).trim();
+    assertEquals(0, p.waitFor());
+    assertEquals(String.valueOf(compiled), out);
   }
 
   @Test

@@ -1,0 +1,47 @@
+package io.corpus.encoder.kernel;
+
+import java.util.Arrays;
+import java.util.Random;
+
+/**
+ * A fingerprint of the vector element-wise passes' exact output bits on fixed inputs. Run as a
+ * program under {@code -Xint} it shows what the interpreter computes; in the test JVM, after
+ * warm-up, what the JIT's compiled code computes. The two must be equal.
+ */
+public final class ElementwiseFingerprint {
+  private ElementwiseFingerprint() {}
+
+  public static void main(String[] args) {
+    System.out.println(compute());
+  }
+
+  static int compute() {
+    Elementwise e = Elementwise.INSTANCE;
+    Random random = new Random(11);
+    int width = 67;
+    int rows = 3;
+    float[] x = new float[rows * width];
+    float[] bias = new float[width];
+    float[] gamma = new float[width];
+    for (int i = 0; i < x.length; i++) {
+      x[i] = (float) (random.nextGaussian() * 5);
+    }
+    for (int i = 0; i < width; i++) {
+      bias[i] = (float) random.nextGaussian();
+      gamma[i] = 1 + (float) random.nextGaussian() / 10;
+    }
+    int hash = 1;
+    for (Activation act : Activation.values()) {
+      float[] a = x.clone();
+      e.biasActivation(act, a, rows, bias);
+      hash = 31 * hash + Arrays.hashCode(a);
+    }
+    float[] s = x.clone();
+    for (int r = 0; r < rows; r++) {
+      e.softmax(s, r * width, width);
+    }
+    float[] y = new float[x.length];
+    e.layerNorm(x, 0, y, 0, rows, gamma, bias, 1e-5f);
+    return 31 * (31 * hash + Arrays.hashCode(s)) + Arrays.hashCode(y);
+  }
+}
