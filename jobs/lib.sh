@@ -29,14 +29,16 @@ ensure_openblas() {
   fi
 }
 
-# Builds the jar and records its classpath when there is no build yet or a source file, the pom or
+# Builds the jars and records the classpath when there is no build yet or a source file, the pom or
 # a resource is newer than the last one; then makes the start-up archive for that build.
 ensure_built() {
+  if [ -n "${ENCODER_PREBUILT:-}" ]; then   # inside a Maven run that has just packaged
+    return 0
+  fi
   if [ ! -f "$BUILD_STAMP" ] || [ ! -f "$JAR" ] \
       || [ -n "$(find "$ROOT/src/main" "$ROOT/pom.xml" -newer "$BUILD_STAMP" -print -quit)" ]; then
     echo "setup: building with Maven (the first build downloads Spark, a few minutes)" >&2
-    (cd "$ROOT" && mvn -q -B -ntp -DskipTests package dependency:build-classpath \
-      -Dmdep.outputFile=target/classpath.txt) >&2
+    (cd "$ROOT" && mvn -q -B -ntp -DskipTests package) >&2   # also writes target/classpath.txt
     touch "$BUILD_STAMP"
     rm -f "$CDS_ARCHIVE"
   fi

@@ -21,10 +21,10 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code jobs/bench-job DIR [--rows N] [--length T] [--layers L] [--width E] [--heads H]
- * [--ffn F]}: writes an end-to-end benchmark job to DIR (random BERT-shaped weights, N random
- * sequences of T tokens in Parquet, and {@code job.conf} with maps off), to be timed as a whole
- * process with {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through
- * 12 BERT-base layers, the shape of jobs/bench_pytorch.py.
+ * [--ffn F] [--files N]}: writes an end-to-end benchmark job to DIR (random BERT-shaped weights,
+ * N random sequences of T tokens in Parquet, and {@code job.conf} with maps off), to be timed as
+ * a whole process with {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through
+ * 12 BERT-base layers, the shape of jobs/bench_pytorch.py, in as many files as there are cores.
  */
 public final class BenchJob {
   private BenchJob() {}
@@ -32,7 +32,7 @@ public final class BenchJob {
   public static void main(String[] args) throws IOException {
     if (args.length == 0 || args[0].startsWith("--")) {
       throw new IllegalArgumentException("usage: jobs/bench-job DIR [--rows N] [--length T] "
-          + "[--layers L] [--width E] [--heads H] [--ffn F]");
+          + "[--layers L] [--width E] [--heads H] [--ffn F] [--files N]");
     }
     Path dir = Path.of(args[0]).toAbsolutePath();
     int rows = 256;
@@ -41,6 +41,7 @@ public final class BenchJob {
     int width = 768;
     int heads = 12;
     int ffn = 3072;
+    int files = Math.max(1, Runtime.getRuntime().availableProcessors());
     for (int i = 1; i + 1 < args.length; i += 2) {
       int value = Integer.parseInt(args[i + 1]);
       switch (args[i]) {
@@ -50,6 +51,7 @@ public final class BenchJob {
         case "--width" -> width = value;
         case "--heads" -> heads = value;
         case "--ffn" -> ffn = value;
+        case "--files" -> files = value;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -58,7 +60,7 @@ public final class BenchJob {
         TensorNaming.PYTORCH, dir.resolve("weights.safetensors"));
     SparkSession spark = SparkSessions.forJob("bench-job");
     try {
-      writeInput(spark, dir.resolve("input.parquet"), rows, length, width);
+      writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files);
     } finally {
       spark.stop();
     }
@@ -72,13 +74,13 @@ public final class BenchJob {
         + dir + "/job.conf");
   }
 
-  /** N rows of T random tokens, in as many files as the machine has cores, 32 MB row groups. */
-  private static void writeInput(SparkSession spark, Path path, int rows, int length, int width) {
+  /** N rows of T random tokens in the given number of files, 32 MB row groups. */
+  private static void writeInput(SparkSession spark, Path path, int rows, int length, int width,
+      int files) {
     StructType schema = new StructType()
         .add("id", DataTypes.StringType, false)
         .add("embeddings", DataTypes.createArrayType(DataTypes.createArrayType(
             DataTypes.FloatType, false), false), false);
-    int files = Math.max(1, Runtime.getRuntime().availableProcessors());
     MapPartitionsFunction<Long, Row> make = (Iterator<Long> ids) -> {
       List<Row> out = new ArrayList<>();
       while (ids.hasNext()) {

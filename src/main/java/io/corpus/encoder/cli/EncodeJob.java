@@ -70,6 +70,9 @@ public final class EncodeJob {
       throw new SettingsException("Output path " + out.target() + " exists; set output.mode = "
           + "overwrite to replace it");
     }
+    for (org.apache.hadoop.fs.Path abandoned : out.removeAbandonedStaging()) {
+      LOG.warn("Removed {}, the unfinished output of an earlier run that was killed", abandoned);
+    }
     try {
       RunSummary summary = write(out, console);
       if (!summary.balanced()) {
@@ -192,7 +195,7 @@ public final class EncodeJob {
     outputs.put("attention", settings.output().attention());
     return new RunSummary(rowsRead, written, rejected, byRule, metrics.tokensEncoded().value(),
         (System.nanoTime() - startNanos) / 1e9, metrics.forwardNanos().value() / 1e9, RowMajorBlas.implementation(),
-        Transformers.describe(settings, weights), outputs);
+        metrics.executors(), Transformers.describe(settings, weights), outputs);
   }
 
   /** The command line: argument parsing, one-line errors, exit codes. */

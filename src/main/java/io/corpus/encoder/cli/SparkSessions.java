@@ -22,6 +22,9 @@ public final class SparkSessions {
     }
     setIfAbsent(builder, conf, "spark.ui.showConsoleProgress", "false");
     setIfAbsent(builder, conf, "spark.executor.heartbeatInterval", "2s");
+    // One BLAS thread per task slot: an executor runs as many tasks as it has cores, so more
+    // threads per task would oversubscribe them. (Local mode: jobs/ scripts set it for the JVM.)
+    setIfAbsent(builder, conf, "spark.executorEnv.OPENBLAS_NUM_THREADS", "1");
     // Broadcast weights are random-looking floats: compressing them only costs time.
     setIfAbsent(builder, conf, "spark.broadcast.compress", "false");
     return builder.getOrCreate();

@@ -2,8 +2,11 @@ package io.corpus.encoder.io;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -34,6 +37,31 @@ public final class OutputFolder {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Deletes staging folders that earlier runs to the same output left behind when they were
+   * killed (a driver that dies cannot clean up), and returns their paths. Jobs writing to the same
+   * output path at the same time are not supported.
+   */
+  public List<Path> removeAbandonedStaging() {
+    List<Path> removed = new ArrayList<>();
+    String prefix = "." + target.getName() + ".staging-";
+    try {
+      Path parent = target.getParent();
+      if (!fs.exists(parent)) {
+        return removed;
+      }
+      for (FileStatus status : fs.listStatus(parent)) {
+        if (status.getPath().getName().startsWith(prefix)) {
+          fs.delete(status.getPath(), true);
+          removed.add(status.getPath());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + target.getParent(), e);
+    }
+    return removed;
   }
 
   /** Path of {@code name} inside the staging folder, as a string for Spark's writers. */

@@ -22,7 +22,8 @@ import org.apache.hadoop.fs.Path;
  * @param tokens real tokens that went through the encoder
  * @param seconds wall time of the job, start-up included
  * @param forwardSeconds time the tasks spent in the encoder's forward pass, summed over tasks
- * @param blas class name of the BLAS implementation used
+ * @param blas class name of the BLAS implementation the driver uses
+ * @param executors executor id to the BLAS, element-wise kernels and BLAS threads its tasks used
  * @param model the model settings and weights, as the job understood them
  */
 public record RunSummary(
@@ -34,6 +35,7 @@ public record RunSummary(
     double seconds,
     double forwardSeconds,
     String blas,
+    Map<String, String> executors,
     Map<String, Object> model,
     Map<String, Object> outputs) {
 

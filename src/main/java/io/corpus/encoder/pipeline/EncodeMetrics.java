@@ -1,7 +1,13 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.kernel.Elementwise;
+import io.corpus.encoder.kernel.RowMajorBlas;
 import java.io.Serializable;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.spark.SparkContext;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.util.CollectionAccumulator;
 import org.apache.spark.util.LongAccumulator;
 
 /**
@@ -13,12 +19,37 @@ public final class EncodeMetrics implements Serializable {
   private final LongAccumulator tokensEncoded;
   private final LongAccumulator rowsSkipped;
   private final LongAccumulator forwardNanos;
+  private final CollectionAccumulator<String> executors;
 
   public EncodeMetrics(SparkContext sc) {
     this.sequencesEncoded = sc.longAccumulator("encoder.sequences");
     this.tokensEncoded = sc.longAccumulator("encoder.tokens");
     this.rowsSkipped = sc.longAccumulator("encoder.rows-skipped");
     this.forwardNanos = sc.longAccumulator("encoder.forward-nanos");
+    this.executors = sc.collectionAccumulator("encoder.executors");
+  }
+
+  /** Records, from a task, which executor ran it and with what native code. */
+  void noteExecutor() {
+    SparkEnv env = SparkEnv.get();
+    String id = env == null ? "driver" : env.executorId();
+    String threads = System.getenv("OPENBLAS_NUM_THREADS");
+    executors.add(id + "\t" + RowMajorBlas.implementation() + ", "
+        + Elementwise.INSTANCE.getClass().getSimpleName() + ", OPENBLAS_NUM_THREADS="
+        + (threads == null ? "unset" : threads));
+  }
+
+  /**
+   * Executor id to what its tasks ran on: the BLAS class, the element-wise kernels and the
+   * OpenBLAS thread count; "driver" in local mode.
+   */
+  public Map<String, String> executors() {
+    Map<String, String> byId = new TreeMap<>();
+    for (String entry : executors.value()) {
+      String[] parts = entry.split("\t", 2);
+      byId.put(parts[0], parts[1]);
+    }
+    return byId;
   }
 
   /** Sequences run through the forward pass (each once, whatever is written). */

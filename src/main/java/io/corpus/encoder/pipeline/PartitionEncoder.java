@@ -67,6 +67,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       this.encoder = new Encoder(settings, w);
       this.batch = new TokenBatch(w.width(), batchTokens);
       this.collector = attention.enabled() ? new AttentionCollector(attention) : null;
+      metrics.noteExecutor();
     }
 
     @Override

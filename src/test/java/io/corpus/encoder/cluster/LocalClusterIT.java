@@ -1,0 +1,238 @@
+package io.corpus.encoder.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.testing.GoldenCase;
+import io.corpus.encoder.testing.GoldenJobs;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The job on a real standalone cluster on this machine: {@code jobs/local-cluster up} with two
+ * one-core workers, jobs sent with {@code jobs/submit}, executors in JVMs of their own. Checks the
+ * golden cases against local mode's expected values, then kills an executor and, separately, the
+ * driver in the middle of a job that takes tens of seconds.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LocalClusterIT {
+  private static final String MASTER = "spark://127.0.0.1:7177";
+  private static final Duration JOB_TIMEOUT = Duration.ofMinutes(4);
+  private static final Path WORK = Scripts.ROOT.resolve("target/it-cluster/work");
+  private static Scripts scripts;
+  private static Path bigJob;
+  private static Map<String, float[]> bigJobLocal;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    deleteTree(WORK);
+    scripts = new Scripts(Scripts.ROOT.resolve("target/it-cluster/state"), WORK.resolve("logs"));
+    // The job the kill tests disturb, and its undisturbed output from local mode: 192 sequences
+    // of 128 tokens through 4 BERT-base-shaped layers, in 16 files (16 tasks of about 1 s each).
+    bigJob = WORK.resolve("big");
+    scripts.run(JOB_TIMEOUT, "bench-job", "bench-job", bigJob.toString(), "--rows", "192",
+        "--layers", "4", "--files", "16");
+    Path localConfig = jobConfig("local-out");
+    scripts.run(JOB_TIMEOUT, "local", "encode", "--config", localConfig.toString());
+    bigJobLocal = embeddings(bigJob.resolve("local-out"));
+    scripts.run(Duration.ofMinutes(2), "cluster-up", "local-cluster", "up", "--workers", "2",
+        "--cores", "1", "--memory", "2g", "--port", "7177", "--webui-port", "8177");
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    if (scripts == null) {
+      return;
+    }
+    scripts.run(Duration.ofMinutes(1), "cluster-down", "local-cluster", "down");
+    assertEquals(List.of(), scripts.clusterProcesses(), "processes left after down");
+  }
+
+  static Stream<GoldenCase> sharedCases() {
+    // The cases copied from ../shared/fixtures; the x-* ones are this project's additions.
+    return GoldenCase.all().stream().filter(c -> !c.name().startsWith("x-"));
+  }
+
+  @Test
+  @Order(1)
+  void goldenCasesOnTheClusterEqualPyTorch() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    for (GoldenCase c : sharedCases().toList()) {
+      Path dir = Files.createDirectories(WORK.resolve("golden").resolve(c.name()));
+      Path output = dir.resolve("out");
+      Path config = GoldenJobs.writeConfig(c, SparkInputs.parquet(spark, c, dir), output, dir);
+      scripts.run(JOB_TIMEOUT, "golden-" + c.name(), "submit", "--master", MASTER,
+          "--executor-memory", "1g", "--conf", "spark.ui.enabled=false",
+          "--config", config.toString());
+      RunSummary summary = GoldenJobs.assertOutputMatches(spark, c, output);
+      assertFalse(summary.executors().isEmpty());
+      summary.executors().forEach((id, blas) -> {
+        assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors());
+        assertTrue(blas.startsWith("dev.ludovic.netlib.blas.JNIBLAS"), id + ": " + blas);
+      });
+    }
+  }
+
+  @Test
+  @Order(2)
+  void jobSurvivesAnExecutorKilledMidJob() throws Exception {
+    Path config = jobConfig("cluster-out");
+    long start = System.nanoTime();
+    Scripts.Running job = startBigJob("executor-kill", config);
+    long killedPid = waitForRowsThen(job, () -> {
+      List<Long> pids = scripts.executorPids();
+      assertFalse(pids.isEmpty(), "no executor JVM found");
+      ProcessHandle.of(pids.get(0)).orElseThrow().destroyForcibly();   // kill -9
+      return pids.get(0);
+    });
+    double killedAt = (System.nanoTime() - start) / 1e9;
+    assertEquals(0, job.await(JOB_TIMEOUT), job.output());
+    double seconds = (System.nanoTime() - start) / 1e9;
+
+    String log = job.output();
+    long lostTasks = count(log, "Lost task");
+    System.out.printf("executor kill: executor JVM %d killed at %.1f s, job done at %.1f s, "
+        + "%d task(s) lost and rerun, lines: %s%n", killedPid, killedAt, seconds, lostTasks,
+        matching(log, "Lost executor|Lost task"));
+    assertTrue(log.contains("Lost executor"), "the driver never noticed the kill:\n" + log);
+    assertSameOutput(bigJob.resolve("cluster-out"));
+  }
+
+  @Test
+  @Order(3)
+  void driverKilledMidJobLeavesNoOutputThatLooksComplete() throws Exception {
+    Path config = jobConfig("driver-kill-out");
+    Path output = bigJob.resolve("driver-kill-out");
+    Scripts.Running job = startBigJob("driver-kill", config);
+    waitForRowsThen(job, () -> {
+      job.process().destroyForcibly();   // jobs/submit execs the driver's JVM: this is kill -9
+      return job.process().pid();
+    });
+    job.process().waitFor();
+    assertFalse(Files.exists(output), "a killed driver left " + output);
+    List<Path> staging;
+    try (Stream<Path> files = Files.list(bigJob)) {
+      staging = files.filter(p -> p.getFileName().toString().startsWith(".driver-kill-out.staging"))
+          .toList();
+    }
+    System.out.println("driver kill: left behind " + staging);
+
+    scripts.run(JOB_TIMEOUT, "driver-kill-rerun", "submit", "--master", MASTER,
+        "--executor-memory", "1200m", "--conf", "spark.ui.enabled=false",
+        "--config", config.toString());
+    for (Path p : staging) {
+      assertFalse(Files.exists(p), "the rerun kept the abandoned " + p);
+    }
+    assertSameOutput(output);
+  }
+
+  private interface Action {
+    long run() throws Exception;
+  }
+
+  /** Waits until the job reports some rows done but not all, then acts; returns the action's. */
+  private static long waitForRowsThen(Scripts.Running job, Action action) throws Exception {
+    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      assertTrue(job.process().isAlive(), "the job ended before it could be disturbed:\n"
+          + job.output());
+      long done = job.rowsDone();
+      if (done > 0) {
+        assertTrue(done < 192, "all rows were done before the kill; make the job longer");
+        return action.run();
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("no progress within " + JOB_TIMEOUT + ":\n" + job.output());
+  }
+
+  private static Scripts.Running startBigJob(String name, Path config) throws IOException {
+    return scripts.start(name, "submit", "--master", MASTER, "--executor-memory", "1200m",
+        "--conf", "spark.ui.enabled=false", "--config", config.toString());
+  }
+
+  /** The big job's config with another output folder. */
+  private static Path jobConfig(String output) throws IOException {
+    Path config = bigJob.resolve(output + ".conf");
+    Files.writeString(config, String.join("\n",
+        "include \"job.conf\"",
+        "output.path = " + output,
+        "output.mode = error-if-exists", ""));
+    return config;
+  }
+
+  private static void assertSameOutput(Path output) {
+    Map<String, float[]> cluster = embeddings(output);
+    assertEquals(bigJobLocal.keySet(), cluster.keySet());
+    double worst = 0;
+    for (Map.Entry<String, float[]> e : bigJobLocal.entrySet()) {
+      float[] a = e.getValue();
+      float[] b = cluster.get(e.getKey());
+      assertEquals(a.length, b.length);
+      for (int i = 0; i < a.length; i++) {
+        worst = Math.max(worst, Math.abs(a[i] - b[i]));
+      }
+    }
+    System.out.printf("%s: %d rows, largest difference from local mode %.2e%n", output,
+        cluster.size(), worst);
+    assertTrue(worst <= 1e-6, "largest difference from local mode: " + worst);
+  }
+
+  /** id to its embeddings flattened; fails on a duplicate id. */
+  private static Map<String, float[]> embeddings(Path output) {
+    SparkSession spark = SparkTestSession.get();
+    Map<String, float[]> byId = new HashMap<>();
+    List<Row> rows = spark.read().parquet(output.resolve("embeddings").toString())
+        .select("id", "embeddings").collectAsList();
+    for (Row r : rows) {
+      double[][] m = SparkInputs.matrix(r.get(1));
+      float[] flat = new float[m.length * m[0].length];
+      for (int t = 0; t < m.length; t++) {
+        for (int e = 0; e < m[t].length; e++) {
+          flat[t * m[t].length + e] = (float) m[t][e];
+        }
+      }
+      assertTrue(byId.put(r.getString(0), flat) == null, "duplicate row " + r.getString(0));
+    }
+    return byId;
+  }
+
+  private static long count(String text, String phrase) {
+    return text.lines().filter(l -> l.contains(phrase)).count();
+  }
+
+  private static List<String> matching(String text, String regex) {
+    Pattern p = Pattern.compile(regex);
+    return text.lines().filter(l -> p.matcher(l).find()).toList();
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}
