@@ -29,6 +29,24 @@ ensure_openblas() {
   fi
 }
 
+# Headless Chromium, which the report test opens the HTML report in: Debian's package, installed
+# when missing and we are root on a Debian/Ubuntu machine.
+ensure_chromium() {
+  if command -v chromium >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Chromium (Debian package chromium) for the report test" >&2
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; then
+      apt-get update -qq >/dev/null 2>&1
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 \
+        || echo "setup: could not install Chromium; the report test will fail" >&2
+    fi
+  else
+    echo "warning: no chromium on PATH; the report test needs it (apt-get install chromium)" >&2
+  fi
+}
+
 # Builds the jars and records the classpath when there is no build yet or a source file, the pom or
 # a resource is newer than the last one; then makes the start-up archive for that build.
 ensure_built() {

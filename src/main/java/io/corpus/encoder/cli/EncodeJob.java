@@ -3,6 +3,7 @@ package io.corpus.encoder.cli;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.explode;
 
+import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.config.SettingsParser;
@@ -14,11 +15,14 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.HeadStatsTable;
 import io.corpus.encoder.pipeline.RejectedRows;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
@@ -37,6 +41,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class EncodeJob {
   static final String ATTENTION_COLUMN = "attention";
+  static final String STATS_COLUMN = "attention_stats";
+  static final String ROLLOUT_COLUMN = "rollout";
   private static final Logger LOG = LoggerFactory.getLogger(EncodeJob.class);
 
   private final SparkSession spark;
@@ -78,7 +84,7 @@ public final class EncodeJob {
       if (!summary.balanced()) {
         throw new IllegalStateException("Rows do not add up: " + summary.rowsRead() + " read, "
             + summary.rowsWritten() + " written, " + summary.rowsRejected() + " rejected; "
-            + "output left uncommitted at " + out.staged(""));
+            + "output left uncommitted at " + out.staging());
       }
       out.commit(settings.output().mode() == JobSettings.OutputMode.OVERWRITE);
       return summary;
@@ -93,6 +99,7 @@ public final class EncodeJob {
     spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
         settings.execution().readerBatchRows());
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
+    checkTokensColumn(input);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long rowsRead = ParquetRowCount.of(input.inputFiles(), hadoop);
     int partitions = input.queryExecution().toRdd().getNumPartitions();
@@ -102,24 +109,32 @@ public final class EncodeJob {
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedWeights(weights);
-    boolean maps = settings.output().attention().enabled();
-    if (maps) {
+    AttentionOutputs attention = settings.output().attention();
+    List<String> extraColumns = new ArrayList<>();
+    if (attention.enabled()) {
       transformer.setAttentionCol(ATTENTION_COLUMN);
+      extraColumns.add(ATTENTION_COLUMN);
+    }
+    if (attention.stats()) {
+      transformer.setStatsCol(STATS_COLUMN);
+      extraColumns.add(STATS_COLUMN);
+    }
+    if (attention.rollout()) {
+      transformer.setRolloutCol(ROLLOUT_COLUMN);
+      extraColumns.add(ROLLOUT_COLUMN);
     }
     Dataset<Row> encoded = transformer.transform(input);
     LOG.info("weights broadcast, {} s since start", elapsed());
     try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
-      if (maps) {
-        encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
-        floatTable(encoded.drop(ATTENTION_COLUMN).write()).parquet(out.staged("embeddings"));
-        String id = settings.input().idColumn();
-        floatTable(encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
-            .select(col(id), col("a.layer").as("layer"), col("a.head").as("head"),
-                col("a.weights").as("weights"))
-            .write().partitionBy("layer")).parquet(out.staged("attention"));
-        encoded.unpersist();
-      } else {
+      if (extraColumns.isEmpty()) {
         floatTable(encoded.write()).parquet(out.staged("embeddings"));
+      } else {
+        // Several tables from one forward pass: keep the encoded rows while they are written.
+        encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
+        floatTable(encoded.drop(extraColumns.toArray(new String[0])).write())
+            .parquet(out.staged("embeddings"));
+        writeAttentionTables(encoded, attention, out);
+        encoded.unpersist();
       }
       if (progress != null) {
         progress.print();
@@ -128,9 +143,54 @@ public final class EncodeJob {
     LOG.info("encoded and written, {} s since start", elapsed());
     writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
     LOG.info("rejects written, {} s since start", elapsed());
+    if (settings.output().report().enabled()) {
+      AttentionReport.write(spark, out.staging(), settings, String.format(
+          "Encoder %s: %d layers, E = %d, %d heads, F = %d. Input %s, %,d rows.",
+          settings.weights().path(), weights.layerCount(), weights.width(),
+          settings.model().heads(), weights.ffnWidth(), settings.input().path(), rowsRead));
+      LOG.info("report written, {} s since start", elapsed());
+    }
     RunSummary summary = summarize(out, rowsRead, metrics);
     summary.write(out.staged("run-summary.json"), hadoop);
     return summary;
+  }
+
+  /** input.tokens-column, when set, must be an array of strings in the input. */
+  private void checkTokensColumn(Dataset<Row> input) {
+    String name = settings.input().tokensColumn();
+    if (name.isEmpty()) {
+      return;
+    }
+    org.apache.spark.sql.types.StructField field = java.util.Arrays.stream(
+        input.schema().fields()).filter(f -> f.name().equals(name)).findFirst().orElseThrow(
+            () -> new SettingsException("input.tokens-column = '" + name + "' is not a column "
+                + "of " + settings.input().path() + " (columns: "
+                + String.join(", ", input.columns()) + ")"));
+    if (!field.dataType().sameType(org.apache.spark.sql.types.DataTypes.createArrayType(
+        org.apache.spark.sql.types.DataTypes.StringType))) {
+      throw new SettingsException("input.tokens-column '" + name + "' must be array<string>, "
+          + "got " + field.dataType().simpleString());
+    }
+  }
+
+  /** attention/ (by layer), head-stats/ (one small file) and rollout/, as asked for. */
+  private void writeAttentionTables(Dataset<Row> encoded, AttentionOutputs attention,
+      OutputFolder out) {
+    String id = settings.input().idColumn();
+    if (attention.enabled()) {
+      floatTable(encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
+          .select(col(id), col("a.*"))
+          .write().partitionBy("layer")).parquet(out.staged("attention"));
+    }
+    if (attention.stats()) {
+      HeadStatsTable.of(encoded, STATS_COLUMN).coalesce(1).write()
+          .parquet(out.staged("head-stats"));
+    }
+    if (attention.rollout()) {
+      floatTable(encoded.where(col(ROLLOUT_COLUMN).isNotNull())
+          .select(col(id), col(ROLLOUT_COLUMN).as("weights")).write())
+          .parquet(out.staged("rollout"));
+    }
   }
 
   /**

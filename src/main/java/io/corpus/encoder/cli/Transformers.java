@@ -32,6 +32,11 @@ final class Transformers {
         .setPooling(s.output().pooling().configName())
         .setAttentionLayers(ints(s.output().attention().layers()))
         .setAttentionHeads(ints(s.output().attention().heads()))
+        .setAttentionSample(s.output().attention().sample())
+        .setAttentionIds(s.output().attention().ids().toArray(new String[0]))
+        .setAttentionFormat(s.output().attention().format().configName())
+        .setAttentionTopK(s.output().attention().topK())
+        .setAttentionAverageHeads(s.output().attention().averageHeads())
         .setBatchTokens(s.execution().batchTokens())
         .setMaxLength(s.input().maxLength())
         .setHandleInvalid(s.input().onInvalid() == JobSettings.OnInvalid.FAIL ? "error" : "skip");

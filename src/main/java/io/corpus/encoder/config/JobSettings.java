@@ -15,11 +15,11 @@ public record JobSettings(
     Execution execution) implements Serializable {
 
   /**
-   * Where the sequences come from. {@code maskColumn} is empty when there is none;
-   * {@code maxLength} 0 means no limit.
+   * Where the sequences come from. {@code maskColumn} and {@code tokensColumn} are empty when
+   * there is none; {@code maxLength} 0 means no limit.
    */
   public record Input(String path, String idColumn, String embeddingsColumn, String maskColumn,
-      int maxLength, OnInvalid onInvalid) implements Serializable {
+      String tokensColumn, int maxLength, OnInvalid onInvalid) implements Serializable {
     public boolean hasMask() {
       return !maskColumn.isEmpty();
     }
@@ -61,8 +61,11 @@ public record JobSettings(
   }
 
   /** Where and what to write. */
-  public record Output(String path, OutputMode mode, Pooling pooling, AttentionSelection attention)
-      implements Serializable {}
+  public record Output(String path, OutputMode mode, Pooling pooling, AttentionOutputs attention,
+      Report report) implements Serializable {}
+
+  /** The HTML report: whether to write it, heatmaps of how many sequences, up to how many tokens. */
+  public record Report(boolean enabled, int sequences, int maxTokens) implements Serializable {}
 
   /**
    * How the work is cut up. {@code minPartitions} 0 means the number of task slots;

@@ -64,6 +64,7 @@ public final class SettingsParser {
         nonEmpty(c, "input.id-column"),
         nonEmpty(c, "input.embeddings-column"),
         c.getString("input.mask-column").trim(),
+        c.getString("input.tokens-column").trim(),
         atLeast(c, "input.max-length", 0),
         choice(c, "input.on-invalid", JobSettings.OnInvalid.values()));
     JobSettings.Weights weights = new JobSettings.Weights(
@@ -87,15 +88,41 @@ public final class SettingsParser {
         c.getBoolean("model.causal"),
         atLeast(c, "model.window", 0),
         choice(c, "model.positional", PositionalEncoding.values()));
-    AttentionSelection attention = new AttentionSelection(
+    double sample = c.getDouble("output.attention.sample");
+    if (!(sample > 0 && sample <= 1)) {
+      throw new SettingsException("output.attention.sample must be in (0, 1], got " + sample);
+    }
+    List<String> ids = c.getStringList("output.attention.ids");
+    if (!ids.isEmpty() && sample < 1) {
+      throw new SettingsException("Set output.attention.ids or output.attention.sample, not "
+          + "both (ids " + ids + ", sample " + sample + ")");
+    }
+    AttentionOutputs attention = new AttentionOutputs(
         c.getBoolean("output.attention.enabled"),
         indices(c, "output.attention.layers"),
-        indices(c, "output.attention.heads"));
+        indices(c, "output.attention.heads"),
+        sample,
+        ids,
+        choice(c, "output.attention.format", AttentionOutputs.MapFormat.values()),
+        atLeast(c, "output.attention.top-k", 1),
+        c.getBoolean("output.attention.average-heads"),
+        c.getBoolean("output.attention.stats"),
+        c.getBoolean("output.attention.rollout"));
+    JobSettings.Report report = new JobSettings.Report(
+        c.getBoolean("output.report.enabled"),
+        atLeast(c, "output.report.sequences", 0),
+        atLeast(c, "output.report.max-tokens", 1));
+    if (report.enabled() && !attention.stats()
+        && !(attention.enabled() && attention.format() == AttentionOutputs.MapFormat.FULL)) {
+      throw new SettingsException("output.report.enabled needs output.attention.stats = true or "
+          + "output.attention.enabled = true with format = full: the report draws those");
+    }
     JobSettings.Output output = new JobSettings.Output(
         path(c, "output.path", baseDir),
         choice(c, "output.mode", JobSettings.OutputMode.values()),
         choice(c, "output.pooling", Pooling.values()),
-        attention);
+        attention,
+        report);
     JobSettings.Execution execution = new JobSettings.Execution(
         atLeast(c, "execution.batch-tokens", 1),
         atLeast(c, "execution.reader-batch-rows", 1),

@@ -69,6 +69,11 @@ public final class OutputFolder {
     return new Path(staging, name).toString();
   }
 
+  /** The staging folder itself, as a string. */
+  public String staging() {
+    return staging.toString();
+  }
+
   public Path target() {
     return target;
   }

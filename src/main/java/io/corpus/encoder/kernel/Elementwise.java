@@ -5,7 +5,8 @@ import java.util.logging.Logger;
 
 /**
  * The element-wise passes around the matrix products: softmax (exp), bias plus activation (erf
- * through exp, tanh) and layer norm. Java's {@code Math.exp} costs about 25 ns here, which would
+ * through exp, tanh) and layer norm; and the passes over attention rows that head statistics
+ * need (entropy, distance). Java's {@code Math.exp} costs about 25 ns here, which would
  * make these as slow as the products themselves; the Vector API's lane-wise EXP and TANH run at
  * about half a nanosecond per float. {@link #INSTANCE} is the vector implementation when the JVM
  * has the {@code jdk.incubator.vector} module ({@code --add-modules jdk.incubator.vector}, set in
@@ -35,6 +36,18 @@ public interface Elementwise {
    * sum. Entries at negative infinity become 0. The online softmax of tiled attention.
    */
   float expShifted(float[] x, int offset, int length, float shift);
+
+  /**
+   * −Σ a ln a over {@code a[offset, offset + length)}, in nats, with 0 ln 0 = 0: the entropy of
+   * one row of attention weights.
+   */
+  float entropy(float[] a, int offset, int length);
+
+  /**
+   * Σ a[offset + j] · |positions[j] − center| for j in [0, length): the mean distance a row of
+   * attention weights reaches, with the keys' positions.
+   */
+  float weightedDistance(float[] a, int offset, int length, float[] positions, float center);
 
   /** x[i] *= factor for {@code x[offset, offset + length)}. */
   void scale(float[] x, int offset, int length, float factor);

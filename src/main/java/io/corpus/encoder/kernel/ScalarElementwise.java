@@ -30,6 +30,27 @@ final class ScalarElementwise implements Elementwise {
   }
 
   @Override
+  public float entropy(float[] a, int offset, int length) {
+    double sum = 0;
+    for (int i = offset; i < offset + length; i++) {
+      if (a[i] > 0) {
+        sum -= a[i] * Math.log(a[i]);
+      }
+    }
+    return (float) sum;
+  }
+
+  @Override
+  public float weightedDistance(float[] a, int offset, int length, float[] positions,
+      float center) {
+    double sum = 0;
+    for (int j = 0; j < length; j++) {
+      sum += a[offset + j] * Math.abs(positions[j] - center);
+    }
+    return (float) sum;
+  }
+
+  @Override
   public void scale(float[] x, int offset, int length, float factor) {
     for (int i = offset; i < offset + length; i++) {
       x[i] *= factor;

@@ -8,6 +8,7 @@ import static io.corpus.encoder.kernel.ErfCoefficients.A5;
 import static io.corpus.encoder.kernel.ErfCoefficients.P;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -36,7 +37,18 @@ final class VectorElementwise implements Elementwise {
   private static final float LN2_LO = -2.12194440e-4f;
   private static final float ROUNDING = 12582912f;   // 1.5 · 2^23: adding it rounds to an integer
   private static final int ROUNDING_BITS = Float.floatToIntBits(ROUNDING);
+  private static final float LOG_SMALLEST = Float.MIN_NORMAL;   // 0 ln 0 = 0 below this
+  private static final FloatVector LOG_P0 = FloatVector.broadcast(S, 7.0376836292e-2f);
+  private static final FloatVector LOG_P1 = FloatVector.broadcast(S, -1.1514610310e-1f);
+  private static final FloatVector LOG_P2 = FloatVector.broadcast(S, 1.1676998740e-1f);
+  private static final FloatVector LOG_P3 = FloatVector.broadcast(S, -1.2420140846e-1f);
+  private static final FloatVector LOG_P4 = FloatVector.broadcast(S, 1.4249322787e-1f);
+  private static final FloatVector LOG_P5 = FloatVector.broadcast(S, -1.6668057665e-1f);
+  private static final FloatVector LOG_P6 = FloatVector.broadcast(S, 2.0000714765e-1f);
+  private static final FloatVector LOG_P7 = FloatVector.broadcast(S, -2.4999993993e-1f);
+  private static final FloatVector LOG_P8 = FloatVector.broadcast(S, 3.3333331174e-1f);
   private static final float EXP_UNDERFLOW = -87f;     // below this exp(x) is taken as 0
+  private static final FloatVector LN2_LO_VECTOR = FloatVector.broadcast(S, LN2_LO);
   private static final FloatVector NEG_LN2_HI = FloatVector.broadcast(S, -LN2_HI);
   private static final FloatVector EXP_P0 = FloatVector.broadcast(S, 1.9875691500e-4f);
   private static final FloatVector EXP_P1 = FloatVector.broadcast(S, 1.3981999507e-3f);
@@ -79,6 +91,63 @@ final class VectorElementwise implements Elementwise {
       sums = sums.add(e, m);
     }
     return sumLanes(sums);
+  }
+
+  @Override
+  public float entropy(float[] a, int offset, int length) {
+    int end = offset + length;
+    int bound = offset + S.loopBound(length);
+    FloatVector sums = FloatVector.zero(S);
+    int i = offset;
+    for (; i < bound; i += S.length()) {
+      FloatVector v = FloatVector.fromArray(S, a, i);
+      sums = sums.add(v.mul(logPositive(v)).blend(0f, v.lt(LOG_SMALLEST)));
+    }
+    float sum = -sumLanes(sums);
+    for (; i < end; i++) {
+      if (a[i] >= LOG_SMALLEST) {
+        sum -= a[i] * (float) Math.log(a[i]);
+      }
+    }
+    return sum;
+  }
+
+  @Override
+  public float weightedDistance(float[] a, int offset, int length, float[] positions,
+      float center) {
+    int bound = S.loopBound(length);
+    FloatVector sums = FloatVector.zero(S);
+    int j = 0;
+    for (; j < bound; j += S.length()) {
+      FloatVector distance = FloatVector.fromArray(S, positions, j).sub(center).abs();
+      sums = distance.fma(FloatVector.fromArray(S, a, offset + j), sums);
+    }
+    float sum = sumLanes(sums);
+    for (; j < length; j++) {
+      sum += a[offset + j] * Math.abs(positions[j] - center);
+    }
+    return sum;
+  }
+
+  /**
+   * ln(x) for normal x > 0 (smaller lanes give garbage; callers mask them), within about 1 ulp:
+   * x = m · 2^e with m in [√½, √2), ln x = ln m + e ln 2, ln m by the Cephes logf polynomial.
+   * Built from exact operations only, like {@link #expNonPositive}.
+   */
+  static FloatVector logPositive(FloatVector x) {
+    IntVector bits = x.reinterpretAsInts();
+    IntVector exponent = bits.lanewise(VectorOperators.LSHR, 23).sub(126);  // x = m · 2^e
+    FloatVector m = bits.and(0x807fffff).or(0x3f000000).reinterpretAsFloats();   // m in [½, 1)
+    FloatVector e = exponent.add(ROUNDING_BITS).reinterpretAsFloats().sub(ROUNDING);
+    // m < √½: take 2m and e − 1 instead, so that f = m − 1 stays in [√½ − 1, √2 − 1)
+    VectorMask<Float> small = m.lt(SQRT_HALF);
+    e = e.sub(1f, small);
+    FloatVector f = m.add(m, small).sub(1f);
+    FloatVector z = f.mul(f);
+    FloatVector y = f.fma(LOG_P0, LOG_P1).fma(f, LOG_P2).fma(f, LOG_P3).fma(f, LOG_P4)
+        .fma(f, LOG_P5).fma(f, LOG_P6).fma(f, LOG_P7).fma(f, LOG_P8).mul(f).mul(z);
+    y = e.fma(LN2_LO_VECTOR, y).add(z.mul(-0.5f));
+    return f.add(y).add(e.mul(LN2_HI));
   }
 
   @Override

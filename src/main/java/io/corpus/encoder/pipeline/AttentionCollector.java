@@ -1,48 +1,137 @@
 package io.corpus.encoder.pipeline;
 
-import io.corpus.encoder.config.AttentionSelection;
+import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.AttentionSink;
+import io.corpus.encoder.model.HeadStatistics;
+import io.corpus.encoder.model.Rollout;
+import io.corpus.encoder.model.TokenBatch;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Keeps copies of the selected heads' maps of one batch, (T, T) over real tokens each, until the
- * batch's output rows are built. Maps arrive per layer, sequence and head; they are stored in
- * that order per sequence.
+ * What one batch's attention weights leave behind, per sequence, until its output rows are built:
+ * copies of the kept maps (or their head means), statistics sums of every layer and head, and
+ * rollout. Weights arrive per layer, sequence and head, in that order (see {@link AttentionSink}).
  */
 final class AttentionCollector implements AttentionSink {
-  /** One kept map: layer, head and its (T, T) weights over real tokens. */
+  /** One kept map: layer, head (-1 for a mean of heads) and (T, T) weights over real tokens. */
   record Map(int layer, int head, float[] weights) {}
 
-  private final AttentionSelection selection;
-  private final List<List<Map>> bySequence = new ArrayList<>();
+  private final AttentionOutputs outputs;
+  private final int layers;
+  private final int heads;
+  private final int keptHeadCount;
+  private boolean[] kept;                       // (B) maps and rollout kept for the sequence
+  private final List<List<Map>> maps = new ArrayList<>();
+  private final List<float[]> positions = new ArrayList<>();   // (B) x (T), as floats
+  private double[][] statSums;                  // (B) x (L * H * COUNT)
+  private Rollout[] rollouts;                   // (B), null where not kept
+  private float[][] headSums;                   // (B) x (T * T), for average-heads
 
-  AttentionCollector(AttentionSelection selection) {
-    this.selection = selection;
+  AttentionCollector(AttentionOutputs outputs, int layers, int heads) {
+    this.outputs = outputs;
+    this.layers = layers;
+    this.heads = heads;
+    this.keptHeadCount = outputs.heads().isEmpty() ? heads : outputs.heads().size();
   }
 
-  void reset(int sequences) {
-    bySequence.clear();
+  /** Starts a batch; {@code kept[b]} says whether sequence b's maps and rollout are kept. */
+  void reset(TokenBatch batch, boolean[] kept) {
+    this.kept = kept;
+    int sequences = batch.sequenceCount();
+    maps.clear();
+    positions.clear();
     for (int b = 0; b < sequences; b++) {
-      bySequence.add(new ArrayList<>());
+      maps.add(new ArrayList<>());
+      int first = batch.firstRow(b);
+      float[] p = new float[batch.length(b)];
+      for (int i = 0; i < p.length; i++) {
+        p[i] = batch.position(first + i);
+      }
+      positions.add(p);
     }
+    statSums = outputs.stats() ? new double[sequences][layers * heads * HeadStatistics.COUNT]
+        : null;
+    rollouts = outputs.rollout() ? new Rollout[sequences] : null;
+    headSums = outputs.averageHeads() ? new float[sequences][] : null;
   }
 
   List<Map> maps(int sequence) {
-    return bySequence.get(sequence);
+    return maps.get(sequence);
+  }
+
+  /** Sums of each layer's and head's statistics, at ((layer * H) + head) * COUNT; or null. */
+  double[] statSums(int sequence) {
+    return statSums == null ? null : statSums[sequence];
+  }
+
+  /** The sequence's rollout (T, T) over real tokens, or null when not kept or not asked for. */
+  float[] rollout(int sequence) {
+    return rollouts == null || rollouts[sequence] == null ? null : rollouts[sequence].result();
   }
 
   @Override
   public boolean wantsLayer(int layer) {
-    return selection.keepsLayer(layer);
+    return outputs.stats() || outputs.rollout() || outputs.keepsLayer(layer);
   }
 
   @Override
   public void accept(int layer, int sequence, int head, float[] weights, int offset, int length) {
-    if (selection.keepsHead(head)) {
-      float[] copy = new float[length * length];
-      System.arraycopy(weights, offset, copy, 0, copy.length);
-      bySequence.get(sequence).add(new Map(layer, head, copy));
+    if (statSums != null) {
+      HeadStatistics.addMap(weights, offset, length, positions.get(sequence),
+          statSums[sequence], (layer * heads + head) * HeadStatistics.COUNT);
     }
+    if (!kept[sequence]) {
+      return;
+    }
+    if (rollouts != null) {
+      if (rollouts[sequence] == null) {
+        rollouts[sequence] = new Rollout(length);
+      }
+      rollouts[sequence].addHead(weights, offset);
+      if (head == heads - 1) {
+        rollouts[sequence].endLayer(heads);
+      }
+    }
+    if (outputs.keepsLayer(layer) && outputs.keepsHead(head)) {
+      if (headSums != null) {
+        addToMean(layer, sequence, head, weights, offset, length);
+      } else {
+        float[] copy = new float[length * length];
+        System.arraycopy(weights, offset, copy, 0, copy.length);
+        maps.get(sequence).add(new Map(layer, head, copy));
+      }
+    }
+  }
+
+  /** Adds a kept head to the layer's sum; after the last kept head, stores the mean. */
+  private void addToMean(int layer, int sequence, int head, float[] weights, int offset,
+      int length) {
+    float[] sum = headSums[sequence];
+    if (sum == null || isFirstKeptHead(head)) {
+      sum = new float[length * length];
+      headSums[sequence] = sum;
+    }
+    for (int i = 0; i < sum.length; i++) {
+      sum[i] += weights[offset + i];
+    }
+    if (isLastKeptHead(head)) {
+      float scale = 1f / keptHeadCount;
+      for (int i = 0; i < sum.length; i++) {
+        sum[i] *= scale;
+      }
+      maps.get(sequence).add(new Map(layer, -1, sum));
+      headSums[sequence] = null;
+    }
+  }
+
+  private boolean isFirstKeptHead(int head) {
+    return outputs.heads().isEmpty() ? head == 0
+        : head == outputs.heads().stream().mapToInt(Integer::intValue).min().orElseThrow();
+  }
+
+  private boolean isLastKeptHead(int head) {
+    return outputs.heads().isEmpty() ? head == heads - 1
+        : head == outputs.heads().stream().mapToInt(Integer::intValue).max().orElseThrow();
   }
 }

@@ -1,7 +1,7 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.common.ConfigName;
-import io.corpus.encoder.config.AttentionSelection;
+import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -25,6 +25,7 @@ import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
+import org.apache.spark.ml.param.StringArrayParam;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -50,7 +51,8 @@ import org.apache.spark.sql.types.StructType;
  * (handed over in memory with a local master: see {@link WeightsHandle}).
  * Output columns: every input column except {@code inputCol}, then {@code outputCol}
  * (array<array<float>>), {@code pooledCol} (array<float>, unless pooling is none) and
- * {@code attentionCol} (array of struct layer, head, weights; only when set).
+ * {@code attentionCol} (array of struct layer, head, weights, or top_keys and top_weights),
+ * {@code statsCol} and {@code rolloutCol}, each only when set: see {@link AttentionColumns}.
  */
 public final class EncoderTransformer extends Transformer {
   private final String uid;
@@ -73,6 +75,13 @@ public final class EncoderTransformer extends Transformer {
   private final Param<String> attentionCol;
   private final IntArrayParam attentionLayers;
   private final IntArrayParam attentionHeads;
+  private final DoubleParam attentionSample;
+  private final StringArrayParam attentionIds;
+  private final Param<String> attentionFormat;
+  private final IntParam attentionTopK;
+  private final BooleanParam attentionAverageHeads;
+  private final Param<String> statsCol;
+  private final Param<String> rolloutCol;
   private final IntParam batchTokens;
   private final IntParam maxLength;
   private final Param<String> handleInvalid;
@@ -111,6 +120,20 @@ public final class EncoderTransformer extends Transformer {
     attentionCol = new Param<>(uid, "attentionCol", "attention maps column; '' = no maps");
     attentionLayers = new IntArrayParam(this, "attentionLayers", "layers whose maps are kept");
     attentionHeads = new IntArrayParam(this, "attentionHeads", "heads whose maps are kept");
+    attentionSample = new DoubleParam(uid, "attentionSample",
+        "fraction of sequences whose maps and rollout are kept, by a stable hash of the id",
+        ParamValidators.inRange(0, 1, false, true));
+    attentionIds = new StringArrayParam(this, "attentionIds",
+        "ids whose maps and rollout are kept; empty = by attentionSample");
+    attentionFormat = new Param<>(uid, "attentionFormat", "full or top-k",
+        ParamValidators.inArray(ConfigName.names(AttentionOutputs.MapFormat.values())));
+    attentionTopK = new IntParam(uid, "attentionTopK", "k of the top-k format",
+        ParamValidators.gtEq(1));
+    attentionAverageHeads = new BooleanParam(uid, "attentionAverageHeads",
+        "one map per layer, the mean of the kept heads, with head = -1");
+    statsCol = new Param<>(uid, "statsCol",
+        "per-head attention statistics sums column; '' = none");
+    rolloutCol = new Param<>(uid, "rolloutCol", "attention rollout column; '' = none");
     batchTokens = new IntParam(uid, "batchTokens", "tokens per forward batch",
         ParamValidators.gtEq(1));
     maxLength = new IntParam(uid, "maxLength", "longest sequence accepted; 0 = any",
@@ -135,6 +158,13 @@ public final class EncoderTransformer extends Transformer {
     setDefault(attentionCol, "");
     setDefault(attentionLayers, new int[0]);
     setDefault(attentionHeads, new int[0]);
+    setDefault(attentionSample, 1.0);
+    setDefault(attentionIds, new String[0]);
+    setDefault(attentionFormat, AttentionOutputs.MapFormat.FULL.configName());
+    setDefault(attentionTopK, 8);
+    setDefault(attentionAverageHeads, false);
+    setDefault(statsCol, "");
+    setDefault(rolloutCol, "");
     setDefault(batchTokens, 4096);
     setDefault(maxLength, 0);
     setDefault(handleInvalid, "error");
@@ -165,6 +195,13 @@ public final class EncoderTransformer extends Transformer {
   public Param<String> attentionCol() { return attentionCol; }
   public IntArrayParam attentionLayers() { return attentionLayers; }
   public IntArrayParam attentionHeads() { return attentionHeads; }
+  public DoubleParam attentionSample() { return attentionSample; }
+  public StringArrayParam attentionIds() { return attentionIds; }
+  public Param<String> attentionFormat() { return attentionFormat; }
+  public IntParam attentionTopK() { return attentionTopK; }
+  public BooleanParam attentionAverageHeads() { return attentionAverageHeads; }
+  public Param<String> statsCol() { return statsCol; }
+  public Param<String> rolloutCol() { return rolloutCol; }
   public IntParam batchTokens() { return batchTokens; }
   public IntParam maxLength() { return maxLength; }
   public Param<String> handleInvalid() { return handleInvalid; }
@@ -188,6 +225,16 @@ public final class EncoderTransformer extends Transformer {
   public EncoderTransformer setAttentionCol(String v) { set(attentionCol, v); return this; }
   public EncoderTransformer setAttentionLayers(int[] v) { set(attentionLayers, v); return this; }
   public EncoderTransformer setAttentionHeads(int[] v) { set(attentionHeads, v); return this; }
+  public EncoderTransformer setAttentionSample(double v) { set(attentionSample, v); return this; }
+  public EncoderTransformer setAttentionIds(String[] v) { set(attentionIds, v); return this; }
+  public EncoderTransformer setAttentionFormat(String v) { set(attentionFormat, v); return this; }
+  public EncoderTransformer setAttentionTopK(int v) { set(attentionTopK, v); return this; }
+  public EncoderTransformer setAttentionAverageHeads(boolean v) {
+    set(attentionAverageHeads, v);
+    return this;
+  }
+  public EncoderTransformer setStatsCol(String v) { set(statsCol, v); return this; }
+  public EncoderTransformer setRolloutCol(String v) { set(rolloutCol, v); return this; }
   public EncoderTransformer setBatchTokens(int v) { set(batchTokens, v); return this; }
   public EncoderTransformer setMaxLength(int v) { set(maxLength, v); return this; }
   public EncoderTransformer setHandleInvalid(String v) { set(handleInvalid, v); return this; }
@@ -250,25 +297,57 @@ public final class EncoderTransformer extends Transformer {
       addOutput(fields, $(pooledCol), DataTypes.createArrayType(DataTypes.FloatType, false));
     }
     if (withAttention()) {
-      addOutput(fields, $(attentionCol), DataTypes.createArrayType(attentionStruct(), false));
+      addOutput(fields, $(attentionCol), DataTypes.createArrayType(
+          AttentionColumns.mapStruct(topKFormat()), false));
+    }
+    if (!$(statsCol).isEmpty()) {
+      addOutput(fields, $(statsCol), AttentionColumns.statsType());
+    }
+    if (!$(rolloutCol).isEmpty()) {
+      addOutput(fields, $(rolloutCol), AttentionColumns.floatMatrix(), true);
     }
     return new StructType(fields.toArray(new StructField[0]));
   }
 
-  /** The element type of the attention column: struct layer, head, weights (T, T). */
-  public static StructType attentionStruct() {
-    return new StructType()
-        .add("layer", DataTypes.IntegerType, false)
-        .add("head", DataTypes.IntegerType, false)
-        .add("weights", DataTypes.createArrayType(
-            DataTypes.createArrayType(DataTypes.FloatType, false), false), false);
+  private static void addOutput(List<StructField> fields, String name, DataType type) {
+    addOutput(fields, name, type, false);
   }
 
-  private static void addOutput(List<StructField> fields, String name, DataType type) {
+  private static void addOutput(List<StructField> fields, String name, DataType type,
+      boolean nullable) {
     if (fields.stream().anyMatch(f -> f.name().equals(name))) {
       throw new IllegalArgumentException("Output column " + name + " already exists in the input");
     }
-    fields.add(DataTypes.createStructField(name, type, false));
+    fields.add(DataTypes.createStructField(name, type, nullable));
+  }
+
+  private boolean topKFormat() {
+    return $(attentionFormat).equals(AttentionOutputs.MapFormat.TOP_K.configName());
+  }
+
+  /** What the attention params ask for. */
+  public AttentionOutputs attentionOutputs() {
+    return new AttentionOutputs(withAttention(), boxed($(attentionLayers)),
+        boxed($(attentionHeads)), (Double) $(attentionSample), List.of($(attentionIds)),
+        ConfigName.parse(AttentionOutputs.MapFormat.values(), $(attentionFormat), "format"),
+        intValue(attentionTopK), flag(attentionAverageHeads), !$(statsCol).isEmpty(),
+        !$(rolloutCol).isEmpty());
+  }
+
+  /** Refuses layer and head indices the model does not have, naming them. */
+  private static void checkIndices(AttentionOutputs outputs, EncoderWeights w, int heads) {
+    for (int layer : outputs.layers()) {
+      if (layer >= w.layerCount()) {
+        throw new IllegalArgumentException("Attention layer " + layer + " does not exist: the "
+            + "model has " + w.layerCount() + " layers (0-based)");
+      }
+    }
+    for (int head : outputs.heads()) {
+      if (head >= heads) {
+        throw new IllegalArgumentException("Attention head " + head + " does not exist: the "
+            + "model has " + heads + " heads (0-based)");
+      }
+    }
   }
 
   private boolean withPooled() {
@@ -292,15 +371,17 @@ public final class EncoderTransformer extends Transformer {
     DataType[] keptTypes = Arrays.stream(kept)
         .mapToObj(i -> inputSchema.fields()[i].dataType()).toArray(DataType[]::new);
     SequenceReader reader = sequenceReader(columns, w, settings);
-    AttentionSelection selection = withAttention()
-        ? new AttentionSelection(true, boxed($(attentionLayers)), boxed($(attentionHeads)))
-        : AttentionSelection.NONE;
+    AttentionOutputs attention = attentionOutputs();
+    checkIndices(attention, w, settings.heads());
+    AttentionColumns attentionColumns = new AttentionColumns(attention.enabled(),
+        attention.format() == AttentionOutputs.MapFormat.TOP_K ? attention.topK() : 0,
+        attention.stats(), attention.rollout(), settings.heads());
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     WeightsHandle handle = WeightsHandle.of(jsc, w);
     EncodeMetrics m = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
     PartitionEncoder encode = new PartitionEncoder(handle, settings, columns, reader,
-        new OutputRows(kept, keptTypes, withPooled(), withAttention()),
-        Pooling.fromConfigName($(pooling)), selection, intValue(batchTokens),
+        new OutputRows(kept, keptTypes, withPooled(), attentionColumns),
+        Pooling.fromConfigName($(pooling)), attention, intValue(batchTokens),
         $(handleInvalid).equals("error"), m);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), outputSchema);

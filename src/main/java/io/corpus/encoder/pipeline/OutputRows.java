@@ -1,6 +1,7 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.TopK;
 import java.io.Serializable;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -13,29 +14,32 @@ import org.apache.spark.unsafe.Platform;
 
 /**
  * Builds output rows as Spark internal rows: the input's kept columns, then the embeddings
- * (T, E), the pooled vector (E) and the attention maps, from primitive arrays without boxing.
- * Padding positions come back as zero vectors and zero rows and columns of the maps.
+ * (T, E), the pooled vector (E), and, when asked for, the attention maps, the statistics sums and
+ * the rollout, from primitive arrays without boxing. Padding positions come back as zero vectors
+ * and zero rows and columns of the maps.
  */
 final class OutputRows implements Serializable {
   private final int[] keptOrdinals;
   private final DataType[] keptTypes;
   private final boolean withPooled;
-  private final boolean withAttention;
+  private final AttentionColumns attention;
 
-  OutputRows(int[] keptOrdinals, DataType[] keptTypes, boolean withPooled, boolean withAttention) {
+  OutputRows(int[] keptOrdinals, DataType[] keptTypes, boolean withPooled,
+      AttentionColumns attention) {
     this.keptOrdinals = keptOrdinals;
     this.keptTypes = keptTypes;
     this.withPooled = withPooled;
-    this.withAttention = withAttention;
+    this.attention = attention;
   }
 
   /**
    * The output row of sequence b of the batch, whose input row is {@code input} and whose full
-   * length (padding included) is {@code length}.
+   * length (padding included) is {@code length}; {@code collector} holds the batch's attention
+   * outputs (null when none are asked for).
    */
   InternalRow build(InternalRow input, TokenBatch batch, int b, int length, float[] pooled,
-      List<AttentionCollector.Map> maps) {
-    int columns = keptOrdinals.length + 1 + (withPooled ? 1 : 0) + (withAttention ? 1 : 0);
+      AttentionCollector collector) {
+    int columns = keptOrdinals.length + 1 + (withPooled ? 1 : 0) + attention.count();
     Object[] values = new Object[columns];
     int c = 0;
     for (int i = 0; i < keptOrdinals.length; i++) {
@@ -45,10 +49,63 @@ final class OutputRows implements Serializable {
     if (withPooled) {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(pooled);
     }
-    if (withAttention) {
-      values[c] = attention(batch, b, length, maps);
+    if (attention.maps()) {
+      values[c++] = attention.topK() > 0
+          ? topKMaps(batch, b, length, collector.maps(b), attention.topK())
+          : attention(batch, b, length, collector.maps(b));
+    }
+    if (attention.stats()) {
+      values[c++] = AttentionColumns.statsValue(collector.statSums(b), attention.heads(),
+          batch.length(b));
+    }
+    if (attention.rollout()) {
+      float[] rollout = collector.rollout(b);
+      values[c] = rollout == null ? null
+          : matrix(expand(rollout, batch, batch.firstRow(b), batch.length(b), length), length);
     }
     return new GenericInternalRow(values);
+  }
+
+  /** One struct (layer, head, top_keys (T, k'), top_weights (T, k')) per kept map. */
+  private static ArrayData topKMaps(TokenBatch batch, int b, int length,
+      List<AttentionCollector.Map> maps, int k) {
+    int first = batch.firstRow(b);
+    int real = batch.length(b);
+    int kept = Math.min(k, real);
+    int[] keys = new int[kept];
+    float[] weights = new float[kept];
+    UnsafeArrayData noInts = UnsafeArrayData.fromPrimitiveArray(new int[0]);
+    UnsafeArrayData noFloats = UnsafeArrayData.fromPrimitiveArray(new float[0]);
+    Object[] structs = new Object[maps.size()];
+    for (int m = 0; m < maps.size(); m++) {
+      AttentionCollector.Map map = maps.get(m);
+      Object[] keyRows = new Object[length];
+      Object[] weightRows = new Object[length];
+      java.util.Arrays.fill(keyRows, noInts);
+      java.util.Arrays.fill(weightRows, noFloats);
+      for (int i = 0; i < real; i++) {
+        int n = TopK.of(map.weights(), i * real, real, kept, keys, weights);
+        int[] positions = new int[n];
+        for (int j = 0; j < n; j++) {
+          positions[j] = batch.position(first + keys[j]);
+        }
+        int query = batch.position(first + i);
+        keyRows[query] = UnsafeArrayData.fromPrimitiveArray(positions);
+        weightRows[query] = UnsafeArrayData.fromPrimitiveArray(java.util.Arrays.copyOf(weights, n));
+      }
+      structs[m] = new GenericInternalRow(new Object[] {map.layer(), map.head(),
+          new GenericArrayData(keyRows), new GenericArrayData(weightRows)});
+    }
+    return new GenericArrayData(structs);
+  }
+
+  /** A (T, T) row-major matrix as array<array<float>>. */
+  private static ArrayData matrix(float[] values, int length) {
+    Object[] rows = new Object[length];
+    for (int q = 0; q < length; q++) {
+      rows[q] = floats(values, q * length, length);
+    }
+    return new GenericArrayData(rows);
   }
 
   /** (T, E): real tokens from the batch, zero vectors at padding. */
@@ -79,12 +136,8 @@ final class OutputRows implements Serializable {
     for (int m = 0; m < maps.size(); m++) {
       AttentionCollector.Map map = maps.get(m);
       float[] full = expand(map.weights(), batch, first, real, length);
-      Object[] rows = new Object[length];
-      for (int q = 0; q < length; q++) {
-        rows[q] = floats(full, q * length, length);
-      }
       structs[m] = new GenericInternalRow(
-          new Object[] {map.layer(), map.head(), new GenericArrayData(rows)});
+          new Object[] {map.layer(), map.head(), matrix(full, length)});
     }
     return new GenericArrayData(structs);
   }

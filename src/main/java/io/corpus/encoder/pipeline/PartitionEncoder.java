@@ -1,6 +1,6 @@
 package io.corpus.encoder.pipeline;
 
-import io.corpus.encoder.config.AttentionSelection;
+import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -26,14 +26,14 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
   private final SequenceReader reader;
   private final OutputRows output;
   private final Pooling pooling;
-  private final AttentionSelection attention;
+  private final AttentionOutputs attention;
   private final int batchTokens;
   private final boolean failOnInvalid;
   private final InputColumns columns;
   private final EncodeMetrics metrics;
 
   PartitionEncoder(WeightsHandle weights, ModelSettings settings, InputColumns columns,
-      SequenceReader reader, OutputRows output, Pooling pooling, AttentionSelection attention,
+      SequenceReader reader, OutputRows output, Pooling pooling, AttentionOutputs attention,
       int batchTokens, boolean failOnInvalid, EncodeMetrics metrics) {
     this.weights = weights;
     this.settings = settings;
@@ -66,7 +66,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       EncoderWeights w = weights.get();
       this.encoder = new Encoder(settings, w);
       this.batch = new TokenBatch(w.width(), batchTokens);
-      this.collector = attention.enabled() ? new AttentionCollector(attention) : null;
+      this.collector = attention.any()
+          ? new AttentionCollector(attention, w.layerCount(), settings.heads()) : null;
       metrics.noteExecutor();
     }
 
@@ -104,7 +105,12 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         return;
       }
       if (collector != null) {
-        collector.reset(batch.sequenceCount());
+        boolean[] kept = new boolean[batchRows.size()];
+        for (int b = 0; b < kept.length; b++) {
+          kept[b] = (attention.enabled() || attention.rollout())
+              && attention.keepsSequence(describeId(batchRows.get(b)));
+        }
+        collector.reset(batch, kept);
       }
       long start = System.nanoTime();
       encoder.forward(batch, collector);
@@ -113,8 +119,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       for (int b = 0; b < batch.sequenceCount(); b++) {
         InternalRow row = batchRows.get(b);
         float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b), width);
-        ready.add(output.build(row, batch, b, reader.length(row), pooled,
-            collector != null ? collector.maps(b) : List.of()));
+        ready.add(output.build(row, batch, b, reader.length(row), pooled, collector));
       }
       metrics.sequencesEncoded().add(batch.sequenceCount());
       metrics.tokensEncoded().add(batch.tokenCount());

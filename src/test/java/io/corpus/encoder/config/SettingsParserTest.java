@@ -58,7 +58,10 @@ class SettingsParserTest {
         model { naming = bert, activation = gelu-tanh, norm-first = true, final-norm = true,
                 layer-norm-eps = 1e-12, causal = true, window = 16, positional = learned }
         output { mode = overwrite, pooling = max,
-                 attention { enabled = true, layers = [0, 2], heads = [1] } }
+                 attention { enabled = true, layers = [0, 2], heads = [1], ids = [a, "b c"],
+                             format = top-k, top-k = 4, average-heads = true, stats = true,
+                             rollout = true }
+                 report { enabled = true, sequences = 3, max-tokens = 32 } }
         execution { batch-tokens = 100, reader-batch-rows = 16, min-partitions = 8, progress = false }
         """);
     assertEquals("doc", s.input().idColumn());
@@ -71,8 +74,24 @@ class SettingsParserTest {
     assertEquals(16, s.model().window());
     assertEquals(PositionalEncoding.LEARNED, s.model().positional());
     assertEquals(Pooling.MAX, s.output().pooling());
-    assertEquals(new AttentionSelection(true, List.of(0, 2), List.of(1)), s.output().attention());
+    assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0, List.of("a", "b c"),
+        AttentionOutputs.MapFormat.TOP_K, 4, true, true, true), s.output().attention());
+    assertEquals(new JobSettings.Report(true, 3, 32), s.output().report());
     assertEquals(new JobSettings.Execution(100, 16, 8, false), s.execution());
+  }
+
+  @Test
+  void attentionChoicesAreCheckedWithClearErrors() {
+    assertEquals("output.attention.sample must be in (0, 1], got 1.5",
+        error(REQUIRED + "output.attention.sample = 1.5\n"));
+    assertEquals("Set output.attention.ids or output.attention.sample, not both (ids [x], "
+        + "sample 0.5)", error(REQUIRED + "output.attention { ids = [x], sample = 0.5 }\n"));
+    assertEquals("output.attention.format = 'sparse' is not one of full, top-k",
+        error(REQUIRED + "output.attention.format = sparse\n"));
+    assertEquals("output.attention.top-k must be at least 1, got 0",
+        error(REQUIRED + "output.attention.top-k = 0\n"));
+    assertTrue(error(REQUIRED + "output.report.enabled = true\n")
+        .startsWith("output.report.enabled needs output.attention.stats = true"));
   }
 
   @Test

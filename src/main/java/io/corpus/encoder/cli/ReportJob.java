@@ -1,0 +1,36 @@
+package io.corpus.encoder.cli;
+
+import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.SettingsParser;
+import java.nio.file.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code jobs/report --config FILE}: (re)writes report/index.html in the output folder of a job
+ * that has run with that config (its head-stats/ and attention/), without running the model.
+ */
+public final class ReportJob {
+  private ReportJob() {}
+
+  public static void main(String[] args) {
+    if (args.length != 2 || !args[0].equals("--config")) {
+      System.err.println("usage: jobs/report --config FILE");
+      System.exit(2);
+    }
+    SparkSession spark = null;
+    try {
+      JobSettings settings = SettingsParser.parseFile(Path.of(args[1]));
+      spark = SparkSessions.forJob("corpus-encoder-report");
+      String page = AttentionReport.write(spark, settings.output().path(), settings,
+          "Output " + settings.output().path());
+      System.out.println("report: " + page);
+    } catch (Exception e) {
+      System.err.println("error: " + Errors.describe(e));
+      System.exit(1);
+    } finally {
+      if (spark != null) {
+        spark.stop();
+      }
+    }
+  }
+}

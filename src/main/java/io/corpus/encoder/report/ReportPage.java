@@ -1,0 +1,190 @@
+package io.corpus.encoder.report;
+
+import io.corpus.encoder.model.HeadStatistics;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The report as one self-contained HTML page: heatmaps are PNG data URIs, styles and the one
+ * script are inline, so the file opens offline from disk. Sections: per-head statistics (one
+ * layer × head grid per statistic), head labels, then each chosen sequence's maps per layer and
+ * head with its tokens along the axes. On load, the script records on {@code <body>} how many
+ * images loaded ({@code data-images="loaded/total"}) and how many errors occurred
+ * ({@code data-errors}), which tests read back from a headless browser.
+ */
+public final class ReportPage {
+  /** One head's mean statistics, in {@link HeadStatistics.Stat} order. */
+  public record HeadRow(int layer, int head, long rows, double[] means) {}
+
+  /** One map of a sequence: (T, T) weights, already cut to the tokens shown. */
+  public record Map(int layer, int head, float[][] weights) {}
+
+  /** A sequence whose maps are drawn; tokens may be null (positions are shown instead). */
+  public record Sequence(String id, List<String> tokens, int length, List<Map> maps) {}
+
+  private static final int IMAGE_PIXELS = 448;
+
+  private ReportPage() {}
+
+  /**
+   * @param title what ran (model and data), shown under the heading
+   * @param stats per-head means, or empty when statistics were not computed
+   * @param meanLength mean real tokens per sequence, for the broad-head rule (ln T)
+   */
+  public static String render(String title, List<HeadRow> stats, double meanLength,
+      List<Sequence> sequences) {
+    StringBuilder html = new StringBuilder();
+    html.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        .append("<title>Attention report</title>\n<style>").append(STYLE).append("</style>")
+        .append("</head>\n<body data-images=\"pending\" data-errors=\"0\">\n")
+        .append("<h1>Attention report</h1>\n<p>").append(escape(title)).append("</p>\n");
+    if (!stats.isEmpty()) {
+      statistics(html, stats);
+      labels(html, stats, meanLength);
+    }
+    for (Sequence s : sequences) {
+      sequence(html, s);
+    }
+    html.append("<script>").append(SCRIPT).append("</script>\n</body></html>\n");
+    return html.toString();
+  }
+
+  private static void statistics(StringBuilder html, List<HeadRow> stats) {
+    int layers = stats.stream().mapToInt(HeadRow::layer).max().orElse(-1) + 1;
+    int heads = stats.stream().mapToInt(HeadRow::head).max().orElse(-1) + 1;
+    html.append("<h2>Per-head statistics</h2>\n<p>Means over ").append(stats.get(0).rows())
+        .append(" query rows (every real token of every sequence), per layer (rows) and head ")
+        .append("(columns). Darker is larger within each grid.</p>\n");
+    HeadStatistics.Stat[] all = HeadStatistics.Stat.values();
+    for (int s = 0; s < all.length; s++) {
+      double min = Double.POSITIVE_INFINITY;
+      double max = Double.NEGATIVE_INFINITY;
+      double[][] grid = new double[layers][heads];
+      for (HeadRow row : stats) {
+        double v = row.means()[s];
+        grid[row.layer()][row.head()] = v;
+        min = Math.min(min, v);
+        max = Math.max(max, v);
+      }
+      html.append("<h3>").append(all[s].column()).append("</h3>\n<table class=\"grid\"><tr><th>")
+          .append("</th>");
+      for (int h = 0; h < heads; h++) {
+        html.append("<th>head ").append(h).append("</th>");
+      }
+      html.append("</tr>\n");
+      for (int l = 0; l < layers; l++) {
+        html.append("<tr><th>layer ").append(l).append("</th>");
+        for (int h = 0; h < heads; h++) {
+          double v = grid[l][h];
+          float fraction = max > min ? (float) ((v - min) / (max - min)) : 0f;
+          html.append("<td style=\"background:#")
+              .append(String.format("%06x", HeatmapPng.color(fraction)))
+              .append(fraction > 0.55f ? ";color:#fff" : "").append("\">")
+              .append(String.format(Locale.ROOT, "%.3f", v)).append("</td>");
+        }
+        html.append("</tr>\n");
+      }
+      html.append("</table>\n");
+    }
+  }
+
+  private static void labels(StringBuilder html, List<HeadRow> stats, double meanLength) {
+    double uniform = Math.log(Math.max(1, meanLength));
+    html.append("<h2>Head labels</h2>\n<p>broad: entropy at least ")
+        .append(HeadLabels.BROAD_FRACTION).append(" × ln T (T = ")
+        .append(String.format(Locale.ROOT, "%.1f", meanLength))
+        .append(" tokens on average); previous-, next-, first-token and self: mean mass there ")
+        .append("above ").append(HeadLabels.MASS).append(".</p>\n<table class=\"labels\">")
+        .append("<tr><th>layer</th><th>head</th><th>labels</th></tr>\n");
+    int labelled = 0;
+    for (HeadRow row : stats) {
+      double[] m = row.means();
+      List<String> labels = HeadLabels.of(m[0], m[2], m[3], m[4], m[5], uniform);
+      if (!labels.isEmpty()) {
+        labelled++;
+        html.append("<tr><td>").append(row.layer()).append("</td><td>").append(row.head())
+            .append("</td><td>").append(String.join(", ", labels)).append("</td></tr>\n");
+      }
+    }
+    if (labelled == 0) {
+      html.append("<tr><td colspan=\"3\">no head meets a rule</td></tr>\n");
+    }
+    html.append("</table>\n");
+  }
+
+  private static void sequence(StringBuilder html, Sequence s) {
+    html.append("<h2>Sequence ").append(escape(s.id())).append("</h2>\n");
+    int shown = s.maps().isEmpty() ? 0 : s.maps().get(0).weights().length;
+    if (shown < s.length()) {
+      html.append("<p>The first ").append(shown).append(" of ").append(s.length())
+          .append(" tokens.</p>\n");
+    }
+    int cell = Math.max(4, Math.min(14, IMAGE_PIXELS / Math.max(1, shown)));
+    int previousLayer = Integer.MIN_VALUE;
+    for (Map map : s.maps()) {
+      if (map.layer() != previousLayer) {
+        if (previousLayer != Integer.MIN_VALUE) {
+          html.append("</div>\n");
+        }
+        html.append("<h3>layer ").append(map.layer()).append("</h3>\n<div class=\"maps\">\n");
+        previousLayer = map.layer();
+      }
+      String png = Base64.getEncoder().encodeToString(HeatmapPng.render(map.weights(), cell));
+      String name = map.head() < 0 ? "mean of heads" : "head " + map.head();
+      html.append("<figure><div class=\"map\" style=\"grid-template-columns:auto ")
+          .append(shown * cell).append("px\"><div class=\"y\">");
+      axis(html, s, shown, cell);
+      html.append("</div><img alt=\"").append(escape(s.id())).append(" layer ")
+          .append(map.layer()).append(' ').append(name).append("\" src=\"data:image/png;base64,")
+          .append(png).append("\"><div></div><div class=\"x\">");
+      axis(html, s, shown, cell);
+      html.append("</div></div><figcaption>").append(name).append(" (rows: queries, columns: ")
+          .append("keys)</figcaption></figure>\n");
+    }
+    if (previousLayer != Integer.MIN_VALUE) {
+      html.append("</div>\n");
+    }
+  }
+
+  private static void axis(StringBuilder html, Sequence s, int shown, int cell) {
+    int font = Math.max(5, Math.min(11, cell - 1));
+    for (int t = 0; t < shown; t++) {
+      String label = s.tokens() != null && t < s.tokens().size() && s.tokens().get(t) != null
+          ? s.tokens().get(t) : String.valueOf(t);
+      html.append("<span style=\"height:").append(cell).append("px;width:").append(cell)
+          .append("px;font-size:").append(font).append("px\">").append(escape(label))
+          .append("</span>");
+    }
+  }
+
+  static String escape(String text) {
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        .replace("\"", "&quot;");
+  }
+
+  private static final String STYLE = String.join("\n",
+      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}",
+      "table{border-collapse:collapse;margin:.5em 0 1.5em}",
+      "th,td{border:1px solid #ddd;padding:2px 6px;font-size:12px;text-align:right}",
+      ".maps{display:flex;flex-wrap:wrap;gap:16px}",
+      "figure{margin:0}figcaption{font-size:12px;text-align:center}",
+      ".map{display:grid;align-items:start}",
+      ".map img{image-rendering:pixelated;border:1px solid #ccc}",
+      ".y{display:flex;flex-direction:column;align-items:flex-end;padding-right:2px}",
+      ".x{display:flex;flex-direction:row}",
+      ".x span{writing-mode:vertical-rl;overflow:hidden;white-space:nowrap;height:auto!important;"
+          + "max-height:60px}",
+      ".y span{overflow:hidden;white-space:nowrap;line-height:1;max-width:80px;"
+          + "width:auto!important}");
+
+  private static final String SCRIPT = String.join("\n",
+      "window.addEventListener('error', function () {",
+      "  document.body.dataset.errors = String(Number(document.body.dataset.errors) + 1);",
+      "}, true);",
+      "window.addEventListener('load', function () {",
+      "  var images = Array.prototype.slice.call(document.images);",
+      "  var loaded = images.filter(function (i) { return i.complete && i.naturalWidth > 0; });",
+      "  document.body.dataset.images = loaded.length + '/' + images.length;",
+      "});");
+}
