@@ -10,10 +10,14 @@ BUILD_STAMP="$ROOT/target/.built"
 CDS_ARCHIVE="$ROOT/target/corpus-encoder.jsa"
 
 # Native BLAS: netlib finds the system OpenBLAS (libblas.so.3). On a Debian/Ubuntu machine where we
-# are root, install it; elsewhere say what the job will fall back to.
+# are root, install it; elsewhere the job loads the OpenBLAS bundled in a Maven artifact
+# (kernel.BundledOpenBlas).
 ensure_openblas() {
-  # ldconfig lives in /sbin, which a non-login shell's PATH may lack.
-  if { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libblas\.so\.3'; then
+  # ldconfig lives in /sbin, which a non-login shell's PATH may lack. Its list is read whole
+  # before grep: with pipefail, grep -q stopping early would fail the pipeline (SIGPIPE).
+  local libraries
+  libraries=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)
+  if grep -q 'libblas\.so\.3' <<< "$libraries"; then
     return 0
   fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -21,11 +25,11 @@ ensure_openblas() {
     if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null 2>&1; then
       apt-get update -qq >/dev/null 2>&1
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null 2>&1 \
-        || echo "setup: could not install OpenBLAS; matrix products use pure Java (10-25x slower)" >&2
+        || echo "setup: could not install OpenBLAS; the job uses the bundled one" >&2
     fi
   else
-    echo "warning: no system OpenBLAS (libblas.so.3) found; matrix products use pure Java," \
-      "10-25x slower. Install libopenblas0-pthread (Debian/Ubuntu) or openblas." >&2
+    echo "note: no system OpenBLAS (libblas.so.3); the job uses the OpenBLAS bundled in the" \
+      "org.bytedeco:openblas jar (run-summary.json names it)." >&2
   fi
 }
 

@@ -22,9 +22,10 @@ import scala.jdk.javaapi.CollectionConverters;
 /**
  * {@code jobs/bench-job DIR [--rows N] [--length T] [--layers L] [--width E] [--heads H]
  * [--ffn F] [--files N]}: writes an end-to-end benchmark job to DIR (random BERT-shaped weights,
- * N random sequences of T tokens in Parquet, and {@code job.conf} with maps off), to be timed as
- * a whole process with {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through
- * 12 BERT-base layers, the shape of jobs/bench_pytorch.py, in as many files as there are cores.
+ * N random sequences of T tokens in Parquet, {@code job.conf} with maps off and
+ * {@code job-stats.conf} with head statistics on), to be timed as a whole process with
+ * {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through 12 BERT-base
+ * layers, the shape of jobs/bench_pytorch.py, in as many files as there are cores.
  */
 public final class BenchJob {
   private BenchJob() {}
@@ -70,8 +71,12 @@ public final class BenchJob {
         "input.path = input.parquet",
         "model { weights = weights.safetensors, heads = " + heads + ", activation = gelu }",
         "output { path = out, mode = overwrite }", ""));
-    System.out.println("wrote " + dir + "/job.conf; time it with: time jobs/encode --config "
-        + dir + "/job.conf");
+    Files.writeString(dir.resolve("job-stats.conf"), String.join("\n",
+        "# job.conf with per-head attention statistics on (maps still off)",
+        "include \"job.conf\"",
+        "output { path = out-stats, attention.stats = true }", ""));
+    System.out.println("wrote " + dir + "/job.conf and job-stats.conf (statistics on); time "
+        + "them with: time jobs/encode --config " + dir + "/job.conf");
   }
 
   /** N rows of T random tokens in the given number of files, 32 MB row groups. */

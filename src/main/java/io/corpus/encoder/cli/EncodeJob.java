@@ -44,6 +44,8 @@ public final class EncodeJob {
   static final String STATS_COLUMN = "attention_stats";
   static final String ROLLOUT_COLUMN = "rollout";
   private static final Logger LOG = LoggerFactory.getLogger(EncodeJob.class);
+  /** Input splits aimed at per task slot, so that unequal splits still even out. */
+  private static final int PARTITIONS_PER_SLOT = 4;
 
   private final SparkSession spark;
   private final JobSettings settings;
@@ -98,6 +100,10 @@ public final class EncodeJob {
     LOG.info("Spark session up, {} s since start", elapsed());
     spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
         settings.execution().readerBatchRows());
+    // Read splits of about a quarter of a task slot's share: Spark packs small files into splits
+    // of up to 128 MB, which on a few large-row files made as few partitions as slots, unequal
+    // ones, and left cores idle at the end. Splitting when reading costs no shuffle.
+    spark.conf().set("spark.sql.files.minPartitionNum", PARTITIONS_PER_SLOT * slots());
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     checkTokensColumn(input);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
@@ -222,10 +228,18 @@ public final class EncodeJob {
     rejects.coalesce(1).write().parquet(out.staged("rejects"));
   }
 
+  /**
+   * At least execution.min-partitions (0: one per task slot) partitions, by a shuffle when the
+   * read splits are fewer (a single row group, say).
+   */
   private Dataset<Row> withEnoughPartitions(Dataset<Row> input, int partitions) {
     int wanted = settings.execution().minPartitions() > 0 ? settings.execution().minPartitions()
-        : spark.sparkContext().defaultParallelism();
+        : slots();
     return partitions < wanted ? input.repartition(wanted) : input;
+  }
+
+  private int slots() {
+    return spark.sparkContext().defaultParallelism();
   }
 
   private ProgressListener startProgress(EncodeMetrics metrics, long total, PrintStream console) {

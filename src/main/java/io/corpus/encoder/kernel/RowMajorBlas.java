@@ -12,21 +12,25 @@ import java.util.logging.Logger;
  * column-major {@code Cᵀ = op(B)ᵀ·op(A)ᵀ}: swap the operands and the sizes M and N, keep the flags.
  * This class is the one place that identity lives.
  *
- * <p>The implementation (native JNI over OpenBLAS where installed, else Vector API or pure Java) is
- * chosen once by netlib; {@link #implementation()} names it for logs and run summaries.
+ * <p>The implementation (native JNI over the system's OpenBLAS, or over the bundled one, see
+ * {@link BundledOpenBlas}; else Vector API or pure Java) is chosen once by netlib;
+ * {@link #implementation()} names it for logs and run summaries.
  */
 public final class RowMajorBlas {
   private static final Logger LOG = Logger.getLogger(RowMajorBlas.class.getName());
   // netlib warns about each fallback it tries and drops (VectorBLAS needs an incubator module);
   // the one choice that matters is reported below. Held in a field so the level sticks.
   private static final Logger NETLIB_LOG = quiet(Logger.getLogger("dev.ludovic.netlib"));
+  // Before netlib looks for a native library: the bundled OpenBLAS where the system has none.
+  private static final String LIBRARY = BundledOpenBlas.configure();
   private static final BLAS BLAS_INSTANCE = BLAS.getInstance();
 
   static {
     String name = BLAS_INSTANCE.getClass().getName();
     if (!name.endsWith("JNIBLAS")) {
-      LOG.warning("netlib chose " + name + ", not native BLAS: matrix products run 10-25x slower. "
-          + "Install OpenBLAS (Debian: apt-get install libopenblas0-pthread).");
+      LOG.warning("netlib chose " + name + ", not native BLAS (" + LIBRARY + " did not load): "
+          + "matrix products run 10-25x slower. Install OpenBLAS (Debian: apt-get install "
+          + "libopenblas0-pthread) or keep org.bytedeco:openblas on the classpath.");
     }
   }
 
@@ -37,9 +41,13 @@ public final class RowMajorBlas {
     return logger;
   }
 
-  /** Class name of the BLAS netlib chose, for example {@code dev.ludovic.netlib.blas.JNIBLAS}. */
+  /**
+   * Class name of the BLAS netlib chose and, when native, the library under it: for example
+   * {@code dev.ludovic.netlib.blas.JNIBLAS over system libblas.so.3}.
+   */
   public static String implementation() {
-    return BLAS_INSTANCE.getClass().getName();
+    String name = BLAS_INSTANCE.getClass().getName();
+    return name.endsWith("JNIBLAS") ? name + " over " + LIBRARY : name;
   }
 
   /**

@@ -72,13 +72,27 @@ class RowMajorBlasTest {
   }
 
   @Test
-  void implementationIsNativeWhereOpenBlasIsInstalled() {
-    assertTrue(RowMajorBlas.implementation().startsWith("dev.ludovic.netlib.blas."));
-    boolean systemBlas = java.nio.file.Files.exists(
-        java.nio.file.Path.of("/usr/lib/x86_64-linux-gnu/libblas.so.3"));
-    if (systemBlas) {   // jobs/test installs libopenblas0-pthread on Debian
-      assertEquals("dev.ludovic.netlib.blas.JNIBLAS", RowMajorBlas.implementation());
-    }
+  void implementationIsNativeSystemBlasWhereInstalledElseTheBundledOne() {
+    String blas = RowMajorBlas.implementation();
+    assertTrue(blas.startsWith("dev.ludovic.netlib.blas.JNIBLAS over "), blas);
+    String expected = BundledOpenBlas.systemBlasPresent() ? "system libblas.so.3"
+        : "bundled OpenBLAS";
+    assertTrue(blas.contains(expected), blas);
+  }
+
+  /** A JVM told to use the bundled OpenBLAS (as on a machine without one) computes on it. */
+  @Test
+  void bundledOpenBlasLoadsAndMultipliesCorrectly() throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Process p = new ProcessBuilder(java, "-D" + BundledOpenBlas.CHOICE + "=bundled", "-cp",
+        System.getProperty("java.class.path"), BlasProbe.class.getName())
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String out = new String(p.getInputStream().readAllBytes()).trim();
+    assertEquals(0, p.waitFor(), out);
+    String[] lines = out.split("\n");
+    assertTrue(lines[0].startsWith("dev.ludovic.netlib.blas.JNIBLAS over bundled OpenBLAS "
+        + BundledOpenBlas.VERSION), lines[0]);
+    assertTrue(Double.parseDouble(lines[1]) < 1e-4, "largest error " + lines[1]);
   }
 
   private float[] randomArray(int size) {
