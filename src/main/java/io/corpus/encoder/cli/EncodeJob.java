@@ -122,8 +122,8 @@ public final class EncodeJob {
       extraColumns.add(ATTENTION_COLUMN);
     }
     if (attention.stats()) {
+      // Kept in embeddings/ (small: L x H x 10 numbers a row); head-stats/ is summed from there.
       transformer.setStatsCol(STATS_COLUMN);
-      extraColumns.add(STATS_COLUMN);
     }
     if (attention.rollout()) {
       transformer.setRolloutCol(ROLLOUT_COLUMN);
@@ -135,12 +135,17 @@ public final class EncodeJob {
       if (extraColumns.isEmpty()) {
         floatTable(encoded.write()).parquet(out.staged("embeddings"));
       } else {
-        // Several tables from one forward pass: keep the encoded rows while they are written.
+        // Maps or rollout too: keep the encoded rows while the tables are written from them.
         encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
         floatTable(encoded.drop(extraColumns.toArray(new String[0])).write())
             .parquet(out.staged("embeddings"));
-        writeAttentionTables(encoded, attention, out);
+        writeMapTables(encoded, attention, out);
         encoded.unpersist();
+      }
+      if (attention.stats()) {
+        Dataset<Row> written = spark.read().parquet(out.staged("embeddings"));
+        HeadStatsTable.of(written, STATS_COLUMN).coalesce(1).write()
+            .parquet(out.staged("head-stats"));
       }
       if (progress != null) {
         progress.print();
@@ -179,18 +184,14 @@ public final class EncodeJob {
     }
   }
 
-  /** attention/ (by layer), head-stats/ (one small file) and rollout/, as asked for. */
-  private void writeAttentionTables(Dataset<Row> encoded, AttentionOutputs attention,
+  /** attention/ (by layer) and rollout/, as asked for. */
+  private void writeMapTables(Dataset<Row> encoded, AttentionOutputs attention,
       OutputFolder out) {
     String id = settings.input().idColumn();
     if (attention.enabled()) {
       floatTable(encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
           .select(col(id), col("a.*"))
           .write().partitionBy("layer")).parquet(out.staged("attention"));
-    }
-    if (attention.stats()) {
-      HeadStatsTable.of(encoded, STATS_COLUMN).coalesce(1).write()
-          .parquet(out.staged("head-stats"));
     }
     if (attention.rollout()) {
       floatTable(encoded.where(col(ROLLOUT_COLUMN).isNotNull())

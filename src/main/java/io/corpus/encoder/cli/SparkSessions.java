@@ -20,6 +20,11 @@ public final class SparkSessions {
           .config("spark.sql.shuffle.partitions",
               String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors())));
     }
+    if (conf.contains("spark.master") && !conf.get("spark.master").startsWith("local")) {
+      // Start once every requested executor is up (at most 30 s): the input is split by the task
+      // slots there are, and work handed to the first executor alone would leave the others idle.
+      setIfAbsent(builder, conf, "spark.scheduler.minRegisteredResourcesRatio", "1.0");
+    }
     setIfAbsent(builder, conf, "spark.ui.showConsoleProgress", "false");
     setIfAbsent(builder, conf, "spark.executor.heartbeatInterval", "2s");
     // One BLAS thread per task slot: an executor runs as many tasks as it has cores, so more
