@@ -1,9 +1,5 @@
 package io.corpus.encoder.cli;
 
-import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.explode;
-
-import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.config.SettingsParser;
@@ -15,22 +11,20 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
-import io.corpus.encoder.pipeline.HeadStatsTable;
 import io.corpus.encoder.pipeline.RejectedRows;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.storage.StorageLevel;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,9 +34,6 @@ import org.slf4j.LoggerFactory;
  * together. Settings and weights are checked before Spark starts.
  */
 public final class EncodeJob {
-  static final String ATTENTION_COLUMN = "attention";
-  static final String STATS_COLUMN = "attention_stats";
-  static final String ROLLOUT_COLUMN = "rollout";
   private static final Logger LOG = LoggerFactory.getLogger(EncodeJob.class);
   /** Input splits aimed at per task slot, so that unequal splits still even out. */
   private static final int PARTITIONS_PER_SLOT = 4;
@@ -78,7 +69,7 @@ public final class EncodeJob {
       throw new SettingsException("Output path " + out.target() + " exists; set output.mode = "
           + "overwrite to replace it");
     }
-    for (org.apache.hadoop.fs.Path abandoned : out.removeAbandonedStaging()) {
+    for (var abandoned : out.removeAbandonedStaging()) {
       LOG.warn("Removed {}, the unfinished output of an earlier run that was killed", abandoned);
     }
     try {
@@ -115,38 +106,11 @@ public final class EncodeJob {
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedWeights(weights);
-    AttentionOutputs attention = settings.output().attention();
-    List<String> extraColumns = new ArrayList<>();
-    if (attention.enabled()) {
-      transformer.setAttentionCol(ATTENTION_COLUMN);
-      extraColumns.add(ATTENTION_COLUMN);
-    }
-    if (attention.stats()) {
-      // Kept in embeddings/ (small: L x H x 10 numbers a row); head-stats/ is summed from there.
-      transformer.setStatsCol(STATS_COLUMN);
-    }
-    if (attention.rollout()) {
-      transformer.setRolloutCol(ROLLOUT_COLUMN);
-      extraColumns.add(ROLLOUT_COLUMN);
-    }
-    Dataset<Row> encoded = transformer.transform(input);
+    EncodedTables tables = new EncodedTables(spark, settings);
+    Dataset<Row> encoded = tables.configure(transformer).transform(input);
     LOG.info("weights broadcast, {} s since start", elapsed());
     try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
-      if (extraColumns.isEmpty()) {
-        floatTable(encoded.write()).parquet(out.staged("embeddings"));
-      } else {
-        // Maps or rollout too: keep the encoded rows while the tables are written from them.
-        encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
-        floatTable(encoded.drop(extraColumns.toArray(new String[0])).write())
-            .parquet(out.staged("embeddings"));
-        writeMapTables(encoded, attention, out);
-        encoded.unpersist();
-      }
-      if (attention.stats()) {
-        Dataset<Row> written = spark.read().parquet(out.staged("embeddings"));
-        HeadStatsTable.of(written, STATS_COLUMN).coalesce(1).write()
-            .parquet(out.staged("head-stats"));
-      }
+      tables.write(encoded, out);
       if (progress != null) {
         progress.print();
       }
@@ -172,47 +136,15 @@ public final class EncodeJob {
     if (name.isEmpty()) {
       return;
     }
-    org.apache.spark.sql.types.StructField field = java.util.Arrays.stream(
-        input.schema().fields()).filter(f -> f.name().equals(name)).findFirst().orElseThrow(
-            () -> new SettingsException("input.tokens-column = '" + name + "' is not a column "
-                + "of " + settings.input().path() + " (columns: "
-                + String.join(", ", input.columns()) + ")"));
-    if (!field.dataType().sameType(org.apache.spark.sql.types.DataTypes.createArrayType(
-        org.apache.spark.sql.types.DataTypes.StringType))) {
+    StructField field = Arrays.stream(input.schema().fields())
+        .filter(f -> f.name().equals(name)).findFirst()
+        .orElseThrow(() -> new SettingsException("input.tokens-column = '" + name + "' is not a "
+            + "column of " + settings.input().path() + " (columns: "
+            + String.join(", ", input.columns()) + ")"));
+    if (!field.dataType().sameType(DataTypes.createArrayType(DataTypes.StringType))) {
       throw new SettingsException("input.tokens-column '" + name + "' must be array<string>, "
           + "got " + field.dataType().simpleString());
     }
-  }
-
-  /** attention/ (by layer) and rollout/, as asked for. */
-  private void writeMapTables(Dataset<Row> encoded, AttentionOutputs attention,
-      OutputFolder out) {
-    String id = settings.input().idColumn();
-    if (attention.enabled()) {
-      floatTable(encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
-          .select(col(id), col("a.*"))
-          .write().partitionBy("layer")).parquet(out.staged("attention"));
-    }
-    if (attention.rollout()) {
-      floatTable(encoded.where(col(ROLLOUT_COLUMN).isNotNull())
-          .select(col(id), col(ROLLOUT_COLUMN).as("weights")).write())
-          .parquet(out.staged("rollout"));
-    }
-  }
-
-  /**
-   * Writer settings for tables of float vectors, whose rows are large (T x E floats). Parquet
-   * checks its page size only every 100 rows at first, then at estimated intervals, so a page
-   * (and the row group around it) could hold hundreds of megabytes before it is flushed, growing
-   * with the rows of a task: checking every row keeps the writer's memory at about one 32 MB row
-   * group per task. Dictionary encoding only costs time on floats that never repeat.
-   */
-  private static DataFrameWriter<Row> floatTable(DataFrameWriter<Row> writer) {
-    return writer.option("parquet.enable.dictionary", "false")
-        .option("parquet.block.size", 32 << 20)
-        .option("parquet.page.size.row.check.min", 1)
-        .option("parquet.page.size.row.check.max", 4)
-        .option("parquet.page.size.check.estimate", false);
   }
 
   private String elapsed() {
@@ -269,7 +201,8 @@ public final class EncodeJob {
     outputs.put("pooling", settings.output().pooling().configName());
     outputs.put("attention", settings.output().attention());
     return new RunSummary(rowsRead, written, rejected, byRule, metrics.tokensEncoded().value(),
-        (System.nanoTime() - startNanos) / 1e9, metrics.forwardNanos().value() / 1e9, RowMajorBlas.implementation(),
+        (System.nanoTime() - startNanos) / 1e9, metrics.forwardNanos().value() / 1e9,
+        RowMajorBlas.implementation(),
         metrics.executors(), Transformers.describe(settings, weights), outputs);
   }
 

@@ -3,8 +3,10 @@ package io.corpus.encoder.config;
 import io.corpus.encoder.common.ConfigName;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
-import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * What the job writes about attention ({@code output.attention}): maps of chosen sequences,
@@ -22,7 +24,7 @@ import java.util.Set;
  * @param rollout attention rollout of the kept sequences to rollout/
  */
 public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integer> heads,
-    double sample, List<String> ids, MapFormat format, int topK, boolean averageHeads,
+    double sample, SortedSet<String> ids, MapFormat format, int topK, boolean averageHeads,
     boolean stats, boolean rollout) implements Serializable {
 
   public static final AttentionOutputs NONE = maps(false, List.of(), List.of());
@@ -49,7 +51,7 @@ public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integ
   public AttentionOutputs {
     layers = List.copyOf(layers);
     heads = List.copyOf(heads);
-    ids = List.copyOf(ids);
+    ids = Collections.unmodifiableSortedSet(new TreeSet<>(ids));
     if (!(sample > 0 && sample <= 1)) {
       throw new IllegalArgumentException("sample must be in (0, 1], got " + sample);
     }
@@ -63,8 +65,8 @@ public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integ
 
   /** Full maps of every sequence for the given layers and heads; no statistics or rollout. */
   public static AttentionOutputs maps(boolean enabled, List<Integer> layers, List<Integer> heads) {
-    return new AttentionOutputs(enabled, layers, heads, 1.0, List.of(), MapFormat.FULL, 8, false,
-        false, false);
+    return new AttentionOutputs(enabled, layers, heads, 1.0, new TreeSet<>(), MapFormat.FULL, 8,
+        false, false, false);
   }
 
   /** Whether the model must hand out attention weights at all. */
@@ -87,13 +89,9 @@ public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integ
    */
   public boolean keepsSequence(String id) {
     if (!ids.isEmpty()) {
-      return idSet().contains(id);
+      return ids.contains(id);
     }
     return sample >= 1 || unitHash(id) < sample;
-  }
-
-  private Set<String> idSet() {
-    return Set.copyOf(ids);
   }
 
   /** A hash of the id's UTF-8 bytes in [0, 1): 64-bit FNV-1a, then SplitMix64's finalizer. */

@@ -102,7 +102,7 @@ public final class SettingsParser {
         indices(c, "output.attention.layers"),
         indices(c, "output.attention.heads"),
         sample,
-        ids,
+        new java.util.TreeSet<>(ids),
         choice(c, "output.attention.format", AttentionOutputs.MapFormat.values()),
         atLeast(c, "output.attention.top-k", 1),
         c.getBoolean("output.attention.average-heads"),

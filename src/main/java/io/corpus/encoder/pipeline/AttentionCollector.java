@@ -21,6 +21,8 @@ final class AttentionCollector implements AttentionSink {
   private final int layers;
   private final int heads;
   private final int keptHeadCount;
+  private final int firstKeptHead;
+  private final int lastKeptHead;
   private boolean[] kept;                       // (B) maps and rollout kept for the sequence
   private final List<List<Map>> maps = new ArrayList<>();
   private final List<float[]> positions = new ArrayList<>();   // (B) x (T), as floats
@@ -32,7 +34,11 @@ final class AttentionCollector implements AttentionSink {
     this.outputs = outputs;
     this.layers = layers;
     this.heads = heads;
-    this.keptHeadCount = outputs.heads().isEmpty() ? heads : outputs.heads().size();
+    List<Integer> kept = outputs.heads().isEmpty()
+        ? java.util.stream.IntStream.range(0, heads).boxed().toList() : outputs.heads();
+    this.keptHeadCount = kept.size();
+    this.firstKeptHead = java.util.Collections.min(kept);
+    this.lastKeptHead = java.util.Collections.max(kept);
   }
 
   /** Starts a batch; {@code kept[b]} says whether sequence b's maps and rollout are kept. */
@@ -108,14 +114,14 @@ final class AttentionCollector implements AttentionSink {
   private void addToMean(int layer, int sequence, int head, float[] weights, int offset,
       int length) {
     float[] sum = headSums[sequence];
-    if (sum == null || isFirstKeptHead(head)) {
+    if (sum == null || head == firstKeptHead) {
       sum = new float[length * length];
       headSums[sequence] = sum;
     }
     for (int i = 0; i < sum.length; i++) {
       sum[i] += weights[offset + i];
     }
-    if (isLastKeptHead(head)) {
+    if (head == lastKeptHead) {
       float scale = 1f / keptHeadCount;
       for (int i = 0; i < sum.length; i++) {
         sum[i] *= scale;
@@ -123,15 +129,5 @@ final class AttentionCollector implements AttentionSink {
       maps.get(sequence).add(new Map(layer, -1, sum));
       headSums[sequence] = null;
     }
-  }
-
-  private boolean isFirstKeptHead(int head) {
-    return outputs.heads().isEmpty() ? head == 0
-        : head == outputs.heads().stream().mapToInt(Integer::intValue).min().orElseThrow();
-  }
-
-  private boolean isLastKeptHead(int head) {
-    return outputs.heads().isEmpty() ? head == heads - 1
-        : head == outputs.heads().stream().mapToInt(Integer::intValue).max().orElseThrow();
   }
 }

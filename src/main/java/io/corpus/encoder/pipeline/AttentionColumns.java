@@ -1,7 +1,7 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.HeadStatistics;
-import java.io.Serializable;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
@@ -11,7 +11,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * The attention columns an encoder output has, and their Spark types:
+ * The attention columns of an encoder output and their Spark types:
  * <ul>
  *   <li>maps: array of struct (layer, head, weights (T, T)), or in the top-k format struct
  *       (layer, head, top_keys (T, k), top_weights (T, k)); empty for a sequence not kept;
@@ -20,17 +20,13 @@ import org.apache.spark.sql.types.StructType;
  *       rows for its means; sum over sequences, then divide, for a corpus's);
  *   <li>rollout: (T, T), null for a sequence not kept.
  * </ul>
- *
- * @param topK k of the top-k format, 0 for full maps
- * @param heads H, to lay out the statistics sums
  */
-record AttentionColumns(boolean maps, int topK, boolean stats, boolean rollout, int heads)
-    implements Serializable {
+final class AttentionColumns {
+  private AttentionColumns() {}
 
-  static final AttentionColumns NONE = new AttentionColumns(false, 0, false, false, 0);
-
-  int count() {
-    return (maps ? 1 : 0) + (stats ? 1 : 0) + (rollout ? 1 : 0);
+  /** How many of the three columns the outputs ask for. */
+  static int count(AttentionOutputs outputs) {
+    return (outputs.enabled() ? 1 : 0) + (outputs.stats() ? 1 : 0) + (outputs.rollout() ? 1 : 0);
   }
 
   static ArrayType floatMatrix() {

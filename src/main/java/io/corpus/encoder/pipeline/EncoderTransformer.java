@@ -328,7 +328,7 @@ public final class EncoderTransformer extends Transformer {
   /** What the attention params ask for. */
   public AttentionOutputs attentionOutputs() {
     return new AttentionOutputs(withAttention(), boxed($(attentionLayers)),
-        boxed($(attentionHeads)), (Double) $(attentionSample), List.of($(attentionIds)),
+        boxed($(attentionHeads)), (Double) $(attentionSample), new java.util.TreeSet<>(List.of($(attentionIds))),
         ConfigName.parse(AttentionOutputs.MapFormat.values(), $(attentionFormat), "format"),
         intValue(attentionTopK), flag(attentionAverageHeads), !$(statsCol).isEmpty(),
         !$(rolloutCol).isEmpty());
@@ -373,14 +373,11 @@ public final class EncoderTransformer extends Transformer {
     SequenceReader reader = sequenceReader(columns, w, settings);
     AttentionOutputs attention = attentionOutputs();
     checkIndices(attention, w, settings.heads());
-    AttentionColumns attentionColumns = new AttentionColumns(attention.enabled(),
-        attention.format() == AttentionOutputs.MapFormat.TOP_K ? attention.topK() : 0,
-        attention.stats(), attention.rollout(), settings.heads());
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     WeightsHandle handle = WeightsHandle.of(jsc, w);
     EncodeMetrics m = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
     PartitionEncoder encode = new PartitionEncoder(handle, settings, columns, reader,
-        new OutputRows(kept, keptTypes, withPooled(), attentionColumns),
+        new OutputRows(kept, keptTypes, withPooled(), attention, settings.heads()),
         Pooling.fromConfigName($(pooling)), attention, intValue(batchTokens),
         $(handleInvalid).equals("error"), m);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();

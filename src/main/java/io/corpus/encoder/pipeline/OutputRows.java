@@ -1,8 +1,10 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TopK;
 import java.io.Serializable;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -22,14 +24,16 @@ final class OutputRows implements Serializable {
   private final int[] keptOrdinals;
   private final DataType[] keptTypes;
   private final boolean withPooled;
-  private final AttentionColumns attention;
+  private final AttentionOutputs attention;
+  private final int heads;
 
   OutputRows(int[] keptOrdinals, DataType[] keptTypes, boolean withPooled,
-      AttentionColumns attention) {
+      AttentionOutputs attention, int heads) {
     this.keptOrdinals = keptOrdinals;
     this.keptTypes = keptTypes;
     this.withPooled = withPooled;
     this.attention = attention;
+    this.heads = heads;
   }
 
   /**
@@ -39,7 +43,8 @@ final class OutputRows implements Serializable {
    */
   InternalRow build(InternalRow input, TokenBatch batch, int b, int length, float[] pooled,
       AttentionCollector collector) {
-    int columns = keptOrdinals.length + 1 + (withPooled ? 1 : 0) + attention.count();
+    int columns = keptOrdinals.length + 1 + (withPooled ? 1 : 0)
+        + AttentionColumns.count(attention);
     Object[] values = new Object[columns];
     int c = 0;
     for (int i = 0; i < keptOrdinals.length; i++) {
@@ -49,14 +54,13 @@ final class OutputRows implements Serializable {
     if (withPooled) {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(pooled);
     }
-    if (attention.maps()) {
-      values[c++] = attention.topK() > 0
+    if (attention.enabled()) {
+      values[c++] = attention.format() == AttentionOutputs.MapFormat.TOP_K
           ? topKMaps(batch, b, length, collector.maps(b), attention.topK())
           : attention(batch, b, length, collector.maps(b));
     }
     if (attention.stats()) {
-      values[c++] = AttentionColumns.statsValue(collector.statSums(b), attention.heads(),
-          batch.length(b));
+      values[c++] = AttentionColumns.statsValue(collector.statSums(b), heads, batch.length(b));
     }
     if (attention.rollout()) {
       float[] rollout = collector.rollout(b);
@@ -81,8 +85,8 @@ final class OutputRows implements Serializable {
       AttentionCollector.Map map = maps.get(m);
       Object[] keyRows = new Object[length];
       Object[] weightRows = new Object[length];
-      java.util.Arrays.fill(keyRows, noInts);
-      java.util.Arrays.fill(weightRows, noFloats);
+      Arrays.fill(keyRows, noInts);
+      Arrays.fill(weightRows, noFloats);
       for (int i = 0; i < real; i++) {
         int n = TopK.of(map.weights(), i * real, real, kept, keys, weights);
         int[] positions = new int[n];
@@ -91,7 +95,7 @@ final class OutputRows implements Serializable {
         }
         int query = batch.position(first + i);
         keyRows[query] = UnsafeArrayData.fromPrimitiveArray(positions);
-        weightRows[query] = UnsafeArrayData.fromPrimitiveArray(java.util.Arrays.copyOf(weights, n));
+        weightRows[query] = UnsafeArrayData.fromPrimitiveArray(Arrays.copyOf(weights, n));
       }
       structs[m] = new GenericInternalRow(new Object[] {map.layer(), map.head(),
           new GenericArrayData(keyRows), new GenericArrayData(weightRows)});

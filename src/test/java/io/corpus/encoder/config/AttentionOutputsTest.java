@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class AttentionOutputsTest {
   private static AttentionOutputs sampled(double sample) {
-    return new AttentionOutputs(true, List.of(), List.of(), sample, List.of(),
+    return new AttentionOutputs(true, List.of(), List.of(), sample, new java.util.TreeSet<>(),
         AttentionOutputs.MapFormat.FULL, 8, false, false, false);
   }
 
@@ -36,7 +36,7 @@ class AttentionOutputsTest {
   @Test
   void idsKeepExactlyThoseSequences() {
     AttentionOutputs o = new AttentionOutputs(true, List.of(), List.of(), 1.0,
-        List.of("a", "b"), AttentionOutputs.MapFormat.FULL, 8, false, false, false);
+        new java.util.TreeSet<>(List.of("a", "b")), AttentionOutputs.MapFormat.FULL, 8, false, false, false);
     assertEquals(Set.of("a", "b"), kept(o, List.of("a", "b", "c", "ab")));
   }
 

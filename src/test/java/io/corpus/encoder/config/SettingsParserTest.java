@@ -74,7 +74,7 @@ class SettingsParserTest {
     assertEquals(16, s.model().window());
     assertEquals(PositionalEncoding.LEARNED, s.model().positional());
     assertEquals(Pooling.MAX, s.output().pooling());
-    assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0, List.of("a", "b c"),
+    assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0, new java.util.TreeSet<>(List.of("a", "b c")),
         AttentionOutputs.MapFormat.TOP_K, 4, true, true, true), s.output().attention());
     assertEquals(new JobSettings.Report(true, 3, 32), s.output().report());
     assertEquals(new JobSettings.Execution(100, 16, 8, false), s.execution());

@@ -1,0 +1,103 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.explode;
+
+import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.HeadStatsTable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.DataFrameWriter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+
+/**
+ * The tables one forward pass feeds: embeddings/ always; attention/, rollout/ and head-stats/ as
+ * the settings ask. Maps and rollout are separate columns of the encoded rows, so with them the
+ * rows are kept (memory, then disk) while each table is written; statistics stay in embeddings/
+ * (a few numbers a row), and head-stats/ is summed from the committed table.
+ */
+final class EncodedTables {
+  static final String ATTENTION_COLUMN = "attention";
+  static final String STATS_COLUMN = "attention_stats";
+  static final String ROLLOUT_COLUMN = "rollout";
+
+  private final SparkSession spark;
+  private final JobSettings settings;
+  private final AttentionOutputs attention;
+  private final List<String> separateColumns = new ArrayList<>();
+
+  EncodedTables(SparkSession spark, JobSettings settings) {
+    this.spark = spark;
+    this.settings = settings;
+    this.attention = settings.output().attention();
+  }
+
+  /** Asks the transformer for the attention columns these tables need. */
+  EncoderTransformer configure(EncoderTransformer transformer) {
+    if (attention.enabled()) {
+      transformer.setAttentionCol(ATTENTION_COLUMN);
+      separateColumns.add(ATTENTION_COLUMN);
+    }
+    if (attention.stats()) {
+      transformer.setStatsCol(STATS_COLUMN);
+    }
+    if (attention.rollout()) {
+      transformer.setRolloutCol(ROLLOUT_COLUMN);
+      separateColumns.add(ROLLOUT_COLUMN);
+    }
+    return transformer;
+  }
+
+  /** Writes every table into the staging folder. */
+  void write(Dataset<Row> encoded, OutputFolder out) {
+    if (separateColumns.isEmpty()) {
+      floatTable(encoded.write()).parquet(out.staged("embeddings"));
+    } else {
+      encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
+      floatTable(encoded.drop(separateColumns.toArray(new String[0])).write())
+          .parquet(out.staged("embeddings"));
+      writeMapTables(encoded, out);
+      encoded.unpersist();
+    }
+    if (attention.stats()) {
+      HeadStatsTable.of(spark.read().parquet(out.staged("embeddings")), STATS_COLUMN)
+          .coalesce(1).write().parquet(out.staged("head-stats"));
+    }
+  }
+
+  /** attention/ (by layer) and rollout/, as asked for. */
+  private void writeMapTables(Dataset<Row> encoded, OutputFolder out) {
+    String id = settings.input().idColumn();
+    if (attention.enabled()) {
+      floatTable(encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
+          .select(col(id), col("a.*"))
+          .write().partitionBy("layer")).parquet(out.staged("attention"));
+    }
+    if (attention.rollout()) {
+      floatTable(encoded.where(col(ROLLOUT_COLUMN).isNotNull())
+          .select(col(id), col(ROLLOUT_COLUMN).as("weights")).write())
+          .parquet(out.staged("rollout"));
+    }
+  }
+
+  /**
+   * Writer settings for tables of float vectors, whose rows are large (T x E floats). Parquet
+   * checks its page size only every 100 rows at first, then at estimated intervals, so a page
+   * (and the row group around it) could hold hundreds of megabytes before it is flushed, growing
+   * with the rows of a task: checking every row keeps the writer's memory at about one 32 MB row
+   * group per task. Dictionary encoding only costs time on floats that never repeat.
+   */
+  static DataFrameWriter<Row> floatTable(DataFrameWriter<Row> writer) {
+    return writer.option("parquet.enable.dictionary", "false")
+        .option("parquet.block.size", 32 << 20)
+        .option("parquet.page.size.row.check.min", 1)
+        .option("parquet.page.size.row.check.max", 4)
+        .option("parquet.page.size.check.estimate", false);
+  }
+}
