@@ -25,7 +25,7 @@ final class AttentionCollector implements AttentionSink {
   private final int lastKeptHead;
   private boolean[] kept;                       // (B) maps and rollout kept for the sequence
   private final List<List<Map>> maps = new ArrayList<>();
-  private final List<float[]> positions = new ArrayList<>();   // (B) x (T), as floats
+  private final List<float[]> positions = new ArrayList<>();   // (B) x (T) as floats; for stats
   private double[][] statSums;                  // (B) x (L * H * COUNT)
   private Rollout[] rollouts;                   // (B), null where not kept
   private float[][] headSums;                   // (B) x (T * T), for average-heads
@@ -49,12 +49,14 @@ final class AttentionCollector implements AttentionSink {
     positions.clear();
     for (int b = 0; b < sequences; b++) {
       maps.add(new ArrayList<>());
-      int first = batch.firstRow(b);
-      float[] p = new float[batch.length(b)];
-      for (int i = 0; i < p.length; i++) {
-        p[i] = batch.position(first + i);
+      if (outputs.stats()) {
+        int first = batch.firstRow(b);
+        float[] p = new float[batch.length(b)];
+        for (int i = 0; i < p.length; i++) {
+          p[i] = batch.position(first + i);
+        }
+        positions.add(p);
       }
-      positions.add(p);
     }
     statSums = outputs.stats() ? new double[sequences][layers * heads * HeadStatistics.COUNT]
         : null;
