@@ -11,11 +11,11 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.InputColumns;
 import io.corpus.encoder.pipeline.RejectedRows;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,8 +23,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,7 +94,9 @@ public final class EncodeJob {
     // ones, and left cores idle at the end. Splitting when reading costs no shuffle.
     spark.conf().set("spark.sql.files.minPartitionNum", PARTITIONS_PER_SLOT * slots());
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
-    checkTokensColumn(input);
+    if (!settings.input().tokensColumn().isEmpty()) {
+      InputColumns.requireTokens(input.schema(), settings.input().tokensColumn());
+    }
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long rowsRead = ParquetRowCount.of(input.inputFiles(), hadoop);
     int partitions = input.queryExecution().toRdd().getNumPartitions();
@@ -128,23 +128,6 @@ public final class EncodeJob {
     RunSummary summary = summarize(out, rowsRead, metrics);
     summary.write(out.staged("run-summary.json"), hadoop);
     return summary;
-  }
-
-  /** input.tokens-column, when set, must be an array of strings in the input. */
-  private void checkTokensColumn(Dataset<Row> input) {
-    String name = settings.input().tokensColumn();
-    if (name.isEmpty()) {
-      return;
-    }
-    StructField field = Arrays.stream(input.schema().fields())
-        .filter(f -> f.name().equals(name)).findFirst()
-        .orElseThrow(() -> new SettingsException("input.tokens-column = '" + name + "' is not a "
-            + "column of " + settings.input().path() + " (columns: "
-            + String.join(", ", input.columns()) + ")"));
-    if (!field.dataType().sameType(DataTypes.createArrayType(DataTypes.StringType))) {
-      throw new SettingsException("input.tokens-column '" + name + "' must be array<string>, "
-          + "got " + field.dataType().simpleString());
-    }
   }
 
   private String elapsed() {

@@ -52,6 +52,18 @@ public final class InputColumns implements Serializable {
     }
   }
 
+  /**
+   * Checks that the input has {@code column} as array&lt;string&gt;: the tokens' text, which the
+   * encoder passes through and the report reads.
+   */
+  public static void requireTokens(StructType schema, String column) {
+    DataType type = schema.fields()[ordinal(schema, column, "tokens")].dataType();
+    if (!(type instanceof ArrayType array && array.elementType().equals(DataTypes.StringType))) {
+      throw new IllegalArgumentException("Column " + column + " must be of type array<string> "
+          + "but was " + type.simpleString());
+    }
+  }
+
   private static int ordinal(StructType schema, String column, String role) {
     if (!Arrays.asList(schema.fieldNames()).contains(column)) {
       throw new IllegalArgumentException("The input has no " + role + " column '" + column
