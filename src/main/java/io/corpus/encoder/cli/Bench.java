@@ -12,16 +12,20 @@ import io.corpus.encoder.model.TokenBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code jobs/bench}: the encoder layer's speed beside the sgemm rate measured in the same
- * process, and the plain reference kernel's. Each figure runs on {@code --threads} threads at
- * once, one BLAS thread each, as Spark tasks do; the sgemm and layer figures are the best of
- * three alternating rounds of {@code --seconds} each. The last line is machine-readable.
+ * process, and the plain reference kernel's. Each thread of {@code --threads} (one BLAS thread
+ * each, as Spark tasks) alternates the two for {@code --seconds}: a layer batch, then as many
+ * sgemm products as make about the same work. Both rates are then sampled over the same moments
+ * of a noisy, shared machine, which separate rounds were not (a neighbour's load comes and goes
+ * over seconds: alone, the sgemm figure varied 120-230 GFLOP/s between runs here). The last line
+ * is machine-readable.
  */
 public final class Bench {
   /** The shape measured; defaults are one BERT-base layer. */
@@ -33,9 +37,20 @@ public final class Bench {
       return 2.0 * width * 3 * width + 2.0 * width * width + 4.0 * width * ffn
           + 4.0 * length * width;
     }
+
+    /** Tokens in one layer batch: whole sequences, at least one. */
+    int layerTokens() {
+      return Math.max(1, batchTokens / length) * length;
+    }
+
+    /** FLOPs of the sgemm measured: the QKV projection, (N, E)·(E, 3E). */
+    double sgemmFlops() {
+      return 2.0 * batchTokens * width * 3 * width;
+    }
   }
 
-  private static final int ROUNDS = 3;
+  /** Time spent and work done by one thread in each of the two measurements. */
+  record Sample(double sgemmSeconds, double sgemmFlops, double layerSeconds, double layerTokens) {}
 
   private Bench() {}
 
@@ -45,25 +60,24 @@ public final class Bench {
         + "thread, %s; BLAS %s%n", shape.width(), shape.heads(), shape.ffn(), shape.length(),
         shape.batchTokens(), shape.threads(), shape.activation().configName(),
         RowMajorBlas.implementation());
-    // Rounds alternate the two measurements so that both see the same machine; the best round
-    // of each counts (the machines are shared and noisy, interference only ever slows a run).
+    List<Sample> samples = interleaved(shape);
     double sgemm = 0;
-    double[] layer = {0, 0};
-    for (int round = 0; round < ROUNDS; round++) {
-      sgemm = Math.max(sgemm, sgemmGflops(shape));
-      double[] r = layerRate(shape);
-      layer = r[1] > layer[1] ? r : layer;
+    double tokensPerSecond = 0;
+    for (Sample t : samples) {          // rates of threads running at once add up
+      sgemm += t.sgemmFlops() / t.sgemmSeconds() / 1e9;
+      tokensPerSecond += t.layerTokens() / t.layerSeconds();
     }
+    double layer = tokensPerSecond * shape.flopsPerToken() / 1e9;
     System.out.printf("sgemm     (%d x %d . %d x %d):  %8.1f GFLOP/s%n", shape.batchTokens(),
         shape.width(), shape.width(), 3 * shape.width(), sgemm);
     System.out.printf("layer     (fast kernel):            %8.1f GFLOP/s, %,10.0f tokens/s "
-        + "(%.0f%% of sgemm)%n", layer[1], layer[0], 100 * layer[1] / sgemm);
+        + "(%.0f%% of sgemm)%n", layer, tokensPerSecond, 100 * layer / sgemm);
     double[] naive = naiveRate(shape);
     System.out.printf("reference (plain loops, 1 thread):  %8.1f GFLOP/s, %,10.1f tokens/s%n",
         naive[1], naive[0]);
     System.out.printf("RESULT sgemm_gflops=%.1f layer_gflops=%.1f layer_tokens_per_s=%.0f "
-        + "layer_vs_sgemm=%.3f naive_tokens_per_s=%.1f%n", sgemm, layer[1], layer[0],
-        layer[1] / sgemm, naive[0]);
+        + "layer_vs_sgemm=%.3f naive_tokens_per_s=%.1f%n", sgemm, layer, tokensPerSecond,
+        layer / sgemm, naive[0]);
   }
 
   static Shape parse(String[] args) {
@@ -73,7 +87,7 @@ public final class Bench {
     int length = 128;
     int batchTokens = 4096;
     int threads = Runtime.getRuntime().availableProcessors();
-    double seconds = 1.5;
+    double seconds = 12;
     Activation activation = Activation.GELU;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
@@ -95,52 +109,107 @@ public final class Bench {
     return new Shape(width, heads, ffn, length, batchTokens, threads, seconds, activation);
   }
 
-  /** The QKV projection's product, (N, E)·(E, 3E), on every thread at once. */
-  static double sgemmGflops(Shape s) throws Exception {
-    int n = s.batchTokens();
-    int e = s.width();
-    double flops = 2.0 * n * e * 3 * e;
-    return runOnThreads(s, () -> {
-      Random random = new Random(1);
-      float[] x = gaussian(random, n * e);
-      float[] w = gaussian(random, 3 * e * e);
-      float[] y = new float[n * 3 * e];
-      return (Runnable) () -> RowMajorBlas.linear(n, e, 3 * e, x, 0, w, y, 0, false);
-    }) * flops / 1e9;
+  /**
+   * On every thread at once: a layer batch, then the sgemm repeated for about the same work,
+   * again and again for the set time. Only pairs that end before the stop count, so every
+   * moment counted had all threads busy (a thread running alone would have the machine to
+   * itself); the threads start together, once all have built their data and warmed up.
+   */
+  static List<Sample> interleaved(Shape s) throws Exception {
+    ModelSettings settings = layerSettings(s);
+    EncoderWeights weights = RandomModels.weights(new Random(2), 1, s.width(), s.ffn(), false, 0);
+    int tokens = s.layerTokens();
+    int sgemmRepeats = (int) Math.max(1, Math.round(tokens * s.flopsPerToken() / s.sgemmFlops()));
+    ExecutorService pool = Executors.newFixedThreadPool(s.threads());
+    CyclicBarrier ready = new CyclicBarrier(s.threads() + 1);
+    AtomicBoolean stop = new AtomicBoolean();
+    try {
+      List<Future<Sample>> futures = new ArrayList<>();
+      for (int i = 0; i < s.threads(); i++) {
+        futures.add(pool.submit(() -> {
+          Runnable layer = layerTask(s, settings, weights);
+          Runnable sgemm = sgemmTask(s);
+          layer.run();
+          sgemm.run();
+          ready.await();
+          double sgemmSeconds = 0;
+          double layerSeconds = 0;
+          int pairs = 0;
+          while (true) {
+            long t0 = System.nanoTime();
+            layer.run();
+            long t1 = System.nanoTime();
+            for (int r = 0; r < sgemmRepeats; r++) {
+              sgemm.run();
+            }
+            long t2 = System.nanoTime();
+            if (stop.get()) {
+              break;
+            }
+            layerSeconds += (t1 - t0) / 1e9;
+            sgemmSeconds += (t2 - t1) / 1e9;
+            pairs++;
+          }
+          if (pairs == 0) {
+            throw new IllegalStateException("--seconds " + s.seconds() + " is shorter than "
+                + "one layer batch and its sgemm products; give more");
+          }
+          return new Sample(sgemmSeconds, pairs * sgemmRepeats * s.sgemmFlops(), layerSeconds,
+              (double) pairs * tokens);
+        }));
+      }
+      ready.await();
+      Thread.sleep((long) (s.seconds() * 1000));
+      stop.set(true);
+      List<Sample> samples = new ArrayList<>();
+      for (Future<Sample> f : futures) {
+        samples.add(f.get());
+      }
+      return samples;
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
-  /** One encoder layer over batches of T-token sequences; returns {tokens/s, GFLOP/s}. */
-  static double[] layerRate(Shape s) throws Exception {
-    ModelSettings settings = new ModelSettings(s.heads(), s.activation(), false, false, 1e-12,
-        false, 0, PositionalEncoding.NONE);
-    EncoderWeights weights = RandomModels.weights(new Random(2), 1, s.width(), s.ffn(), false, 0);
-    int sequences = Math.max(1, s.batchTokens() / s.length());
-    int tokens = sequences * s.length();
-    double batchesPerSecond = runOnThreads(s, () -> {
-      Encoder encoder = new Encoder(settings, weights);
-      TokenBatch batch = new TokenBatch(s.width(), tokens);
-      float[] input = gaussian(new Random(3), tokens * s.width());
-      return (Runnable) () -> {
-        batch.clear();
-        for (int b = 0; b < sequences; b++) {
-          for (int t = 0; t < s.length(); t++) {
-            int offset = batch.appendToken(t);
-            System.arraycopy(input, (b * s.length() + t) * s.width(), batch.tokens(), offset,
-                s.width());
-          }
-          batch.endSequence();
+  /** The QKV projection's product, (N, E)·(E, 3E). */
+  private static Runnable sgemmTask(Shape s) {
+    int n = s.batchTokens();
+    int e = s.width();
+    Random random = new Random(1);
+    float[] x = gaussian(random, n * e);
+    float[] w = gaussian(random, 3 * e * e);
+    float[] y = new float[n * 3 * e];
+    return () -> RowMajorBlas.linear(n, e, 3 * e, x, 0, w, y, 0, false);
+  }
+
+  /** One encoder layer over a batch of T-token sequences. */
+  private static Runnable layerTask(Shape s, ModelSettings settings, EncoderWeights weights) {
+    int sequences = s.layerTokens() / s.length();
+    Encoder encoder = new Encoder(settings, weights);
+    TokenBatch batch = new TokenBatch(s.width(), s.layerTokens());
+    float[] input = gaussian(new Random(3), s.layerTokens() * s.width());
+    return () -> {
+      batch.clear();
+      for (int b = 0; b < sequences; b++) {
+        for (int t = 0; t < s.length(); t++) {
+          int offset = batch.appendToken(t);
+          System.arraycopy(input, (b * s.length() + t) * s.width(), batch.tokens(), offset,
+              s.width());
         }
-        encoder.forward(batch, null);
-      };
-    });
-    double tokensPerSecond = batchesPerSecond * tokens;
-    return new double[] {tokensPerSecond, tokensPerSecond * s.flopsPerToken() / 1e9};
+        batch.endSequence();
+      }
+      encoder.forward(batch, null);
+    };
+  }
+
+  private static ModelSettings layerSettings(Shape s) {
+    return new ModelSettings(s.heads(), s.activation(), false, false, 1e-12, false, 0,
+        PositionalEncoding.NONE);
   }
 
   /** The reference encoder over one sequence, one thread: the baseline the fast kernel replaces. */
   static double[] naiveRate(Shape s) {
-    ModelSettings settings = new ModelSettings(s.heads(), s.activation(), false, false, 1e-12,
-        false, 0, PositionalEncoding.NONE);
+    ModelSettings settings = layerSettings(s);
     EncoderWeights weights = RandomModels.weights(new Random(2), 1, s.width(), s.ffn(), false, 0);
     int length = Math.min(s.length(), 32);
     float[][] x = new float[length][];
@@ -157,39 +226,6 @@ public final class Bench {
     Shape shorter = new Shape(s.width(), s.heads(), s.ffn(), length, s.batchTokens(), 1,
         s.seconds(), s.activation());
     return new double[] {tokensPerSecond, tokensPerSecond * shorter.flopsPerToken() / 1e9};
-  }
-
-  /**
-   * Runs the task each thread builds, once to warm up and then for the set time on every thread
-   * at once; returns the total runs per second.
-   */
-  static double runOnThreads(Shape s, Callable<Runnable> setup) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(s.threads());
-    try {
-      List<Future<double[]>> futures = new ArrayList<>();
-      for (int i = 0; i < s.threads(); i++) {
-        futures.add(pool.submit(() -> {
-          Runnable task = setup.call();
-          task.run();
-          long start = System.nanoTime();
-          long deadline = start + (long) (s.seconds() * 1e9);
-          int runs = 0;
-          while (System.nanoTime() < deadline) {
-            task.run();
-            runs++;
-          }
-          return new double[] {runs, (System.nanoTime() - start) / 1e9};
-        }));
-      }
-      double rate = 0;
-      for (Future<double[]> f : futures) {
-        double[] r = f.get();
-        rate += r[0] / r[1];
-      }
-      return rate;
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   private static float[] gaussian(Random random, int count) {
