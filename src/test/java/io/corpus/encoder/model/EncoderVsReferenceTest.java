@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -67,6 +68,39 @@ class EncoderVsReferenceTest {
               "row " + r + " layer " + l + " head " + h);
         }
       }
+    }
+  }
+
+  /**
+   * One batch of more tokens than the feed-forward does at a time: every block of rows, the
+   * last partial one included, must land on its own rows.
+   */
+  @Test
+  void batchLongerThanOneFeedForwardBlock() {
+    Random random = new Random(6);
+    int width = 8;
+    ModelSettings settings = new ModelSettings(2, Activation.GELU, false, false, 1e-5, false, 0,
+        PositionalEncoding.NONE);
+    EncoderWeights weights = RandomModels.weights(random, 2, width, 16, false, 0);
+    List<GoldenCase.InputRow> rows = new ArrayList<>();
+    int tokens = 0;
+    while (tokens <= 2 * Encoder.FFN_BLOCK) {
+      int t = 1 + random.nextInt(60);
+      float[][] x = new float[t][width];
+      for (float[] token : x) {
+        for (int e = 0; e < width; e++) {
+          token[e] = (float) random.nextGaussian();
+        }
+      }
+      rows.add(new GoldenCase.InputRow("r" + rows.size(), x, null));
+      tokens += t;
+    }
+    Encoder encoder = new Encoder(settings, weights);
+    PlainRunner.Output[] fast = PlainRunner.run(encoder, rows, rows.size(), false);
+    ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
+    for (int r = 0; r < rows.size(); r++) {
+      assertVectorsClose(reference.encode(rows.get(r).embeddings(), null).embeddings(),
+          fast[r].embeddings(), "row " + r + " of " + rows.size() + " (" + tokens + " tokens)");
     }
   }
 }
