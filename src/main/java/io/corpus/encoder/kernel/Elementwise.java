@@ -1,6 +1,5 @@
 package io.corpus.encoder.kernel;
 
-import java.util.Arrays;
 import java.util.logging.Logger;
 
 /**
@@ -15,19 +14,6 @@ import java.util.logging.Logger;
 public interface Elementwise {
   Elementwise INSTANCE = Choice.choose();
 
-  /**
-   * Softmax of {@code x[offset, offset + length)} in place; -inf entries get weight 0; a row of
-   * only -inf becomes zeros.
-   */
-  default void softmax(float[] x, int offset, int length) {
-    float max = max(x, offset, length);
-    if (max == Float.NEGATIVE_INFINITY) {
-      Arrays.fill(x, offset, offset + length, 0f);
-      return;
-    }
-    scale(x, offset, length, 1f / expShifted(x, offset, length, max));
-  }
-
   /** The largest of {@code x[offset, offset + length)} (negative infinity if empty). */
   float max(float[] x, int offset, int length);
 
@@ -36,6 +22,15 @@ public interface Elementwise {
    * sum. Entries at negative infinity become 0. The online softmax of tiled attention.
    */
   float expShifted(float[] x, int offset, int length, float shift);
+
+  /**
+   * The softmax down the columns of a row-major (rows, cols) matrix, but for the division: each
+   * column's entries x become exp(x − the column's max), and {@code sums[c]} their sum. Entries
+   * at −∞ become 0; a column of only −∞ becomes zeros with sum 0, never NaN. The caller divides
+   * (or scales what the weights multiply). Running down columns needs no reduction across vector
+   * lanes: every pass streams whole rows. {@code maxes} is scratch; both hold {@code cols}.
+   */
+  void expColumns(float[] x, int rows, int cols, float[] maxes, float[] sums);
 
   /**
    * −Σ a ln a over {@code a[offset, offset + length)}, in nats, with 0 ln 0 = 0: the entropy of

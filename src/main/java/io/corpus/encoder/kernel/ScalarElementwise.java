@@ -30,6 +30,25 @@ final class ScalarElementwise implements Elementwise {
   }
 
   @Override
+  public void expColumns(float[] x, int rows, int cols, float[] maxes, float[] sums) {
+    for (int c = 0; c < cols; c++) {
+      float max = Float.NEGATIVE_INFINITY;
+      for (int r = 0; r < rows; r++) {
+        max = Math.max(max, x[r * cols + c]);
+      }
+      float shift = max == Float.NEGATIVE_INFINITY ? 0f : max;
+      double sum = 0;
+      for (int r = 0; r < rows; r++) {
+        float e = (float) Math.exp(x[r * cols + c] - shift);
+        x[r * cols + c] = e;
+        sum += e;
+      }
+      maxes[c] = max;
+      sums[c] = (float) sum;
+    }
+  }
+
+  @Override
   public float entropy(float[] a, int offset, int length) {
     double sum = 0;
     for (int i = offset; i < offset + length; i++) {

@@ -7,6 +7,7 @@ import static io.corpus.encoder.kernel.ErfCoefficients.A4;
 import static io.corpus.encoder.kernel.ErfCoefficients.A5;
 import static io.corpus.encoder.kernel.ErfCoefficients.P;
 
+import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
@@ -91,6 +92,47 @@ final class VectorElementwise implements Elementwise {
       sums = sums.add(e, m);
     }
     return sumLanes(sums);
+  }
+
+  @Override
+  public void expColumns(float[] x, int rows, int cols, float[] maxes, float[] sums) {
+    int bound = S.loopBound(cols);
+    VectorMask<Float> tail = S.indexInRange(bound, cols);
+    Arrays.fill(maxes, 0, cols, Float.NEGATIVE_INFINITY);
+    for (int r = 0; r < rows; r++) {
+      int row = r * cols;
+      int c = 0;
+      for (; c < bound; c += S.length()) {
+        FloatVector.fromArray(S, x, row + c).max(FloatVector.fromArray(S, maxes, c))
+            .intoArray(maxes, c);
+      }
+      if (c < cols) {
+        FloatVector.fromArray(S, x, row + c, tail).max(FloatVector.fromArray(S, maxes, c, tail))
+            .intoArray(maxes, c, tail);
+      }
+    }
+    for (int c = 0; c < cols; c++) {         // a column of only −∞: exp(−∞ − 0) = 0, not NaN
+      if (maxes[c] == Float.NEGATIVE_INFINITY) {
+        maxes[c] = 0f;
+      }
+    }
+    Arrays.fill(sums, 0, cols, 0f);
+    for (int r = 0; r < rows; r++) {
+      int row = r * cols;
+      int c = 0;
+      for (; c < bound; c += S.length()) {
+        FloatVector e = expNonPositive(FloatVector.fromArray(S, x, row + c)
+            .sub(FloatVector.fromArray(S, maxes, c)));
+        e.intoArray(x, row + c);
+        e.add(FloatVector.fromArray(S, sums, c)).intoArray(sums, c);
+      }
+      if (c < cols) {
+        FloatVector e = expNonPositive(FloatVector.fromArray(S, x, row + c, tail)
+            .sub(FloatVector.fromArray(S, maxes, c, tail)));
+        e.intoArray(x, row + c, tail);
+        e.add(FloatVector.fromArray(S, sums, c, tail)).intoArray(sums, c, tail);
+      }
+    }
   }
 
   @Override

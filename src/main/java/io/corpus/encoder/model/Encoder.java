@@ -170,7 +170,7 @@ public final class Encoder {
         if (full) {
           head.full(batch, first, t, qkv, q, k, v, context, out);
           if (sink != null) {
-            sink.accept(layer, b, h, head.scores(), 0, t);
+            sink.accept(layer, b, h, head.weights(t), 0, t);
           }
         } else {
           head.tiled(batch, first, t, qkv, q, k, v, context, out);

@@ -42,11 +42,22 @@ class ElementwiseTest {
         float[] a = x.clone();
         float[] b = x.clone();
         switch (op) {
-          case 0 -> {
-            a[1 + width / 2] = Float.NEGATIVE_INFINITY;
-            b[1 + width / 2] = Float.NEGATIVE_INFINITY;
-            Elementwise.INSTANCE.softmax(a, 1, width);
-            scalar.softmax(b, 1, width);
+          case 0 -> {     // a (rows, width) matrix: one entry masked, column 0 entirely
+            for (int r = 0; r < rows; r++) {
+              a[r * width] = Float.NEGATIVE_INFINITY;
+              b[r * width] = Float.NEGATIVE_INFINITY;
+            }
+            a[width + width / 2] = Float.NEGATIVE_INFINITY;
+            b[width + width / 2] = Float.NEGATIVE_INFINITY;
+            float[] vectorSums = new float[width];
+            float[] plainSums = new float[width];
+            Elementwise.INSTANCE.expColumns(a, rows, width, new float[width], vectorSums);
+            scalar.expColumns(b, rows, width, new float[width], plainSums);
+            for (int c = 0; c < width; c++) {
+              assertEquals(plainSums[c], vectorSums[c], 2e-6 * Math.max(1, plainSums[c]),
+                  "column sum " + c + " width " + width);
+            }
+            assertEquals(0f, vectorSums[0], "a fully masked column sums to 0");
           }
           case 1, 2, 3 -> {
             Activation act = Activation.values()[op - 1];
@@ -62,8 +73,8 @@ class ElementwiseTest {
         plain[op] = b;
       }
       for (int op = 0; op < 5; op++) {
-        int from = op == 0 || op == 4 ? 1 : 0;
-        int to = op == 0 ? 1 + width : from + rows * width;
+        int from = op == 4 ? 1 : 0;
+        int to = from + rows * width;
         assertEquals(x[x.length - 1], vector[op][x.length - 1], 0, "op " + op + " stays in range");
         for (int i = from; i < to; i++) {
           assertEquals(plain[op][i], vector[op][i], 2e-6 * Math.max(1, Math.abs(plain[op][i])),
@@ -123,25 +134,29 @@ class ElementwiseTest {
         e.getMessage());
   }
 
+  /** Softmax down columns, but for the division: (rows = keys, cols = queries). */
   @Test
-  void softmaxIsStableAndMasked() {
-    float[] x = {1000f, 1001f, Float.NEGATIVE_INFINITY, 999f};
-    Softmax.inPlace(x, 0, 4);
-    double z = Math.exp(-1) + 1 + Math.exp(-2);
-    assertEquals(Math.exp(-1) / z, x[0], 1e-6);
-    assertEquals(1 / z, x[1], 1e-6);
-    assertEquals(0f, x[2]);
-    assertEquals(Math.exp(-2) / z, x[3], 1e-6);
-  }
-
-  @Test
-  void softmaxOfAFullyMaskedRowIsZeroNotNaN() {
-    float[] x = {7f, Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY, 7f};
-    Softmax.inPlace(x, 1, 2);
-    assertEquals(7f, x[0]);
-    assertEquals(0f, x[1]);
-    assertEquals(0f, x[2]);
-    assertEquals(7f, x[3]);
+  void expColumnsIsStableAndMasked() {
+    float[] x = {
+        1000f, Float.NEGATIVE_INFINITY,
+        1001f, Float.NEGATIVE_INFINITY,
+        Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY,
+        999f, Float.NEGATIVE_INFINITY};
+    for (Elementwise e : new Elementwise[] {Elementwise.INSTANCE, new ScalarElementwise()}) {
+      float[] y = x.clone();
+      float[] sums = new float[2];
+      e.expColumns(y, 4, 2, new float[2], sums);
+      String name = e.getClass().getSimpleName();
+      assertEquals(Math.exp(-1), y[0], 1e-6, name);
+      assertEquals(1f, y[2], name);
+      assertEquals(0f, y[4], name);
+      assertEquals(Math.exp(-2), y[6], 1e-6, name);
+      assertEquals(Math.exp(-1) + 1 + Math.exp(-2), sums[0], 1e-6, name);
+      for (int r = 0; r < 4; r++) {
+        assertEquals(0f, y[2 * r + 1], name + ": a fully masked column is zeros, not NaN");
+      }
+      assertEquals(0f, sums[1], name);
+    }
   }
 
   @Test
