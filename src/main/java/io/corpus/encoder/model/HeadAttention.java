@@ -28,8 +28,9 @@ final class HeadAttention {
   private final float scoreScale; // 1 / √D
   private final int tile;
   private float[] keyScores = new float[0];   // (T_k, T_q) for full: Sᵀ, a row per key
-  private float[] columnMax = new float[0];   // (T_q) scratch of the softmax
-  private float[] columnSum = new float[0];   // (T_q) sum of exp per query; after full, 1 / sum
+  private float[] queryMax = new float[0];    // (T_q) scratch of the softmax
+  private float[] querySum = new float[0];    // (T_q) sum of exp(score − max) per query
+  private float[] inverseSum = new float[0];  // (T_q) 1 / querySum, 0 for a fully masked query
   private float[] weights = new float[0];     // (T_q, T_k) for the sink, a row per query
   private final float[] tileScores;        // (tile, tile)
   private final float[] rowMax;            // (tile) running max per query row
@@ -66,20 +67,21 @@ final class HeadAttention {
     int ld = 3 * width;
     if (keyScores.length < t * t) {
       keyScores = new float[t * t];
-      columnMax = new float[t];
-      columnSum = new float[t];
+      queryMax = new float[t];
+      querySum = new float[t];
+      inverseSum = new float[t];
     }
     RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
         0f, keyScores, 0, t);                                               // Sᵀ (T_k, T_q)
     if (settings.hasPositionMask()) {
       mask(batch, first, keyScores, 0, t, 0, t, 1, t);
     }
-    MATH.expColumns(keyScores, t, t, columnMax, columnSum);                 // unnormalized
+    MATH.expColumns(keyScores, t, t, queryMax, querySum);                   // unnormalized
     RowMajorBlas.gemm(true, false, t, headWidth, t, 1f, keyScores, 0, t, qkv, v, ld,
         0f, context, out, width);                                           // (T_q, D)
     for (int i = 0; i < t; i++) {
-      columnSum[i] = columnSum[i] > 0 ? 1f / columnSum[i] : 0f;   // a fully masked query: 0
-      MATH.scale(context, out + i * width, headWidth, columnSum[i]);
+      inverseSum[i] = querySum[i] > 0 ? 1f / querySum[i] : 0f;
+      MATH.scale(context, out + i * width, headWidth, inverseSum[i]);
     }
   }
 
@@ -92,9 +94,8 @@ final class HeadAttention {
       weights = new float[t * t];
     }
     for (int i = 0; i < t; i++) {
-      float inverseSum = columnSum[i];
       for (int j = 0; j < t; j++) {
-        weights[i * t + j] = keyScores[j * t + i] * inverseSum;
+        weights[i * t + j] = keyScores[j * t + i] * inverseSum[i];
       }
     }
     return weights;
