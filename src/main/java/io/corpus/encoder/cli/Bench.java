@@ -12,6 +12,7 @@ import io.corpus.encoder.model.TokenBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,6 +49,9 @@ public final class Bench {
       return 2.0 * batchTokens * width * 3 * width;
     }
   }
+
+  /** Untimed runs first, at least this long: the kernels' first runs are interpreted. */
+  private static final long WARM_UP_NANOS = 2_000_000_000L;
 
   /** Time spent and work done by one thread in each of the two measurements. */
   record Sample(double sgemmSeconds, double sgemmFlops, double layerSeconds, double layerTokens) {}
@@ -127,10 +131,20 @@ public final class Bench {
       List<Future<Sample>> futures = new ArrayList<>();
       for (int i = 0; i < s.threads(); i++) {
         futures.add(pool.submit(() -> {
-          Runnable layer = layerTask(s, settings, weights);
-          Runnable sgemm = sgemmTask(s);
-          layer.run();
-          sgemm.run();
+          Runnable layer;
+          Runnable sgemm;
+          try {
+            layer = layerTask(s, settings, weights);
+            sgemm = sgemmTask(s);
+            long warmUpEnd = System.nanoTime() + WARM_UP_NANOS;   // until the JIT has compiled
+            for (int run = 0; run < 2 || System.nanoTime() < warmUpEnd; run++) {
+              layer.run();
+              sgemm.run();
+            }
+          } catch (RuntimeException | Error e) {
+            ready.reset();             // the others, and the timer, stop waiting: see get()
+            throw e;
+          }
           ready.await();
           double sgemmSeconds = 0;
           double layerSeconds = 0;
@@ -158,8 +172,12 @@ public final class Bench {
               (double) pairs * tokens);
         }));
       }
-      ready.await();
-      Thread.sleep((long) (s.seconds() * 1000));
+      try {
+        ready.await();
+        Thread.sleep((long) (s.seconds() * 1000));
+      } catch (BrokenBarrierException e) {
+        // a thread failed to set up; its exception comes out of its future below
+      }
       stop.set(true);
       List<Sample> samples = new ArrayList<>();
       for (Future<Sample> f : futures) {
