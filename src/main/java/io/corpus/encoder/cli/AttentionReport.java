@@ -3,7 +3,7 @@ package io.corpus.encoder.cli;
 import static org.apache.spark.sql.functions.col;
 
 import io.corpus.encoder.config.JobSettings;
-import io.corpus.encoder.io.ParquetRowCount;
+import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.model.HeadStatistics;
 import io.corpus.encoder.report.ReportPage;
 import java.io.IOException;
@@ -43,7 +43,7 @@ final class AttentionReport {
         stats.add(new ReportPage.HeadRow(r.getAs("layer"), r.getAs("head"), r.getAs("rows"),
             means));
       }
-      long sequences = ParquetRowCount.ofFolder(folder + "/embeddings", hadoop);
+      long sequences = ParquetFooters.rowCountOfFolder(folder + "/embeddings", hadoop);
       meanLength = stats.isEmpty() || sequences == 0 ? 0 : (double) stats.get(0).rows() / sequences;
     }
     List<ReportPage.Sequence> sequences = exists(folder + "/attention", hadoop)

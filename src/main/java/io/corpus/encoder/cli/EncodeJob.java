@@ -5,8 +5,9 @@ import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.ParquetInput;
-import io.corpus.encoder.io.ParquetRowCount;
+import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
@@ -35,6 +36,8 @@ public final class EncodeJob {
   private static final Logger LOG = LoggerFactory.getLogger(EncodeJob.class);
   /** Input splits aimed at per task slot, so that unequal splits still even out. */
   private static final int PARTITIONS_PER_SLOT = 4;
+  /** Partitions per task slot when the input must be shuffled: even rows, two per slot. */
+  private static final int SHUFFLED_PARTITIONS_PER_SLOT = 2;
 
   private final SparkSession spark;
   private final JobSettings settings;
@@ -98,16 +101,17 @@ public final class EncodeJob {
       InputColumns.requireTokens(input.schema(), settings.input().tokensColumn());
     }
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    long rowsRead = ParquetRowCount.of(input.inputFiles(), hadoop);
-    int partitions = input.queryExecution().toRdd().getNumPartitions();
-    LOG.info("{} rows in {} ({} partitions), {} s since start", rowsRead, settings.input().path(),
-        partitions, elapsed());
-    input = withEnoughPartitions(input, partitions);
+    SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop);
+    long rowsRead = plan.rows();
+    LOG.info("{} rows in {}: {}; {} s since start", rowsRead, settings.input().path(),
+        plan.reason(), elapsed());
+    Dataset<Row> toEncode = ParquetInput.spread(input, plan,
+        SHUFFLED_PARTITIONS_PER_SLOT * plannedSlots());
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedWeights(weights);
     EncodedTables tables = new EncodedTables(spark, settings);
-    Dataset<Row> encoded = tables.configure(transformer).transform(input);
+    Dataset<Row> encoded = tables.configure(transformer).transform(toEncode);
     LOG.info("weights broadcast, {} s since start", elapsed());
     try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
       tables.write(encoded, out);
@@ -144,14 +148,10 @@ public final class EncodeJob {
     rejects.coalesce(1).write().parquet(out.staged("rejects"));
   }
 
-  /**
-   * At least execution.min-partitions (0: one per task slot) partitions, by a shuffle when the
-   * read splits are fewer (a single row group, say).
-   */
-  private Dataset<Row> withEnoughPartitions(Dataset<Row> input, int partitions) {
-    int wanted = settings.execution().minPartitions() > 0 ? settings.execution().minPartitions()
+  /** The task slots the input is planned for: execution.min-partitions, else every slot. */
+  private int plannedSlots() {
+    return settings.execution().minPartitions() > 0 ? settings.execution().minPartitions()
         : slots();
-    return partitions < wanted ? input.repartition(wanted) : input;
   }
 
   private int slots() {
@@ -170,8 +170,8 @@ public final class EncodeJob {
 
   private RunSummary summarize(OutputFolder out, long rowsRead, EncodeMetrics metrics) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    long written = ParquetRowCount.ofFolder(out.staged("embeddings"), hadoop);
-    long rejected = ParquetRowCount.ofFolder(out.staged("rejects"), hadoop);
+    long written = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
+    long rejected = ParquetFooters.rowCountOfFolder(out.staged("rejects"), hadoop);
     Map<String, Long> byRule = new TreeMap<>();
     if (rejected > 0) {
       Dataset<Row> rejects = spark.read().parquet(out.staged("rejects"));

@@ -1,15 +1,24 @@
 package io.corpus.encoder.io;
 
+import io.corpus.encoder.io.SplitPlan.FileRange;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.spark.Partition;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.datasources.FilePartition;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
 import org.apache.spark.sql.types.StructType;
 
@@ -26,6 +35,43 @@ public final class ParquetInput {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
     StructType schema = flatFolderSchema(new Path(path), conf);
     return schema == null ? spark.read().parquet(path) : spark.read().schema(schema).parquet(path);
+  }
+
+  /**
+   * How the reader's splits of {@code input} (a plain Parquet scan) spread over {@code slots}
+   * task slots, from the footers of the files they name; see {@link SplitPlan}. Driver only.
+   */
+  public static SplitPlan splitPlan(Dataset<Row> input, int slots, Configuration conf) {
+    Partition[] partitions = input.queryExecution().toRdd().partitions();
+    List<List<FileRange>> splits = new ArrayList<>();
+    Set<String> files = new LinkedHashSet<>();
+    for (Partition partition : partitions) {
+      if (!(partition instanceof FilePartition filePartition)) {
+        // Not a plain file scan: count the rows, and let the number of splits decide.
+        long rows = ParquetFooters.rowCount(ParquetFooters.rowGroups(
+            Arrays.asList(input.inputFiles()), conf).values());
+        boolean shuffle = partitions.length < slots;
+        return new SplitPlan(partitions.length, partitions.length, -1, rows, 1.0, shuffle,
+            partitions.length + " splits that are not plain file ranges, on " + slots
+                + " task slots" + (shuffle ? ": shuffled" : ": no shuffle"));
+      }
+      List<FileRange> ranges = new ArrayList<>();
+      for (PartitionedFile file : filePartition.files()) {
+        String path = file.toPath().toString();
+        ranges.add(new FileRange(path, file.start(), file.length()));
+        files.add(path);
+      }
+      splits.add(ranges);
+    }
+    return SplitPlan.of(splits, ParquetFooters.rowGroups(files, conf), slots);
+  }
+
+  /**
+   * The input as the encoder gets it: as it lies, or, when the plan says the splits cannot keep
+   * the slots busy, shuffled round-robin into {@code partitions} partitions of even row counts.
+   */
+  public static Dataset<Row> spread(Dataset<Row> input, SplitPlan plan, int partitions) {
+    return plan.shuffle() ? input.repartition(partitions) : input;
   }
 
   /** The schema of the first data file, or null if the path is not a flat set of files. */

@@ -1,0 +1,98 @@
+package io.corpus.encoder.io;
+
+import io.corpus.encoder.io.ParquetFooters.RowGroup;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+/**
+ * Whether the reader's splits keep every task slot busy, decided from the Parquet footers before
+ * any task runs; if not, the input is shuffled. A Parquet reader never splits a row group, so one
+ * file with one row group (as pandas, pyarrow, DuckDB and Polars write a table) is one busy task
+ * however many byte ranges Spark cuts the file into.
+ *
+ * <p>The work of a split is the uncompressed bytes of the row groups whose midpoint it holds.
+ * Splits are run in order, each on the slot that frees first (as Spark's scheduler does); the
+ * balance is the ideal time (all work / slots) over the time the last slot finishes.
+ *
+ * @param splits reader splits (Spark partitions)
+ * @param busySplits splits that hold at least one row group
+ * @param rowGroups row groups in all files
+ * @param rows rows in all files
+ * @param balance ideal over simulated time, in (0, 1]; 1 when there is nothing to do
+ * @param shuffle whether the input should be shuffled into even partitions
+ * @param reason one sentence on why, for the log and the run summary
+ */
+public record SplitPlan(int splits, int busySplits, int rowGroups, long rows, double balance,
+    boolean shuffle, String reason) {
+
+  /** Below this balance a shuffle pays for itself (it costs about a second here). */
+  static final double MIN_BALANCE = 0.8;
+
+  /** One byte range of one file, as a reader split holds it. */
+  public record FileRange(String file, long start, long length) {}
+
+  /**
+   * Plans for {@code slots} task slots.
+   *
+   * @param splits each reader split's file ranges, in split order
+   * @param rowGroups the row groups of every file the ranges name
+   */
+  public static SplitPlan of(List<List<FileRange>> splits, Map<String, List<RowGroup>> rowGroups,
+      int slots) {
+    long[] work = new long[splits.size()];
+    long[] rowsPerSplit = new long[splits.size()];
+    for (int s = 0; s < splits.size(); s++) {
+      for (FileRange range : splits.get(s)) {
+        for (RowGroup group : rowGroups.getOrDefault(range.file(), List.of())) {
+          if (group.midpoint() >= range.start()
+              && group.midpoint() < range.start() + range.length()) {
+            work[s] += Math.max(1, group.bytes());
+            rowsPerSplit[s] += group.rows();
+          }
+        }
+      }
+    }
+    int groupCount = rowGroups.values().stream().mapToInt(List::size).sum();
+    return decide(work, rowsPerSplit, groupCount, slots);
+  }
+
+  static SplitPlan decide(long[] work, long[] rowsPerSplit, int rowGroups, int slots) {
+    long total = 0;
+    long rows = 0;
+    int busy = 0;
+    for (int s = 0; s < work.length; s++) {
+      total += work[s];
+      rows += rowsPerSplit[s];
+      busy += work[s] > 0 ? 1 : 0;
+    }
+    double balance = total == 0 ? 1.0 : (double) total / slots / makespan(work, slots);
+    String layout = String.format("%d row groups in %d splits, %d of them with rows, "
+        + "balance %.2f on %d task slots", rowGroups, work.length, busy, balance, slots);
+    if (balance >= MIN_BALANCE) {
+      return new SplitPlan(work.length, busy, rowGroups, rows, balance, false,
+          layout + ": read as it lies, no shuffle");
+    }
+    if (rows <= busy) {
+      return new SplitPlan(work.length, busy, rowGroups, rows, balance, false,
+          layout + ": no more rows than busy splits, a shuffle cannot spread them");
+    }
+    return new SplitPlan(work.length, busy, rowGroups, rows, balance, true,
+        layout + ": row groups cannot be split, so the rows are shuffled into even partitions");
+  }
+
+  /** When the last slot finishes, splits taken in order by the slot that frees first. */
+  private static long makespan(long[] work, int slots) {
+    PriorityQueue<Long> freeAt = new PriorityQueue<>();
+    for (int i = 0; i < slots; i++) {
+      freeAt.add(0L);
+    }
+    long end = 0;
+    for (long w : work) {
+      long finish = freeAt.poll() + w;
+      end = Math.max(end, finish);
+      freeAt.add(finish);
+    }
+    return end;
+  }
+}

@@ -1,0 +1,80 @@
+package io.corpus.encoder.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.io.ParquetFooters.RowGroup;
+import io.corpus.encoder.io.SplitPlan.FileRange;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The shuffle decision from row-group positions and reader splits, without Spark. */
+class SplitPlanTest {
+
+  @Test
+  void oneRowGroupCutIntoManyRangesIsOneBusySplitAndIsShuffled() {
+    // One 8 MB file in 8 byte ranges; its one row group's midpoint falls in range 3.
+    Map<String, List<RowGroup>> groups = Map.of("a", List.of(new RowGroup(3_500_000, 256, 90)));
+    List<List<FileRange>> splits = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      splits.add(List.of(new FileRange("a", i * 1_000_000L, 1_000_000L)));
+    }
+    SplitPlan plan = SplitPlan.of(splits, groups, 2);
+    assertEquals(8, plan.splits());
+    assertEquals(1, plan.busySplits());
+    assertEquals(256, plan.rows());
+    assertEquals(0.5, plan.balance(), 1e-9);
+    assertTrue(plan.shuffle(), plan.reason());
+  }
+
+  @Test
+  void rowGroupBelongsToTheRangeHoldingItsMidpointOnly() {
+    Map<String, List<RowGroup>> groups = Map.of("a", List.of(new RowGroup(100, 10, 50),
+        new RowGroup(300, 20, 50)));
+    SplitPlan plan = SplitPlan.of(List.of(List.of(new FileRange("a", 0, 200)),
+        List.of(new FileRange("a", 200, 200))), groups, 2);
+    assertEquals(2, plan.busySplits());
+    assertEquals(30, plan.rows());
+    assertEquals(1.0, plan.balance(), 1e-9);
+    assertFalse(plan.shuffle(), plan.reason());
+  }
+
+  @Test
+  void manyEvenSplitsAreReadAsTheyLie() {
+    long[] work = {10, 10, 10, 10, 10, 10, 10, 10};
+    SplitPlan plan = SplitPlan.decide(work, new long[] {4, 4, 4, 4, 4, 4, 4, 4}, 8, 2);
+    assertFalse(plan.shuffle(), plan.reason());
+    assertEquals(1.0, plan.balance(), 1e-9);
+  }
+
+  @Test
+  void unevenRowGroupsAreShuffledWhenTheLargestHoldsUpOneSlot() {
+    // 70 % of the work in one split: the other slot idles most of the time.
+    SplitPlan plan = SplitPlan.decide(new long[] {70, 20, 10}, new long[] {70, 20, 10}, 3, 2);
+    assertEquals(50.0 / 70.0, plan.balance(), 1e-9);
+    assertTrue(plan.shuffle(), plan.reason());
+  }
+
+  @Test
+  void slightlyUnevenSplitsAreNotWorthAShuffle() {
+    SplitPlan plan = SplitPlan.decide(new long[] {30, 25, 25, 20}, new long[] {3, 3, 3, 3}, 4, 2);
+    assertTrue(plan.balance() >= SplitPlan.MIN_BALANCE, plan.reason());
+    assertFalse(plan.shuffle(), plan.reason());
+  }
+
+  @Test
+  void aSingleRowCannotBeSpread() {
+    SplitPlan plan = SplitPlan.decide(new long[] {0, 90, 0}, new long[] {0, 1, 0}, 1, 2);
+    assertFalse(plan.shuffle(), plan.reason());
+    assertTrue(plan.reason().contains("cannot spread"), plan.reason());
+  }
+
+  @Test
+  void emptyInputNeedsNoShuffle() {
+    SplitPlan plan = SplitPlan.decide(new long[] {0}, new long[] {0}, 0, 2);
+    assertFalse(plan.shuffle());
+    assertEquals(0, plan.rows());
+  }
+}
