@@ -19,6 +19,8 @@ public final class EncodeMetrics implements Serializable {
   private final LongAccumulator tokensEncoded;
   private final LongAccumulator rowsSkipped;
   private final LongAccumulator forwardNanos;
+  private final LongAccumulator readNanos;
+  private final LongAccumulator outputNanos;
   private final CollectionAccumulator<String> executors;
 
   public EncodeMetrics(SparkContext sc) {
@@ -26,6 +28,8 @@ public final class EncodeMetrics implements Serializable {
     this.tokensEncoded = sc.longAccumulator("encoder.tokens");
     this.rowsSkipped = sc.longAccumulator("encoder.rows-skipped");
     this.forwardNanos = sc.longAccumulator("encoder.forward-nanos");
+    this.readNanos = sc.longAccumulator("encoder.read-nanos");
+    this.outputNanos = sc.longAccumulator("encoder.output-nanos");
     this.executors = sc.collectionAccumulator("encoder.executors");
   }
 
@@ -65,6 +69,16 @@ public final class EncodeMetrics implements Serializable {
   /** Time the tasks spent in the forward pass, summed over tasks. */
   public LongAccumulator forwardNanos() {
     return forwardNanos;
+  }
+
+  /** Time the tasks spent taking rows from the reader and checking and batching them. */
+  public LongAccumulator readNanos() {
+    return readNanos;
+  }
+
+  /** Time the tasks spent pooling and building output rows (not writing them). */
+  public LongAccumulator outputNanos() {
+    return outputNanos;
   }
 
   /** Invalid rows dropped under {@code handleInvalid = skip}. */

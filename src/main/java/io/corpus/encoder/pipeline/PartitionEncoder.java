@@ -88,6 +88,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     }
 
     private void encodeNextBatch() {
+      long readStart = System.nanoTime();
       batch.clear();
       batchRows.clear();
       while (input.hasNext() && batch.tokenCount() < batchTokens) {
@@ -101,6 +102,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
           metrics.rowsSkipped().add(1);
         }
       }
+      long start = System.nanoTime();
+      metrics.readNanos().add(start - readStart);
       if (batchRows.isEmpty()) {
         return;
       }
@@ -112,15 +115,16 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         }
         collector.reset(batch, kept);
       }
-      long start = System.nanoTime();
       encoder.forward(batch, collector);
-      metrics.forwardNanos().add(System.nanoTime() - start);
+      long outputStart = System.nanoTime();
+      metrics.forwardNanos().add(outputStart - start);
       int width = batch.width();
       for (int b = 0; b < batch.sequenceCount(); b++) {
         InternalRow row = batchRows.get(b);
         float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b), width);
         ready.add(output.build(row, batch, b, reader.length(row), pooled, collector));
       }
+      metrics.outputNanos().add(System.nanoTime() - outputStart);
       metrics.sequencesEncoded().add(batch.sequenceCount());
       metrics.tokensEncoded().add(batch.tokenCount());
     }
