@@ -9,15 +9,16 @@ BUILD_STAMP="$ROOT/target/.built"
 # build by a short run on data-samples/ (see make_cds_archive).
 CDS_ARCHIVE="$ROOT/target/corpus-encoder.jsa"
 
-# Native BLAS: netlib finds the system OpenBLAS (libblas.so.3). On a Debian/Ubuntu machine where we
-# are root, install it; elsewhere the job loads the OpenBLAS bundled in a Maven artifact
-# (kernel.BundledOpenBlas).
+# Native BLAS: the job computes on OpenBLAS (kernel.BlasChoice): the system's libblas.so.3 when
+# that is OpenBLAS, else the system's libopenblas.so.0 (a libblas.so.3 that is the slow reference
+# BLAS is passed over), else the OpenBLAS bundled in a Maven artifact. On a Debian/Ubuntu machine
+# where we are root and there is no system OpenBLAS, install it.
 ensure_openblas() {
   # ldconfig lives in /sbin, which a non-login shell's PATH may lack. Its list is read whole
   # before grep: with pipefail, grep -q stopping early would fail the pipeline (SIGPIPE).
   local libraries
   libraries=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)
-  if grep -q 'libblas\.so\.3' <<< "$libraries"; then
+  if grep -q 'libopenblas\.so\.0' <<< "$libraries"; then
     return 0
   fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -28,7 +29,7 @@ ensure_openblas() {
         || echo "setup: could not install OpenBLAS; the job uses the bundled one" >&2
     fi
   else
-    echo "note: no system OpenBLAS (libblas.so.3); the job uses the OpenBLAS bundled in the" \
+    echo "note: no system OpenBLAS (libopenblas.so.0); the job uses the OpenBLAS bundled in the" \
       "org.bytedeco:openblas jar (run-summary.json names it)." >&2
   fi
 }

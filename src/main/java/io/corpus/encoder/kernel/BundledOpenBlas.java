@@ -3,26 +3,22 @@ package io.corpus.encoder.kernel;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
- * Native BLAS without root: when the machine has no system BLAS ({@code libblas.so.3}), points
- * netlib at the OpenBLAS build shipped in the {@code org.bytedeco:openblas} jar (on the
- * classpath, and in the application jar), extracted once to a folder under java.io.tmpdir.
- *
- * <p>System property {@value #CHOICE} = {@code auto} (default: system if present, else bundled),
- * {@code system} (never the bundled one) or {@code bundled} (always). A netlib property set by
- * the user ({@code dev.ludovic.netlib.blas.nativeLib} or {@code .nativeLibPath}) wins.
+ * Native BLAS without root: the OpenBLAS build shipped in the {@code org.bytedeco:openblas} jar
+ * (on the classpath, and in the application jar), extracted once to a folder under
+ * java.io.tmpdir, for machines without an optimized system BLAS ({@link BlasChoice}). System
+ * property {@value #CHOICE} chooses: {@code auto}, {@code system} or {@code bundled}.
  */
 final class BundledOpenBlas {
   static final String CHOICE = "encoder.blas";
   static final String VERSION = "0.3.31";
-  private static final String NETLIB_PATH = "dev.ludovic.netlib.blas.nativeLibPath";
-  private static final String NETLIB_NAME = "dev.ludovic.netlib.blas.nativeLib";
   // The OpenBLAS library and what it links to; its RUNPATH is $ORIGIN, so they sit side by side.
   private static final List<String> FILES = List.of("libopenblas.so.0", "libgfortran.so.5",
       "libquadmath.so.0", "libgcc_s.so.1");
@@ -30,55 +26,16 @@ final class BundledOpenBlas {
   private BundledOpenBlas() {}
 
   /**
-   * Sets netlib's library path to the bundled OpenBLAS when it is wanted and available; returns
-   * a description of the native library netlib will load (for logs and run summaries).
+   * A way to the bundled OpenBLAS on this platform (extracting it when called), or empty when
+   * the jar carries none for it.
    */
-  static String configure() {
-    if (System.getProperty(NETLIB_PATH) != null) {
-      return System.getProperty(NETLIB_PATH) + " (" + NETLIB_PATH + ")";
-    }
-    if (System.getProperty(NETLIB_NAME) != null) {
-      return System.getProperty(NETLIB_NAME) + " (" + NETLIB_NAME + ")";
-    }
-    String choice = System.getProperty(CHOICE, "auto");
-    if (!List.of("auto", "system", "bundled").contains(choice)) {
-      throw new IllegalArgumentException(CHOICE + " = '" + choice + "' is not one of auto, "
-          + "system, bundled");
-    }
-    if (choice.equals("system") || (choice.equals("auto") && systemBlasPresent())) {
-      return "system libblas.so.3";
-    }
+  static Optional<Supplier<Path>> forThisPlatform() {
     String folder = resourceFolder();
-    if (folder == null || BundledOpenBlas.class.getClassLoader()
-        .getResource(folder + FILES.get(0)) == null) {
-      return "system libblas.so.3 (no bundled OpenBLAS for " + System.getProperty("os.name")
-          + " " + System.getProperty("os.arch") + ")";
+    if (folder == null
+        || BundledOpenBlas.class.getClassLoader().getResource(folder + FILES.get(0)) == null) {
+      return Optional.empty();
     }
-    Path library = extract(folder);
-    System.setProperty(NETLIB_PATH, library.toString());
-    return "bundled OpenBLAS " + VERSION + " (org.bytedeco:openblas) at " + library;
-  }
-
-  /** Whether the dynamic linker knows libblas.so.3: its cache, or LD_LIBRARY_PATH. */
-  static boolean systemBlasPresent() {
-    try {
-      Path cache = Path.of("/etc/ld.so.cache");
-      if (Files.isReadable(cache) && new String(Files.readAllBytes(cache),
-          StandardCharsets.ISO_8859_1).contains("libblas.so.3")) {
-        return true;
-      }
-    } catch (IOException e) {
-      // fall through to LD_LIBRARY_PATH
-    }
-    String paths = System.getenv("LD_LIBRARY_PATH");
-    if (paths != null) {
-      for (String dir : paths.split(":")) {
-        if (!dir.isEmpty() && Files.exists(Path.of(dir, "libblas.so.3"))) {
-          return true;
-        }
-      }
-    }
-    return false;
+    return Optional.of(() -> extract(folder));
   }
 
   private static String resourceFolder() {

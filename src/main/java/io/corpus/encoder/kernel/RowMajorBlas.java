@@ -13,23 +13,26 @@ import java.util.logging.Logger;
  * This class is the one place that identity lives.
  *
  * <p>The implementation (native JNI over the system's OpenBLAS, or over the bundled one, see
- * {@link BundledOpenBlas}; else Vector API or pure Java) is chosen once by netlib;
- * {@link #implementation()} names it for logs and run summaries.
+ * {@link BlasChoice}; else Vector API or pure Java) is chosen once, before netlib loads;
+ * {@link #implementation()} names it, says why and how fast it runs, for logs and summaries.
  */
 public final class RowMajorBlas {
   private static final Logger LOG = Logger.getLogger(RowMajorBlas.class.getName());
   // netlib warns about each fallback it tries and drops (VectorBLAS needs an incubator module);
   // the one choice that matters is reported below. Held in a field so the level sticks.
   private static final Logger NETLIB_LOG = quiet(Logger.getLogger("dev.ludovic.netlib"));
-  // Before netlib looks for a native library: the bundled OpenBLAS where the system has none.
-  private static final String LIBRARY = BundledOpenBlas.configure();
+  // Before netlib looks for a native library: pass over a reference BLAS (BlasChoice).
+  private static final BlasChoice CHOICE = BlasLibrary.configure();
   private static final BLAS BLAS_INSTANCE = BLAS.getInstance();
+  /** Below this, on one thread, a BLAS is far slower than an optimized one is anywhere now. */
+  static final double SLOW_GFLOPS = 20;
 
   static {
+    CHOICE.warning().ifPresent(LOG::warning);
     String name = BLAS_INSTANCE.getClass().getName();
     if (!name.endsWith("JNIBLAS")) {
-      LOG.warning("netlib chose " + name + ", not native BLAS (" + LIBRARY + " did not load): "
-          + "matrix products run 10-25x slower. Install OpenBLAS (Debian: apt-get install "
+      LOG.warning("netlib chose " + name + ", not native BLAS (" + CHOICE.source() + " did not "
+          + "load): matrix products run 10-25x slower. Install OpenBLAS (Debian: apt-get install "
           + "libopenblas0-pthread) or keep org.bytedeco:openblas on the classpath.");
     }
   }
@@ -41,13 +44,33 @@ public final class RowMajorBlas {
     return logger;
   }
 
+  /** What {@link #implementation()} says, measured once per JVM. */
+  private static final class Described {
+    static final String TEXT = describe();
+
+    private static String describe() {
+      String name = BLAS_INSTANCE.getClass().getName();
+      String library = name.endsWith("JNIBLAS")
+          ? BlasLibrary.loaded().orElse(CHOICE.kind().label()) : name + " (Java, no native BLAS)";
+      double gflops = BlasCalibration.gflops();
+      if (gflops < SLOW_GFLOPS) {
+        LOG.warning(String.format("BLAS: a %d^3 sgemm ran at %.1f GFLOP/s on %s, far below the "
+            + "50 to 100 an optimized BLAS reaches on one core of a current CPU: the job will be "
+            + "slow (a reference BLAS, or an overloaded machine)", BlasCalibration.SIZE, gflops,
+            library));
+      }
+      return String.format("%s, %s (%s); sgemm %.0f GFLOP/s", library, CHOICE.source(),
+          CHOICE.reason(), gflops);
+    }
+  }
+
   /**
-   * Class name of the BLAS netlib chose and, when native, the library under it: for example
-   * {@code dev.ludovic.netlib.blas.JNIBLAS over system libblas.so.3}.
+   * The BLAS in use, why, and how fast: for example {@code OpenBLAS 0.3.21 (Zen, pthread), system
+   * libblas.so.3 (libblas.so.3 is OpenBLAS (...)); sgemm 95 GFLOP/s}. The first call measures a
+   * short product ({@link BlasCalibration}).
    */
   public static String implementation() {
-    String name = BLAS_INSTANCE.getClass().getName();
-    return name.endsWith("JNIBLAS") ? name + " over " + LIBRARY : name;
+    return Described.TEXT;
   }
 
   /**

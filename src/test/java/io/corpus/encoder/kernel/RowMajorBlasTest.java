@@ -3,7 +3,13 @@ package io.corpus.encoder.kernel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
 /** The row-major wrapper against a triple loop, with every transpose, offset and stride. */
@@ -72,27 +78,51 @@ class RowMajorBlasTest {
   }
 
   @Test
-  void implementationIsNativeSystemBlasWhereInstalledElseTheBundledOne() {
+  void implementationNamesTheOpenBlasItLoadedAndItsSpeed() {
+    // jobs/test installs OpenBLAS; without it, the bundled one is loaded.
     String blas = RowMajorBlas.implementation();
-    assertTrue(blas.startsWith("dev.ludovic.netlib.blas.JNIBLAS over "), blas);
-    String expected = BundledOpenBlas.systemBlasPresent() ? "system libblas.so.3"
-        : "bundled OpenBLAS";
-    assertTrue(blas.contains(expected), blas);
+    assertTrue(blas.startsWith("OpenBLAS 0."), blas);
+    assertTrue(blas.matches(".*sgemm \\d+ GFLOP/s$"), blas);
   }
 
   /** A JVM told to use the bundled OpenBLAS (as on a machine without one) computes on it. */
   @Test
   void bundledOpenBlasLoadsAndMultipliesCorrectly() throws Exception {
+    String[] lines = probe(Map.of(), "-D" + BundledOpenBlas.CHOICE + "=bundled");
+    assertTrue(lines[0].startsWith("OpenBLAS " + BundledOpenBlas.VERSION + " ("), lines[0]);
+    assertTrue(lines[0].contains("bundled OpenBLAS " + BundledOpenBlas.VERSION), lines[0]);
+    assertTrue(Double.parseDouble(lines[1]) < 1e-4, "largest error " + lines[1]);
+  }
+
+  /**
+   * A machine whose libblas.so.3 is the reference BLAS (here a stand-in file first on
+   * LD_LIBRARY_PATH, which the dynamic linker would load): the job computes on OpenBLAS instead,
+   * and says why.
+   */
+  @Test
+  void referenceBlasAsLibblasIsPassedOverForOpenBlas(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("libblas.so.3"), "not OpenBLAS: sgemm_ xerbla_ libc.so.6");
+    String[] lines = probe(Map.of("LD_LIBRARY_PATH", dir.toString()));
+    assertTrue(lines[0].startsWith("OpenBLAS 0."), lines[0]);
+    assertTrue(lines[0].contains("libblas.so.3 is reference BLAS or unknown ("
+        + dir.toRealPath().resolve("libblas.so.3") + "), passed over"), lines[0]);
+    assertTrue(Double.parseDouble(lines[1]) < 1e-4, "largest error " + lines[1]);
+  }
+
+  /** Runs {@link BlasProbe} in a JVM of its own; returns its two lines. */
+  private static String[] probe(Map<String, String> env, String... jvmOptions) throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
-    Process p = new ProcessBuilder(java, "-D" + BundledOpenBlas.CHOICE + "=bundled", "-cp",
-        System.getProperty("java.class.path"), BlasProbe.class.getName())
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    List<String> command = new ArrayList<>(List.of(java));
+    command.addAll(List.of(jvmOptions));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        BlasProbe.class.getName()));
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .redirectError(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().putAll(env);
+    Process p = builder.start();
     String out = new String(p.getInputStream().readAllBytes()).trim();
     assertEquals(0, p.waitFor(), out);
-    String[] lines = out.split("\n");
-    assertTrue(lines[0].startsWith("dev.ludovic.netlib.blas.JNIBLAS over bundled OpenBLAS "
-        + BundledOpenBlas.VERSION), lines[0]);
-    assertTrue(Double.parseDouble(lines[1]) < 1e-4, "largest error " + lines[1]);
+    return out.split("\n");
   }
 
   private float[] randomArray(int size) {
