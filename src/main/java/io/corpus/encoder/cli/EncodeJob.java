@@ -36,8 +36,6 @@ public final class EncodeJob {
   private static final Logger LOG = LoggerFactory.getLogger(EncodeJob.class);
   /** Input splits aimed at per task slot, so that unequal splits still even out. */
   private static final int PARTITIONS_PER_SLOT = 4;
-  /** Partitions per task slot when the input must be shuffled: even rows, two per slot. */
-  private static final int SHUFFLED_PARTITIONS_PER_SLOT = 2;
 
   private final SparkSession spark;
   private final JobSettings settings;
@@ -115,8 +113,7 @@ public final class EncodeJob {
     long rowsRead = plan.rows();
     LOG.info("{} rows in {}: {}; {} s since start", rowsRead, settings.input().path(),
         plan.reason(), elapsed());
-    Dataset<Row> toEncode = ParquetInput.spread(input, plan,
-        SHUFFLED_PARTITIONS_PER_SLOT * plannedSlots());
+    Dataset<Row> toEncode = ParquetInput.spread(input, plan, plannedSlots());
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedWeights(weights);

@@ -14,11 +14,13 @@ import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.Partition;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
 import org.apache.spark.sql.types.StructType;
 
@@ -50,10 +52,11 @@ public final class ParquetInput {
         // Not a plain file scan: count the rows, and let the number of splits decide.
         long rows = ParquetFooters.rowCount(ParquetFooters.rowGroups(
             Arrays.asList(input.inputFiles()), conf).values());
-        boolean shuffle = partitions.length < slots;
-        return new SplitPlan(partitions.length, partitions.length, -1, rows, 1.0, shuffle,
+        boolean few = partitions.length < slots;
+        return new SplitPlan(partitions.length, partitions.length, -1, rows, 1.0,
+            few ? SplitPlan.Spread.SHUFFLE : SplitPlan.Spread.AS_IT_LIES,
             partitions.length + " splits that are not plain file ranges, on " + slots
-                + " task slots" + (shuffle ? ": shuffled" : ": no shuffle"));
+                + " task slots" + (few ? ": shuffled" : ": read as they lie"));
       }
       List<FileRange> ranges = new ArrayList<>();
       for (PartitionedFile file : filePartition.files()) {
@@ -67,11 +70,26 @@ public final class ParquetInput {
   }
 
   /**
-   * The input as the encoder gets it: as it lies, or, when the plan says the splits cannot keep
-   * the slots busy, shuffled round-robin into {@code partitions} partitions of even row counts.
+   * The input as the encoder gets it, for {@code slots} task slots: as it lies; or, when the plan
+   * says so, read by one task per slot, each keeping the rows whose index in their file is its
+   * number modulo {@code slots} (every row once, no shuffle); or shuffled round-robin into two
+   * partitions per slot.
    */
-  public static Dataset<Row> spread(Dataset<Row> input, SplitPlan plan, int partitions) {
-    return plan.shuffle() ? input.repartition(partitions) : input;
+  public static Dataset<Row> spread(Dataset<Row> input, SplitPlan plan, int slots) {
+    return switch (plan.spread()) {
+      case AS_IT_LIES -> input;
+      case SHUFFLE -> input.repartition(2 * slots);
+      case STRIDED_READS -> {
+        Column rowIndex = functions.col("_metadata.row_index");
+        Dataset<Row> all = null;
+        for (int reader = 0; reader < slots; reader++) {
+          Dataset<Row> share = input.where(
+              functions.pmod(rowIndex, functions.lit(slots)).equalTo(reader));
+          all = all == null ? share : all.union(share);
+        }
+        yield all;
+      }
+    };
   }
 
   /** The schema of the first data file, or null if the path is not a flat set of files. */

@@ -23,12 +23,12 @@ import org.apache.hadoop.fs.Path;
  * @param seconds wall time of the job, start-up included
  * @param forwardSeconds time the tasks spent in the encoder's forward pass, summed over tasks
  * @param phases wall seconds per phase of the job, in order: jvm (start-up before main), start
- *     (settings, weights, Spark session), plan (footers, splits, an early shuffle stage), encode
+ *     (settings, weights, Spark session), plan (footers, splits, a shuffle stage if any), encode
  *     (the tasks that read, encode and write), rejects, report, count (of the written tables)
  * @param taskSeconds task run time summed over tasks: all, and its parts read (rows taken and
  *     checked), forward, output_rows (pooling, building rows), write_and_other (the Parquet
  *     writer, shuffles, the rejects pass)
- * @param input how the input was split: row groups, splits, balance, whether it was shuffled
+ * @param input how the input was split: row groups, splits, balance, how rows were spread
  * @param blas class name of the BLAS implementation the driver uses
  * @param executors executor id to the BLAS, element-wise kernels and BLAS threads its tasks used
  * @param model the model settings and weights, as the job understood them

@@ -1,14 +1,16 @@
 package io.corpus.encoder.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.SparkTestSession;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -55,7 +57,7 @@ class ParquetInputSplitsTest {
   }
 
   @Test
-  void oneRowGroupIsShuffledSoEverySlotGetsRows() {
+  void oneRowGroupIsReadByEverySlotEachKeepingItsShareOfRows() {
     String path = table(1);
     Dataset<Row> input = ParquetInput.read(spark, path);
     SplitPlan plan = ParquetInput.splitPlan(input, SLOTS, spark.sparkContext().hadoopConfiguration());
@@ -63,14 +65,16 @@ class ParquetInputSplitsTest {
     assertTrue(plan.splits() > 1, plan.reason());
     assertEquals(1, plan.busySplits(), plan.reason());
     assertEquals(800, plan.rows());
-    assertTrue(plan.shuffle(), plan.reason());
+    assertEquals(SplitPlan.Spread.STRIDED_READS, plan.spread(), plan.reason());
 
-    List<Long> rowsPerPartition = rowsPerPartition(ParquetInput.spread(input, plan, 2 * SLOTS));
-    assertEquals(2 * SLOTS, rowsPerPartition.size());
-    assertEquals(800, rowsPerPartition.stream().mapToLong(Long::longValue).sum());
-    for (long rows : rowsPerPartition) {
-      assertEquals(200, rows, 1, "round-robin partitions: " + rowsPerPartition);
-    }
+    Dataset<Row> spread = ParquetInput.spread(input, plan, SLOTS);
+    assertEquals(input.schema(), spread.schema());
+    List<Long> busy = rowsPerPartition(spread).stream().filter(r -> r > 0).toList();
+    assertEquals(List.of(400L, 400L), busy, "every slot gets half of the rows");
+    List<Long> ids = spread.select("id").as(Encoders.LONG()).collectAsList();
+    assertEquals(800, ids.size());
+    assertEquals(800, new HashSet<>(ids).size(), "no row twice");
+    assertEquals(LongStream.range(0, 800).boxed().collect(Collectors.toSet()), new HashSet<>(ids));
   }
 
   @Test
@@ -80,8 +84,8 @@ class ParquetInputSplitsTest {
     SplitPlan plan = ParquetInput.splitPlan(input, SLOTS, spark.sparkContext().hadoopConfiguration());
     assertEquals(8, plan.rowGroups(), plan.reason());
     assertEquals(800, plan.rows());
-    assertFalse(plan.shuffle(), plan.reason());
-    List<Long> rowsPerPartition = rowsPerPartition(ParquetInput.spread(input, plan, 2 * SLOTS));
+    assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread(), plan.reason());
+    List<Long> rowsPerPartition = rowsPerPartition(ParquetInput.spread(input, plan, SLOTS));
     assertEquals(plan.busySplits(), rowsPerPartition.stream().filter(r -> r > 0).count());
   }
 

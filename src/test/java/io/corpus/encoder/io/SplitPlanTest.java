@@ -1,7 +1,6 @@
 package io.corpus.encoder.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.io.ParquetFooters.RowGroup;
@@ -10,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The shuffle decision from row-group positions and reader splits, without Spark. */
+/** The spreading decision from row-group positions and reader splits, without Spark. */
 class SplitPlanTest {
 
   @Test
@@ -26,7 +25,7 @@ class SplitPlanTest {
     assertEquals(1, plan.busySplits());
     assertEquals(256, plan.rows());
     assertEquals(0.5, plan.balance(), 1e-9);
-    assertTrue(plan.shuffle(), plan.reason());
+    assertEquals(SplitPlan.Spread.STRIDED_READS, plan.spread(), plan.reason());
   }
 
   @Test
@@ -38,14 +37,14 @@ class SplitPlanTest {
     assertEquals(2, plan.busySplits());
     assertEquals(30, plan.rows());
     assertEquals(1.0, plan.balance(), 1e-9);
-    assertFalse(plan.shuffle(), plan.reason());
+    assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread(), plan.reason());
   }
 
   @Test
   void manyEvenSplitsAreReadAsTheyLie() {
     long[] work = {10, 10, 10, 10, 10, 10, 10, 10};
     SplitPlan plan = SplitPlan.decide(work, new long[] {4, 4, 4, 4, 4, 4, 4, 4}, 8, 2);
-    assertFalse(plan.shuffle(), plan.reason());
+    assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread(), plan.reason());
     assertEquals(1.0, plan.balance(), 1e-9);
   }
 
@@ -54,27 +53,27 @@ class SplitPlanTest {
     // 70 % of the work in one split: the other slot idles most of the time.
     SplitPlan plan = SplitPlan.decide(new long[] {70, 20, 10}, new long[] {70, 20, 10}, 3, 2);
     assertEquals(50.0 / 70.0, plan.balance(), 1e-9);
-    assertTrue(plan.shuffle(), plan.reason());
+    assertEquals(SplitPlan.Spread.STRIDED_READS, plan.spread(), plan.reason());
   }
 
   @Test
   void slightlyUnevenSplitsAreNotWorthAShuffle() {
     SplitPlan plan = SplitPlan.decide(new long[] {30, 25, 25, 20}, new long[] {3, 3, 3, 3}, 4, 2);
     assertTrue(plan.balance() >= SplitPlan.MIN_BALANCE, plan.reason());
-    assertFalse(plan.shuffle(), plan.reason());
+    assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread(), plan.reason());
   }
 
   @Test
   void aSingleRowCannotBeSpread() {
     SplitPlan plan = SplitPlan.decide(new long[] {0, 90, 0}, new long[] {0, 1, 0}, 1, 2);
-    assertFalse(plan.shuffle(), plan.reason());
-    assertTrue(plan.reason().contains("cannot spread"), plan.reason());
+    assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread(), plan.reason());
+    assertTrue(plan.reason().contains("nothing to spread"), plan.reason());
   }
 
   @Test
   void emptyInputNeedsNoShuffle() {
     SplitPlan plan = SplitPlan.decide(new long[] {0}, new long[] {0}, 0, 2);
-    assertFalse(plan.shuffle());
+    assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread());
     assertEquals(0, plan.rows());
   }
 }
