@@ -1,5 +1,6 @@
 package io.corpus.encoder.weights;
 
+import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -18,13 +19,66 @@ import java.util.regex.Pattern;
  * Loads {@link EncoderWeights} from a safetensors file on the driver. The layer count L, width E,
  * feed-forward width F and position count P come from the file; everything else is checked against
  * them and the settings: every tensor present with its shape, no tensor left over, heads dividing
- * E, every value finite. Errors name the tensor, the expected and the actual shape.
+ * E, every value finite. Errors name the tensor, the expected and the actual shape. A Hugging Face
+ * model folder ({@link ModelFolder}) loads whole, its embedding layer included.
  */
 public final class WeightsLoader {
   private WeightsLoader() {}
 
   public static EncoderWeights load(Path path, TensorNaming naming, ModelSettings settings) {
-    SafetensorsFile file = SafetensorsFile.open(path);
+    Checkpoint file = Checkpoint.of(path);
+    Source source = new Source(file);
+    EncoderWeights weights = readEncoder(file, source, naming, settings);
+    source.checkAllUsed(settings);
+    return weights;
+  }
+
+  /**
+   * A whole BERT checkpoint from a Hugging Face model folder (with or without the {@code bert.}
+   * prefix, in one file or shards): the embedding layer and the encoder layers, checked against
+   * {@code config.json}. The pooler and task heads are left out and listed.
+   */
+  public static FolderWeights load(ModelFolder model) {
+    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), "bert.",
+        List.of("embeddings.", "encoder."));
+    Source source = new Source(file);
+    int e = model.width();
+    String p = "embeddings.";
+    long positions = file.contains(p + "position_embeddings.weight")
+        ? file.info(p + "position_embeddings.weight").shape()[0] : model.maxPositions();
+    long types = file.contains(p + "token_type_embeddings.weight")
+        ? file.info(p + "token_type_embeddings.weight").shape()[0] : 1;
+    long vocabulary = file.contains(p + "word_embeddings.weight")
+        ? file.info(p + "word_embeddings.weight").shape()[0] : 1;
+    if (positions != model.maxPositions()) {
+      throw new WeightsException("Tensor " + p + "position_embeddings.weight has " + positions
+          + " rows but config.json says max_position_embeddings = " + model.maxPositions() + ": "
+          + file.path());
+    }
+    EmbeddingWeights embeddings = new EmbeddingWeights(
+        source.take(p + "word_embeddings.weight", vocabulary, e),
+        source.take(p + "position_embeddings.weight", positions, e),
+        source.take(p + "token_type_embeddings.weight", types, e),
+        source.take(p + "LayerNorm.weight", e), source.take(p + "LayerNorm.bias", e));
+    EncoderWeights encoder = readEncoder(file, source, TensorNaming.BERT, model.settings());
+    String[][] checks = {
+        {"num_hidden_layers", String.valueOf(model.layers()), String.valueOf(encoder.layerCount())},
+        {"hidden_size", String.valueOf(e), String.valueOf(encoder.width())},
+        {"intermediate_size", String.valueOf(model.ffnWidth()),
+            String.valueOf(encoder.ffnWidth())}};
+    for (String[] check : checks) {
+      if (!check[1].equals(check[2])) {
+        throw new WeightsException("config.json says " + check[0] + " = " + check[1]
+            + " but the weights in " + file.path() + " have " + check[2]);
+      }
+    }
+    source.checkAllUsed(model.settings());
+    return new FolderWeights(embeddings, encoder, file.leftOut());
+  }
+
+  private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,
+      ModelSettings settings) {
+    Path path = file.path();
     int layers = countLayers(file, naming);
     int width = lengthOf(file, naming.widthTensor(0));
     int ffnWidth = lengthOf(file, naming.ffnBiasTensor(0));
@@ -32,7 +86,6 @@ public final class WeightsLoader {
       throw new WeightsException("model.heads = " + settings.heads() + " does not divide the width "
           + width + " of the weights in " + path);
     }
-    Source source = new Source(file);
     List<LayerWeights> layerWeights = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
       layerWeights.add(naming.readLayer(source, i, width, ffnWidth));
@@ -52,11 +105,10 @@ public final class WeightsLoader {
       long maxPositions = file.info("positional.weight").shape()[0];
       positions = source.take("positional.weight", maxPositions, width);
     }
-    source.checkAllUsed(settings);
     return new EncoderWeights(layerWeights, finalGamma, finalBeta, positions);
   }
 
-  private static int countLayers(SafetensorsFile file, TensorNaming naming) {
+  private static int countLayers(Checkpoint file, TensorNaming naming) {
     Pattern pattern = Pattern.compile(Pattern.quote(naming.layerPrefix()) + "(\\d+)\\..*");
     Set<Integer> indices = new TreeSet<>();
     for (String name : file.names()) {
@@ -78,7 +130,7 @@ public final class WeightsLoader {
     return count;
   }
 
-  private static int lengthOf(SafetensorsFile file, String name) {
+  private static int lengthOf(Checkpoint file, String name) {
     long[] shape = file.info(name).shape();
     if (shape.length != 1 || shape[0] < 1) {
       throw new WeightsException("Tensor " + name + " has shape " + Arrays.toString(shape)
@@ -102,10 +154,10 @@ public final class WeightsLoader {
 
   /** Hands out tensors with checked shapes and finite values, remembering which were taken. */
   private static final class Source implements TensorNaming.TensorSource {
-    private final SafetensorsFile file;
+    private final Checkpoint file;
     private final Set<String> used = new LinkedHashSet<>();
 
-    Source(SafetensorsFile file) {
+    Source(Checkpoint file) {
       this.file = file;
     }
 

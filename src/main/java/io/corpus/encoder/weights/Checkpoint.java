@@ -1,0 +1,94 @@
+package io.corpus.encoder.weights;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The tensors of a checkpoint, one safetensors file or several shards, under the names the
+ * loader asks for: a model prefix (the {@code bert.} of {@code BertFor…} checkpoints) removed,
+ * and tensors outside the kept parts (pooler, task heads such as {@code cls.*} or
+ * {@code classifier.*}) left out and listed.
+ */
+final class Checkpoint {
+  private final Path path;
+  private final Map<String, SafetensorsFile> fileOf = new LinkedHashMap<>();
+  private final Map<String, String> storedName = new LinkedHashMap<>();
+  private final List<String> leftOut = new ArrayList<>();
+
+  private Checkpoint(Path path) {
+    this.path = path;
+  }
+
+  /** Every tensor of one file, under its own name. */
+  static Checkpoint of(Path file) {
+    Checkpoint checkpoint = new Checkpoint(file);
+    SafetensorsFile opened = SafetensorsFile.open(file);
+    for (String name : opened.names()) {
+      checkpoint.add(name, name, opened);
+    }
+    return checkpoint;
+  }
+
+  /**
+   * The tensors of {@code files} (a whole checkpoint or its shards) whose name, without
+   * {@code prefix}, starts with one of {@code keptParts}; the others are left out.
+   */
+  static Checkpoint of(Path folder, List<Path> files, String prefix, List<String> keptParts) {
+    Checkpoint checkpoint = new Checkpoint(folder);
+    for (Path file : files) {
+      SafetensorsFile opened = SafetensorsFile.open(file);
+      for (String stored : opened.names()) {
+        String name = stored.startsWith(prefix) ? stored.substring(prefix.length()) : stored;
+        if (keptParts.stream().anyMatch(name::startsWith)) {
+          if (checkpoint.fileOf.containsKey(name)) {
+            throw new WeightsException("Tensor " + name + " is in " + checkpoint.fileOf.get(name)
+                .path() + " and again in " + file);
+          }
+          checkpoint.add(name, stored, opened);
+        } else {
+          checkpoint.leftOut.add(stored);
+        }
+      }
+    }
+    return checkpoint;
+  }
+
+  private void add(String name, String stored, SafetensorsFile file) {
+    fileOf.put(name, file);
+    storedName.put(name, stored);
+  }
+
+  /** The file, or the folder of the shards. */
+  Path path() {
+    return path;
+  }
+
+  List<String> names() {
+    return List.copyOf(fileOf.keySet());
+  }
+
+  /** Tensors in the files that are not part of the model here (pooler, task heads). */
+  List<String> leftOut() {
+    return List.copyOf(leftOut);
+  }
+
+  boolean contains(String name) {
+    return fileOf.containsKey(name);
+  }
+
+  SafetensorsFile.TensorInfo info(String name) {
+    SafetensorsFile file = fileOf.get(name);
+    if (file == null) {
+      throw new WeightsException("Tensor " + name + " is missing from " + path);
+    }
+    return file.info(storedName.get(name));
+  }
+
+  float[] read(String name) {
+    info(name);
+    return fileOf.get(name).read(storedName.get(name));
+  }
+}

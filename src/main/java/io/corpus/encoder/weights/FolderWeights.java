@@ -1,0 +1,16 @@
+package io.corpus.encoder.weights;
+
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.EncoderWeights;
+import java.util.List;
+
+/**
+ * What a model folder's checkpoint gives the job.
+ *
+ * @param embeddings the embedding layer (token ids to the first layer's input)
+ * @param encoder the encoder layers
+ * @param leftOut tensors in the files that the job does not use (pooler, task heads), by their
+ *     names in the files
+ */
+public record FolderWeights(EmbeddingWeights embeddings, EncoderWeights encoder,
+    List<String> leftOut) {}

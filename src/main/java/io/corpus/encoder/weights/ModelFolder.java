@@ -1,0 +1,199 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.PositionalEncoding;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * A Hugging Face model folder of the BERT family, as downloaded from the hub: the architecture
+ * from {@code config.json}, the weights ({@code model.safetensors} or the shards its
+ * {@code .index.json} names), {@code tokenizer.json}, and, for a sentence-transformers model, its
+ * pipeline ({@code modules.json}: pooling mode, Normalize, {@code max_seq_length}). Read once, on
+ * the driver.
+ *
+ * @param folder the folder
+ * @param layers L ({@code num_hidden_layers})
+ * @param width E ({@code hidden_size})
+ * @param heads H ({@code num_attention_heads})
+ * @param ffnWidth F ({@code intermediate_size})
+ * @param activation from {@code hidden_act}: gelu (exact), gelu_new or gelu_pytorch_tanh, relu
+ * @param layerNormEps {@code layer_norm_eps}
+ * @param maxPositions P ({@code max_position_embeddings})
+ * @param maxSeqLength sentence-transformers' {@code max_seq_length}, if the folder has one
+ * @param pooling the sentence-transformers pooling mode, if the folder has one
+ * @param normalize whether the sentence-transformers pipeline ends in Normalize (L2)
+ * @param weightFiles the safetensors file, or its shards
+ * @param tokenizer {@code tokenizer.json}, if present
+ */
+public record ModelFolder(Path folder, int layers, int width, int heads, int ffnWidth,
+    Activation activation, double layerNormEps, int maxPositions, Optional<Integer> maxSeqLength,
+    Optional<Pooling> pooling, boolean normalize, List<Path> weightFiles,
+    Optional<Path> tokenizer) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** How the encoder computes for this model: post-LN, no position rule, positions embedded. */
+  public ModelSettings settings() {
+    return new ModelSettings(heads, activation, false, false, layerNormEps, false, 0,
+        PositionalEncoding.NONE);
+  }
+
+  /** The most tokens a sequence may have: max_seq_length, else the position table. */
+  public int maxTokens() {
+    return maxSeqLength.orElse(maxPositions);
+  }
+
+  /** Reads the folder; errors name the file and the value. */
+  public static ModelFolder read(Path folder) {
+    if (!Files.isDirectory(folder)) {
+      throw new WeightsException("model.path " + folder + " is not a folder");
+    }
+    JsonNode config = json(folder.resolve("config.json"));
+    String type = config.path("model_type").asText("");
+    if (!type.equals("bert")) {
+      throw new WeightsException(folder.resolve("config.json") + ": model_type '" + type
+          + "' is not supported; this job runs BERT-family encoders (model_type bert)");
+    }
+    String act = config.path("hidden_act").asText("gelu");
+    Activation activation = switch (act) {
+      case "gelu" -> Activation.GELU;
+      case "gelu_new", "gelu_pytorch_tanh" -> Activation.GELU_TANH;
+      case "relu" -> Activation.RELU;
+      default -> throw new WeightsException(folder.resolve("config.json") + ": hidden_act '"
+          + act + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+    };
+    String positions = config.path("position_embedding_type").asText("absolute");
+    if (!positions.equals("absolute")) {
+      throw new WeightsException(folder.resolve("config.json") + ": position_embedding_type '"
+          + positions + "' is not supported (absolute)");
+    }
+    SentenceTransformer st = SentenceTransformer.read(folder);
+    return new ModelFolder(folder, positiveInt(config, "num_hidden_layers", folder),
+        positiveInt(config, "hidden_size", folder),
+        positiveInt(config, "num_attention_heads", folder),
+        positiveInt(config, "intermediate_size", folder), activation,
+        config.path("layer_norm_eps").asDouble(1e-12),
+        positiveInt(config, "max_position_embeddings", folder), st.maxSeqLength(), st.pooling(),
+        st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
+            .filter(Files::isRegularFile));
+  }
+
+  /** model.safetensors, or the shards named by model.safetensors.index.json. */
+  private static List<Path> weightFiles(Path folder) {
+    Path single = folder.resolve("model.safetensors");
+    if (Files.isRegularFile(single)) {
+      return List.of(single);
+    }
+    Path index = folder.resolve("model.safetensors.index.json");
+    if (Files.isRegularFile(index)) {
+      TreeSet<String> shards = new TreeSet<>();
+      Iterator<JsonNode> files = json(index).path("weight_map").elements();
+      while (files.hasNext()) {
+        shards.add(files.next().asText());
+      }
+      if (shards.isEmpty()) {
+        throw new WeightsException(index + " has no weight_map");
+      }
+      List<Path> paths = new ArrayList<>();
+      for (String shard : shards) {
+        Path path = folder.resolve(shard);
+        if (!Files.isRegularFile(path)) {
+          throw new WeightsException(index + " names " + shard + ", which is not in " + folder);
+        }
+        paths.add(path);
+      }
+      return paths;
+    }
+    if (Files.isRegularFile(folder.resolve("pytorch_model.bin"))) {
+      throw new WeightsException(folder + " holds only pytorch_model.bin, a pickle, which this "
+          + "job does not load (unpickling can run code). Convert it to safetensors once: python "
+          + "-c \"from transformers import AutoModel; m = AutoModel.from_pretrained('" + folder
+          + "'); m.save_pretrained('" + folder + "', safe_serialization=True)\"");
+    }
+    throw new WeightsException("No model.safetensors or model.safetensors.index.json in "
+        + folder);
+  }
+
+  private static int positiveInt(JsonNode config, String key, Path folder) {
+    JsonNode value = config.get(key);
+    if (value == null || !value.canConvertToInt() || value.asInt() < 1) {
+      throw new WeightsException(folder.resolve("config.json") + ": " + key + " is "
+          + (value == null ? "missing" : value.toString()) + ", expected a positive integer");
+    }
+    return value.asInt();
+  }
+
+  static JsonNode json(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new WeightsException(file + " is missing");
+    }
+    try {
+      return JSON.readTree(file.toFile());
+    } catch (IOException e) {
+      throw new WeightsException("Cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  /** The sentence-transformers pipeline, when the folder has modules.json. */
+  private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
+      boolean normalize) {
+
+    static SentenceTransformer read(Path folder) {
+      Path modules = folder.resolve("modules.json");
+      if (!Files.isRegularFile(modules)) {
+        return new SentenceTransformer(Optional.empty(), Optional.empty(), false);
+      }
+      Optional<Pooling> pooling = Optional.empty();
+      boolean normalize = false;
+      for (JsonNode module : json(modules)) {
+        String type = module.path("type").asText("");
+        if (type.endsWith(".Pooling")) {
+          pooling = Optional.of(poolingMode(folder.resolve(module.path("path").asText(""))
+              .resolve("config.json")));
+        } else if (type.endsWith(".Normalize")) {
+          normalize = true;
+        }
+      }
+      Path st = folder.resolve("sentence_bert_config.json");
+      Optional<Integer> maxSeq = Files.isRegularFile(st) && json(st).has("max_seq_length")
+          ? Optional.of(json(st).get("max_seq_length").asInt()) : Optional.empty();
+      return new SentenceTransformer(maxSeq, pooling, normalize);
+    }
+
+    private static Pooling poolingMode(Path config) {
+      JsonNode c = json(config);
+      List<Pooling> modes = new ArrayList<>();
+      if (c.path("pooling_mode_cls_token").asBoolean(false)) {
+        modes.add(Pooling.FIRST);
+      }
+      if (c.path("pooling_mode_mean_tokens").asBoolean(false)) {
+        modes.add(Pooling.MEAN);
+      }
+      if (c.path("pooling_mode_max_tokens").asBoolean(false)) {
+        modes.add(Pooling.MAX);
+      }
+      for (String other : List.of("pooling_mode_mean_sqrt_len_tokens",
+          "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken")) {
+        if (c.path(other).asBoolean(false)) {
+          throw new WeightsException(config + ": " + other + " is not supported (cls, mean, max)");
+        }
+      }
+      if (modes.size() != 1) {
+        throw new WeightsException(config + ": expected exactly one pooling mode of cls, mean "
+            + "and max, found " + modes.size());
+      }
+      return modes.get(0);
+    }
+  }
+}

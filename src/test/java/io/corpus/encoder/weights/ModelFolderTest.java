@@ -1,0 +1,222 @@
+package io.corpus.encoder.weights;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.testing.SharedModels;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hugging Face model folders: settings from config.json and the sentence-transformers files;
+ * whole, bert.-prefixed and sharded checkpoints; the folders that are refused, and why.
+ */
+class ModelFolderTest {
+  private static final int L = 2;
+  private static final int E = 8;
+  private static final int F = 16;
+  private static final int V = 20;
+  private static final int P = 10;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void sentenceTransformersFolderGivesItsSettings() {
+    ModelFolder m = ModelFolder.read(SharedModels.miniLm());
+    assertEquals(6, m.layers());
+    assertEquals(384, m.width());
+    assertEquals(12, m.heads());
+    assertEquals(1536, m.ffnWidth());
+    assertEquals(Activation.GELU, m.activation());
+    assertEquals(1e-12, m.layerNormEps());
+    assertEquals(512, m.maxPositions());
+    assertEquals(Optional.of(256), m.maxSeqLength());
+    assertEquals(256, m.maxTokens());
+    assertEquals(Optional.of(Pooling.MEAN), m.pooling());
+    assertTrue(m.normalize());
+    assertEquals(List.of(m.folder().resolve("model.safetensors")), m.weightFiles());
+    assertTrue(m.tokenizer().isPresent());
+  }
+
+  /** A tiny BERT checkpoint: every tensor's name and values. */
+  private static Map<String, float[]> tinyBert(Random random) {
+    Map<String, float[]> t = new LinkedHashMap<>();
+    t.put("embeddings.word_embeddings.weight", values(random, V * E));
+    t.put("embeddings.position_embeddings.weight", values(random, P * E));
+    t.put("embeddings.token_type_embeddings.weight", values(random, 2 * E));
+    t.put("embeddings.LayerNorm.weight", values(random, E));
+    t.put("embeddings.LayerNorm.bias", values(random, E));
+    for (int i = 0; i < L; i++) {
+      String p = "encoder.layer." + i + ".";
+      for (String qkv : List.of("query", "key", "value")) {
+        t.put(p + "attention.self." + qkv + ".weight", values(random, E * E));
+        t.put(p + "attention.self." + qkv + ".bias", values(random, E));
+      }
+      t.put(p + "attention.output.dense.weight", values(random, E * E));
+      t.put(p + "attention.output.dense.bias", values(random, E));
+      t.put(p + "attention.output.LayerNorm.weight", values(random, E));
+      t.put(p + "attention.output.LayerNorm.bias", values(random, E));
+      t.put(p + "intermediate.dense.weight", values(random, F * E));
+      t.put(p + "intermediate.dense.bias", values(random, F));
+      t.put(p + "output.dense.weight", values(random, E * F));
+      t.put(p + "output.dense.bias", values(random, E));
+      t.put(p + "output.LayerNorm.weight", values(random, E));
+      t.put(p + "output.LayerNorm.bias", values(random, E));
+    }
+    t.put("pooler.dense.weight", values(random, E * E));
+    t.put("pooler.dense.bias", values(random, E));
+    return t;
+  }
+
+  private static long[] shapeOf(String name) {
+    if (name.startsWith("embeddings.word")) {
+      return new long[] {V, E};
+    } else if (name.startsWith("embeddings.position")) {
+      return new long[] {P, E};
+    } else if (name.startsWith("embeddings.token_type")) {
+      return new long[] {2, E};
+    } else if (name.startsWith("classifier.weight")) {
+      return new long[] {3, E};
+    } else if (name.endsWith("intermediate.dense.weight")) {
+      return new long[] {F, E};
+    } else if (name.endsWith("intermediate.dense.bias")) {
+      return new long[] {F};
+    } else if (name.endsWith("output.dense.weight") && !name.contains("attention")) {
+      return new long[] {E, F};
+    } else if (name.endsWith(".weight") && (name.contains("self.") || name.contains("dense"))) {
+      return new long[] {E, E};
+    }
+    return new long[] {name.startsWith("classifier") ? 3 : E};
+  }
+
+  private static float[] values(Random random, int n) {
+    float[] v = new float[n];
+    for (int i = 0; i < n; i++) {
+      v[i] = (float) random.nextGaussian();
+    }
+    return v;
+  }
+
+  private Path folder(String name, int configLayers, String modelType) throws Exception {
+    Path folder = Files.createDirectories(dir.resolve(name));
+    Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"" + modelType + "\", "
+        + "\"hidden_size\": " + E + ", \"num_hidden_layers\": " + configLayers
+        + ", \"num_attention_heads\": 2, \"intermediate_size\": " + F + ", \"hidden_act\": "
+        + "\"gelu_new\", \"layer_norm_eps\": 1e-12, \"max_position_embeddings\": " + P
+        + ", \"type_vocab_size\": 2, \"vocab_size\": " + V + "}");
+    return folder;
+  }
+
+  private static void write(Map<String, float[]> tensors, String prefix, Path file)
+      throws Exception {
+    SafetensorsWriter writer = new SafetensorsWriter();
+    tensors.forEach((name, data) -> writer.put(prefix + name, data, shapeOf(name)));
+    writer.write(file);
+  }
+
+  private static void assertLoadsAs(Map<String, float[]> tensors, FolderWeights w) {
+    assertArrayEquals(tensors.get("embeddings.word_embeddings.weight"), w.embeddings().word());
+    assertArrayEquals(tensors.get("embeddings.LayerNorm.bias"), w.embeddings().beta());
+    assertEquals(L, w.encoder().layerCount());
+    assertArrayEquals(tensors.get("encoder.layer.1.output.dense.bias"),
+        w.encoder().layers().get(1).ffnOutBias());
+  }
+
+  @Test
+  void wholeCheckpointLoadsWithThePoolerLeftOut() throws Exception {
+    Map<String, float[]> tensors = tinyBert(new Random(1));
+    Path folder = folder("whole", L, "bert");
+    write(tensors, "", folder.resolve("model.safetensors"));
+    ModelFolder m = ModelFolder.read(folder);
+    assertEquals(Activation.GELU_TANH, m.activation());
+    assertEquals(P, m.maxTokens());
+    assertEquals(Optional.empty(), m.pooling());
+    FolderWeights w = WeightsLoader.load(m);
+    assertLoadsAs(tensors, w);
+    assertEquals(Set.of("pooler.dense.weight", "pooler.dense.bias"), Set.copyOf(w.leftOut()));
+  }
+
+  @Test
+  void prefixedCheckpointWithATaskHeadLoadsTheSame() throws Exception {
+    Map<String, float[]> tensors = tinyBert(new Random(2));
+    Map<String, float[]> withHead = new LinkedHashMap<>(tensors);
+    Path folder = folder("prefixed", L, "bert");
+    SafetensorsWriter writer = new SafetensorsWriter();
+    withHead.forEach((name, data) -> writer.put("bert." + name, data, shapeOf(name)));
+    writer.put("classifier.weight", values(new Random(3), 3 * E), 3, E);
+    writer.put("classifier.bias", values(new Random(4), 3), 3);
+    writer.write(folder.resolve("model.safetensors"));
+    FolderWeights w = WeightsLoader.load(ModelFolder.read(folder));
+    assertLoadsAs(tensors, w);
+    assertTrue(w.leftOut().containsAll(List.of("bert.pooler.dense.weight", "classifier.weight",
+        "classifier.bias")), w.leftOut().toString());
+  }
+
+  @Test
+  void shardedCheckpointLoadsTheSame() throws Exception {
+    Map<String, float[]> tensors = tinyBert(new Random(5));
+    Path folder = folder("sharded", L, "bert");
+    Map<String, float[]> first = new LinkedHashMap<>();
+    Map<String, float[]> second = new LinkedHashMap<>();
+    StringBuilder map = new StringBuilder();
+    tensors.forEach((name, data) -> {
+      boolean one = name.startsWith("embeddings.") || name.startsWith("encoder.layer.0.");
+      (one ? first : second).put(name, data);
+      String shard = one ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+      map.append(map.length() == 0 ? "" : ", ").append('"').append(name).append("\": \"")
+          .append(shard).append('"');
+    });
+    write(first, "", folder.resolve("model-00001-of-00002.safetensors"));
+    write(second, "", folder.resolve("model-00002-of-00002.safetensors"));
+    Files.writeString(folder.resolve("model.safetensors.index.json"),
+        "{\"metadata\": {}, \"weight_map\": {" + map + "}}");
+    ModelFolder m = ModelFolder.read(folder);
+    assertEquals(2, m.weightFiles().size());
+    assertLoadsAs(tensors, WeightsLoader.load(m));
+  }
+
+  @Test
+  void configThatContradictsTheWeightsIsRefusedNamingBoth() throws Exception {
+    Path folder = folder("contradicts", 3, "bert");
+    write(tinyBert(new Random(6)), "", folder.resolve("model.safetensors"));
+    WeightsException e = assertThrows(WeightsException.class,
+        () -> WeightsLoader.load(ModelFolder.read(folder)));
+    assertEquals("config.json says num_hidden_layers = 3 but the weights in " + folder
+        + " have 2", e.getMessage());
+  }
+
+  @Test
+  void pickleOnlyFolderIsRefusedWithHowToConvert() throws Exception {
+    Path folder = folder("pickle", L, "bert");
+    Files.write(folder.resolve("pytorch_model.bin"), new byte[] {(byte) 0x80, 2});
+    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(folder));
+    assertTrue(e.getMessage().startsWith(folder + " holds only pytorch_model.bin, a pickle"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("save_pretrained('" + folder
+        + "', safe_serialization=True)"), e.getMessage());
+  }
+
+  @Test
+  void otherArchitecturesAndMissingConfigAreRefused() throws Exception {
+    Path roberta = folder("roberta", L, "roberta");
+    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(roberta));
+    assertEquals(roberta.resolve("config.json") + ": model_type 'roberta' is not supported; "
+        + "this job runs BERT-family encoders (model_type bert)", e.getMessage());
+    Path empty = Files.createDirectories(dir.resolve("empty"));
+    e = assertThrows(WeightsException.class, () -> ModelFolder.read(empty));
+    assertEquals(empty.resolve("config.json") + " is missing", e.getMessage());
+  }
+}
