@@ -10,7 +10,8 @@ import java.util.Map;
  * The tensors of a checkpoint, one safetensors file or several shards, under the names the
  * loader asks for: a model prefix (the {@code bert.} of {@code BertFor…} checkpoints) removed,
  * and tensors outside the kept parts (pooler, task heads such as {@code cls.*} or
- * {@code classifier.*}) left out and listed.
+ * {@code classifier.*}) or not weights at all (integer buffers such as {@code position_ids}) left
+ * out and listed.
  */
 final class Checkpoint {
   private final Path path;
@@ -42,7 +43,8 @@ final class Checkpoint {
       SafetensorsFile opened = SafetensorsFile.open(file);
       for (String stored : opened.names()) {
         String name = stored.startsWith(prefix) ? stored.substring(prefix.length()) : stored;
-        if (keptParts.stream().anyMatch(name::startsWith)) {
+        boolean weight = opened.info(stored).dtype().floating();   // not a buffer of ids
+        if (weight && keptParts.stream().anyMatch(name::startsWith)) {
           if (checkpoint.fileOf.containsKey(name)) {
             throw new WeightsException("Tensor " + name + " is in " + checkpoint.fileOf.get(name)
                 .path() + " and again in " + file);
@@ -70,7 +72,7 @@ final class Checkpoint {
     return List.copyOf(fileOf.keySet());
   }
 
-  /** Tensors in the files that are not part of the model here (pooler, task heads). */
+  /** Tensors in the files that are not part of the model here (pooler, task heads, buffers). */
   List<String> leftOut() {
     return List.copyOf(leftOut);
   }

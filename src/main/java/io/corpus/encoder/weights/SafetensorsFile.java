@@ -32,14 +32,27 @@ import java.util.Map;
 public final class SafetensorsFile {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Element types read here, with their size in bytes. */
+  /**
+   * The format's element types, with their size in bytes. Only the floating ones are weights;
+   * the others (such as the I64 {@code position_ids} buffer of older BERT checkpoints) are checked
+   * like any tensor but cannot be read as floats.
+   */
   public enum DType {
-    F32(4), F16(2), BF16(2);
+    F32(4, true), F16(2, true), BF16(2, true),
+    F64(8, false), I64(8, false), I32(4, false), I16(2, false), I8(1, false), U8(1, false),
+    BOOL(1, false);
 
     private final int bytes;
+    private final boolean weights;
 
-    DType(int bytes) {
+    DType(int bytes, boolean weights) {
       this.bytes = bytes;
+      this.weights = weights;
+    }
+
+    /** Whether tensors of this type are read as weights (F32, F16, BF16). */
+    public boolean floating() {
+      return weights;
     }
   }
 
@@ -110,6 +123,10 @@ public final class SafetensorsFile {
   /** The tensor's values, widened to float, row-major. */
   public float[] read(String name) {
     TensorInfo info = info(name);
+    if (!info.dtype().floating()) {
+      throw new WeightsException("Tensor " + name + " is " + info.dtype() + ", not a weight "
+          + "tensor (F32, F16, BF16): " + path);
+    }
     int count = Math.toIntExact(info.elementCount());
     float[] out = new float[count];
     int base = Math.toIntExact(info.start());
@@ -125,6 +142,7 @@ public final class SafetensorsFile {
           out[i] = Float.intBitsToFloat((data.getShort(base + 2 * i) & 0xffff) << 16);
         }
       }
+      default -> throw new IllegalStateException("not a weight type: " + info.dtype());
     }
     return out;
   }
@@ -182,7 +200,8 @@ public final class SafetensorsFile {
       dtype = DType.valueOf(dtypeNode.asText());
     } catch (IllegalArgumentException e) {
       throw new WeightsException("Tensor " + name + " has dtype " + dtypeNode.asText()
-          + ", supported: F32, F16, BF16: " + path);
+          + ", not a safetensors type (F32, F16, BF16, F64, I64, I32, I16, I8, U8, BOOL): "
+          + path);
     }
     long[] shape = new long[shapeNode.size()];
     long elements = 1;

@@ -8,8 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.testing.SharedModels;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,6 +169,51 @@ class ModelFolderTest {
     assertLoadsAs(tensors, w);
     assertTrue(w.leftOut().containsAll(List.of("bert.pooler.dense.weight", "classifier.weight",
         "classifier.bias")), w.leftOut().toString());
+  }
+
+  /** Older checkpoints carry an I64 buffer of positions 0..P-1: not a weight, left out. */
+  @Test
+  void integerPositionIdsBufferIsLeftOut() throws Exception {
+    Map<String, float[]> tensors = tinyBert(new Random(7));
+    Path folder = folder("buffer", L, "bert");
+    StringBuilder header = new StringBuilder("{");
+    ByteArrayOutputStream data = new ByteArrayOutputStream();
+    ByteBuffer ids = ByteBuffer.allocate(8 * P)
+        .order(ByteOrder.LITTLE_ENDIAN);
+    for (long p = 0; p < P; p++) {
+      ids.putLong(p);
+    }
+    header.append("\"embeddings.position_ids\": {\"dtype\": \"I64\", \"shape\": [1, ")
+        .append(P).append("], \"data_offsets\": [0, ").append(8 * P).append("]}");
+    data.write(ids.array());
+    for (Map.Entry<String, float[]> t : tensors.entrySet()) {
+      ByteBuffer b = ByteBuffer.allocate(4 * t.getValue().length)
+          .order(ByteOrder.LITTLE_ENDIAN);
+      for (float v : t.getValue()) {
+        b.putFloat(v);
+      }
+      long[] shape = shapeOf(t.getKey());
+      header.append(", \"").append(t.getKey()).append("\": {\"dtype\": \"F32\", \"shape\": ")
+          .append(Arrays.toString(shape)).append(", \"data_offsets\": [")
+          .append(data.size()).append(", ").append(data.size() + b.capacity()).append("]}");
+      data.write(b.array());
+    }
+    byte[] json = header.append("}").toString().getBytes(StandardCharsets.UTF_8);
+    ByteBuffer length = ByteBuffer.allocate(8)
+        .order(ByteOrder.LITTLE_ENDIAN).putLong(json.length);
+    try (OutputStream out = Files.newOutputStream(folder.resolve("model.safetensors"))) {
+      out.write(length.array());
+      out.write(json);
+      out.write(data.toByteArray());
+    }
+    SafetensorsFile file = SafetensorsFile.open(folder.resolve("model.safetensors"));
+    WeightsException e = assertThrows(WeightsException.class,
+        () -> file.read("embeddings.position_ids"));
+    assertEquals("Tensor embeddings.position_ids is I64, not a weight tensor (F32, F16, BF16): "
+        + folder.resolve("model.safetensors"), e.getMessage());
+    FolderWeights w = WeightsLoader.load(ModelFolder.read(folder));
+    assertLoadsAs(tensors, w);
+    assertTrue(w.leftOut().contains("embeddings.position_ids"), w.leftOut().toString());
   }
 
   @Test

@@ -69,8 +69,11 @@ class SafetensorsFileTest {
     assertMessage(file, "Tensors a and b overlap in the data section: " + file);
     write(file, "{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", new byte[8]);
     assertMessage(file, "Tensor a has 8 data bytes, but F32 [3] needs 12: " + file);
-    write(file, "{\"a\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[0,8]}}", new byte[8]);
-    assertMessage(file, "Tensor a has dtype I64, supported: F32, F16, BF16: " + file);
+    write(file, "{\"a\":{\"dtype\":\"Q4\",\"shape\":[1],\"data_offsets\":[0,8]}}", new byte[8]);
+    assertMessage(file, "Tensor a has dtype Q4, not a safetensors type (F32, F16, BF16, F64, I64, "
+        + "I32, I16, I8, U8, BOOL): " + file);
+    write(file, "{\"a\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[0,8]}}", new byte[8]);
+    assertMessage(file, "Tensor a has 8 data bytes, but I64 [2] needs 16: " + file);
     write(file, "{\"a\":{\"dtype\":\"F32\",\"shape\":[4000000000,4000000000],"
         + "\"data_offsets\":[0,8]}}", new byte[8]);
     assertMessage(file, "Tensor a claims more elements than the file's 8 data bytes hold: "
