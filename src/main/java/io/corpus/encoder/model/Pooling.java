@@ -64,4 +64,21 @@ public enum Pooling implements ConfigName {
     }
     return out;
   }
+
+  /**
+   * Scales {@code v} to unit L2 norm in place, as sentence-transformers' Normalize module does
+   * (a zero vector stays zero). The norm accumulates in double.
+   */
+  public static void normalize(float[] v) {
+    double sum = 0;
+    for (float x : v) {
+      sum += (double) x * x;
+    }
+    double norm = Math.sqrt(sum);
+    if (norm > 0) {
+      for (int i = 0; i < v.length; i++) {
+        v[i] = (float) (v[i] / norm);
+      }
+    }
+  }
 }
