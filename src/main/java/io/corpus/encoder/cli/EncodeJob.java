@@ -87,6 +87,8 @@ public final class EncodeJob {
     } catch (Exception e) {   // SparkException included, which Spark throws unchecked
       out.abort();
       throw e;
+    } finally {
+      spark.sparkContext().removeSparkListener(phases);   // a shared session outlives the job
     }
   }
 

@@ -124,8 +124,9 @@ record BlasChoice(Optional<Path> path, String source, Kind kind, String reason,
   static Kind classify(Path file) {
     String text;
     try (InputStream in = Files.newInputStream(file)) {
-      // Names sit in the dynamic section, near the start; 64 MB covers any BLAS's whole file.
-      text = new String(in.readNBytes(64 << 20), StandardCharsets.ISO_8859_1)
+      // The names sit in the dynamic string table near the start of the file (it ends below
+      // 1 MB in Debian's and the bundled OpenBLAS, whose files are 36 MB and more).
+      text = new String(in.readNBytes(4 << 20), StandardCharsets.ISO_8859_1)
           .toLowerCase(Locale.ROOT);
     } catch (IOException e) {
       return Kind.REFERENCE_OR_UNKNOWN;

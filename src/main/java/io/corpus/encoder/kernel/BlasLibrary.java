@@ -35,10 +35,14 @@ final class BlasLibrary {
             .orElse(Kind.REFERENCE_OR_UNKNOWN), "set by " + property, Optional.empty());
       }
     }
+    Optional<BlasChoice.Candidate> systemBlas =
+        BlasChoice.Candidate.of(BlasChoice.resolve("libblas.so.3"));
+    // libopenblas.so.0 is only looked at when libblas.so.3 will not do.
+    boolean optimized = systemBlas.map(c -> c.kind().optimized()).orElse(false);
+    Optional<BlasChoice.Candidate> systemOpenBlas = optimized ? Optional.empty()
+        : BlasChoice.Candidate.of(BlasChoice.resolve("libopenblas.so.0"));
     BlasChoice choice = BlasChoice.choose(System.getProperty(BundledOpenBlas.CHOICE, "auto"),
-        BlasChoice.Candidate.of(BlasChoice.resolve("libblas.so.3")),
-        BlasChoice.Candidate.of(BlasChoice.resolve("libopenblas.so.0")),
-        BundledOpenBlas.forThisPlatform());
+        systemBlas, systemOpenBlas, BundledOpenBlas.forThisPlatform());
     choice.path().ifPresent(p -> System.setProperty(NETLIB_PATH, p.toString()));
     return choice;
   }
