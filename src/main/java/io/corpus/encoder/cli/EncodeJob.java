@@ -201,19 +201,15 @@ public final class EncodeJob {
     double read = metrics.readNanos().value() / 1e9;
     double build = metrics.outputNanos().value() / 1e9;
     Map<String, Double> taskSeconds = new LinkedHashMap<>();
-    taskSeconds.put("all", round(phases.taskSeconds()));
-    taskSeconds.put("read", round(read));
-    taskSeconds.put("forward", round(forward));
-    taskSeconds.put("output_rows", round(build));
-    taskSeconds.put("write_and_other", round(phases.taskSeconds() - read - forward - build));
+    taskSeconds.put("all", JobPhases.round(phases.taskSeconds()));
+    taskSeconds.put("read", JobPhases.round(read));
+    taskSeconds.put("forward", JobPhases.round(forward));
+    taskSeconds.put("output_rows", JobPhases.round(build));
+    taskSeconds.put("write_and_other", JobPhases.round(phases.taskSeconds() - read - forward - build));
     return new RunSummary(plan.rows(), written, rejected, byRule,
         metrics.tokensEncoded().value(), (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
         metrics.executors(), Transformers.describe(settings, weights), outputs);
-  }
-
-  private static double round(double seconds) {
-    return Math.round(seconds * 100) / 100.0;
   }
 
   /** The command line: argument parsing, one-line errors, exit codes. */

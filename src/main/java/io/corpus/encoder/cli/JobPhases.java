@@ -36,8 +36,13 @@ final class JobPhases extends SparkListener {
   /** Seconds per phase, in the order they ended. */
   synchronized Map<String, Double> seconds() {
     Map<String, Double> rounded = new LinkedHashMap<>();
-    seconds.forEach((k, v) -> rounded.put(k, Math.round(v * 100) / 100.0));
+    seconds.forEach((k, v) -> rounded.put(k, round(v)));
     return rounded;
+  }
+
+  /** Seconds to hundredths, as the summary shows them. */
+  static double round(double seconds) {
+    return Math.round(seconds * 100) / 100.0;
   }
 
   /** Run time of every task that ended, summed (Spark's executorRunTime). */

@@ -143,34 +143,25 @@ public final class MakeTextCorpus {
   /** The bullet entries of every changelog.Debian.gz under {@code docs}. */
   private static List<String> changelogEntries(Path docs) throws IOException {
     List<String> texts = new ArrayList<>();
-    if (!Files.isDirectory(docs)) {
-      return texts;
-    }
-    try (DirectoryStream<Path> packages = Files.newDirectoryStream(docs)) {
-      for (Path dir : packages) {
-        Path log = dir.resolve("changelog.Debian.gz");
-        if (!Files.isRegularFile(log)) {
-          continue;
-        }
-        try (InputStream raw = Files.newInputStream(log);
-            BufferedReader in = new BufferedReader(new InputStreamReader(
-                new GZIPInputStream(raw), StandardCharsets.UTF_8))) {
-          StringBuilder entry = null;
-          for (String line = in.readLine(); line != null; line = in.readLine()) {
-            String trimmed = line.trim();
-            boolean bullet = trimmed.startsWith("* ") || trimmed.startsWith("- ");
-            if (bullet || trimmed.isEmpty() || line.startsWith(" --") || !line.startsWith(" ")) {
-              if (entry != null && entry.length() > 0) {
-                texts.add(entry.toString());
-              }
-              entry = bullet ? new StringBuilder(trimmed.substring(2)) : null;
-            } else if (entry != null) {
-              entry.append(' ').append(trimmed);
+    for (Path log : packageFiles(docs, "changelog.Debian.gz")) {
+      try (InputStream raw = Files.newInputStream(log);
+          BufferedReader in = new BufferedReader(new InputStreamReader(
+              new GZIPInputStream(raw), StandardCharsets.UTF_8))) {
+        StringBuilder entry = null;
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+          String trimmed = line.trim();
+          boolean bullet = trimmed.startsWith("* ") || trimmed.startsWith("- ");
+          if (bullet || trimmed.isEmpty() || line.startsWith(" --") || !line.startsWith(" ")) {
+            if (entry != null && entry.length() > 0) {
+              texts.add(entry.toString());
             }
+            entry = bullet ? new StringBuilder(trimmed.substring(2)) : null;
+          } else if (entry != null) {
+            entry.append(' ').append(trimmed);
           }
-        } catch (IOException e) {
-          // an unreadable changelog: leave it out
         }
+      } catch (IOException e) {
+        // an unreadable changelog: leave it out
       }
     }
     return texts;
@@ -179,37 +170,45 @@ public final class MakeTextCorpus {
   /** Paragraphs of every copyright file under {@code docs} (license texts), of 8 words or more. */
   private static List<String> copyrightParagraphs(Path docs) throws IOException {
     List<String> texts = new ArrayList<>();
-    if (!Files.isDirectory(docs)) {
-      return texts;
-    }
-    try (DirectoryStream<Path> packages = Files.newDirectoryStream(docs)) {
-      for (Path dir : packages) {
-        Path copyright = dir.resolve("copyright");
-        if (!Files.isRegularFile(copyright)) {
-          continue;
-        }
-        StringBuilder paragraph = new StringBuilder();
-        List<String> lines;
-        try {
-          lines = Files.readAllLines(copyright, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-          continue;   // not UTF-8 text: leave it out
-        }
-        lines.add("");
-        for (String line : lines) {
-          String trimmed = line.trim();
-          if (trimmed.isEmpty() || trimmed.equals(".")) {
-            if (paragraph.toString().split("\\s+").length >= 8) {
-              texts.add(paragraph.toString());
-            }
-            paragraph.setLength(0);
-          } else {
-            paragraph.append(paragraph.length() == 0 ? "" : " ").append(trimmed);
+    for (Path copyright : packageFiles(docs, "copyright")) {
+      List<String> lines;
+      try {
+        lines = new ArrayList<>(Files.readAllLines(copyright, StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        continue;   // not UTF-8 text: leave it out
+      }
+      lines.add("");
+      StringBuilder paragraph = new StringBuilder();
+      for (String line : lines) {
+        String trimmed = line.trim();
+        if (trimmed.isEmpty() || trimmed.equals(".")) {
+          if (paragraph.toString().split("\\s+").length >= 8) {
+            texts.add(paragraph.toString());
           }
+          paragraph.setLength(0);
+        } else {
+          paragraph.append(paragraph.length() == 0 ? "" : " ").append(trimmed);
         }
       }
     }
     return texts;
+  }
+
+  /** {@code docs/<package>/<name>} for every package folder that has that file. */
+  private static List<Path> packageFiles(Path docs, String name) throws IOException {
+    List<Path> files = new ArrayList<>();
+    if (!Files.isDirectory(docs)) {
+      return files;
+    }
+    try (DirectoryStream<Path> packages = Files.newDirectoryStream(docs)) {
+      for (Path dir : packages) {
+        Path file = dir.resolve(name);
+        if (Files.isRegularFile(file)) {
+          files.add(file);
+        }
+      }
+    }
+    return files;
   }
 
   /** The reference texts' ids and sentence vectors, when the model folder has them. */

@@ -53,23 +53,21 @@ final class BlasLibrary {
    * (netlib fell back to Java).
    */
   static Optional<String> loaded() {
-    Set<Path> mapped = mappedBlasFiles();
-    for (Path file : mapped) {
-      if (BlasChoice.classify(file) == Kind.OPENBLAS) {
+    String other = null;      // the first mapped file that is not OpenBLAS, named by its kind
+    String openBlas = null;   // the first OpenBLAS file, when it would not say more
+    for (Path file : mappedBlasFiles()) {
+      Kind kind = BlasChoice.classify(file);
+      if (kind == Kind.OPENBLAS) {
         Optional<String> config = openBlasConfig(file);
         if (config.isPresent()) {
           return config;
         }
+        openBlas = openBlas != null ? openBlas : kind.label() + " (" + file + ")";
+      } else if (other == null) {
+        other = kind.label() + " (" + file + ")";
       }
     }
-    for (Path file : mapped) {
-      Kind kind = BlasChoice.classify(file);
-      if (kind != Kind.OPENBLAS || mapped.size() == 1) {
-        return Optional.of(kind.label() + " (" + file + ")");
-      }
-    }
-    return mapped.isEmpty() ? Optional.empty()
-        : Optional.of(Kind.OPENBLAS.label() + " (" + mapped.iterator().next() + ")");
+    return Optional.ofNullable(other != null ? other : openBlas);
   }
 
   /** Files mapped into this process whose names say BLAS, netlib's own JNI glue left out. */

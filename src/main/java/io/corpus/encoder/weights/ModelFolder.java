@@ -166,8 +166,9 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
         }
       }
       Path st = folder.resolve("sentence_bert_config.json");
-      Optional<Integer> maxSeq = Files.isRegularFile(st) && json(st).has("max_seq_length")
-          ? Optional.of(json(st).get("max_seq_length").asInt()) : Optional.empty();
+      Optional<Integer> maxSeq = Files.isRegularFile(st)
+          ? Optional.ofNullable(json(st).get("max_seq_length")).map(JsonNode::asInt)
+          : Optional.empty();
       return new SentenceTransformer(maxSeq, pooling, normalize);
     }
 
