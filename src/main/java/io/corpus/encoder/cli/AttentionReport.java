@@ -106,7 +106,7 @@ final class AttentionReport {
 
   private static Map<String, List<String>> tokens(SparkSession spark, String folder,
       JobSettings settings, List<String> ids) {
-    String column = settings.input().tokensColumn();
+    String column = settings.input().labelsColumn();
     Map<String, List<String>> byId = new HashMap<>();
     if (column.isEmpty()) {
       return byId;

@@ -13,8 +13,9 @@ import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.InputColumns;
+import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.RejectedRows;
-import io.corpus.encoder.weights.WeightsLoader;
+import io.corpus.encoder.weights.ModelFolder;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -39,15 +40,15 @@ public final class EncodeJob {
 
   private final SparkSession spark;
   private final JobSettings settings;
-  private final EncoderWeights weights;
+  private final LoadedModel model;
   private final long startNanos;
   private final JobPhases phases;
 
-  public EncodeJob(SparkSession spark, JobSettings settings, EncoderWeights weights,
+  public EncodeJob(SparkSession spark, JobSettings settings, LoadedModel model,
       long startNanos) {
     this.spark = spark;
     this.settings = settings;
-    this.weights = weights;
+    this.model = model;
     this.startNanos = startNanos;
     this.phases = new JobPhases(startNanos);
   }
@@ -56,10 +57,12 @@ public final class EncodeJob {
     System.exit(new CommandLine(System.out, System.err).run(args));
   }
 
-  /** Loads the weights named by the settings, on the driver; fails before any Spark work. */
-  public static EncoderWeights loadWeights(JobSettings settings) {
-    return WeightsLoader.load(Path.of(settings.weights().path()), settings.weights().naming(),
-        settings.model());
+  /** Loads the model the settings name, on the driver; fails before any Spark work. */
+  public static LoadedModel loadModel(JobSettings settings) {
+    JobSettings.Weights w = settings.weights();
+    return w.isFolder()
+        ? LoadedModel.fromFolder(ModelFolder.read(Path.of(w.folder())), settings.model())
+        : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model());
   }
 
   /** Runs the whole job and returns its summary; the output is committed when this returns. */
@@ -118,7 +121,7 @@ public final class EncodeJob {
     Dataset<Row> toEncode = ParquetInput.spread(input, plan, plannedSlots());
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
-        .setLoadedWeights(weights);
+        .setLoadedModel(model);
     EncodedTables tables = new EncodedTables(spark, settings);
     Dataset<Row> encoded = tables.configure(transformer).transform(toEncode);
     phases.end("plan");
@@ -135,10 +138,11 @@ public final class EncodeJob {
     phases.end("rejects");
     LOG.info("rejects written, {} s since start", elapsed());
     if (settings.output().report().enabled()) {
+      EncoderWeights w = model.weights().encoder();
       AttentionReport.write(spark, out.staging(), settings, String.format(
           "Encoder %s: %d layers, E = %d, %d heads, F = %d. Input %s, %,d rows.",
-          settings.weights().path(), weights.layerCount(), weights.width(),
-          settings.model().heads(), weights.ffnWidth(), settings.input().path(), rowsRead));
+          settings.weights().location(), w.layerCount(), w.width(), settings.model().heads(),
+          w.ffnWidth(), settings.input().path(), rowsRead));
       phases.end("report");
       LOG.info("report written, {} s since start", elapsed());
     }
@@ -195,6 +199,8 @@ public final class EncodeJob {
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("path", settings.output().path());
     outputs.put("pooling", settings.output().pooling().configName());
+    outputs.put("normalize", settings.output().normalize());
+    outputs.put("token_embeddings", settings.output().tokenEmbeddings());
     outputs.put("attention", settings.output().attention());
     phases.end("count");
     double forward = metrics.forwardNanos().value() / 1e9;
@@ -207,9 +213,10 @@ public final class EncodeJob {
     taskSeconds.put("output_rows", JobPhases.round(build));
     taskSeconds.put("write_and_other", JobPhases.round(phases.taskSeconds() - read - forward - build));
     return new RunSummary(plan.rows(), written, rejected, byRule,
+        metrics.rowsTruncated().value(),
         metrics.tokensEncoded().value(), (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
-        metrics.executors(), Transformers.describe(settings, weights), outputs);
+        metrics.executors(), Transformers.describe(settings, model), outputs);
   }
 
   /** The command line: argument parsing, one-line errors, exit codes. */
@@ -250,18 +257,19 @@ public final class EncodeJob {
       boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
-        EncoderWeights weights = loadWeights(settings);
+        LoadedModel model = loadModel(settings);
+        EncoderWeights w = model.weights().encoder();
         out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in %.1f s; "
-            + "BLAS %s%n", weights.layerCount(), weights.width(), settings.model().heads(),
-            weights.ffnWidth(), weights.parameterCount(), (System.nanoTime() - start) / 1e9,
+            + "BLAS %s%n", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
+            model.weights().parameterCount(), (System.nanoTime() - start) / 1e9,
             RowMajorBlas.implementation());
         spark = SparkSessions.forJob("corpus-encoder");
-        RunSummary summary = new EncodeJob(spark, settings, weights, start).run(out);
-        out.printf("done: %,d rows read, %,d written, %,d rejected %s, %,d tokens in %.1f s "
-            + "(forward pass %.1f task-seconds) -> %s%n", summary.rowsRead(),
+        RunSummary summary = new EncodeJob(spark, settings, model, start).run(out);
+        out.printf("done: %,d rows read, %,d written, %,d rejected %s, %,d truncated, %,d tokens "
+            + "in %.1f s (forward pass %.1f task-seconds) -> %s%n", summary.rowsRead(),
             summary.rowsWritten(), summary.rowsRejected(), summary.rejectedByRule(),
-            summary.tokens(), summary.seconds(), summary.forwardSeconds(),
-            settings.output().path());
+            summary.rowsTruncated(), summary.tokens(), summary.seconds(),
+            summary.forwardSeconds(), settings.output().path());
         return 0;
       } catch (Exception e) {   // Spark's own SparkException is checked, but thrown unchecked
         err.println("error: " + Errors.describe(e));

@@ -4,7 +4,9 @@ import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.LoadedModel;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** Job settings to an {@link EncoderTransformer}, and to the summary's description of the model. */
@@ -13,23 +15,16 @@ final class Transformers {
 
   static EncoderTransformer fromSettings(JobSettings s) {
     ModelSettings m = s.model();
+    JobSettings.Input in = s.input();
     EncoderTransformer t = new EncoderTransformer()
-        .setWeightsPath(s.weights().path())
-        .setNaming(s.weights().naming().configName())
-        .setHeads(m.heads())
-        .setActivation(m.activation().configName())
-        .setNormFirst(m.normFirst())
-        .setFinalNorm(m.finalNorm())
-        .setLayerNormEps(m.layerNormEps())
+        .setIdCol(in.idColumn())
+        .setMaskCol(in.maskColumn())
         .setCausal(m.causal())
         .setWindow(m.window())
-        .setPositional(m.positional().configName())
-        .setIdCol(s.input().idColumn())
-        .setInputCol(s.input().embeddingsColumn())
-        .setMaskCol(s.input().maskColumn())
-        .setOutputCol("embeddings")
+        .setOutputCol(s.output().tokenEmbeddings() ? "embeddings" : "")
         .setPooledCol("pooled")
         .setPooling(s.output().pooling().configName())
+        .setNormalize(String.valueOf(s.output().normalize()))
         .setAttentionLayers(ints(s.output().attention().layers()))
         .setAttentionHeads(ints(s.output().attention().heads()))
         .setAttentionSample(s.output().attention().sample())
@@ -38,21 +33,49 @@ final class Transformers {
         .setAttentionTopK(s.output().attention().topK())
         .setAttentionAverageHeads(s.output().attention().averageHeads())
         .setBatchTokens(s.execution().batchTokens())
-        .setMaxLength(s.input().maxLength())
-        .setHandleInvalid(s.input().onInvalid() == JobSettings.OnInvalid.FAIL ? "error" : "skip");
+        .setHandleInvalid(in.onInvalid() == JobSettings.OnInvalid.FAIL ? "error" : "skip");
+    if (s.weights().isFolder()) {
+      t.setModelPath(s.weights().folder());   // the architecture is the folder's, checked
+    } else {
+      t.setWeightsPath(s.weights().path())
+          .setNaming(s.weights().naming().configName())
+          .setHeads(m.heads())
+          .setActivation(m.activation().configName())
+          .setNormFirst(m.normFirst())
+          .setFinalNorm(m.finalNorm())
+          .setLayerNormEps(m.layerNormEps())
+          .setPositional(m.positional().configName());
+    }
+    switch (in.kind()) {
+      case EMBEDDINGS -> t.setInputCol(in.embeddingsColumn()).setMaxLength(in.maxLength());
+      case IDS -> t.setIdsCol(in.idsColumn()).setTypeIdsCol(in.typeIdsColumn());
+      case TEXT -> t.setTextCol(in.textColumn());
+      default -> throw new AssertionError(in.kind());
+    }
+    if (in.kind() != io.corpus.encoder.config.InputKind.EMBEDDINGS) {
+      t.setMaxTokens(in.maxTokens()).setOnTooLong(in.onTooLong().configName());
+    }
     return t;
   }
 
-  static Map<String, Object> describe(JobSettings s, EncoderWeights w) {
+  static Map<String, Object> describe(JobSettings s, LoadedModel model) {
     ModelSettings m = s.model();
+    EncoderWeights w = model.weights().encoder();
     Map<String, Object> d = new LinkedHashMap<>();
-    d.put("weights", s.weights().path());
-    d.put("naming", s.weights().naming().configName());
+    if (s.weights().isFolder()) {
+      d.put("path", s.weights().folder());
+      d.put("vocabulary", model.weights().embeddings().vocabularySize());
+      d.put("max_tokens", s.input().maxTokens());
+    } else {
+      d.put("weights", s.weights().path());
+      d.put("naming", s.weights().naming().configName());
+    }
+    d.put("input", s.input().kind().name().toLowerCase(java.util.Locale.ROOT));
     d.put("layers", w.layerCount());
     d.put("width", w.width());
     d.put("heads", m.heads());
     d.put("ffn_width", w.ffnWidth());
-    d.put("parameters", w.parameterCount());
+    d.put("parameters", model.weights().parameterCount());
     d.put("activation", m.activation().configName());
     d.put("norm_first", m.normFirst());
     d.put("final_norm", m.finalNorm());
@@ -60,11 +83,12 @@ final class Transformers {
     d.put("causal", m.causal());
     d.put("window", m.window());
     d.put("positional", m.positional().configName());
-    d.put("max_positions", w.maxPositions());
+    d.put("max_positions", model.isFolder() ? model.weights().embeddings().maxPositions()
+        : w.maxPositions());
     return d;
   }
 
-  private static int[] ints(java.util.List<Integer> values) {
+  private static int[] ints(List<Integer> values) {
     return values.stream().mapToInt(Integer::intValue).toArray();
   }
 }

@@ -106,4 +106,20 @@ public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integ
     h ^= h >>> 31;
     return (h >>> 11) * 0x1.0p-53;
   }
+
+  /** Refuses layer and head indices the model does not have, naming them. */
+  public void checkIndices(int layerCount, int headCount) {
+    for (int layer : layers) {
+      if (layer >= layerCount) {
+        throw new IllegalArgumentException("Attention layer " + layer + " does not exist: the "
+            + "model has " + layerCount + " layers (0-based)");
+      }
+    }
+    for (int head : heads) {
+      if (head >= headCount) {
+        throw new IllegalArgumentException("Attention head " + head + " does not exist: the "
+            + "model has " + headCount + " heads (0-based)");
+      }
+    }
+  }
 }

@@ -15,13 +15,53 @@ public record JobSettings(
     Execution execution) implements Serializable {
 
   /**
-   * Where the sequences come from. {@code maskColumn} and {@code tokensColumn} are empty when
-   * there is none; {@code maxLength} 0 means no limit.
+   * Where the sequences come from: exactly one of {@code embeddingsColumn}, {@code idsColumn} and
+   * {@code textColumn} is set, the others are empty, as are {@code typeIdsColumn},
+   * {@code maskColumn} and {@code tokensColumn} when there is none. {@code maxLength} (embeddings;
+   * 0 = no limit) rejects longer rows; {@code maxTokens} (ids and text, resolved from the model
+   * folder when not given) cuts or rejects them, as {@code onTooLong} says.
    */
-  public record Input(String path, String idColumn, String embeddingsColumn, String maskColumn,
-      String tokensColumn, int maxLength, OnInvalid onInvalid) implements Serializable {
+  public record Input(String path, String idColumn, String embeddingsColumn, String idsColumn,
+      String textColumn, String typeIdsColumn, String maskColumn, String tokensColumn,
+      int maxLength, int maxTokens, OnTooLong onTooLong, OnInvalid onInvalid)
+      implements Serializable {
     public boolean hasMask() {
       return !maskColumn.isEmpty();
+    }
+
+    public InputKind kind() {
+      return !textColumn.isEmpty() ? InputKind.TEXT
+          : !idsColumn.isEmpty() ? InputKind.IDS : InputKind.EMBEDDINGS;
+    }
+
+    /** The column of token texts the report labels its axes with ("" = none). */
+    public String labelsColumn() {
+      return kind() == InputKind.TEXT ? InputKind.TOKENS_COLUMN : tokensColumn;
+    }
+
+    /** The column the sequences are read from. */
+    public String sequenceColumn() {
+      return switch (kind()) {
+        case TEXT -> textColumn;
+        case IDS -> idsColumn;
+        case EMBEDDINGS -> embeddingsColumn;
+      };
+    }
+  }
+
+  /** What happens to token ids or text longer than {@code input.max-tokens}. */
+  public enum OnTooLong implements ConfigName {
+    TRUNCATE("truncate"), REJECT("reject");
+
+    private final String configName;
+
+    OnTooLong(String configName) {
+      this.configName = configName;
+    }
+
+    @Override
+    public String configName() {
+      return configName;
     }
   }
 
@@ -41,8 +81,20 @@ public record JobSettings(
     }
   }
 
-  /** The weights file and how its tensors are named. */
-  public record Weights(String path, TensorNaming naming) implements Serializable {}
+  /**
+   * The model: a safetensors file of encoder layers and how its tensors are named, or a Hugging
+   * Face model folder ({@code folder}); exactly one of {@code path} and {@code folder} is set.
+   */
+  public record Weights(String path, TensorNaming naming, String folder) implements Serializable {
+    public boolean isFolder() {
+      return !folder.isEmpty();
+    }
+
+    /** The file or folder, for messages and the summary. */
+    public String location() {
+      return isFolder() ? folder : path;
+    }
+  }
 
   /** What happens to an existing output folder. */
   public enum OutputMode implements ConfigName {
@@ -60,9 +112,14 @@ public record JobSettings(
     }
   }
 
-  /** Where and what to write. */
-  public record Output(String path, OutputMode mode, Pooling pooling, AttentionOutputs attention,
-      Report report) implements Serializable {}
+  /**
+   * Where and what to write: {@code pooling} and {@code normalize} are resolved (a model
+   * folder's sentence-transformers modules, unless the config overrides them);
+   * {@code tokenEmbeddings} false writes the pooled vector without the (T, E) token vectors.
+   */
+  public record Output(String path, OutputMode mode, Pooling pooling, boolean normalize,
+      boolean tokenEmbeddings, AttentionOutputs attention, Report report)
+      implements Serializable {}
 
   /** The HTML report: whether to write it, heatmaps of how many sequences, up to how many tokens. */
   public record Report(boolean enabled, int sequences, int maxTokens) implements Serializable {}

@@ -10,10 +10,12 @@ import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -52,42 +54,20 @@ public final class SettingsParser {
     Config c;
     try {
       c = user.withFallback(reference).resolve();
-      return build(c, baseDir);
+      return build(user, c, baseDir);
     } catch (ConfigException e) {
       throw new SettingsException(e.getMessage());
     }
   }
 
-  private static JobSettings build(Config c, File baseDir) {
-    JobSettings.Input input = new JobSettings.Input(
-        path(c, "input.path", baseDir),
-        nonEmpty(c, "input.id-column"),
-        nonEmpty(c, "input.embeddings-column"),
-        c.getString("input.mask-column").trim(),
-        c.getString("input.tokens-column").trim(),
-        atLeast(c, "input.max-length", 0),
-        choice(c, "input.on-invalid", JobSettings.OnInvalid.values()));
-    JobSettings.Weights weights = new JobSettings.Weights(
-        path(c, "model.weights", baseDir),
-        choice(c, "model.naming", TensorNaming.values()));
-    int heads = c.getInt("model.heads");
-    if (heads < 1) {
-      throw new SettingsException("model.heads must be set to the number of attention heads (1 or "
-          + "more), got " + heads);
-    }
-    double eps = c.getDouble("model.layer-norm-eps");
-    if (!(eps > 0) || Double.isInfinite(eps)) {
-      throw new SettingsException("model.layer-norm-eps must be a positive number, got " + eps);
-    }
-    ModelSettings model = new ModelSettings(
-        heads,
-        choice(c, "model.activation", Activation.values()),
-        c.getBoolean("model.norm-first"),
-        c.getBoolean("model.final-norm"),
-        eps,
-        c.getBoolean("model.causal"),
-        atLeast(c, "model.window", 0),
-        choice(c, "model.positional", PositionalEncoding.values()));
+  private static JobSettings build(Config user, Config c, File baseDir) {
+    JobSettings.Weights weights = weights(c, baseDir);
+    ModelFolder folder = weights.isFolder() ? ModelFolder.read(Path.of(weights.folder())) : null;
+    JobSettings.Input input = input(user, c, baseDir, folder);
+    ModelSettings model = folder != null
+        ? folder.settings(givenModelKeys(user, c), c.getBoolean("model.causal"),
+            atLeast(c, "model.window", 0))
+        : modelSettings(c);
     double sample = c.getDouble("output.attention.sample");
     if (!(sample > 0 && sample <= 1)) {
       throw new SettingsException("output.attention.sample must be in (0, 1], got " + sample);
@@ -120,7 +100,9 @@ public final class SettingsParser {
     JobSettings.Output output = new JobSettings.Output(
         path(c, "output.path", baseDir),
         choice(c, "output.mode", JobSettings.OutputMode.values()),
-        choice(c, "output.pooling", Pooling.values()),
+        pooling(c, folder),
+        normalize(c, folder),
+        c.getBoolean("output.token-embeddings"),
         attention,
         report);
     JobSettings.Execution execution = new JobSettings.Execution(
@@ -129,6 +111,145 @@ public final class SettingsParser {
         atLeast(c, "execution.min-partitions", 0),
         c.getBoolean("execution.progress"));
     return new JobSettings(input, weights, model, output, execution);
+  }
+
+  /** model.path or model.weights, exactly one. */
+  private static JobSettings.Weights weights(Config c, File baseDir) {
+    boolean folder = !c.getString("model.path").isBlank();
+    boolean file = !c.getString("model.weights").isBlank();
+    if (folder == file) {
+      throw new SettingsException(folder
+          ? "Set model.path (a Hugging Face model folder) or model.weights (a safetensors file "
+              + "of encoder layers), not both"
+          : "model.path (a Hugging Face model folder) or model.weights (a safetensors file of "
+              + "encoder layers) must be set");
+    }
+    return folder
+        ? new JobSettings.Weights("", TensorNaming.BERT, path(c, "model.path", baseDir))
+        : new JobSettings.Weights(path(c, "model.weights", baseDir),
+            choice(c, "model.naming", TensorNaming.values()), "");
+  }
+
+  /** The input columns: one of embeddings, ids and text, and what goes with it. */
+  private static JobSettings.Input input(Config user, Config c, File baseDir, ModelFolder folder) {
+    String ids = c.getString("input.ids-column").trim();
+    String text = c.getString("input.text-column").trim();
+    boolean embeddingsGiven = user.hasPath("input.embeddings-column");
+    int given = (ids.isEmpty() ? 0 : 1) + (text.isEmpty() ? 0 : 1) + (embeddingsGiven ? 1 : 0);
+    if (given > 1) {
+      throw new SettingsException("Set exactly one of input.embeddings-column, input.ids-column "
+          + "and input.text-column; got " + (embeddingsGiven ? "embeddings-column " : "")
+          + (ids.isEmpty() ? "" : "ids-column ") + (text.isEmpty() ? "" : "text-column"));
+    }
+    String embeddings = ids.isEmpty() && text.isEmpty() ? nonEmpty(c, "input.embeddings-column")
+        : "";
+    String typeIds = c.getString("input.type-ids-column").trim();
+    if (!typeIds.isEmpty() && ids.isEmpty()) {
+      throw new SettingsException("input.type-ids-column goes with input.ids-column (text gets "
+          + "its type ids from the tokenizer)");
+    }
+    String mask = c.getString("input.mask-column").trim();
+    if (!mask.isEmpty() && !text.isEmpty()) {
+      throw new SettingsException("input.mask-column does not apply to input.text-column: text "
+          + "has no padding");
+    }
+    int maxLength = atLeast(c, "input.max-length", 0);
+    int maxTokens = atLeast(c, "input.max-tokens", 0);
+    if (embeddings.isEmpty()) {
+      String column = text.isEmpty() ? "input.ids-column" : "input.text-column";
+      if (folder == null) {
+        throw new SettingsException(column + " needs model.path, a Hugging Face model folder: "
+            + "its embedding layer" + (text.isEmpty() ? "" : " and tokenizer.json")
+            + " turn " + (text.isEmpty() ? "token ids" : "text") + " into the encoder's input");
+      }
+      if (!text.isEmpty() && folder.tokenizer().isEmpty()) {
+        throw new SettingsException("input.text-column needs the model folder's tokenizer.json, "
+            + "which is missing from " + folder.folder());
+      }
+      if (maxLength > 0) {
+        throw new SettingsException("input.max-length applies to input.embeddings-column; for "
+            + "token ids and text set input.max-tokens");
+      }
+      if (maxTokens > folder.maxPositions()) {
+        throw new SettingsException("input.max-tokens = " + maxTokens + " is more than the "
+            + folder.maxPositions() + " positions of the model (max_position_embeddings in "
+            + folder.folder().resolve("config.json") + ")");
+      }
+      maxTokens = maxTokens == 0 ? Math.min(folder.maxTokens(), folder.maxPositions())
+          : maxTokens;
+    } else if (maxTokens > 0) {
+      throw new SettingsException("input.max-tokens applies to token ids and text; for "
+          + "input.embeddings-column set input.max-length");
+    }
+    return new JobSettings.Input(
+        path(c, "input.path", baseDir),
+        nonEmpty(c, "input.id-column"),
+        embeddings, ids, text, typeIds, mask,
+        c.getString("input.tokens-column").trim(),
+        maxLength, maxTokens,
+        choice(c, "input.on-too-long", JobSettings.OnTooLong.values()),
+        choice(c, "input.on-invalid", JobSettings.OnInvalid.values()));
+  }
+
+  /** The model.* keys the job's own file sets, which a model folder must agree with. */
+  private static List<ModelFolder.Given> givenModelKeys(Config user, Config c) {
+    List<ModelFolder.Given> given = new ArrayList<>();
+    for (String field : List.of("heads", "activation", "layer-norm-eps", "norm-first",
+        "final-norm", "positional", "naming")) {
+      String key = "model." + field;
+      if (user.hasPath(key)) {
+        Object value = switch (field) {
+          case "heads" -> c.getInt(key);
+          case "layer-norm-eps" -> c.getDouble(key);
+          case "norm-first", "final-norm" -> c.getBoolean(key);
+          default -> c.getString(key);
+        };
+        given.add(new ModelFolder.Given(key, field, value));
+      }
+    }
+    return given;
+  }
+
+  /** The model.* keys of a weights file: every architecture setting from the job's config. */
+  private static ModelSettings modelSettings(Config c) {
+    int heads = c.getInt("model.heads");
+    if (heads < 1) {
+      throw new SettingsException("model.heads must be set to the number of attention heads (1 or "
+          + "more), got " + heads);
+    }
+    double eps = c.getDouble("model.layer-norm-eps");
+    if (!(eps > 0) || Double.isInfinite(eps)) {
+      throw new SettingsException("model.layer-norm-eps must be a positive number, got " + eps);
+    }
+    return new ModelSettings(
+        heads,
+        choice(c, "model.activation", Activation.values()),
+        c.getBoolean("model.norm-first"),
+        c.getBoolean("model.final-norm"),
+        eps,
+        c.getBoolean("model.causal"),
+        atLeast(c, "model.window", 0),
+        choice(c, "model.positional", PositionalEncoding.values()));
+  }
+
+  /** output.pooling: auto is the folder's 1_Pooling mode, else mean. */
+  private static Pooling pooling(Config c, ModelFolder folder) {
+    if (c.getString("output.pooling").equals("auto")) {
+      return folder != null ? folder.pooling().orElse(Pooling.MEAN) : Pooling.MEAN;
+    }
+    return choice(c, "output.pooling", Pooling.values());
+  }
+
+  /** output.normalize: auto is whether the folder's pipeline ends in Normalize. */
+  private static boolean normalize(Config c, ModelFolder folder) {
+    String value = c.getString("output.normalize");
+    return switch (value) {
+      case "auto" -> folder != null && folder.normalize();
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new SettingsException("output.normalize = '" + value + "' is not one of "
+          + "auto, true, false");
+    };
   }
 
   private static void rejectUnknownKeys(Config user, Config reference) {
@@ -188,7 +309,7 @@ public final class SettingsParser {
       }
     }
     throw new SettingsException(key + " = '" + value + "' is not one of "
-        + ConfigName.allowed(values));
+        + ConfigName.allowed(values) + (key.equals("output.pooling") ? ", auto" : ""));
   }
 
 }

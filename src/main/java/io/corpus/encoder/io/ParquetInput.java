@@ -22,6 +22,7 @@ import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -35,7 +36,7 @@ public final class ParquetInput {
 
   public static Dataset<Row> read(SparkSession spark, String path) {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
-    StructType schema = flatFolderSchema(new Path(path), conf);
+    StructType schema = flatFolderSchema(new Path(path), conf, spark.sessionState().conf());
     return schema == null ? spark.read().parquet(path) : spark.read().schema(schema).parquet(path);
   }
 
@@ -93,7 +94,7 @@ public final class ParquetInput {
   }
 
   /** The schema of the first data file, or null if the path is not a flat set of files. */
-  private static StructType flatFolderSchema(Path path, Configuration conf) {
+  private static StructType flatFolderSchema(Path path, Configuration conf, SQLConf sqlConf) {
     try {
       FileSystem fs = path.getFileSystem(conf);
       if (!fs.exists(path)) {
@@ -118,7 +119,9 @@ public final class ParquetInput {
       }
       try (ParquetFileReader reader = ParquetFileReader.open(
           HadoopInputFile.fromPath(first, conf))) {
-        return new ParquetToSparkSchemaConverter(conf)
+        // The session's SQL settings (binary as string, INT96 as timestamp, ...), as Spark's own
+        // inference uses: a Hadoop Configuration does not hold them, and that constructor throws.
+        return new ParquetToSparkSchemaConverter(sqlConf)
             .convert(reader.getFileMetaData().getSchema());
       }
     } catch (IOException | RuntimeException e) {

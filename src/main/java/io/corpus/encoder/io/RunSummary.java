@@ -19,6 +19,8 @@ import org.apache.hadoop.fs.Path;
  * @param rowsWritten rows in {@code embeddings/}
  * @param rowsRejected rows in {@code rejects/}
  * @param rejectedByRule rejected rows per rule name
+ * @param rowsTruncated token ids or texts cut to {@code input.max-tokens} (on-too-long =
+ *     truncate); counted by the tasks (a retried task may count twice)
  * @param tokens real tokens that went through the encoder
  * @param seconds wall time of the job, start-up included
  * @param forwardSeconds time the tasks spent in the encoder's forward pass, summed over tasks
@@ -38,6 +40,7 @@ public record RunSummary(
     long rowsWritten,
     long rowsRejected,
     Map<String, Long> rejectedByRule,
+    long rowsTruncated,
     long tokens,
     double seconds,
     double forwardSeconds,

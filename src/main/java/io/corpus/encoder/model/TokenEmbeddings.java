@@ -20,41 +20,54 @@ public final class TokenEmbeddings {
     return weights;
   }
 
-  /**
-   * The first id outside the vocabulary, or -1 when all are in range; {@code typeIds} (may be
-   * null: all 0) are checked the same way against the token types, reported as -2 - index.
-   */
-  public int firstInvalid(int[] ids, int[] typeIds) {
-    for (int t = 0; t < ids.length; t++) {
-      if (ids[t] < 0 || ids[t] >= weights.vocabularySize()) {
+  /** Index of the first id outside the vocabulary 0..V-1, or -1 when all are in range. */
+  public int firstIdOutside(int[] ids) {
+    return firstOutside(ids, weights.vocabularySize());
+  }
+
+  /** Index of the first type id outside 0..S-1, or -1 when all are in range. */
+  public int firstTypeIdOutside(int[] typeIds) {
+    return firstOutside(typeIds, weights.tokenTypes());
+  }
+
+  private static int firstOutside(int[] values, int limit) {
+    for (int t = 0; t < values.length; t++) {
+      if (values[t] < 0 || values[t] >= limit) {
         return t;
-      }
-      if (typeIds != null && (typeIds[t] < 0 || typeIds[t] >= weights.tokenTypes())) {
-        return -2 - t;
       }
     }
     return -1;
   }
 
   /**
-   * Embeds one sequence of T = {@code ids.length} tokens into {@code batch} as a new sequence and
-   * returns its index b. Ids, type ids (null: all 0) and T must be in range (see
-   * {@link #firstInvalid}; T ≤ P).
+   * Embeds one sequence of T = {@code ids.length} tokens at positions 0..T-1 into {@code batch}
+   * as a new sequence and returns its index b. Ids and type ids (null: all 0) must be in range
+   * ({@link #firstIdOutside}, {@link #firstTypeIdOutside}) and T ≤ P.
    */
   public int append(int[] ids, int[] typeIds, TokenBatch batch) {
+    return append(ids, typeIds, null, batch);
+  }
+
+  /**
+   * As {@link #append(int[], int[], TokenBatch)}, with each token's position given: the real
+   * tokens of a padded row keep the positions they had in it. {@code positions} (T) null means
+   * 0..T-1; every position must be below P.
+   */
+  public int append(int[] ids, int[] typeIds, int[] positions, TokenBatch batch) {
     int e = weights.width();
     float[] word = weights.word();             // (V, E)
     float[] position = weights.position();     // (P, E)
     float[] type = weights.tokenType();        // (S, E)
     int first = -1;
     for (int t = 0; t < ids.length; t++) {
-      int offset = batch.appendToken(t);
+      int at = positions == null ? t : positions[t];
+      int offset = batch.appendToken(at);
       if (first < 0) {
         first = offset;
       }
       float[] x = batch.tokens();              // (B·T, E); may have grown
       int w = ids[t] * e;
-      int p = t * e;
+      int p = at * e;
       int s = (typeIds == null ? 0 : typeIds[t]) * e;
       for (int i = 0; i < e; i++) {
         x[offset + i] = word[w + i] + position[p + i] + type[s + i];

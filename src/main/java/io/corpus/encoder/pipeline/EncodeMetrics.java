@@ -18,6 +18,7 @@ public final class EncodeMetrics implements Serializable {
   private final LongAccumulator sequencesEncoded;
   private final LongAccumulator tokensEncoded;
   private final LongAccumulator rowsSkipped;
+  private final LongAccumulator rowsTruncated;
   private final LongAccumulator forwardNanos;
   private final LongAccumulator readNanos;
   private final LongAccumulator outputNanos;
@@ -27,6 +28,7 @@ public final class EncodeMetrics implements Serializable {
     this.sequencesEncoded = sc.longAccumulator("encoder.sequences");
     this.tokensEncoded = sc.longAccumulator("encoder.tokens");
     this.rowsSkipped = sc.longAccumulator("encoder.rows-skipped");
+    this.rowsTruncated = sc.longAccumulator("encoder.rows-truncated");
     this.forwardNanos = sc.longAccumulator("encoder.forward-nanos");
     this.readNanos = sc.longAccumulator("encoder.read-nanos");
     this.outputNanos = sc.longAccumulator("encoder.output-nanos");
@@ -79,6 +81,11 @@ public final class EncodeMetrics implements Serializable {
   /** Time the tasks spent pooling and building output rows (not writing them). */
   public LongAccumulator outputNanos() {
     return outputNanos;
+  }
+
+  /** Token ids or texts cut to the token limit (on-too-long = truncate). */
+  public LongAccumulator rowsTruncated() {
+    return rowsTruncated;
   }
 
   /** Invalid rows dropped under {@code handleInvalid = skip}. */

@@ -2,31 +2,27 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.kernel.Activation;
-import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
-import io.corpus.encoder.weights.WeightsLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeSet;
 import java.util.stream.IntStream;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.ml.Transformer;
-import org.apache.spark.ml.param.BooleanParam;
-import org.apache.spark.ml.param.DoubleParam;
-import org.apache.spark.ml.param.IntArrayParam;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.param.StringArrayParam;
+import org.apache.spark.ml.util.DefaultParamsReader;
+import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
+import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -37,57 +33,32 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Transformer-encoder layers as a Spark ML {@link Transformer}: from a column of embedded sequences
- * to contextual embeddings, a pooled vector and, on request, attention maps.
+ * Transformer-encoder layers as a Spark ML {@link org.apache.spark.ml.Transformer}: from token
+ * vectors, token ids or text to contextual embeddings, a pooled sentence vector and, on request,
+ * attention maps.
  *
  * <pre>{@code
  * Dataset<Row> out = new EncoderTransformer()
- *     .setWeightsPath("model.safetensors").setHeads(12).setActivation("gelu")
- *     .transform(sequences);
+ *     .setModelPath("all-MiniLM-L6-v2").setTextCol("text")
+ *     .transform(texts);
  * }</pre>
  *
  * <p>{@link #transformSchema} checks the input schema on the driver, before any task runs. The
- * weights are read on the driver on the first {@code transform} and broadcast once per call
- * (handed over in memory with a local master: see {@link WeightsHandle}).
- * Output columns: every input column except {@code inputCol}, then {@code outputCol}
- * (array<array<float>>), {@code pooledCol} (array<float>, unless pooling is none) and
- * {@code attentionCol} (array of struct layer, head, weights, or top_keys and top_weights),
+ * model is read on the driver on the first {@code transform} and broadcast once per call (handed
+ * over in memory with a local master: see {@link WeightsHandle}). Output columns: every input
+ * column except {@code inputCol} (token-vector input); with text input {@code input_ids}
+ * (array<int>) and {@code tokens} (array<string>); {@code outputCol} (array<array<float>>, unless
+ * ""); {@code pooledCol} (array<float>, unless pooling is none); and {@code attentionCol},
  * {@code statsCol} and {@code rolloutCol}, each only when set: see {@link AttentionColumns}.
+ *
+ * <p>Saved and loaded with Spark ML persistence ({@code save}, {@link #load}, inside a
+ * {@code PipelineModel}): the params are saved, not the weights, which are read again from
+ * {@code modelPath} or {@code weightsPath} when the loaded transformer first runs.
  */
-public final class EncoderTransformer extends Transformer {
-  private final String uid;
-  private final Param<String> weightsPath;
-  private final Param<String> naming;
-  private final IntParam heads;
-  private final Param<String> activation;
-  private final BooleanParam normFirst;
-  private final BooleanParam finalNorm;
-  private final DoubleParam layerNormEps;
-  private final BooleanParam causal;
-  private final IntParam window;
-  private final Param<String> positional;
-  private final Param<String> idCol;
-  private final Param<String> inputCol;
-  private final Param<String> maskCol;
-  private final Param<String> outputCol;
-  private final Param<String> pooledCol;
-  private final Param<String> pooling;
-  private final Param<String> attentionCol;
-  private final IntArrayParam attentionLayers;
-  private final IntArrayParam attentionHeads;
-  private final DoubleParam attentionSample;
-  private final StringArrayParam attentionIds;
-  private final Param<String> attentionFormat;
-  private final IntParam attentionTopK;
-  private final BooleanParam attentionAverageHeads;
-  private final Param<String> statsCol;
-  private final Param<String> rolloutCol;
-  private final IntParam batchTokens;
-  private final IntParam maxLength;
-  private final Param<String> handleInvalid;
-
-  private transient EncoderWeights loadedWeights;
+public final class EncoderTransformer extends EncoderParams implements DefaultParamsWritable {
+  private transient LoadedModel loaded;
   private transient String loadedKey;
+  private transient ModelFolder folder;
   private transient EncodeMetrics metrics;
 
   public EncoderTransformer() {
@@ -95,117 +66,10 @@ public final class EncoderTransformer extends Transformer {
   }
 
   public EncoderTransformer(String uid) {
-    this.uid = uid;
-    weightsPath = new Param<>(uid, "weightsPath", "safetensors file of the encoder weights");
-    naming = new Param<>(uid, "naming", "tensor naming: pytorch or bert",
-        ParamValidators.inArray(ConfigName.names(TensorNaming.values())));
-    heads = new IntParam(uid, "heads", "attention heads H", ParamValidators.gtEq(1));
-    activation = new Param<>(uid, "activation", "relu, gelu or gelu-tanh",
-        ParamValidators.inArray(ConfigName.names(Activation.values())));
-    normFirst = new BooleanParam(uid, "normFirst", "pre-LN (true) or post-LN (false)");
-    finalNorm = new BooleanParam(uid, "finalNorm", "final LayerNorm after the last layer");
-    layerNormEps = new DoubleParam(uid, "layerNormEps", "LayerNorm eps", ParamValidators.gt(0));
-    causal = new BooleanParam(uid, "causal", "queries attend only to keys at or before them");
-    window = new IntParam(uid, "window", "|query - key| <= window; 0 = none",
-        ParamValidators.gtEq(0));
-    positional = new Param<>(uid, "positional", "none, sinusoidal or learned",
-        ParamValidators.inArray(ConfigName.names(PositionalEncoding.values())));
-    idCol = new Param<>(uid, "idCol", "row id column, named in errors");
-    inputCol = new Param<>(uid, "inputCol", "array<array<float|double>> token vectors");
-    maskCol = new Param<>(uid, "maskCol", "array<int|boolean> mask, 1 = real token; '' = none");
-    outputCol = new Param<>(uid, "outputCol", "output token vectors, array<array<float>>");
-    pooledCol = new Param<>(uid, "pooledCol", "pooled sentence vector, array<float>");
-    pooling = new Param<>(uid, "pooling", "mean, first, max or none",
-        ParamValidators.inArray(ConfigName.names(Pooling.values())));
-    attentionCol = new Param<>(uid, "attentionCol", "attention maps column; '' = no maps");
-    attentionLayers = new IntArrayParam(this, "attentionLayers", "layers whose maps are kept");
-    attentionHeads = new IntArrayParam(this, "attentionHeads", "heads whose maps are kept");
-    attentionSample = new DoubleParam(uid, "attentionSample",
-        "fraction of sequences whose maps and rollout are kept, by a stable hash of the id",
-        ParamValidators.inRange(0, 1, false, true));
-    attentionIds = new StringArrayParam(this, "attentionIds",
-        "ids whose maps and rollout are kept; empty = by attentionSample");
-    attentionFormat = new Param<>(uid, "attentionFormat", "full or top-k",
-        ParamValidators.inArray(ConfigName.names(AttentionOutputs.MapFormat.values())));
-    attentionTopK = new IntParam(uid, "attentionTopK", "k of the top-k format",
-        ParamValidators.gtEq(1));
-    attentionAverageHeads = new BooleanParam(uid, "attentionAverageHeads",
-        "one map per layer, the mean of the kept heads, with head = -1");
-    statsCol = new Param<>(uid, "statsCol",
-        "per-head attention statistics sums column; '' = none");
-    rolloutCol = new Param<>(uid, "rolloutCol", "attention rollout column; '' = none");
-    batchTokens = new IntParam(uid, "batchTokens", "tokens per forward batch",
-        ParamValidators.gtEq(1));
-    maxLength = new IntParam(uid, "maxLength", "longest sequence accepted; 0 = any",
-        ParamValidators.gtEq(0));
-    handleInvalid = new Param<>(uid, "handleInvalid",
-        "invalid rows: error (fail the job) or skip (drop them, counted)",
-        ParamValidators.inArray(new String[] {"error", "skip"}));
-    setDefault(naming, TensorNaming.PYTORCH.configName());
-    setDefault(activation, Activation.RELU.configName());
-    setDefault(normFirst, false);
-    setDefault(finalNorm, false);
-    setDefault(layerNormEps, 1e-5);
-    setDefault(causal, false);
-    setDefault(window, 0);
-    setDefault(positional, PositionalEncoding.NONE.configName());
-    setDefault(idCol, "id");
-    setDefault(inputCol, "embeddings");
-    setDefault(maskCol, "");
-    setDefault(outputCol, "embeddings");
-    setDefault(pooledCol, "pooled");
-    setDefault(pooling, Pooling.MEAN.configName());
-    setDefault(attentionCol, "");
-    setDefault(attentionLayers, new int[0]);
-    setDefault(attentionHeads, new int[0]);
-    setDefault(attentionSample, 1.0);
-    setDefault(attentionIds, new String[0]);
-    setDefault(attentionFormat, AttentionOutputs.MapFormat.FULL.configName());
-    setDefault(attentionTopK, 8);
-    setDefault(attentionAverageHeads, false);
-    setDefault(statsCol, "");
-    setDefault(rolloutCol, "");
-    setDefault(batchTokens, 4096);
-    setDefault(maxLength, 0);
-    setDefault(handleInvalid, "error");
+    super(uid);
   }
 
-  @Override
-  public String uid() {
-    return uid;
-  }
-
-  // Params, in the order of the class comment. Spark ML finds them through these accessors.
-  public Param<String> weightsPath() { return weightsPath; }
-  public Param<String> naming() { return naming; }
-  public IntParam heads() { return heads; }
-  public Param<String> activation() { return activation; }
-  public BooleanParam normFirst() { return normFirst; }
-  public BooleanParam finalNorm() { return finalNorm; }
-  public DoubleParam layerNormEps() { return layerNormEps; }
-  public BooleanParam causal() { return causal; }
-  public IntParam window() { return window; }
-  public Param<String> positional() { return positional; }
-  public Param<String> idCol() { return idCol; }
-  public Param<String> inputCol() { return inputCol; }
-  public Param<String> maskCol() { return maskCol; }
-  public Param<String> outputCol() { return outputCol; }
-  public Param<String> pooledCol() { return pooledCol; }
-  public Param<String> pooling() { return pooling; }
-  public Param<String> attentionCol() { return attentionCol; }
-  public IntArrayParam attentionLayers() { return attentionLayers; }
-  public IntArrayParam attentionHeads() { return attentionHeads; }
-  public DoubleParam attentionSample() { return attentionSample; }
-  public StringArrayParam attentionIds() { return attentionIds; }
-  public Param<String> attentionFormat() { return attentionFormat; }
-  public IntParam attentionTopK() { return attentionTopK; }
-  public BooleanParam attentionAverageHeads() { return attentionAverageHeads; }
-  public Param<String> statsCol() { return statsCol; }
-  public Param<String> rolloutCol() { return rolloutCol; }
-  public IntParam batchTokens() { return batchTokens; }
-  public IntParam maxLength() { return maxLength; }
-  public Param<String> handleInvalid() { return handleInvalid; }
-
+  public EncoderTransformer setModelPath(String v) { set(modelPath, v); return this; }
   public EncoderTransformer setWeightsPath(String v) { set(weightsPath, v); return this; }
   public EncoderTransformer setNaming(String v) { set(naming, v); return this; }
   public EncoderTransformer setHeads(int v) { set(heads, v); return this; }
@@ -218,10 +82,16 @@ public final class EncoderTransformer extends Transformer {
   public EncoderTransformer setPositional(String v) { set(positional, v); return this; }
   public EncoderTransformer setIdCol(String v) { set(idCol, v); return this; }
   public EncoderTransformer setInputCol(String v) { set(inputCol, v); return this; }
+  public EncoderTransformer setIdsCol(String v) { set(idsCol, v); return this; }
+  public EncoderTransformer setTypeIdsCol(String v) { set(typeIdsCol, v); return this; }
+  public EncoderTransformer setTextCol(String v) { set(textCol, v); return this; }
   public EncoderTransformer setMaskCol(String v) { set(maskCol, v); return this; }
+  public EncoderTransformer setMaxTokens(int v) { set(maxTokens, v); return this; }
+  public EncoderTransformer setOnTooLong(String v) { set(onTooLong, v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
   public EncoderTransformer setPooling(String v) { set(pooling, v); return this; }
+  public EncoderTransformer setNormalize(String v) { set(normalize, v); return this; }
   public EncoderTransformer setAttentionCol(String v) { set(attentionCol, v); return this; }
   public EncoderTransformer setAttentionLayers(int[] v) { set(attentionLayers, v); return this; }
   public EncoderTransformer setAttentionHeads(int[] v) { set(attentionHeads, v); return this; }
@@ -245,72 +115,170 @@ public final class EncoderTransformer extends Transformer {
     return this;
   }
 
-  /** The model settings these params describe. */
-  public ModelSettings modelSettings() {
-    if (!isDefined(heads)) {
-      throw new IllegalArgumentException("Param heads must be set (the number of attention heads)");
-    }
-    return new ModelSettings(intValue(heads), Activation.fromConfigName($(activation)),
-        flag(normFirst), flag(finalNorm), (Double) $(layerNormEps), flag(causal), intValue(window),
-        PositionalEncoding.fromConfigName($(positional)));
+  /**
+   * Uses a model the caller already loaded (and checked) for the current params, instead of
+   * reading {@code modelPath} or {@code weightsPath} again.
+   */
+  public EncoderTransformer setLoadedModel(LoadedModel model) {
+    loaded = model;
+    loadedKey = modelKey();
+    folder = model.folder();
+    return this;
   }
 
-  /** The weights, read from {@code weightsPath} on the driver once and kept for later calls. */
-  public EncoderWeights weights() {
-    if (!isDefined(weightsPath)) {
-      throw new IllegalArgumentException("Param weightsPath must be set");
-    }
-    if (loadedWeights == null || !Objects.equals(weightsKey(), loadedKey)) {
-      loadedWeights = WeightsLoader.load(Path.of($(weightsPath)),
-          TensorNaming.fromConfigName($(naming)), modelSettings());
-      loadedKey = weightsKey();
-    }
-    return loadedWeights;
+  public static MLReader<EncoderTransformer> read() {
+    return new DefaultParamsReader<>();
   }
 
-  private String weightsKey() {
-    return $(weightsPath) + "|" + $(naming) + "|" + modelSettings();
+  public static EncoderTransformer load(String path) {
+    return read().load(path);
+  }
+
+  private boolean fromFolder() {
+    return !$(modelPath).isEmpty();
+  }
+
+  /** The model folder named by {@code modelPath}, read once (its JSON files only). */
+  private ModelFolder folder() {
+    if (folder == null || !folder.folder().equals(Path.of($(modelPath)))) {
+      folder = ModelFolder.read(Path.of($(modelPath)));
+    }
+    return folder;
   }
 
   /**
-   * Uses weights the caller already loaded (and checked) for the current params, instead of
-   * reading {@code weightsPath} again.
+   * How the encoder computes: a model folder's config.json, with which every architecture param
+   * that is set must agree; else these params.
    */
-  public EncoderTransformer setLoadedWeights(EncoderWeights w) {
-    loadedWeights = w;
-    loadedKey = weightsKey();
-    return this;
+  public ModelSettings modelSettings() {
+    if (fromFolder()) {
+      if (!$(weightsPath).isEmpty()) {
+        throw new IllegalArgumentException("Set modelPath or weightsPath, not both");
+      }
+      List<ModelFolder.Given> given = new ArrayList<>();
+      addIfSet(given, "heads", "heads", heads.name());
+      addIfSet(given, "activation", "activation", activation.name());
+      addIfSet(given, "layerNormEps", "layer-norm-eps", layerNormEps.name());
+      addIfSet(given, "normFirst", "norm-first", normFirst.name());
+      addIfSet(given, "finalNorm", "final-norm", finalNorm.name());
+      addIfSet(given, "positional", "positional", positional.name());
+      addIfSet(given, "naming", "naming", naming.name());
+      return folder().settings(given, flag(causal), intValue(window));
+    }
+    if (!isDefined(heads)) {
+      throw new IllegalArgumentException("Param heads must be set (the number of attention "
+          + "heads), or modelPath to a model folder");
+    }
+    return new ModelSettings(intValue(heads), Activation.fromConfigName($(activation)),
+        flag(normFirst), flag(finalNorm), doubleValue(layerNormEps), flag(causal),
+        intValue(window), PositionalEncoding.fromConfigName($(positional)));
+  }
+
+  private void addIfSet(List<ModelFolder.Given> given, String name, String field, String param) {
+    if (isSet(getParam(param))) {
+      given.add(new ModelFolder.Given("param " + name, field, $(getParam(param))));
+    }
+  }
+
+  /** The model, read on the driver once and kept for later calls with the same params. */
+  public LoadedModel model() {
+    if (loaded == null || !Objects.equals(modelKey(), loadedKey)) {
+      if (fromFolder()) {
+        loaded = LoadedModel.fromFolder(folder(), modelSettings());
+      } else if ($(weightsPath).isEmpty()) {
+        throw new IllegalArgumentException("Param modelPath (a model folder) or weightsPath (a "
+            + "safetensors file) must be set");
+      } else {
+        loaded = LoadedModel.fromFile(Path.of($(weightsPath)),
+            TensorNaming.fromConfigName($(naming)), modelSettings());
+      }
+      loadedKey = modelKey();
+    }
+    return loaded;
+  }
+
+  private String modelKey() {
+    return $(modelPath) + "|" + $(weightsPath) + "|" + $(naming) + "|" + modelSettings();
+  }
+
+  /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
+  InputKind inputKind() {
+    boolean ids = !$(idsCol).isEmpty();
+    boolean text = !$(textCol).isEmpty();
+    if ((ids ? 1 : 0) + (text ? 1 : 0) + (isSet(inputCol) ? 1 : 0) > 1) {
+      throw new IllegalArgumentException("Set exactly one of inputCol (token vectors), idsCol "
+          + "(token ids) and textCol (text)");
+    }
+    return text ? InputKind.TEXT : ids ? InputKind.IDS : InputKind.EMBEDDINGS;
+  }
+
+  private String sequenceCol(InputKind kind) {
+    return switch (kind) {
+      case TEXT -> $(textCol);
+      case IDS -> $(idsCol);
+      case EMBEDDINGS -> $(inputCol);
+    };
+  }
+
+  /** The input columns, checked against the schema and against what the model can read. */
+  InputColumns inputColumns(StructType schema) {
+    InputKind kind = inputKind();
+    if (kind != InputKind.EMBEDDINGS) {
+      String param = kind == InputKind.TEXT ? "textCol" : "idsCol";
+      if (!fromFolder()) {
+        throw new IllegalArgumentException(param + " needs modelPath, a Hugging Face model "
+            + "folder: its embedding layer turns token ids into the encoder's input");
+      }
+      if (kind == InputKind.TEXT && folder().tokenizer().isEmpty()) {
+        throw new IllegalArgumentException("textCol needs the model folder's tokenizer.json, "
+            + "which is missing from " + folder().folder());
+      }
+      if (kind == InputKind.TEXT && !$(maskCol).isEmpty()) {
+        throw new IllegalArgumentException("maskCol does not apply to textCol: text has no "
+            + "padding");
+      }
+    }
+    if (!$(typeIdsCol).isEmpty() && kind != InputKind.IDS) {
+      throw new IllegalArgumentException("typeIdsCol goes with idsCol");
+    }
+    return new InputColumns(schema, $(idCol), kind, sequenceCol(kind), $(typeIdsCol),
+        $(maskCol));
   }
 
   @Override
   public StructType transformSchema(StructType schema) {
-    new InputColumns(schema, $(idCol), $(inputCol), $(maskCol));
+    InputColumns columns = inputColumns(schema);
     List<StructField> fields = new ArrayList<>();
     for (StructField f : schema.fields()) {
-      if (!f.name().equals($(inputCol))) {
+      if (!(columns.kind() == InputKind.EMBEDDINGS && f.name().equals($(inputCol)))) {
         fields.add(f);
       }
     }
-    addOutput(fields, $(outputCol), DataTypes.createArrayType(
-        DataTypes.createArrayType(DataTypes.FloatType, false), false));
-    if (withPooled()) {
-      addOutput(fields, $(pooledCol), DataTypes.createArrayType(DataTypes.FloatType, false));
+    if (columns.kind() == InputKind.TEXT) {
+      addOutput(fields, InputKind.IDS_COLUMN,
+          DataTypes.createArrayType(DataTypes.IntegerType, false), false);
+      addOutput(fields, InputKind.TOKENS_COLUMN,
+          DataTypes.createArrayType(DataTypes.StringType, false), false);
     }
-    if (withAttention()) {
-      addOutput(fields, $(attentionCol), DataTypes.createArrayType(
-          AttentionColumns.mapStruct(topKFormat()), false));
+    if (!$(outputCol).isEmpty()) {
+      addOutput(fields, $(outputCol), AttentionColumns.floatMatrix(), false);
+    }
+    if (resolvedPooling() != Pooling.NONE) {
+      addOutput(fields, $(pooledCol), DataTypes.createArrayType(DataTypes.FloatType, false),
+          false);
+    }
+    if (!$(attentionCol).isEmpty()) {
+      addOutput(fields, $(attentionCol), DataTypes.createArrayType(AttentionColumns.mapStruct(
+          $(attentionFormat).equals(AttentionOutputs.MapFormat.TOP_K.configName())), false),
+          false);
     }
     if (!$(statsCol).isEmpty()) {
-      addOutput(fields, $(statsCol), AttentionColumns.statsType());
+      addOutput(fields, $(statsCol), AttentionColumns.statsType(), false);
     }
     if (!$(rolloutCol).isEmpty()) {
       addOutput(fields, $(rolloutCol), AttentionColumns.floatMatrix(), true);
     }
     return new StructType(fields.toArray(new StructField[0]));
-  }
-
-  private static void addOutput(List<StructField> fields, String name, DataType type) {
-    addOutput(fields, name, type, false);
   }
 
   private static void addOutput(List<StructField> fields, String name, DataType type,
@@ -321,101 +289,103 @@ public final class EncoderTransformer extends Transformer {
     fields.add(DataTypes.createStructField(name, type, nullable));
   }
 
-  private boolean topKFormat() {
-    return $(attentionFormat).equals(AttentionOutputs.MapFormat.TOP_K.configName());
+  /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
+  public Pooling resolvedPooling() {
+    if ($(pooling).equals(AUTO)) {
+      return fromFolder() ? folder().pooling().orElse(Pooling.MEAN) : Pooling.MEAN;
+    }
+    return Pooling.fromConfigName($(pooling));
+  }
+
+  /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
+  public boolean resolvedNormalize() {
+    return $(normalize).equals(AUTO) ? fromFolder() && folder().normalize()
+        : Boolean.parseBoolean($(normalize));
   }
 
   /** What the attention params ask for. */
   public AttentionOutputs attentionOutputs() {
-    return new AttentionOutputs(withAttention(), boxed($(attentionLayers)),
-        boxed($(attentionHeads)), (Double) $(attentionSample), new java.util.TreeSet<>(List.of($(attentionIds))),
+    return new AttentionOutputs(!$(attentionCol).isEmpty(), boxed($(attentionLayers)),
+        boxed($(attentionHeads)), doubleValue(attentionSample),
+        new TreeSet<>(List.of($(attentionIds))),
         ConfigName.parse(AttentionOutputs.MapFormat.values(), $(attentionFormat), "format"),
         intValue(attentionTopK), flag(attentionAverageHeads), !$(statsCol).isEmpty(),
         !$(rolloutCol).isEmpty());
-  }
-
-  /** Refuses layer and head indices the model does not have, naming them. */
-  private static void checkIndices(AttentionOutputs outputs, EncoderWeights w, int heads) {
-    for (int layer : outputs.layers()) {
-      if (layer >= w.layerCount()) {
-        throw new IllegalArgumentException("Attention layer " + layer + " does not exist: the "
-            + "model has " + w.layerCount() + " layers (0-based)");
-      }
-    }
-    for (int head : outputs.heads()) {
-      if (head >= heads) {
-        throw new IllegalArgumentException("Attention head " + head + " does not exist: the "
-            + "model has " + heads + " heads (0-based)");
-      }
-    }
-  }
-
-  private boolean withPooled() {
-    return !$(pooling).equals(Pooling.NONE.configName());
-  }
-
-  private boolean withAttention() {
-    return !$(attentionCol).isEmpty();
   }
 
   @Override
   public Dataset<Row> transform(Dataset<?> dataset) {
     StructType inputSchema = dataset.schema();
     StructType outputSchema = transformSchema(inputSchema);
-    ModelSettings settings = modelSettings();
-    EncoderWeights w = weights();
+    LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
-    InputColumns columns = new InputColumns(inputSchema, $(idCol), $(inputCol), $(maskCol));
+    InputColumns columns = inputColumns(inputSchema);
     int[] kept = IntStream.range(0, inputSchema.size())
-        .filter(i -> i != columns.embeddingsOrdinal()).toArray();
+        .filter(i -> !(columns.kind() == InputKind.EMBEDDINGS && i == columns.sequenceOrdinal()))
+        .toArray();
     DataType[] keptTypes = Arrays.stream(kept)
         .mapToObj(i -> inputSchema.fields()[i].dataType()).toArray(DataType[]::new);
-    SequenceReader reader = sequenceReader(columns, w, settings);
     AttentionOutputs attention = attentionOutputs();
-    checkIndices(attention, w, settings.heads());
+    attention.checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    WeightsHandle handle = WeightsHandle.of(jsc, w);
-    EncodeMetrics m = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
-    PartitionEncoder encode = new PartitionEncoder(handle, settings, columns, reader,
-        new OutputRows(kept, keptTypes, withPooled(), attention, settings.heads()),
-        Pooling.fromConfigName($(pooling)), attention, intValue(batchTokens),
-        $(handleInvalid).equals("error"), m);
+    WeightsHandle handle = WeightsHandle.of(jsc, m.weights());
+    EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
+    OutputRows output = new OutputRows(kept, keptTypes, columns.kind() == InputKind.TEXT,
+        !$(outputCol).isEmpty(), resolvedPooling(), resolvedNormalize(), attention,
+        m.settings().heads());
+    PartitionEncoder encode = new PartitionEncoder(handle, m.settings(), source(columns, m),
+        output, attention, intValue(batchTokens), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), outputSchema);
   }
 
   /**
    * The input rows these params refuse, each with its columns plus {@code reject_rule} and
-   * {@code reject_reason}: the same checks as {@link #transform}, and no model run.
+   * {@code reject_reason}: the same checks as {@link #transform}, and no encoder layer run.
    */
   public Dataset<Row> rejectedRows(Dataset<?> dataset) {
-    EncoderWeights w = weights();
-    InputColumns columns = new InputColumns(dataset.schema(), $(idCol), $(inputCol), $(maskCol));
-    return RejectedRows.of(dataset.toDF(), sequenceReader(columns, w, modelSettings()),
-        w.width());
+    LoadedModel m = model();
+    InputColumns columns = inputColumns(dataset.schema());
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(dataset.sparkSession()
+        .sparkContext());
+    return RejectedRows.of(dataset.toDF(), source(columns, m),
+        WeightsHandle.of(jsc, m.weights()));
   }
 
-  /** The reader that checks and loads rows: the longest sequence is the tighter of maxLength
-   *  and the learned position table. */
-  private SequenceReader sequenceReader(InputColumns columns, EncoderWeights w,
-      ModelSettings settings) {
+  /** The source that checks rows and turns them into the encoder's input. */
+  private SequenceSource source(InputColumns columns, LoadedModel m) {
+    boolean reject = $(onTooLong).equals("reject");
+    return switch (columns.kind()) {
+      case EMBEDDINGS -> embeddingsSource(columns, m);
+      case IDS -> new IdsSource(columns, resolvedMaxTokens(m), reject,
+          m.settings().layerNormEps());
+      case TEXT -> new TextSource(columns, m.tokenizerJson(), resolvedMaxTokens(m), reject,
+          m.settings().layerNormEps());
+    };
+  }
+
+  /** maxTokens, or the folder's max_seq_length, else its position count. */
+  private int resolvedMaxTokens(LoadedModel m) {
+    int positions = m.weights().embeddings().maxPositions();
+    int limit = intValue(maxTokens);
+    if (limit > positions) {
+      throw new IllegalArgumentException("maxTokens = " + limit + " is more than the " + positions
+          + " positions of the model");
+    }
+    return limit > 0 ? limit : Math.min(m.folder().maxTokens(), positions);
+  }
+
+  /** Token vectors: the longest sequence is the tighter of maxLength and a learned table. */
+  private EmbeddingsSource embeddingsSource(InputColumns columns, LoadedModel m) {
     int limit = intValue(maxLength);
     String source = "maxLength";
-    if (settings.positional() == PositionalEncoding.LEARNED
-        && (limit == 0 || w.maxPositions() < limit)) {
-      limit = w.maxPositions();
+    int positions = m.weights().encoder().maxPositions();
+    if (m.settings().positional() == PositionalEncoding.LEARNED
+        && (limit == 0 || positions < limit)) {
+      limit = positions;
       source = "the learned position table";
     }
-    return new SequenceReader(columns, w.width(), limit, source);
-  }
-
-  // IntParam and BooleanParam are Param<Object> to Java: Scala's Int and Boolean, boxed.
-  private int intValue(IntParam p) {
-    return (Integer) $(p);
-  }
-
-  private boolean flag(BooleanParam p) {
-    return (Boolean) $(p);
+    return new EmbeddingsSource(columns, m.weights().encoder().width(), limit, source);
   }
 
   private static List<Integer> boxed(int[] values) {

@@ -1,5 +1,6 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.config.InputKind;
 import java.io.Serializable;
 import java.util.Arrays;
 import org.apache.spark.sql.types.ArrayType;
@@ -11,28 +12,60 @@ import org.apache.spark.sql.types.StructType;
  * Where the encoder's inputs sit in a row, resolved once from the input schema on the driver.
  * The constructor is the schema check: a missing column or a wrong type fails here, naming the
  * column, the expected and the actual type, before any task runs.
+ *
+ * <p>The sequence column is one of: token vectors ({@code array<array<float|double>>}), token ids
+ * ({@code array<int|bigint>}, with optional type ids of the same type) or text ({@code string}).
  */
 public final class InputColumns implements Serializable {
+  private final InputKind kind;
   private final int idOrdinal;
   private final DataType idType;
-  private final int embeddingsOrdinal;
-  private final boolean embeddingsAreDouble;
-  private final int maskOrdinal;            // -1 without a mask column
+  private final int sequenceOrdinal;
+  private final boolean embeddingsAreDouble;  // EMBEDDINGS: double, not float
+  private final boolean idsAreLong;           // IDS: bigint, not int
+  private final int typeIdsOrdinal;           // -1 without a type ids column
+  private final boolean typeIdsAreLong;
+  private final int maskOrdinal;              // -1 without a mask column
   private final boolean maskIsBoolean;
 
+  /** Token-vector input, as the encoder has always read it. */
   public InputColumns(StructType schema, String idColumn, String embeddingsColumn,
       String maskColumn) {
+    this(schema, idColumn, InputKind.EMBEDDINGS, embeddingsColumn, "", maskColumn);
+  }
+
+  public InputColumns(StructType schema, String idColumn, InputKind kind, String sequenceColumn,
+      String typeIdsColumn, String maskColumn) {
+    this.kind = kind;
     this.idOrdinal = ordinal(schema, idColumn, "id");
     this.idType = schema.fields()[idOrdinal].dataType();
-    this.embeddingsOrdinal = ordinal(schema, embeddingsColumn, "embeddings");
-    DataType embeddings = schema.fields()[embeddingsOrdinal].dataType();
-    if (isNested(embeddings, DataTypes.FloatType)) {
-      embeddingsAreDouble = false;
-    } else if (isNested(embeddings, DataTypes.DoubleType)) {
-      embeddingsAreDouble = true;
+    this.sequenceOrdinal = ordinal(schema, sequenceColumn, role(kind));
+    DataType type = schema.fields()[sequenceOrdinal].dataType();
+    boolean isDouble = false;
+    boolean isLong = false;
+    switch (kind) {
+      case EMBEDDINGS -> {
+        isDouble = isNested(type, DataTypes.DoubleType);
+        if (!isDouble && !isNested(type, DataTypes.FloatType)) {
+          throw wrongType(sequenceColumn, "array<array<float>> or array<array<double>>", type);
+        }
+      }
+      case IDS -> isLong = integerArray(type, sequenceColumn);
+      case TEXT -> {
+        if (!DataTypes.StringType.equals(type)) {
+          throw wrongType(sequenceColumn, "string", type);
+        }
+      }
+      default -> throw new AssertionError(kind);
+    }
+    this.embeddingsAreDouble = isDouble;
+    this.idsAreLong = isLong;
+    if (typeIdsColumn == null || typeIdsColumn.isEmpty()) {
+      typeIdsOrdinal = -1;
+      typeIdsAreLong = false;
     } else {
-      throw new IllegalArgumentException("Column " + embeddingsColumn + " must be of type "
-          + "array<array<float>> or array<array<double>> but was " + embeddings.simpleString());
+      typeIdsOrdinal = ordinal(schema, typeIdsColumn, "type ids");
+      typeIdsAreLong = integerArray(schema.fields()[typeIdsOrdinal].dataType(), typeIdsColumn);
     }
     if (maskColumn == null || maskColumn.isEmpty()) {
       maskOrdinal = -1;
@@ -46,8 +79,7 @@ public final class InputColumns implements Serializable {
       } else if (DataTypes.BooleanType.equals(element)) {
         maskIsBoolean = true;
       } else {
-        throw new IllegalArgumentException("Column " + maskColumn + " must be of type array<int> "
-            + "or array<boolean> but was " + mask.simpleString());
+        throw wrongType(maskColumn, "array<int> or array<boolean>", mask);
       }
     }
   }
@@ -59,9 +91,34 @@ public final class InputColumns implements Serializable {
   public static void requireTokens(StructType schema, String column) {
     DataType type = schema.fields()[ordinal(schema, column, "tokens")].dataType();
     if (!(type instanceof ArrayType array && array.elementType().equals(DataTypes.StringType))) {
-      throw new IllegalArgumentException("Column " + column + " must be of type array<string> "
-          + "but was " + type.simpleString());
+      throw wrongType(column, "array<string>", type);
     }
+  }
+
+  private static String role(InputKind kind) {
+    return switch (kind) {
+      case EMBEDDINGS -> "embeddings";
+      case IDS -> "token ids";
+      case TEXT -> "text";
+    };
+  }
+
+  /** True for array&lt;bigint&gt;, false for array&lt;int&gt;; anything else is refused. */
+  private static boolean integerArray(DataType type, String column) {
+    DataType element = type instanceof ArrayType a ? a.elementType() : null;
+    if (DataTypes.IntegerType.equals(element)) {
+      return false;
+    }
+    if (DataTypes.LongType.equals(element)) {
+      return true;
+    }
+    throw wrongType(column, "array<int> or array<bigint>", type);
+  }
+
+  private static IllegalArgumentException wrongType(String column, String expected,
+      DataType actual) {
+    return new IllegalArgumentException("Column " + column + " must be of type " + expected
+        + " but was " + actual.simpleString());
   }
 
   private static int ordinal(StructType schema, String column, String role) {
@@ -77,6 +134,10 @@ public final class InputColumns implements Serializable {
         && inner.elementType().equals(element);
   }
 
+  public InputKind kind() {
+    return kind;
+  }
+
   public int idOrdinal() {
     return idOrdinal;
   }
@@ -85,12 +146,29 @@ public final class InputColumns implements Serializable {
     return idType;
   }
 
-  public int embeddingsOrdinal() {
-    return embeddingsOrdinal;
+  /** The column of token vectors, token ids or text. */
+  public int sequenceOrdinal() {
+    return sequenceOrdinal;
   }
 
   public boolean embeddingsAreDouble() {
     return embeddingsAreDouble;
+  }
+
+  public boolean idsAreLong() {
+    return idsAreLong;
+  }
+
+  public boolean hasTypeIds() {
+    return typeIdsOrdinal >= 0;
+  }
+
+  public int typeIdsOrdinal() {
+    return typeIdsOrdinal;
+  }
+
+  public boolean typeIdsAreLong() {
+    return typeIdsAreLong;
   }
 
   public boolean hasMask() {

@@ -1,6 +1,7 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TopK;
 import java.io.Serializable;
@@ -13,45 +14,75 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Builds output rows as Spark internal rows: the input's kept columns, then the embeddings
- * (T, E), the pooled vector (E), and, when asked for, the attention maps, the statistics sums and
+ * Builds output rows as Spark internal rows: the input's kept columns, then, with text input,
+ * {@code input_ids} and {@code tokens}; the embeddings (T, E) unless left out; the pooled vector
+ * (E, L2-normalized when asked); and, when asked for, the attention maps, the statistics sums and
  * the rollout, from primitive arrays without boxing. Padding positions come back as zero vectors
  * and zero rows and columns of the maps.
  */
 final class OutputRows implements Serializable {
   private final int[] keptOrdinals;
   private final DataType[] keptTypes;
-  private final boolean withPooled;
+  private final boolean withTokens;
+  private final boolean withEmbeddings;
+  private final Pooling pooling;
+  private final boolean normalize;
   private final AttentionOutputs attention;
   private final int heads;
 
-  OutputRows(int[] keptOrdinals, DataType[] keptTypes, boolean withPooled,
-      AttentionOutputs attention, int heads) {
+  /**
+   * @param withTokens add input_ids and tokens (text input)
+   * @param withEmbeddings add the (T, E) token vectors
+   * @param pooling the pooled vector, or none
+   * @param normalize scale the pooled vector to unit L2 norm
+   */
+  OutputRows(int[] keptOrdinals, DataType[] keptTypes, boolean withTokens,
+      boolean withEmbeddings, Pooling pooling, boolean normalize, AttentionOutputs attention,
+      int heads) {
     this.keptOrdinals = keptOrdinals;
     this.keptTypes = keptTypes;
-    this.withPooled = withPooled;
+    this.withTokens = withTokens;
+    this.withEmbeddings = withEmbeddings;
+    this.pooling = pooling;
+    this.normalize = normalize;
     this.attention = attention;
     this.heads = heads;
   }
 
   /**
-   * The output row of sequence b of the batch, whose input row is {@code input} and whose full
-   * length (padding included) is {@code length}; {@code collector} holds the batch's attention
-   * outputs (null when none are asked for).
+   * The output row of sequence b of the batch, read from {@code input} as {@code read};
+   * {@code collector} holds the batch's attention outputs (null when none are asked for).
    */
-  InternalRow build(InternalRow input, TokenBatch batch, int b, int length, float[] pooled,
+  InternalRow build(InternalRow input, SequenceRead.Accepted read, TokenBatch batch, int b,
       AttentionCollector collector) {
-    int columns = keptOrdinals.length + 1 + (withPooled ? 1 : 0)
-        + AttentionColumns.count(attention);
+    int length = read.length();
+    int columns = keptOrdinals.length + (withTokens ? 2 : 0) + (withEmbeddings ? 1 : 0)
+        + (pooling != Pooling.NONE ? 1 : 0) + AttentionColumns.count(attention);
     Object[] values = new Object[columns];
     int c = 0;
     for (int i = 0; i < keptOrdinals.length; i++) {
       values[c++] = input.get(keptOrdinals[i], keptTypes[i]);
     }
-    values[c++] = embeddings(batch, b, length);
-    if (withPooled) {
+    if (withTokens) {
+      values[c++] = UnsafeArrayData.fromPrimitiveArray(read.ids());
+      Object[] strings = new Object[read.tokens().length];
+      for (int t = 0; t < strings.length; t++) {
+        strings[t] = UTF8String.fromString(read.tokens()[t]);
+      }
+      values[c++] = new GenericArrayData(strings);
+    }
+    if (withEmbeddings) {
+      values[c++] = embeddings(batch, b, length);
+    }
+    if (pooling != Pooling.NONE) {
+      float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b),
+          batch.width());
+      if (normalize) {
+        Pooling.normalize(pooled);
+      }
       values[c++] = UnsafeArrayData.fromPrimitiveArray(pooled);
     }
     if (attention.enabled()) {

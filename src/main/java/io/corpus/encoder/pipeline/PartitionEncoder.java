@@ -2,45 +2,42 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.Encoder;
-import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
-import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.TokenBatch;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The task-side loop: pull rows until a batch holds {@code batchTokens} tokens, run the encoder
  * once over the batch, hand out one output row per input row, repeat. Everything this function
- * holds is serializable settings and the weights' handle; the encoder and its buffers are made
- * per partition.
+ * holds is serializable settings and the model's handle; the source's reader (a tokenizer), the
+ * encoder and its buffers are made per partition.
  */
 final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
-  private final WeightsHandle weights;
+  private final WeightsHandle model;
   private final ModelSettings settings;
-  private final SequenceReader reader;
+  private final SequenceSource source;
   private final OutputRows output;
-  private final Pooling pooling;
   private final AttentionOutputs attention;
   private final int batchTokens;
   private final boolean failOnInvalid;
-  private final InputColumns columns;
   private final EncodeMetrics metrics;
 
-  PartitionEncoder(WeightsHandle weights, ModelSettings settings, InputColumns columns,
-      SequenceReader reader, OutputRows output, Pooling pooling, AttentionOutputs attention,
-      int batchTokens, boolean failOnInvalid, EncodeMetrics metrics) {
-    this.weights = weights;
+  PartitionEncoder(WeightsHandle model, ModelSettings settings, SequenceSource source,
+      OutputRows output, AttentionOutputs attention, int batchTokens, boolean failOnInvalid,
+      EncodeMetrics metrics) {
+    this.model = model;
     this.settings = settings;
-    this.columns = columns;
-    this.reader = reader;
+    this.source = source;
     this.output = output;
-    this.pooling = pooling;
     this.attention = attention;
     this.batchTokens = batchTokens;
     this.failOnInvalid = failOnInvalid;
@@ -55,19 +52,26 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
   /** Lazily encodes the partition batch by batch. */
   private final class Batches implements Iterator<InternalRow> {
     private final Iterator<InternalRow> input;
+    private final SequenceSource.Reader reader;
     private final Encoder encoder;
     private final TokenBatch batch;
     private final AttentionCollector collector;
     private final List<InternalRow> batchRows = new ArrayList<>();
+    private final List<SequenceRead.Accepted> batchReads = new ArrayList<>();
     private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
 
     Batches(Iterator<InternalRow> input) {
       this.input = input;
-      EncoderWeights w = weights.get();
-      this.encoder = new Encoder(settings, w);
-      this.batch = new TokenBatch(w.width(), batchTokens);
+      EncoderModel m = model.get();
+      this.reader = source.open(m);
+      TaskContext task = TaskContext.get();
+      if (task != null) {
+        task.addTaskCompletionListener((TaskCompletionListener) context -> reader.close());
+      }
+      this.encoder = new Encoder(settings, m.encoder());
+      this.batch = new TokenBatch(m.encoder().width(), batchTokens);
       this.collector = attention.any()
-          ? new AttentionCollector(attention, w.layerCount(), settings.heads()) : null;
+          ? new AttentionCollector(attention, m.encoder().layerCount(), settings.heads()) : null;
       metrics.noteExecutor();
     }
 
@@ -91,13 +95,18 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       long readStart = System.nanoTime();
       batch.clear();
       batchRows.clear();
+      batchReads.clear();
       while (input.hasNext() && batch.tokenCount() < batchTokens) {
         InternalRow row = input.next().copy();
-        RejectRule.Rejection rejection = reader.read(row, batch);
-        if (rejection == null) {
+        SequenceRead read = reader.read(row, batch);
+        if (read instanceof SequenceRead.Accepted accepted) {
           batchRows.add(row);
+          batchReads.add(accepted);
+          if (accepted.truncated()) {
+            metrics.rowsTruncated().add(1);
+          }
         } else if (failOnInvalid) {
-          throw new InvalidRowException(describeId(row), rejection);
+          throw new InvalidRowException(describeId(row), (RejectRule.Rejection) read);
         } else {
           metrics.rowsSkipped().add(1);
         }
@@ -118,11 +127,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       encoder.forward(batch, collector);
       long outputStart = System.nanoTime();
       metrics.forwardNanos().add(outputStart - start);
-      int width = batch.width();
       for (int b = 0; b < batch.sequenceCount(); b++) {
-        InternalRow row = batchRows.get(b);
-        float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b), width);
-        ready.add(output.build(row, batch, b, reader.length(row), pooled, collector));
+        ready.add(output.build(batchRows.get(b), batchReads.get(b), batch, b, collector));
       }
       metrics.outputNanos().add(System.nanoTime() - outputStart);
       metrics.sequencesEncoded().add(batch.sequenceCount());
@@ -130,6 +136,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     }
 
     private String describeId(InternalRow row) {
+      InputColumns columns = source.columns();
       int id = columns.idOrdinal();
       return row.isNullAt(id) ? "null" : String.valueOf(row.get(id, columns.idType()));
     }

@@ -10,7 +10,12 @@ public enum RejectRule {
   NON_FINITE("non-finite"),
   TOO_LONG("too-long"),
   BAD_MASK("bad-mask"),
-  NO_REAL_TOKEN("no-real-token");
+  NO_REAL_TOKEN("no-real-token"),
+  NULL_TEXT("null-text"),
+  NULL_IDS("null-ids"),
+  EMPTY_IDS("empty-ids"),
+  BAD_TOKEN_ID("bad-token-id"),
+  BAD_TYPE_ID("bad-type-id");
 
   private final String ruleName;
 
@@ -28,7 +33,7 @@ public enum RejectRule {
   }
 
   /** One row's rejection: the rule broken and the offending value. */
-  public record Rejection(RejectRule rule, String detail) {
+  public record Rejection(RejectRule rule, String detail) implements SequenceRead {
     @Override
     public String toString() {
       return rule.ruleName + ": " + detail;

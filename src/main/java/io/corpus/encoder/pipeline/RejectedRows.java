@@ -1,5 +1,6 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -15,8 +16,9 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The rows an encoder refuses, each with all its original columns plus {@code reject_rule} and
- * {@code reject_reason}. Runs the same checks as the encoder ({@link SequenceReader}) and no model,
- * so finding the rejects costs a read of the input, not a second forward pass.
+ * {@code reject_reason}. Runs the same checks as the encoder (its {@link SequenceSource}: for text,
+ * the tokenizer and the embedding layer) and no encoder layer, so finding the rejects costs a
+ * read of the input, not a second forward pass.
  */
 public final class RejectedRows {
   public static final String RULE_COLUMN = "reject_rule";
@@ -24,32 +26,41 @@ public final class RejectedRows {
 
   private RejectedRows() {}
 
-  /** The input's rows that {@code reader} refuses, lazily. */
-  public static Dataset<Row> of(Dataset<Row> input, SequenceReader reader, int width) {
+  /** The input's rows that {@code source} refuses, lazily. */
+  static Dataset<Row> of(Dataset<Row> input, SequenceSource source, WeightsHandle model) {
     StructType schema = input.schema()
         .add(RULE_COLUMN, DataTypes.StringType, false)
         .add(REASON_COLUMN, DataTypes.StringType, false);
     int columns = input.schema().size();
     JavaRDD<InternalRow> rows = input.queryExecution().toRdd().toJavaRDD();
     JavaRDD<InternalRow> rejected = rows.mapPartitions((Iterator<InternalRow> it) -> {
-      TokenBatch scratch = new TokenBatch(width, 256);
+      EncoderModel m = model.get();
+      TokenBatch scratch = new TokenBatch(m.encoder().width(), 256);
       List<InternalRow> out = new ArrayList<>();
-      while (it.hasNext()) {
-        InternalRow row = it.next();
-        RejectRule.Rejection rejection = reader.validate(row, scratch);
-        if (rejection != null) {
-          InternalRow source = row.copy();
-          Object[] values = new Object[columns + 2];
-          for (int i = 0; i < columns; i++) {
-            values[i] = source.get(i, schema.fields()[i].dataType());
+      try (SequenceSource.Reader reader = source.open(m)) {
+        while (it.hasNext()) {
+          InternalRow row = it.next();
+          SequenceRead read = reader.read(row, scratch);
+          scratch.clear();
+          if (read instanceof RejectRule.Rejection rejection) {
+            out.add(withReason(row.copy(), rejection, schema, columns));
           }
-          values[columns] = UTF8String.fromString(rejection.rule().ruleName());
-          values[columns + 1] = UTF8String.fromString(rejection.toString());
-          out.add(new GenericInternalRow(values));
         }
       }
       return out.iterator();
     });
     return InternalRows.toDataFrame(input.sparkSession(), rejected, schema);
+  }
+
+  /** The row's {@code columns} input values, then the rule and the reason. */
+  private static InternalRow withReason(InternalRow row, RejectRule.Rejection rejection,
+      StructType schema, int columns) {
+    Object[] values = new Object[columns + 2];
+    for (int i = 0; i < columns; i++) {
+      values[i] = row.get(i, schema.fields()[i].dataType());
+    }
+    values[columns] = UTF8String.fromString(rejection.rule().ruleName());
+    values[columns + 1] = UTF8String.fromString(rejection.toString());
+    return new GenericInternalRow(values);
   }
 }

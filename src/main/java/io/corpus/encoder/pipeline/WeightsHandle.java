@@ -1,6 +1,6 @@
 package io.corpus.encoder.pipeline;
 
-import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.EncoderModel;
 import java.io.Serializable;
 import java.lang.ref.WeakReference;
 import java.util.Map;
@@ -10,27 +10,28 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 
 /**
- * How tasks reach the weights. On a cluster: a Spark broadcast, fetched once per executor. With a
+ * How tasks reach the model (embedding layer and encoder weights). On a cluster: a Spark
+ * broadcast, fetched once per executor. With a
  * local master the tasks run in the driver's JVM, so they take the driver's object directly: no
  * serialized copy of hundreds of megabytes, no seconds spent making it.
  */
 abstract class WeightsHandle implements Serializable {
-  abstract EncoderWeights get();
+  abstract EncoderModel get();
 
-  static WeightsHandle of(JavaSparkContext jsc, EncoderWeights weights) {
+  static WeightsHandle of(JavaSparkContext jsc, EncoderModel weights) {
     return jsc.sc().isLocal() ? new InProcess(weights) : new Broadcasted(jsc.broadcast(weights));
   }
 
   /** A broadcast variable: the cluster way. */
   private static final class Broadcasted extends WeightsHandle {
-    private final Broadcast<EncoderWeights> broadcast;
+    private final Broadcast<EncoderModel> broadcast;
 
-    Broadcasted(Broadcast<EncoderWeights> broadcast) {
+    Broadcasted(Broadcast<EncoderModel> broadcast) {
       this.broadcast = broadcast;
     }
 
     @Override
-    EncoderWeights get() {
+    EncoderModel get() {
       return broadcast.value();
     }
   }
@@ -40,21 +41,21 @@ abstract class WeightsHandle implements Serializable {
    * as the transformer that loaded them, so a notebook that loads many models leaks none.
    */
   private static final class InProcess extends WeightsHandle {
-    private static final Map<String, WeakReference<EncoderWeights>> REGISTRY =
+    private static final Map<String, WeakReference<EncoderModel>> REGISTRY =
         new ConcurrentHashMap<>();
     private final String key = UUID.randomUUID().toString();
     // Keeps the weights reachable while the handle itself is (on the driver).
-    private final transient EncoderWeights pinned;
+    private final transient EncoderModel pinned;
 
-    InProcess(EncoderWeights weights) {
+    InProcess(EncoderModel weights) {
       this.pinned = weights;
       REGISTRY.put(key, new WeakReference<>(weights));
     }
 
     @Override
-    EncoderWeights get() {
-      WeakReference<EncoderWeights> ref = REGISTRY.get(key);
-      EncoderWeights weights = ref == null ? null : ref.get();
+    EncoderModel get() {
+      WeakReference<EncoderModel> ref = REGISTRY.get(key);
+      EncoderModel weights = ref == null ? null : ref.get();
       if (weights == null) {
         throw new IllegalStateException("The encoder's weights are not in this JVM: a local-mode "
             + "handle reached another process. Use a cluster master to get a broadcast.");

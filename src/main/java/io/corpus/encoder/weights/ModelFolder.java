@@ -45,8 +45,50 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
 
   /** How the encoder computes for this model: post-LN, no position rule, positions embedded. */
   public ModelSettings settings() {
-    return new ModelSettings(heads, activation, false, false, layerNormEps, false, 0,
+    return settings(List.of(), false, 0);
+  }
+
+  /**
+   * A model setting given beside the folder (a job's {@code model.*} key, a transformer's param),
+   * which must agree with {@code config.json}.
+   *
+   * @param name the setting as the user wrote it, for messages ({@code model.heads})
+   * @param field what it sets: heads, activation, layer-norm-eps, norm-first, final-norm,
+   *     positional or naming
+   * @param value its value: Integer, Double, Boolean, or the configuration name of an enum
+   */
+  public record Given(String name, String field, Object value) {}
+
+  /**
+   * The folder's settings with a causal or window rule added (those are not in config.json).
+   * Every other setting given must equal what the folder says; an error names both values.
+   */
+  public ModelSettings settings(List<Given> given, boolean causal, int window) {
+    for (Given g : given) {
+      switch (g.field()) {
+        case "heads" -> agree(g, heads, "num_attention_heads = " + heads);
+        case "activation" -> agree(g, activation.configName(),
+            "its hidden_act is activation " + activation.configName());
+        case "layer-norm-eps" -> agree(g, layerNormEps, "layer_norm_eps = " + layerNormEps);
+        case "norm-first" -> agree(g, false, "model_type = bert, whose layers are post-LN");
+        case "final-norm" -> agree(g, false, "model_type = bert, which has no final LayerNorm");
+        case "positional" -> agree(g, PositionalEncoding.NONE.configName(),
+            "model_type = bert, whose positions are in its embedding layer");
+        case "naming" -> agree(g, TensorNaming.BERT.configName(),
+            "model_type = bert, whose tensors use bert naming");
+        default -> throw new IllegalArgumentException("Unknown model setting " + g.field());
+      }
+    }
+    return new ModelSettings(heads, activation, false, false, layerNormEps, causal, window,
         PositionalEncoding.NONE);
+  }
+
+  private void agree(Given given, Object folderValue, String folderSays) {
+    if (!folderValue.equals(given.value())) {
+      throw new WeightsException(given.name() + " = " + given.value() + " contradicts "
+          + folder.resolve("config.json") + ": " + folderSays + ". Leave " + given.name()
+          + " out to take the folder's value");
+    }
   }
 
   /** The most tokens a sequence may have: max_seq_length, else the position table. */

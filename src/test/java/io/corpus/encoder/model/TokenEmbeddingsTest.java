@@ -60,12 +60,13 @@ class TokenEmbeddingsTest {
   }
 
   @Test
-  void firstInvalidNamesTheTokenOutsideTheTables() {
+  void rangeChecksNameTheFirstTokenOutsideTheTables() {
     EmbeddingWeights w = new EmbeddingWeights(table(V), table(P), table(S), table(1), table(1));
     TokenEmbeddings layer = new TokenEmbeddings(w, EPS);
-    assertEquals(-1, layer.firstInvalid(new int[] {0, V - 1}, null));
-    assertEquals(1, layer.firstInvalid(new int[] {0, V}, null));
-    assertEquals(0, layer.firstInvalid(new int[] {-1}, null));
-    assertEquals(-2 - 1, layer.firstInvalid(new int[] {0, 1}, new int[] {0, S}));
+    assertEquals(-1, layer.firstIdOutside(new int[] {0, V - 1}));
+    assertEquals(1, layer.firstIdOutside(new int[] {0, V}));
+    assertEquals(0, layer.firstIdOutside(new int[] {-1}));
+    assertEquals(-1, layer.firstTypeIdOutside(new int[] {0, S - 1}));
+    assertEquals(1, layer.firstTypeIdOutside(new int[] {0, S}));
   }
 }

@@ -50,7 +50,8 @@ class MiniLmReferenceTest {
         List<Integer> ids = row.getList(row.fieldIndex("input_ids"));
         assertArrayEquals(ids.stream().mapToInt(Integer::intValue).toArray(), tokens.ids(),
             "ids of " + row.getAs("id"));
-        assertEquals(-1, embeddings.firstInvalid(tokens.ids(), tokens.typeIds()));
+        assertEquals(-1, embeddings.firstIdOutside(tokens.ids()));
+        assertEquals(-1, embeddings.firstTypeIdOutside(tokens.typeIds()));
         truncated += tokens.truncated() ? 1 : 0;
         embeddings.append(tokens.ids(), tokens.typeIds(), batch);
       }

@@ -1,66 +1,55 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
-import java.io.Serializable;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
 /**
- * Reads one input row's sequence into a {@link TokenBatch}, or says why it cannot: each rule of
- * {@link RejectRule} is checked here and only here. Padding positions are not copied; the real
- * tokens keep their original positions.
+ * Token vectors as the encoder's input: {@code array<array<float|double>>}, T tokens of E values,
+ * with an optional mask. Padding positions are not copied; the real tokens keep their original
+ * positions.
  */
-public final class SequenceReader implements Serializable {
-  private final InputColumns columns;
+final class EmbeddingsSource extends SequenceSource {
   private final int width;        // E
   private final int maxLength;    // longest T allowed, 0 = no limit
   private final String maxLengthSource;
 
   /**
    * @param maxLength the longest sequence allowed (0 = any)
-   * @param maxLengthSource what sets that limit, for messages ("input.max-length", ...)
+   * @param maxLengthSource what sets that limit, for messages ("maxLength", ...)
    */
-  public SequenceReader(InputColumns columns, int width, int maxLength, String maxLengthSource) {
-    this.columns = columns;
+  EmbeddingsSource(InputColumns columns, int width, int maxLength, String maxLengthSource) {
+    super(columns);
     this.width = width;
     this.maxLength = maxLength;
     this.maxLengthSource = maxLengthSource;
   }
 
-  /** Length T of the row's sequence (padding included); the row must have passed {@link #read}. */
-  public int length(InternalRow row) {
-    return row.getArray(columns.embeddingsOrdinal()).numElements();
+  @Override
+  Reader open(EncoderModel model) {
+    return this::read;
   }
 
-  /**
-   * Appends the row's real tokens to {@code batch} as one sequence and returns null, or leaves the
-   * batch as it was and returns why the row cannot be encoded.
-   */
-  public RejectRule.Rejection read(InternalRow row, TokenBatch batch) {
+  private SequenceRead read(InternalRow row, TokenBatch batch) {
     RejectRule.Rejection rejection = check(row, batch);
     if (rejection != null) {
       batch.discardOpenSequence();
-    } else {
-      batch.endSequence();
+      return rejection;
     }
-    return rejection;
-  }
-
-  /** Checks the row without keeping its tokens: the rejects pass, which runs no model. */
-  public RejectRule.Rejection validate(InternalRow row, TokenBatch scratch) {
-    RejectRule.Rejection rejection = check(row, scratch);
-    scratch.clear();
-    return rejection;
+    batch.endSequence();
+    return SequenceRead.Accepted.of(row.getArray(columns.sequenceOrdinal()).numElements());
   }
 
   private RejectRule.Rejection check(InternalRow row, TokenBatch batch) {
-    if (row.isNullAt(columns.idOrdinal())) {
-      return RejectRule.NULL_ID.because("id is null");
+    RejectRule.Rejection nullId = nullId(row);
+    if (nullId != null) {
+      return nullId;
     }
-    if (row.isNullAt(columns.embeddingsOrdinal())) {
+    if (row.isNullAt(columns.sequenceOrdinal())) {
       return RejectRule.NULL_EMBEDDINGS.because("embeddings are null");
     }
-    ArrayData tokens = row.getArray(columns.embeddingsOrdinal());
+    ArrayData tokens = row.getArray(columns.sequenceOrdinal());
     int length = tokens.numElements();
     if (length == 0) {
       return RejectRule.EMPTY_EMBEDDINGS.because("embeddings hold no token");
@@ -69,17 +58,11 @@ public final class SequenceReader implements Serializable {
       return RejectRule.TOO_LONG.because("sequence has " + length + " tokens, more than the "
           + maxLength + " allowed by " + maxLengthSource);
     }
-    ArrayData mask = null;
-    if (columns.hasMask()) {
-      if (row.isNullAt(columns.maskOrdinal())) {
-        return RejectRule.BAD_MASK.because("mask is null");
-      }
-      mask = row.getArray(columns.maskOrdinal());
-      if (mask.numElements() != length) {
-        return RejectRule.BAD_MASK.because("mask has " + mask.numElements() + " entries, "
-            + "embeddings have " + length + " tokens");
-      }
+    RejectRule.Rejection badMask = checkMask(row, length, "embeddings");
+    if (badMask != null) {
+      return badMask;
     }
+    ArrayData mask = mask(row);
     int realTokens = 0;
     for (int t = 0; t < length; t++) {
       if (tokens.isNullAt(t)) {
@@ -92,8 +75,7 @@ public final class SequenceReader implements Serializable {
       }
       Boolean real = isReal(mask, t);
       if (real == null) {
-        return RejectRule.BAD_MASK.because("mask entry " + t + " is " + maskEntry(mask, t)
-            + ", expected 1 or 0");
+        return badMaskEntry(mask, t);
       }
       if (!real) {
         continue;
@@ -126,24 +108,5 @@ public final class SequenceReader implements Serializable {
       x[offset + i] = v;
     }
     return null;
-  }
-
-  /** True for a real token, false for padding, null for a mask value that is neither. */
-  private Boolean isReal(ArrayData mask, int t) {
-    if (mask == null) {
-      return Boolean.TRUE;
-    }
-    if (mask.isNullAt(t)) {
-      return null;
-    }
-    if (columns.maskIsBoolean()) {
-      return mask.getBoolean(t);
-    }
-    int v = mask.getInt(t);
-    return v == 1 ? Boolean.TRUE : v == 0 ? Boolean.FALSE : null;
-  }
-
-  private String maskEntry(ArrayData mask, int t) {
-    return mask.isNullAt(t) ? "null" : String.valueOf(mask.getInt(t));
   }
 }

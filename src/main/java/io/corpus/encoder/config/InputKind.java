@@ -1,0 +1,16 @@
+package io.corpus.encoder.config;
+
+/** What an input row holds: token vectors, token ids, or text to tokenize. */
+public enum InputKind {
+  /** array&lt;array&lt;float|double&gt;&gt;: one vector per token, the encoder's input as is. */
+  EMBEDDINGS,
+  /** array&lt;int&gt;: token ids, run through the model folder's embedding layer. */
+  IDS,
+  /** string: tokenized with the model folder's tokenizer.json, then embedded. */
+  TEXT;
+
+  /** With text input, the output column of token ids (array&lt;int&gt;). */
+  public static final String IDS_COLUMN = "input_ids";
+  /** With text input, the output column of the tokens' strings (array&lt;string&gt;). */
+  public static final String TOKENS_COLUMN = "tokens";
+}

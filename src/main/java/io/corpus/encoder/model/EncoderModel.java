@@ -1,0 +1,44 @@
+package io.corpus.encoder.model;
+
+import java.io.Serializable;
+
+/**
+ * What the tasks compute with: the encoder layers and, for token-id and text inputs, the
+ * embedding layer in front of them. Immutable once loaded; broadcast to executors as is.
+ *
+ * @param embeddings the embedding layer (ids to the first layer's input), or null when the input
+ *     is already embedded
+ * @param encoder the encoder layers
+ */
+public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder)
+    implements Serializable {
+
+  public EncoderModel {
+    if (encoder == null) {
+      throw new IllegalArgumentException("An encoder model needs its encoder weights");
+    }
+    if (embeddings != null && embeddings.width() != encoder.width()) {
+      throw new IllegalArgumentException("The embedding layer's width " + embeddings.width()
+          + " differs from the encoder's " + encoder.width());
+    }
+  }
+
+  /** An encoder over already-embedded inputs. */
+  public static EncoderModel layersOnly(EncoderWeights encoder) {
+    return new EncoderModel(null, encoder);
+  }
+
+  public boolean hasEmbeddingLayer() {
+    return embeddings != null;
+  }
+
+  /** Number of float parameters, for logs and memory estimates. */
+  public long parameterCount() {
+    long count = encoder.parameterCount();
+    if (embeddings != null) {
+      count += embeddings.word().length + embeddings.position().length
+          + embeddings.tokenType().length + 2L * embeddings.width();
+    }
+    return count;
+  }
+}

@@ -1,0 +1,71 @@
+package io.corpus.encoder.pipeline;
+
+import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.weights.FolderWeights;
+import io.corpus.encoder.weights.ModelFolder;
+import io.corpus.encoder.weights.TensorNaming;
+import io.corpus.encoder.weights.WeightsException;
+import io.corpus.encoder.weights.WeightsLoader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A model as the driver loads it, once, before any task: its weights (checked), how it computes,
+ * and, from a Hugging Face folder, the folder itself (pooling, Normalize, token limits) and its
+ * tokenizer.json's bytes, which text input ships to the tasks. Not meant to be serialized: tasks
+ * get {@link #weights()} through a {@link WeightsHandle}.
+ *
+ * @param weights the embedding layer (folder only) and the encoder layers
+ * @param settings how the encoder computes
+ * @param folder the model folder, or null for a weights file
+ * @param tokenizerJson tokenizer.json's contents, or null when the folder has none
+ */
+public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFolder folder,
+    byte[] tokenizerJson) {
+  private static final Logger LOG = LoggerFactory.getLogger(LoadedModel.class);
+
+  /** The encoder layers of a safetensors file. */
+  public static LoadedModel fromFile(Path file, TensorNaming naming, ModelSettings settings) {
+    return new LoadedModel(EncoderModel.layersOnly(WeightsLoader.load(file, naming, settings)),
+        settings, null, null);
+  }
+
+  /**
+   * A whole model folder: the embedding layer and the encoder layers, computed as
+   * {@code settings} say (from {@link ModelFolder#settings}); the tensors left out (pooler, task
+   * heads) are logged.
+   */
+  public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings) {
+    FolderWeights w = WeightsLoader.load(folder);
+    if (!w.leftOut().isEmpty()) {
+      LOG.info("Left out of {}: {} tensors the encoder does not use: {}", folder.folder(),
+          w.leftOut().size(), w.leftOut());
+    }
+    byte[] tokenizer = null;
+    if (folder.tokenizer().isPresent()) {
+      try {
+        tokenizer = Files.readAllBytes(folder.tokenizer().get());
+      } catch (IOException e) {
+        throw new WeightsException("Cannot read " + folder.tokenizer().get() + ": "
+            + e.getMessage());
+      }
+    }
+    return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder()), settings, folder,
+        tokenizer);
+  }
+
+  /** Reads {@code path} as a model folder with its own settings. */
+  public static LoadedModel fromFolder(Path path) {
+    ModelFolder folder = ModelFolder.read(path);
+    return fromFolder(folder, folder.settings(List.of(), false, 0));
+  }
+
+  public boolean isFolder() {
+    return folder != null;
+  }
+}

@@ -1,0 +1,20 @@
+package io.corpus.encoder.pipeline;
+
+/** What reading one input row gave: a sequence appended to the batch, or why it could not be. */
+sealed interface SequenceRead permits SequenceRead.Accepted, RejectRule.Rejection {
+  /**
+   * A row whose tokens are now the batch's last sequence.
+   *
+   * @param length T of the outputs (token vectors, maps): the row's positions, padding included
+   * @param ids (T) the token ids, for the {@code input_ids} column of text input; else null
+   * @param tokens (T) the tokens' strings, for the {@code tokens} column of text input; else null
+   * @param truncated whether the row was longer than the token limit and was cut to it
+   */
+  record Accepted(int length, int[] ids, String[] tokens, boolean truncated)
+      implements SequenceRead {
+    /** A row read whole, with nothing to add to the output. */
+    static Accepted of(int length) {
+      return new Accepted(length, null, null, false);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.corpus.encoder.pipeline;
+
+import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.TokenBatch;
+import java.io.Serializable;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+
+/**
+ * How an input row becomes one sequence of the encoder's input rows: token vectors as they are
+ * ({@link EmbeddingsSource}), token ids through the embedding layer ({@link IdsSource}), or text
+ * through the tokenizer and then the embedding layer ({@link TextSource}). Each rule of
+ * {@link RejectRule} is checked in a source and only there, so the encoder and the rejects pass
+ * refuse the same rows for the same reasons.
+ *
+ * <p>A source is made on the driver and serialized into the tasks; {@link #open} makes the reader
+ * one task uses (with a tokenizer, native memory: close it when the task ends).
+ */
+abstract class SequenceSource implements Serializable {
+  protected final InputColumns columns;
+
+  SequenceSource(InputColumns columns) {
+    this.columns = columns;
+  }
+
+  InputColumns columns() {
+    return columns;
+  }
+
+  /** The reader for one task, over the model's embedding layer when the source needs it. */
+  abstract Reader open(EncoderModel model);
+
+  /** Reads one task's rows into batches. */
+  interface Reader extends AutoCloseable {
+    /**
+     * Appends the row's real tokens to {@code batch} as one sequence and says what the output
+     * needs, or leaves the batch as it was and says why the row cannot be encoded.
+     */
+    SequenceRead read(InternalRow row, TokenBatch batch);
+
+    @Override
+    default void close() {}
+  }
+
+  /** The id check every source makes first. */
+  final RejectRule.Rejection nullId(InternalRow row) {
+    return row.isNullAt(columns.idOrdinal()) ? RejectRule.NULL_ID.because("id is null") : null;
+  }
+
+  /** The row's mask, or null without a mask column; the caller checked it with checkMask. */
+  final ArrayData mask(InternalRow row) {
+    return columns.hasMask() ? row.getArray(columns.maskOrdinal()) : null;
+  }
+
+  /** Refuses a null mask or one whose length is not the sequence's. */
+  final RejectRule.Rejection checkMask(InternalRow row, int length, String what) {
+    if (!columns.hasMask()) {
+      return null;
+    }
+    if (row.isNullAt(columns.maskOrdinal())) {
+      return RejectRule.BAD_MASK.because("mask is null");
+    }
+    int entries = row.getArray(columns.maskOrdinal()).numElements();
+    if (entries != length) {
+      return RejectRule.BAD_MASK.because("mask has " + entries + " entries, " + what + " have "
+          + length + " tokens");
+    }
+    return null;
+  }
+
+  /** True for a real token, false for padding, null for a mask value that is neither. */
+  final Boolean isReal(ArrayData mask, int t) {
+    if (mask == null) {
+      return Boolean.TRUE;
+    }
+    if (mask.isNullAt(t)) {
+      return null;
+    }
+    if (columns.maskIsBoolean()) {
+      return mask.getBoolean(t);
+    }
+    int v = mask.getInt(t);
+    return v == 1 ? Boolean.TRUE : v == 0 ? Boolean.FALSE : null;
+  }
+
+  /** The rejection of a mask entry that is neither real nor padding. */
+  static RejectRule.Rejection badMaskEntry(ArrayData mask, int t) {
+    return RejectRule.BAD_MASK.because("mask entry " + t + " is "
+        + (mask.isNullAt(t) ? "null" : String.valueOf(mask.getInt(t))) + ", expected 1 or 0");
+  }
+}

@@ -1,0 +1,77 @@
+package io.corpus.encoder.pipeline;
+
+import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.TokenEmbeddings;
+import io.corpus.encoder.text.TextTokenizer;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * Text as the input ({@code string}): tokenized in the task with the model folder's
+ * {@code tokenizer.json} (its bytes travel with the task; Spark ships a stage's closure once per
+ * executor), special tokens added, cut to {@code maxTokens} as sentence-transformers cuts (the
+ * closing {@code [SEP]} stays) or rejected when longer; then the embedding layer.
+ */
+final class TextSource extends SequenceSource {
+  private final byte[] tokenizerJson;
+  private final int maxTokens;
+  private final boolean rejectTooLong;
+  private final double layerNormEps;
+
+  TextSource(InputColumns columns, byte[] tokenizerJson, int maxTokens, boolean rejectTooLong,
+      double layerNormEps) {
+    super(columns);
+    this.tokenizerJson = tokenizerJson;
+    this.maxTokens = maxTokens;
+    this.rejectTooLong = rejectTooLong;
+    this.layerNormEps = layerNormEps;
+  }
+
+  @Override
+  Reader open(EncoderModel model) {
+    TokenEmbeddings embeddings = new TokenEmbeddings(model.embeddings(), layerNormEps);
+    TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens);
+    return new Reader() {
+      @Override
+      public SequenceRead read(InternalRow row, TokenBatch batch) {
+        return TextSource.this.read(row, batch, tokenizer, embeddings);
+      }
+
+      @Override
+      public void close() {
+        tokenizer.close();
+      }
+    };
+  }
+
+  private SequenceRead read(InternalRow row, TokenBatch batch, TextTokenizer tokenizer,
+      TokenEmbeddings embeddings) {
+    RejectRule.Rejection nullId = nullId(row);
+    if (nullId != null) {
+      return nullId;
+    }
+    if (row.isNullAt(columns.sequenceOrdinal())) {
+      return RejectRule.NULL_TEXT.because("text is null");
+    }
+    TextTokenizer.Tokens tokens = tokenizer.encode(
+        row.getUTF8String(columns.sequenceOrdinal()).toString());
+    if (tokens.truncated() && rejectTooLong) {
+      return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
+          + "allowed by max-tokens (on-too-long = reject)");
+    }
+    int[] ids = tokens.ids();
+    int t = embeddings.firstIdOutside(ids);
+    if (t >= 0) {
+      return RejectRule.BAD_TOKEN_ID.because("the tokenizer gave token " + t + " '"
+          + tokens.tokens()[t] + "' id " + ids[t] + ", outside the model's vocabulary 0.."
+          + (embeddings.weights().vocabularySize() - 1));
+    }
+    t = embeddings.firstTypeIdOutside(tokens.typeIds());
+    if (t >= 0) {
+      return RejectRule.BAD_TYPE_ID.because("the tokenizer gave token " + t + " type id "
+          + tokens.typeIds()[t] + ", outside 0.." + (embeddings.weights().tokenTypes() - 1));
+    }
+    embeddings.append(ids, tokens.typeIds(), batch);
+    return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(), tokens.truncated());
+  }
+}
