@@ -142,7 +142,8 @@ public record RealModelReference(Path folder, Map<String, Expected> rows) {
       worstGap = Math.max(worstGap, 1 - dot / Math.sqrt(length * referenceLength));
     }
     Errors errors = new Errors(worstRelative, worstAbsolute, worstGap);
-    System.out.println(folder.getFileName() + ", " + rows.size() + " texts: " + errors);
+    System.out.println(folder.getFileName() + ", " + rows.size() + " texts: "
+        + (embeddingsColumn == null ? "(hidden states not compared) " : "") + errors);
     assertTrue(worstRelative <= RELATIVE, "relative error " + worstRelative);
     assertTrue(worstAbsolute <= ABSOLUTE, "absolute error " + worstAbsolute);
     assertTrue(1 - worstGap >= COSINE, "cosine 1 - " + worstGap);
