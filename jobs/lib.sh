@@ -65,7 +65,7 @@ ensure_built() {
     touch "$BUILD_STAMP"
     rm -f "$CDS_ARCHIVE"
   fi
-  if [ ! -f "$CDS_ARCHIVE" ] && [ -d "$ROOT/data-samples/sequences.parquet" ]; then
+  if [ ! -f "$CDS_ARCHIVE" ] && [ -d "$ROOT/data-samples/texts.parquet" ]; then
     make_cds_archive
   fi
 }
@@ -75,17 +75,16 @@ java_command() {
     -cp "$JAR:$(cat "$CLASSPATH_FILE")"
 }
 
-# Runs the sample job once with -XX:ArchiveClassesAtExit, so later runs map those classes from the
-# archive instead of finding them one by one in ~220 jars. Best effort: without it, runs are
-# slower to start, not wrong.
+# Runs the sample job (conf/local.conf: text, tokenizer, report) once with
+# -XX:ArchiveClassesAtExit, so later runs map those classes from the archive instead of finding
+# them one by one in ~220 jars. Best effort: without it, runs are slower to start, not wrong.
 make_cds_archive() {
   echo "setup: recording the classes a job loads, for faster start-up (once per build)" >&2
   local tmp
   tmp=$(mktemp -d)
   cat > "$tmp/warmup.conf" <<CONF
-input { path = "$ROOT/data-samples/sequences.parquet", mask-column = mask }
-model { weights = "$ROOT/data-samples/model.safetensors", heads = 4, activation = gelu }
-output { path = "$tmp/out", attention.enabled = true }
+include file("$ROOT/conf/local.conf")
+output.path = "$tmp/out"
 execution.progress = false
 CONF
   # shellcheck disable=SC2046

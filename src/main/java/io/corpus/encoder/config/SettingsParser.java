@@ -275,12 +275,18 @@ public final class SettingsParser {
     return value;
   }
 
+  /**
+   * A path setting; a relative one resolves against the folder of the file that sets it (an
+   * included file's own folder), else against {@code baseDir} (null: as given).
+   */
   private static String path(Config c, String key, File baseDir) {
     String value = nonEmpty(c, key);
-    if (baseDir == null || value.contains("://") || new File(value).isAbsolute()) {
+    if (value.contains("://") || new File(value).isAbsolute()) {
       return value;
     }
-    return new File(baseDir, value).toPath().normalize().toString();
+    String origin = c.getValue(key).origin().filename();
+    File base = origin != null ? new File(origin).getAbsoluteFile().getParentFile() : baseDir;
+    return base == null ? value : new File(base, value).toPath().normalize().toString();
   }
 
   private static int atLeast(Config c, String key, int minimum) {

@@ -12,10 +12,20 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Writes F32 tensors in the safetensors layout (sorted names, header padded to 8 bytes). */
+/**
+ * Writes F32 or F16 tensors in the safetensors layout (sorted names, header padded to 8 bytes).
+ */
 public final class SafetensorsWriter {
   private final Map<String, float[]> values = new TreeMap<>();
   private final Map<String, long[]> shapes = new TreeMap<>();
+  private final Map<String, Boolean> half = new TreeMap<>();
+
+  /** Adds a tensor stored as F16 (each value rounded to the nearest half, ties to even). */
+  public SafetensorsWriter putHalf(String name, float[] data, long... shape) {
+    put(name, data, shape);
+    half.put(name, true);
+    return this;
+  }
 
   /** Adds a tensor; {@code shape}'s product must equal the number of values. */
   public SafetensorsWriter put(String name, float[] data, long... shape) {
@@ -29,6 +39,7 @@ public final class SafetensorsWriter {
     }
     values.put(name, data);
     shapes.put(name, shape.clone());
+    half.put(name, false);
     return this;
   }
 
@@ -38,9 +49,10 @@ public final class SafetensorsWriter {
     long offset = 0;
     for (Map.Entry<String, float[]> e : values.entrySet()) {
       ObjectNode entry = header.putObject(e.getKey());
-      entry.put("dtype", "F32");
+      boolean f16 = half.get(e.getKey());
+      entry.put("dtype", f16 ? "F16" : "F32");
       entry.putPOJO("shape", shapes.get(e.getKey()));
-      long end = offset + 4L * e.getValue().length;
+      long end = offset + (f16 ? 2L : 4L) * e.getValue().length;
       entry.putArray("data_offsets").add(offset).add(end);
       offset = end;
     }
@@ -53,9 +65,18 @@ public final class SafetensorsWriter {
         prefix.put((byte) ' ');
       }
       out.write(prefix.array());
-      for (float[] data : values.values()) {
-        ByteBuffer buffer = ByteBuffer.allocate(4 * data.length).order(ByteOrder.LITTLE_ENDIAN);
-        buffer.asFloatBuffer().put(data);
+      for (Map.Entry<String, float[]> e : values.entrySet()) {
+        float[] data = e.getValue();
+        boolean f16 = half.get(e.getKey());
+        ByteBuffer buffer = ByteBuffer.allocate((f16 ? 2 : 4) * data.length)
+            .order(ByteOrder.LITTLE_ENDIAN);
+        if (f16) {
+          for (float v : data) {
+            buffer.putShort(HalfFloats.floatToHalf(v));
+          }
+        } else {
+          buffer.asFloatBuffer().put(data);
+        }
         out.write(buffer.array());
       }
     }

@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -92,16 +94,19 @@ class EncodeJobAttentionTest {
     assertEquals(List.of("id", "head", "top_keys", "top_weights", "layer"), columns);
   }
 
-  /** The sample job's report in Debian's Chromium, headless: every image loads, no error. */
+  /**
+   * The sample job (conf/local.conf: all-MiniLM-L6-v2 on WordNet glosses) as it is: its report
+   * labels the heatmaps with the texts' real tokens, and opens in Debian's Chromium, headless,
+   * with every image loaded and no error.
+   */
   @Test
-  void reportOpensInHeadlessChromiumWithEveryImage() throws Exception {
+  void sampleReportShowsRealTokensAndOpensInHeadlessChromium() throws Exception {
+    SparkSession spark = SparkTestSession.get();
     Path root = Path.of(System.getProperty("user.dir"));
     Path output = tmp.resolve("sample");
     Path config = tmp.resolve("report.conf");
     Files.writeString(config, String.join("\n",
         "include file(\"" + root.resolve("conf/local.conf") + "\")",
-        "input.path = \"" + root.resolve("data-samples/sequences.parquet") + "\"",
-        "model.weights = \"" + root.resolve("data-samples/model.safetensors") + "\"",
         "output.path = \"" + output + "\"",
         "execution.progress = false", ""));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -111,6 +116,19 @@ class EncodeJobAttentionTest {
     int images = count(html, "<img ");
     assertTrue(images >= 4, "the report draws the kept sequences' maps: " + images);
     assertTrue(html.contains("Per-head statistics") && html.contains("Head labels"));
+    String first = spark.read().parquet(output.resolve("attention").toString()).select("id")
+        .distinct().orderBy("id").as(Encoders.STRING()).first();   // the report's first
+    List<Row> drawn = spark.read().parquet(output.resolve("embeddings").toString())
+        .where(col("id").equalTo(first)).collectAsList();
+    assertEquals(1, drawn.size());
+    String word = drawn.get(0).getAs("id");
+    List<String> tokens = drawn.get(0).getList(drawn.get(0).fieldIndex("tokens"));
+    assertEquals("[CLS]", tokens.get(0));
+    assertEquals(word, tokens.get(1), "WordNet texts start with their word: " + tokens);
+    for (String label : List.of("[CLS]", "[SEP]", word, ":")) {
+      assertTrue(html.contains("px\">" + label + "</span>"),
+          "the heatmap axes show the token " + label);
+    }
 
     Path screenshot = root.resolve("target/report-screenshot.png");
     String dom = chromium(tmp, "--virtual-time-budget=5000", "--dump-dom", page.toUri().toString());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.GoldenCase;
 import io.corpus.encoder.testing.GoldenJobs;
+import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.io.IOException;
@@ -90,6 +91,35 @@ class LocalClusterIT {
         assertTrue(blas.startsWith("OpenBLAS 0."), id + ": " + blas);
       });
     }
+  }
+
+  /**
+   * Text in on executors of their own: the app jar's tokenizer (DJL with its native library) and
+   * the broadcast embedding layer give all-MiniLM-L6-v2's reference ids, states and vectors.
+   */
+  @Test
+  @Order(1)
+  void realModelOnTextOnTheClusterEqualsTheReference() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    RealModelReference reference = RealModelReference.miniLm(spark);
+    Path dir = Files.createDirectories(WORK.resolve("text"));
+    Path output = dir.resolve("out");
+    Path config = dir.resolve("job.conf");
+    Files.writeString(config, String.join("\n",
+        "input { path = \"" + reference.folder().resolve("expected/texts.parquet")
+            + "\", text-column = text }",
+        "model.path = \"" + reference.folder() + "\"",
+        "output.path = \"" + output + "\"",
+        "execution.progress = false"));
+    scripts.run(JOB_TIMEOUT, "text", "submit", "--master", MASTER, "--executor-memory", "1g",
+        "--conf", "spark.ui.enabled=false", "--config", config.toString());
+    reference.assertMatches(spark.read().parquet(output.resolve("embeddings").toString())
+        .collectAsList(), "input_ids", "embeddings", "pooled");
+    RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
+    assertEquals(30, summary.rowsWritten());
+    assertFalse(summary.executors().isEmpty());
+    summary.executors().keySet().forEach(id ->
+        assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors()));
   }
 
   @Test

@@ -133,6 +133,14 @@ class SettingsParserTest {
     assertEquals("s3a://bucket/x", SettingsParser.parse(ConfigFactory.parseString(
         REQUIRED.replace("input.path = in", "input.path = \"s3a://bucket/x\"")),
         new File("/base")).input().path());
+
+    // An included file's paths resolve against its own folder, the including file's against its.
+    Path other = Files.createDirectories(tmp.resolve("elsewhere"));
+    Path job = other.resolve("mine.conf");
+    Files.writeString(job, "include file(\"" + file + "\")\noutput.path = mine\n");
+    JobSettings included = SettingsParser.parseFile(job);
+    assertEquals(tmp.resolve("data/in").toString(), included.input().path());
+    assertEquals(other.resolve("mine").toString(), included.output().path());
   }
 
   @Test
