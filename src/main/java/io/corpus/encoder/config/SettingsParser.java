@@ -170,13 +170,7 @@ public final class SettingsParser {
         throw new SettingsException("input.max-length applies to input.embeddings-column; for "
             + "token ids and text set input.max-tokens");
       }
-      if (maxTokens > folder.maxPositions()) {
-        throw new SettingsException("input.max-tokens = " + maxTokens + " is more than the "
-            + folder.maxPositions() + " positions of the model (max_position_embeddings in "
-            + folder.folder().resolve("config.json") + ")");
-      }
-      maxTokens = maxTokens == 0 ? Math.min(folder.maxTokens(), folder.maxPositions())
-          : maxTokens;
+      maxTokens = folder.tokenLimit(maxTokens, "input.max-tokens");
     } else if (maxTokens > 0) {
       throw new SettingsException("input.max-tokens applies to token ids and text; for "
           + "input.embeddings-column set input.max-length");
@@ -234,22 +228,20 @@ public final class SettingsParser {
 
   /** output.pooling: auto is the folder's 1_Pooling mode, else mean. */
   private static Pooling pooling(Config c, ModelFolder folder) {
-    if (c.getString("output.pooling").equals("auto")) {
-      return folder != null ? folder.pooling().orElse(Pooling.MEAN) : Pooling.MEAN;
+    String value = c.getString("output.pooling");
+    if (!value.equals("auto")) {
+      choice(c, "output.pooling", Pooling.values());   // an unknown name, refused naming the key
     }
-    return choice(c, "output.pooling", Pooling.values());
+    return ModelFolder.pooling(value, folder);
   }
 
   /** output.normalize: auto is whether the folder's pipeline ends in Normalize. */
   private static boolean normalize(Config c, ModelFolder folder) {
-    String value = c.getString("output.normalize");
-    return switch (value) {
-      case "auto" -> folder != null && folder.normalize();
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new SettingsException("output.normalize = '" + value + "' is not one of "
-          + "auto, true, false");
-    };
+    try {
+      return ModelFolder.normalize(c.getString("output.normalize"), folder);
+    } catch (IllegalArgumentException e) {
+      throw new SettingsException("output." + e.getMessage());
+    }
   }
 
   private static void rejectUnknownKeys(Config user, Config reference) {

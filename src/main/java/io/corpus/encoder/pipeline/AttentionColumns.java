@@ -1,6 +1,5 @@
 package io.corpus.encoder.pipeline;
 
-import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.HeadStatistics;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
@@ -23,11 +22,6 @@ import org.apache.spark.sql.types.StructType;
  */
 final class AttentionColumns {
   private AttentionColumns() {}
-
-  /** How many of the three columns the outputs ask for. */
-  static int count(AttentionOutputs outputs) {
-    return (outputs.enabled() ? 1 : 0) + (outputs.stats() ? 1 : 0) + (outputs.rollout() ? 1 : 0);
-  }
 
   static ArrayType floatMatrix() {
     return DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType, false), false);

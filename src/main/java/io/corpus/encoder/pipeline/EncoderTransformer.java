@@ -15,7 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
-import java.util.stream.IntStream;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.param.ParamMap;
@@ -27,9 +27,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -60,6 +57,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   private transient String loadedKey;
   private transient ModelFolder folder;
   private transient EncodeMetrics metrics;
+  private transient WeightsHandle handle;          // of handleModel, in handleContext
+  private transient LoadedModel handleModel;
+  private transient SparkContext handleContext;
 
   public EncoderTransformer() {
     this(Identifiable$.MODULE$.randomUID("encoder"));
@@ -247,60 +247,24 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   @Override
   public StructType transformSchema(StructType schema) {
-    InputColumns columns = inputColumns(schema);
-    List<StructField> fields = new ArrayList<>();
-    for (StructField f : schema.fields()) {
-      if (!(columns.kind() == InputKind.EMBEDDINGS && f.name().equals($(inputCol)))) {
-        fields.add(f);
-      }
-    }
-    if (columns.kind() == InputKind.TEXT) {
-      addOutput(fields, InputKind.IDS_COLUMN,
-          DataTypes.createArrayType(DataTypes.IntegerType, false), false);
-      addOutput(fields, InputKind.TOKENS_COLUMN,
-          DataTypes.createArrayType(DataTypes.StringType, false), false);
-    }
-    if (!$(outputCol).isEmpty()) {
-      addOutput(fields, $(outputCol), AttentionColumns.floatMatrix(), false);
-    }
-    if (resolvedPooling() != Pooling.NONE) {
-      addOutput(fields, $(pooledCol), DataTypes.createArrayType(DataTypes.FloatType, false),
-          false);
-    }
-    if (!$(attentionCol).isEmpty()) {
-      addOutput(fields, $(attentionCol), DataTypes.createArrayType(AttentionColumns.mapStruct(
-          $(attentionFormat).equals(AttentionOutputs.MapFormat.TOP_K.configName())), false),
-          false);
-    }
-    if (!$(statsCol).isEmpty()) {
-      addOutput(fields, $(statsCol), AttentionColumns.statsType(), false);
-    }
-    if (!$(rolloutCol).isEmpty()) {
-      addOutput(fields, $(rolloutCol), AttentionColumns.floatMatrix(), true);
-    }
-    return new StructType(fields.toArray(new StructField[0]));
+    return layout(schema).schema();
   }
 
-  private static void addOutput(List<StructField> fields, String name, DataType type,
-      boolean nullable) {
-    if (fields.stream().anyMatch(f -> f.name().equals(name))) {
-      throw new IllegalArgumentException("Output column " + name + " already exists in the input");
-    }
-    fields.add(DataTypes.createStructField(name, type, nullable));
+  /** The output columns these params give for an input of {@code schema}, checked. */
+  private OutputLayout layout(StructType schema) {
+    return OutputLayout.of(schema, inputColumns(schema), new OutputLayout.Names($(outputCol),
+        resolvedPooling() == Pooling.NONE ? "" : $(pooledCol), $(attentionCol), $(statsCol),
+        $(rolloutCol)), attentionOutputs());
   }
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
   public Pooling resolvedPooling() {
-    if ($(pooling).equals(AUTO)) {
-      return fromFolder() ? folder().pooling().orElse(Pooling.MEAN) : Pooling.MEAN;
-    }
-    return Pooling.fromConfigName($(pooling));
+    return ModelFolder.pooling($(pooling), fromFolder() ? folder() : null);
   }
 
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
   public boolean resolvedNormalize() {
-    return $(normalize).equals(AUTO) ? fromFolder() && folder().normalize()
-        : Boolean.parseBoolean($(normalize));
+    return ModelFolder.normalize($(normalize), fromFolder() ? folder() : null);
   }
 
   /** What the attention params ask for. */
@@ -315,28 +279,17 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   @Override
   public Dataset<Row> transform(Dataset<?> dataset) {
-    StructType inputSchema = dataset.schema();
-    StructType outputSchema = transformSchema(inputSchema);
+    OutputLayout layout = layout(dataset.schema());
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
-    InputColumns columns = inputColumns(inputSchema);
-    int[] kept = IntStream.range(0, inputSchema.size())
-        .filter(i -> !(columns.kind() == InputKind.EMBEDDINGS && i == columns.sequenceOrdinal()))
-        .toArray();
-    DataType[] keptTypes = Arrays.stream(kept)
-        .mapToObj(i -> inputSchema.fields()[i].dataType()).toArray(DataType[]::new);
-    AttentionOutputs attention = attentionOutputs();
-    attention.checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
-    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    WeightsHandle handle = WeightsHandle.of(jsc, m.weights());
+    layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
-    OutputRows output = new OutputRows(kept, keptTypes, columns.kind() == InputKind.TEXT,
-        !$(outputCol).isEmpty(), resolvedPooling(), resolvedNormalize(), attention,
-        m.settings().heads());
-    PartitionEncoder encode = new PartitionEncoder(handle, m.settings(), source(columns, m),
-        output, attention, intValue(batchTokens), $(handleInvalid).equals("error"), em);
+    PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m), m.settings(),
+        source(inputColumns(dataset.schema()), m),
+        new OutputRows(layout, resolvedPooling(), resolvedNormalize(), m.settings().heads()),
+        layout.attention(), intValue(batchTokens), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
-    return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), outputSchema);
+    return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());
   }
 
   /**
@@ -346,46 +299,27 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public Dataset<Row> rejectedRows(Dataset<?> dataset) {
     LoadedModel m = model();
     InputColumns columns = inputColumns(dataset.schema());
-    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(dataset.sparkSession()
-        .sparkContext());
     return RejectedRows.of(dataset.toDF(), source(columns, m),
-        WeightsHandle.of(jsc, m.weights()));
+        handle(dataset.sparkSession().sparkContext(), m));
+  }
+
+  /**
+   * How tasks reach the model: one handle (on a cluster, one broadcast) per model and Spark
+   * context, shared by {@link #transform} and {@link #rejectedRows}.
+   */
+  private WeightsHandle handle(SparkContext sc, LoadedModel m) {
+    if (handle == null || handleModel != m || handleContext != sc) {
+      handle = WeightsHandle.of(JavaSparkContext.fromSparkContext(sc), m.weights());
+      handleModel = m;
+      handleContext = sc;
+    }
+    return handle;
   }
 
   /** The source that checks rows and turns them into the encoder's input. */
   private SequenceSource source(InputColumns columns, LoadedModel m) {
-    boolean reject = $(onTooLong).equals("reject");
-    return switch (columns.kind()) {
-      case EMBEDDINGS -> embeddingsSource(columns, m);
-      case IDS -> new IdsSource(columns, resolvedMaxTokens(m), reject,
-          m.settings().layerNormEps());
-      case TEXT -> new TextSource(columns, m.tokenizerJson(), resolvedMaxTokens(m), reject,
-          m.settings().layerNormEps());
-    };
-  }
-
-  /** maxTokens, or the folder's max_seq_length, else its position count. */
-  private int resolvedMaxTokens(LoadedModel m) {
-    int positions = m.weights().embeddings().maxPositions();
-    int limit = intValue(maxTokens);
-    if (limit > positions) {
-      throw new IllegalArgumentException("maxTokens = " + limit + " is more than the " + positions
-          + " positions of the model");
-    }
-    return limit > 0 ? limit : Math.min(m.folder().maxTokens(), positions);
-  }
-
-  /** Token vectors: the longest sequence is the tighter of maxLength and a learned table. */
-  private EmbeddingsSource embeddingsSource(InputColumns columns, LoadedModel m) {
-    int limit = intValue(maxLength);
-    String source = "maxLength";
-    int positions = m.weights().encoder().maxPositions();
-    if (m.settings().positional() == PositionalEncoding.LEARNED
-        && (limit == 0 || positions < limit)) {
-      limit = positions;
-      source = "the learned position table";
-    }
-    return new EmbeddingsSource(columns, m.weights().encoder().width(), limit, source);
+    return SequenceSource.of(columns, m, intValue(maxLength), intValue(maxTokens),
+        $(onTooLong).equals("reject"));
   }
 
   private static List<Integer> boxed(int[] values) {

@@ -12,7 +12,6 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -24,31 +23,20 @@ import org.apache.spark.unsafe.types.UTF8String;
  * and zero rows and columns of the maps.
  */
 final class OutputRows implements Serializable {
-  private final int[] keptOrdinals;
-  private final DataType[] keptTypes;
-  private final boolean withTokens;
-  private final boolean withEmbeddings;
+  private final OutputLayout layout;
   private final Pooling pooling;
   private final boolean normalize;
-  private final AttentionOutputs attention;
   private final int heads;
 
   /**
-   * @param withTokens add input_ids and tokens (text input)
-   * @param withEmbeddings add the (T, E) token vectors
-   * @param pooling the pooled vector, or none
+   * @param pooling the pooled vector's pooling (when the layout has one)
    * @param normalize scale the pooled vector to unit L2 norm
+   * @param heads H, for the statistics sums
    */
-  OutputRows(int[] keptOrdinals, DataType[] keptTypes, boolean withTokens,
-      boolean withEmbeddings, Pooling pooling, boolean normalize, AttentionOutputs attention,
-      int heads) {
-    this.keptOrdinals = keptOrdinals;
-    this.keptTypes = keptTypes;
-    this.withTokens = withTokens;
-    this.withEmbeddings = withEmbeddings;
+  OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int heads) {
+    this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
-    this.attention = attention;
     this.heads = heads;
   }
 
@@ -59,14 +47,14 @@ final class OutputRows implements Serializable {
   InternalRow build(InternalRow input, SequenceRead.Accepted read, TokenBatch batch, int b,
       AttentionCollector collector) {
     int length = read.length();
-    int columns = keptOrdinals.length + (withTokens ? 2 : 0) + (withEmbeddings ? 1 : 0)
-        + (pooling != Pooling.NONE ? 1 : 0) + AttentionColumns.count(attention);
-    Object[] values = new Object[columns];
+    AttentionOutputs attention = layout.attention();
+    Object[] values = new Object[layout.width()];
     int c = 0;
-    for (int i = 0; i < keptOrdinals.length; i++) {
-      values[c++] = input.get(keptOrdinals[i], keptTypes[i]);
+    int[] kept = layout.keptOrdinals();
+    for (int i = 0; i < kept.length; i++) {
+      values[c++] = input.get(kept[i], layout.keptTypes()[i]);
     }
-    if (withTokens) {
+    if (layout.withTokens()) {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(read.ids());
       Object[] strings = new Object[read.tokens().length];
       for (int t = 0; t < strings.length; t++) {
@@ -74,10 +62,10 @@ final class OutputRows implements Serializable {
       }
       values[c++] = new GenericArrayData(strings);
     }
-    if (withEmbeddings) {
+    if (layout.withEmbeddings()) {
       values[c++] = embeddings(batch, b, length);
     }
-    if (pooling != Pooling.NONE) {
+    if (layout.withPooled()) {
       float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b),
           batch.width());
       if (normalize) {

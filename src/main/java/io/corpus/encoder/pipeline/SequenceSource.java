@@ -1,6 +1,7 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.TokenBatch;
 import java.io.Serializable;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -25,6 +26,34 @@ abstract class SequenceSource implements Serializable {
 
   InputColumns columns() {
     return columns;
+  }
+
+  /**
+   * The source for {@code columns}' kind of input and the model. Token vectors: the longest
+   * sequence is the tighter of {@code maxLength} (0: any) and a learned position table. Token
+   * ids and text: {@code maxTokens} (0: the folder's max_seq_length, else its positions), longer
+   * ones cut or, with {@code rejectTooLong}, refused.
+   */
+  static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
+      boolean rejectTooLong) {
+    double eps = m.settings().layerNormEps();
+    return switch (columns.kind()) {
+      case EMBEDDINGS -> {
+        int limit = maxLength;
+        String source = "maxLength";
+        int positions = m.weights().encoder().maxPositions();
+        if (m.settings().positional() == PositionalEncoding.LEARNED
+            && (limit == 0 || positions < limit)) {
+          limit = positions;
+          source = "the learned position table";
+        }
+        yield new EmbeddingsSource(columns, m.weights().encoder().width(), limit, source);
+      }
+      case IDS -> new IdsSource(columns, m.folder().tokenLimit(maxTokens, "maxTokens"),
+          rejectTooLong, eps);
+      case TEXT -> new TextSource(columns, m.tokenizerJson(),
+          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, eps);
+    };
   }
 
   /** The reader for one task, over the model's embedding layer when the source needs it. */

@@ -96,6 +96,38 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
     return maxSeqLength.orElse(maxPositions);
   }
 
+  /**
+   * The token limit for {@code requested} tokens (0: the folder's own, never beyond the position
+   * table); {@code setting} names the request in the error when it exceeds the positions.
+   */
+  public int tokenLimit(int requested, String setting) {
+    if (requested > maxPositions) {
+      throw new WeightsException(setting + " = " + requested + " is more than the "
+          + maxPositions + " positions of the model (max_position_embeddings in "
+          + folder.resolve("config.json") + ")");
+    }
+    return requested > 0 ? requested : Math.min(maxTokens(), maxPositions);
+  }
+
+  /** A pooling setting: "auto" is the folder's 1_Pooling mode, else (or without a folder) mean. */
+  public static Pooling pooling(String setting, ModelFolder folder) {
+    if (setting.equals("auto")) {
+      return folder != null ? folder.pooling().orElse(Pooling.MEAN) : Pooling.MEAN;
+    }
+    return Pooling.fromConfigName(setting);
+  }
+
+  /** A normalize setting: "auto" is whether the folder's pipeline ends in Normalize. */
+  public static boolean normalize(String setting, ModelFolder folder) {
+    return switch (setting) {
+      case "auto" -> folder != null && folder.normalize();
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("normalize = '" + setting + "' is not one "
+          + "of auto, true, false");
+    };
+  }
+
   /** Reads the folder; errors name the file and the value. */
   public static ModelFolder read(Path folder) {
     if (!Files.isDirectory(folder)) {

@@ -1,0 +1,81 @@
+package io.corpus.encoder.pipeline;
+
+import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.config.InputKind;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The columns of an encoder's output rows, in order, with their types: the input's columns (less
+ * the token vectors, which the output replaces); with text input {@code input_ids} and
+ * {@code tokens}; the token embeddings, the pooled vector, the maps, the statistics sums and the
+ * rollout, each when it has a name. Resolved once, on the driver; {@link OutputRows} fills rows
+ * of exactly this layout.
+ *
+ * @param schema the output schema
+ * @param keptOrdinals the input columns copied, by ordinal, in order
+ * @param keptTypes their types
+ * @param withTokens whether input_ids and tokens follow the kept columns
+ * @param withEmbeddings whether the (T, E) token vectors are written
+ * @param withPooled whether the pooled vector is written
+ * @param attention which attention columns are written
+ */
+record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
+    boolean withTokens, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention)
+    implements Serializable {
+
+  /** The output columns' names; "" for a column not written. */
+  record Names(String embeddings, String pooled, String attention, String stats, String rollout) {}
+
+  static OutputLayout of(StructType input, InputColumns columns, Names names,
+      AttentionOutputs attention) {
+    List<StructField> fields = new ArrayList<>();
+    List<Integer> kept = new ArrayList<>();
+    for (int i = 0; i < input.size(); i++) {
+      if (!(columns.kind() == InputKind.EMBEDDINGS && i == columns.sequenceOrdinal())) {
+        fields.add(input.fields()[i]);
+        kept.add(i);
+      }
+    }
+    boolean withTokens = columns.kind() == InputKind.TEXT;
+    if (withTokens) {
+      add(fields, InputKind.IDS_COLUMN, DataTypes.createArrayType(DataTypes.IntegerType, false),
+          false);
+      add(fields, InputKind.TOKENS_COLUMN,
+          DataTypes.createArrayType(DataTypes.StringType, false), false);
+    }
+    add(fields, names.embeddings(), AttentionColumns.floatMatrix(), false);
+    add(fields, names.pooled(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
+    add(fields, names.attention(), DataTypes.createArrayType(AttentionColumns.mapStruct(
+        attention.format() == AttentionOutputs.MapFormat.TOP_K), false), false);
+    add(fields, names.stats(), AttentionColumns.statsType(), false);
+    add(fields, names.rollout(), AttentionColumns.floatMatrix(), true);
+    int[] ordinals = kept.stream().mapToInt(Integer::intValue).toArray();
+    DataType[] types = kept.stream().map(i -> input.fields()[i].dataType())
+        .toArray(DataType[]::new);
+    return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
+        withTokens, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention);
+  }
+
+  /** Adds a named column; "" adds none. An input column of that name is an error. */
+  private static void add(List<StructField> fields, String name, DataType type,
+      boolean nullable) {
+    if (name.isEmpty()) {
+      return;
+    }
+    if (fields.stream().anyMatch(f -> f.name().equals(name))) {
+      throw new IllegalArgumentException("Output column " + name + " already exists in the input");
+    }
+    fields.add(DataTypes.createStructField(name, type, nullable));
+  }
+
+  /** How many values a row holds. */
+  int width() {
+    return schema.size();
+  }
+}
