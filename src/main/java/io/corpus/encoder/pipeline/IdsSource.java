@@ -14,21 +14,14 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  * tokenizer cuts a text: its first {@code maxTokens - 1} real tokens and its last one (the closing
  * {@code [SEP]}), at positions 0 to {@code maxTokens - 1}.
  */
-final class IdsSource extends SequenceSource {
-  private final int maxTokens;
-  private final boolean rejectTooLong;
-  private final double layerNormEps;
-
+final class IdsSource extends EmbeddedSource {
   IdsSource(InputColumns columns, int maxTokens, boolean rejectTooLong, double layerNormEps) {
-    super(columns);
-    this.maxTokens = maxTokens;
-    this.rejectTooLong = rejectTooLong;
-    this.layerNormEps = layerNormEps;
+    super(columns, maxTokens, rejectTooLong, layerNormEps);
   }
 
   @Override
   Reader open(EncoderModel model) {
-    TokenEmbeddings embeddings = new TokenEmbeddings(model.embeddings(), layerNormEps);
+    TokenEmbeddings embeddings = embeddingLayer(model);
     return (row, batch) -> read(row, batch, embeddings);
   }
 

@@ -12,24 +12,18 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * executor), special tokens added, cut to {@code maxTokens} as sentence-transformers cuts (the
  * closing {@code [SEP]} stays) or rejected when longer; then the embedding layer.
  */
-final class TextSource extends SequenceSource {
+final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
-  private final int maxTokens;
-  private final boolean rejectTooLong;
-  private final double layerNormEps;
 
   TextSource(InputColumns columns, byte[] tokenizerJson, int maxTokens, boolean rejectTooLong,
       double layerNormEps) {
-    super(columns);
+    super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
-    this.maxTokens = maxTokens;
-    this.rejectTooLong = rejectTooLong;
-    this.layerNormEps = layerNormEps;
   }
 
   @Override
   Reader open(EncoderModel model) {
-    TokenEmbeddings embeddings = new TokenEmbeddings(model.embeddings(), layerNormEps);
+    TokenEmbeddings embeddings = embeddingLayer(model);
     TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens);
     return new Reader() {
       @Override
