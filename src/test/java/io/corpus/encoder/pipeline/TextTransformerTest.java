@@ -57,6 +57,49 @@ class TextTransformerTest {
     reference.assertMatches(rows, "input_ids", null, "pooled");
   }
 
+  /**
+   * Ids as a Hugging Face tokenizer pads them ({@code padding=True}: [PAD] = 0 to the longest,
+   * with an attention mask): the real tokens' states and the sentence vectors are the reference's,
+   * the padding rows zero.
+   */
+  @Test
+  void paddedIdsWithAnAttentionMaskGiveTheReferenceVectors() {
+    SparkSession spark = SparkTestSession.get();
+    RealModelReference reference = RealModelReference.miniLm(spark);
+    int longest = reference.rows().values().stream().mapToInt(e -> e.ids().length).max()
+        .orElseThrow();
+    List<Row> padded = new java.util.ArrayList<>();
+    for (RealModelReference.Expected e : reference.rows().values()) {
+      List<Long> ids = new java.util.ArrayList<>();
+      List<Integer> mask = new java.util.ArrayList<>();
+      for (int t = 0; t < longest; t++) {
+        ids.add(t < e.ids().length ? (long) e.ids()[t] : 0L);
+        mask.add(t < e.ids().length ? 1 : 0);
+      }
+      padded.add(org.apache.spark.sql.RowFactory.create(e.id(), ids, mask));
+    }
+    org.apache.spark.sql.types.StructType schema = new org.apache.spark.sql.types.StructType()
+        .add("id", "string").add("input_ids", "array<bigint>").add("attention_mask", "array<int>");
+    List<Row> rows = new EncoderTransformer().setModelPath(reference.folder().toString())
+        .setIdsCol("input_ids").setMaskCol("attention_mask")
+        .transform(spark.createDataFrame(padded, schema)).collectAsList();
+    reference.assertMatches(rows, null, null, "pooled");
+    for (Row row : rows) {
+      RealModelReference.Expected e = reference.rows().get(row.<String>getAs("id"));
+      double[][] states = SparkInputs.matrix(row.getAs("embeddings"));
+      assertEquals(longest, states.length, "one row per position, padding included");
+      for (int t = 0; t < longest; t++) {
+        for (int i = 0; i < states[t].length; i++) {
+          if (t < e.ids().length) {
+            assertEquals(e.hidden()[t][i], states[t][i], 1e-3, e.id() + " token " + t);
+          } else {
+            assertEquals(0.0, states[t][i], e.id() + " padding at " + t);
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void architectureParamsThatContradictTheFolderAreRefusedNamingBoth() {
     SparkSession spark = SparkTestSession.get();

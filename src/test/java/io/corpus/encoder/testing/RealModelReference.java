@@ -145,7 +145,8 @@ public record RealModelReference(Path folder, Map<String, Expected> rows) {
     }
     Errors errors = new Errors(worstRelative, worstAbsolute, worstGap);
     System.out.println(folder.getFileName() + ", " + rows.size() + " texts: "
-        + (embeddingsColumn == null ? "(hidden states not compared) " : "") + errors);
+        + (embeddingsColumn == null ? String.format("sentence vectors worst cosine 1 - %.2e "
+            + "(hidden states not compared)", worstGap) : errors));
     assertTrue(worstRelative <= RELATIVE, "relative error " + worstRelative);
     assertTrue(worstAbsolute <= ABSOLUTE, "absolute error " + worstAbsolute);
     assertTrue(1 - worstGap >= COSINE, "cosine 1 - " + worstGap);
