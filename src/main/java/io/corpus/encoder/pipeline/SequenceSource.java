@@ -52,6 +52,7 @@ abstract class SequenceSource implements Serializable {
       case IDS -> new IdsSource(columns, m.folder().tokenLimit(maxTokens, "maxTokens"),
           rejectTooLong, eps);
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
+          m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
           m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, eps);
     };
   }

@@ -15,10 +15,20 @@ import org.apache.spark.sql.catalyst.InternalRow;
 final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
 
-  TextSource(InputColumns columns, byte[] tokenizerJson, int maxTokens, boolean rejectTooLong,
-      double layerNormEps) {
+  /**
+   * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
+   * read fails the job before any task, naming {@code where} it comes from.
+   */
+  TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
+      boolean rejectTooLong, double layerNormEps) {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
+    try {
+      TextTokenizer.fromJson(tokenizerJson, maxTokens).close();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
+          + "tokenizer: " + e.getMessage(), e);
+    }
   }
 
   @Override

@@ -206,6 +206,11 @@ class EncodeJobTextTest {
     for (String file : List.of("config.json", "model.safetensors")) {
       Files.createSymbolicLink(noTokenizer.resolve(file), folder.resolve(file));
     }
+    Path badTokenizer = Files.createDirectories(tmp.resolve("bad-tokenizer"));
+    for (String file : List.of("config.json", "model.safetensors")) {
+      Files.createSymbolicLink(badTokenizer.resolve(file), folder.resolve(file));
+    }
+    Files.writeString(badTokenizer.resolve("tokenizer.json"), "{\"model\": {\"type\": \"Word");
     Path numbers = tmp.resolve("numbers.parquet");
     spark.range(3).selectExpr("cast(id as string) as id", "cast(id as int) as text")
         .write().parquet(numbers.toString());
@@ -222,14 +227,18 @@ class EncodeJobTextTest {
           run(config("input.path = " + quoted(texts), "input.text-column = text",
               "model.path = " + quoted(noTokenizer), out)),
           run(config("input.path = " + quoted(numbers), "input.text-column = text",
-              "model.path = " + quoted(folder), out)));
+              "model.path = " + quoted(folder), out)),
+          run(config("input.path = " + quoted(texts), "input.text-column = text",
+              "model.path = " + quoted(badTokenizer), out)));
       List<String> expected = List.of(
           "holds only pytorch_model.bin, a pickle",
           "model.heads = 8 contradicts " + folder.resolve("config.json")
               + ": num_attention_heads = 12",
           "input.text-column needs the model folder's tokenizer.json, which is missing from "
               + noTokenizer,
-          "Column text must be of type string but was int");
+          "Column text must be of type string but was int",
+          "Cannot load " + badTokenizer.resolve("tokenizer.json") + " as a Hugging Face "
+              + "tokenizer: ");
       for (int i = 0; i < runs.size(); i++) {
         Run r = runs.get(i);
         assertEquals(1, r.exit, r.err);
