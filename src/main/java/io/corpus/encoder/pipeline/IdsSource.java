@@ -106,11 +106,7 @@ final class IdsSource extends EmbeddedSource {
       types = cut(types, maxTokens);
       positions = null;                  // 0..maxTokens-1, as the cut text would have
     }
-    int last = positions == null ? ids.length - 1 : positions[positions.length - 1];
-    if (last >= embeddings.weights().maxPositions()) {
-      return RejectRule.TOO_LONG.because("token at position " + last + " is beyond the "
-          + embeddings.weights().maxPositions() + " positions of the model");
-    }
+    // Every position is below maxTokens, which is at most P (ModelFolder.tokenLimit).
     embeddings.append(ids, types, positions, batch);
     return new SequenceRead.Accepted(truncated ? ids.length : length, null, null, truncated);
   }
