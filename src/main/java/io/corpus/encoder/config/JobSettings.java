@@ -38,15 +38,6 @@ public record JobSettings(
     public String labelsColumn() {
       return kind() == InputKind.TEXT ? InputKind.TOKENS_COLUMN : tokensColumn;
     }
-
-    /** The column the sequences are read from. */
-    public String sequenceColumn() {
-      return switch (kind()) {
-        case TEXT -> textColumn;
-        case IDS -> idsColumn;
-        case EMBEDDINGS -> embeddingsColumn;
-      };
-    }
   }
 
   /** What happens to token ids or text longer than {@code input.max-tokens}. */

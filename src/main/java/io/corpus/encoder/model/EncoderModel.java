@@ -28,10 +28,6 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder)
     return new EncoderModel(null, encoder);
   }
 
-  public boolean hasEmbeddingLayer() {
-    return embeddings != null;
-  }
-
   /** Number of float parameters, for logs and memory estimates. */
   public long parameterCount() {
     long count = encoder.parameterCount();

@@ -247,12 +247,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   @Override
   public StructType transformSchema(StructType schema) {
-    return layout(schema).schema();
+    return layout(schema, inputColumns(schema)).schema();
   }
 
   /** The output columns these params give for an input of {@code schema}, checked. */
-  private OutputLayout layout(StructType schema) {
-    return OutputLayout.of(schema, inputColumns(schema), new OutputLayout.Names($(outputCol),
+  private OutputLayout layout(StructType schema, InputColumns columns) {
+    return OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
         resolvedPooling() == Pooling.NONE ? "" : $(pooledCol), $(attentionCol), $(statsCol),
         $(rolloutCol)), attentionOutputs());
   }
@@ -279,13 +279,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   @Override
   public Dataset<Row> transform(Dataset<?> dataset) {
-    OutputLayout layout = layout(dataset.schema());
+    InputColumns columns = inputColumns(dataset.schema());
+    OutputLayout layout = layout(dataset.schema(), columns);
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m), m.settings(),
-        source(inputColumns(dataset.schema()), m),
+        source(columns, m),
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), m.settings().heads()),
         layout.attention(), intValue(batchTokens), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();

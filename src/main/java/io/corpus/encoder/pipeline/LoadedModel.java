@@ -10,7 +10,6 @@ import io.corpus.encoder.weights.WeightsLoader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,12 +56,6 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
     }
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder()), settings, folder,
         tokenizer);
-  }
-
-  /** Reads {@code path} as a model folder with its own settings. */
-  public static LoadedModel fromFolder(Path path) {
-    ModelFolder folder = ModelFolder.read(path);
-    return fromFolder(folder, folder.settings(List.of(), false, 0));
   }
 
   public boolean isFolder() {

@@ -11,9 +11,9 @@ import org.apache.spark.broadcast.Broadcast;
 
 /**
  * How tasks reach the model (embedding layer and encoder weights). On a cluster: a Spark
- * broadcast, fetched once per executor. With a
- * local master the tasks run in the driver's JVM, so they take the driver's object directly: no
- * serialized copy of hundreds of megabytes, no seconds spent making it.
+ * broadcast, fetched once per executor. With a local master the tasks run in the driver's JVM, so
+ * they take the driver's object directly: no serialized copy of hundreds of megabytes, no seconds
+ * spent making it.
  */
 abstract class WeightsHandle implements Serializable {
   abstract EncoderModel get();
