@@ -1,9 +1,9 @@
 package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.JobSettings;
-import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.io.OutputPaths;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.RunSummary;
@@ -65,25 +65,42 @@ public final class EncodeJob {
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model());
   }
 
+  /**
+   * Refuses, before Spark starts, an output path whose replacing could destroy what the job
+   * reads, the file system's root or the user's home.
+   */
+  public static void checkPaths(JobSettings settings, Configuration hadoop) {
+    Map<String, String> reads = new LinkedHashMap<>();
+    reads.put("input.path", settings.input().path());
+    reads.put(settings.weights().isFolder() ? "model.path" : "model.weights",
+        settings.weights().location());
+    OutputPaths.check(settings.output().path(), reads, hadoop);
+  }
+
+  /** What {@code output.mode} lets the job replace. */
+  static OutputFolder.Replace replaces(JobSettings.OutputMode mode) {
+    return switch (mode) {
+      case ERROR_IF_EXISTS -> OutputFolder.Replace.NOTHING;
+      case OVERWRITE -> OutputFolder.Replace.EARLIER_OUTPUT;
+      case REPLACE_ANY_FOLDER -> OutputFolder.Replace.ANY_FOLDER;
+    };
+  }
+
   /** Runs the whole job and returns its summary; the output is committed when this returns. */
   public RunSummary run(PrintStream console) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    OutputFolder out = new OutputFolder(settings.output().path(), hadoop);
-    if (out.targetExists() && settings.output().mode() == JobSettings.OutputMode.ERROR_IF_EXISTS) {
-      throw new SettingsException("Output path " + out.target() + " exists; set output.mode = "
-          + "overwrite to replace it");
-    }
-    for (var abandoned : out.removeAbandonedStaging()) {
-      LOG.warn("Removed {}, the unfinished output of an earlier run that was killed", abandoned);
-    }
-    try {
-      RunSummary summary = write(out, console);
+    checkPaths(settings, hadoop);
+    OutputFolder out = OutputFolder.open(settings.output().path(), hadoop,
+        replaces(settings.output().mode()));
+    // The session's settings this job changes, put back as they were when it ends.
+    try (SessionSettings session = SessionSettings.of(spark)) {
+      RunSummary summary = write(out, console, session);
       if (!summary.balanced()) {
         throw new IllegalStateException("Rows do not add up: " + summary.rowsRead() + " read, "
             + summary.rowsWritten() + " written, " + summary.rowsRejected() + " rejected; "
-            + "output left uncommitted at " + out.staging());
+            + "output not committed");
       }
-      out.commit(settings.output().mode() == JobSettings.OutputMode.OVERWRITE);
+      out.commit();
       LOG.info("committed in {} s; phases (s): {}; task seconds: {}",
           String.format("%.2f", phases.end("commit")), summary.phases(), summary.taskSeconds());
       return summary;
@@ -91,24 +108,25 @@ public final class EncodeJob {
       out.abort();
       throw e;
     } finally {
+      out.close();
       spark.sparkContext().removeSparkListener(phases);   // a shared session outlives the job
     }
   }
 
-  private RunSummary write(OutputFolder out, PrintStream console) {
+  private RunSummary write(OutputFolder out, PrintStream console, SessionSettings session) {
     phases.end("start");
     spark.sparkContext().addSparkListener(phases);
     LOG.info("Spark session up, {} s since start", elapsed());
-    spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
-        settings.execution().readerBatchRows());
+    session.set("spark.sql.parquet.columnarReaderBatchSize",
+        String.valueOf(settings.execution().readerBatchRows()));
     // Lists in Parquet's 2-level layout (repeated values, no group per element): the same
     // array<array<float>> to every reader, written a third faster (8.5 -> 5.8 task-seconds for
     // 256 x 128 x 768 floats here). Spark reads this from the session, not from writer options.
-    spark.conf().set("spark.sql.parquet.writeLegacyFormat", true);
+    session.set("spark.sql.parquet.writeLegacyFormat", "true");
     // Read splits of about a quarter of a task slot's share: Spark packs small files into splits
     // of up to 128 MB, which on a few large-row files made as few partitions as slots, unequal
     // ones, and left cores idle at the end. Splitting when reading costs no shuffle.
-    spark.conf().set("spark.sql.files.minPartitionNum", PARTITIONS_PER_SLOT * slots());
+    session.set("spark.sql.files.minPartitionNum", String.valueOf(PARTITIONS_PER_SLOT * slots()));
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     if (!settings.input().tokensColumn().isEmpty()) {
       InputColumns.requireTokens(input.schema(), settings.input().tokensColumn());
@@ -122,21 +140,25 @@ public final class EncodeJob {
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedModel(model);
-    EncodedTables tables = new EncodedTables(spark, settings);
-    Dataset<Row> encoded = tables.configure(transformer).transform(toEncode);
-    phases.end("plan");
-    LOG.info("planned, {} s since start", elapsed());
-    try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
-      tables.write(encoded, out);
-      if (progress != null) {
-        progress.print();
+    try {
+      EncodedTables tables = new EncodedTables(spark, settings);
+      Dataset<Row> encoded = tables.configure(transformer).transform(toEncode);
+      phases.end("plan");
+      LOG.info("planned, {} s since start", elapsed());
+      try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
+        tables.write(encoded, out);
+        if (progress != null) {
+          progress.print();
+        }
       }
+      phases.end("encode");
+      LOG.info("encoded and written, {} s since start", elapsed());
+      writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
+      phases.end("rejects");
+      LOG.info("rejects written, {} s since start", elapsed());
+    } finally {
+      transformer.release();   // the broadcast weights, on every executor
     }
-    phases.end("encode");
-    LOG.info("encoded and written, {} s since start", elapsed());
-    writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
-    phases.end("rejects");
-    LOG.info("rejects written, {} s since start", elapsed());
     if (settings.output().report().enabled()) {
       EncoderWeights w = model.weights().encoder();
       AttentionReport.write(spark, out.staging(), settings, String.format(
@@ -179,10 +201,8 @@ public final class EncodeJob {
     if (!settings.execution().progress()) {
       return null;
     }
-    ProgressListener listener = new ProgressListener(metrics.sequencesEncoded().id(), total,
+    return ProgressListener.start(spark.sparkContext(), metrics.sequencesEncoded().id(), total,
         console, 5);
-    spark.sparkContext().addSparkListener(listener);
-    return listener;
   }
 
   private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics) {
@@ -257,6 +277,7 @@ public final class EncodeJob {
       boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
+        checkPaths(settings, new Configuration());
         LoadedModel model = loadModel(settings);
         EncoderWeights w = model.weights().encoder();
         out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in %.1f s; "

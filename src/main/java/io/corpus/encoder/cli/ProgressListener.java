@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.scheduler.AccumulableInfo;
+import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
@@ -26,6 +27,16 @@ final class ProgressListener extends SparkListener implements AutoCloseable {
   private final Map<Long, Long> running = new ConcurrentHashMap<>();
   private volatile long finished;
   private final ScheduledExecutorService timer;
+  private SparkContext registeredWith;
+
+  /** A listener registered with {@code sc}, printing every {@code periodSeconds}; close it. */
+  static ProgressListener start(SparkContext sc, long accumulatorId, long total, PrintStream out,
+      long periodSeconds) {
+    ProgressListener listener = new ProgressListener(accumulatorId, total, out, periodSeconds);
+    sc.addSparkListener(listener);
+    listener.registeredWith = sc;
+    return listener;
+  }
 
   ProgressListener(long accumulatorId, long total, PrintStream out, long periodSeconds) {
     this.accumulatorId = accumulatorId;
@@ -93,5 +104,9 @@ final class ProgressListener extends SparkListener implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    if (registeredWith != null) {
+      registeredWith.removeSparkListener(this);
+      registeredWith = null;
+    }
   }
 }

@@ -87,9 +87,13 @@ public record JobSettings(
     }
   }
 
-  /** What happens to an existing output folder. */
+  /**
+   * What happens to an existing output folder: refused; replaced when it is empty or an earlier
+   * output of this job; or replaced whatever folder it is.
+   */
   public enum OutputMode implements ConfigName {
-    ERROR_IF_EXISTS("error-if-exists"), OVERWRITE("overwrite");
+    ERROR_IF_EXISTS("error-if-exists"), OVERWRITE("overwrite"),
+    REPLACE_ANY_FOLDER("replace-any-folder");
 
     private final String configName;
 

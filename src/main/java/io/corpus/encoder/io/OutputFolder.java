@@ -2,66 +2,115 @@ package io.corpus.encoder.io;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A job's output folder, written to a staging folder beside it and renamed into place only when
- * everything in it is complete. A failed or killed job leaves the previous output (or none) and,
- * at worst, a staging folder whose name says it is one, never a partial table at the real path.
+ * A job's output folder: written to a staging folder beside it and swapped into place only when
+ * complete, by the one job that holds its {@link OutputLock}.
+ *
+ * <ul>
+ *   <li>What may be replaced: nothing in {@code error-if-exists} mode; in {@code overwrite} mode
+ *       an empty folder or an earlier output of this job (it carries the {@value #MARKER} file
+ *       written at commit, or, from before the marker, holds nothing but this job's tables and
+ *       its run-summary.json); in {@code replace-any-folder} mode any folder.
+ *   <li>The commit ({@link CommitStep}): mark the staging folder, swap it with the old output,
+ *       drop the old output, unlock. On a local disk the swap is one {@code renameat2} exchange,
+ *       so the output path holds the old output or the new one at every instant; elsewhere it is
+ *       two renames, and a job killed between them leaves the old output at
+ *       {@code .NAME.previous-RUN}, which the next job to that path puts back before it starts.
+ *   <li>Clean-up, under the lock: staging folders of runs that did not finish and previous
+ *       outputs of finished commits, each recognized by its own name; nothing else is touched.
+ * </ul>
+ *
+ * <p>Driver only.
  */
-public final class OutputFolder {
+public final class OutputFolder implements AutoCloseable {
+  /** The file at the top of every committed output that says this job wrote it. */
+  public static final String MARKER = ".corpus-encoder-output";
+  private static final Logger LOG = LoggerFactory.getLogger(OutputFolder.class);
+  /** What an output written before the marker existed may hold. */
+  private static final Set<String> LEGACY_ENTRIES = Set.of("embeddings", "rejects", "attention",
+      "rollout", "head-stats", "report", "run-summary.json", ".run-summary.json.crc", "_SUCCESS",
+      "._SUCCESS.crc");
+
+  /** What may be at the output path already. */
+  public enum Replace { NOTHING, EARLIER_OUTPUT, ANY_FOLDER }
+
+  /**
+   * The steps of a commit, in order; a fault-injection test stops the job before each.
+   * {@code SWAP_HALFWAY} comes after the old output has left the output path: with the local
+   * exchange the new output is already there; with two renames the path is empty until the
+   * second.
+   */
+  public enum CommitStep { MARK, SWAP, SWAP_HALFWAY, DROP_PREVIOUS, UNLOCK }
+
   private final FileSystem fs;
   private final Path target;
+  private final String shown;   // the path as configured, for messages
+  private final String run;
   private final Path staging;
+  private final Path previous;
+  private final Replace replace;
+  private final OutputLock lock;
+  private Consumer<CommitStep> beforeStep = step -> { };
+  private boolean exchangeAllowed = true;
 
-  public OutputFolder(String target, Configuration hadoopConf) {
-    this.target = new Path(target);
-    try {
-      this.fs = this.target.getFileSystem(hadoopConf);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot open the file system of " + target, e);
-    }
-    this.staging = new Path(this.target.getParent(),
-        "." + this.target.getName() + ".staging-" + UUID.randomUUID());
-  }
-
-  public boolean targetExists() {
-    try {
-      return fs.exists(target);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  private OutputFolder(FileSystem fs, Path target, String shown, Replace replace,
+      OutputLock lock, String run) {
+    this.fs = fs;
+    this.target = target;
+    this.shown = shown;
+    this.replace = replace;
+    this.lock = lock;
+    this.run = run;
+    this.staging = sibling("staging-" + run);
+    this.previous = sibling("previous-" + run);
   }
 
   /**
-   * Deletes staging folders that earlier runs to the same output left behind when they were
-   * killed (a driver that dies cannot clean up), and returns their paths. Jobs writing to the same
-   * output path at the same time are not supported.
+   * Takes the output path's lock, finishes or clears what killed runs left there, and checks
+   * that what is at the path may be replaced; refuses (and unlocks) otherwise.
    */
-  public List<Path> removeAbandonedStaging() {
-    List<Path> removed = new ArrayList<>();
-    String prefix = "." + target.getName() + ".staging-";
+  public static OutputFolder open(String target, Configuration hadoopConf, Replace replace) {
+    Path path = new Path(target);
+    FileSystem fs;
     try {
-      Path parent = target.getParent();
-      if (!fs.exists(parent)) {
-        return removed;
-      }
-      for (FileStatus status : fs.listStatus(parent)) {
-        if (status.getPath().getName().startsWith(prefix)) {
-          fs.delete(status.getPath(), true);
-          removed.add(status.getPath());
-        }
-      }
+      fs = path.getFileSystem(hadoopConf);
+      path = fs.makeQualified(path);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list " + target.getParent(), e);
+      throw new UncheckedIOException("Cannot open the file system of " + target, e);
     }
-    return removed;
+    if (path.getParent() == null) {
+      throw new IllegalArgumentException("output.path " + target + " is the root of its file "
+          + "system; name a folder inside it");
+    }
+    String run = UUID.randomUUID().toString();
+    OutputLock lock = OutputLock.acquire(fs, path, run);
+    OutputFolder folder = new OutputFolder(fs, path, target, replace, lock, run);
+    try {
+      folder.recover();
+      folder.checkReplaceable();
+      return folder;
+    } catch (RuntimeException e) {
+      lock.close();
+      throw e;
+    }
   }
 
   /** Path of {@code name} inside the staging folder, as a string for Spark's writers. */
@@ -78,38 +127,192 @@ public final class OutputFolder {
     return target;
   }
 
-  /** Moves the staging folder to the target, replacing an older output if {@code replace}. */
-  public void commit(boolean replace) {
+  /** For fault-injection tests: runs before each commit step (it may throw, or halt the JVM). */
+  void beforeEachStep(Consumer<CommitStep> hook) {
+    this.beforeStep = hook;
+  }
+
+  /** For tests: swaps by two renames, as on file systems other than the local disk. */
+  void withoutExchange() {
+    this.exchangeAllowed = false;
+  }
+
+  /** Swaps the complete staging folder into place, drops the old output, unlocks. */
+  public void commit() {
     try {
-      if (fs.exists(target)) {
-        if (!replace) {
-          throw new IllegalStateException("Output path " + target + " appeared while the job ran; "
-              + "the new output stays at " + staging);
-        }
-        Path old = new Path(staging.getParent(), staging.getName() + "-replaced");
-        if (!fs.rename(target, old)) {
-          throw new IOException("Cannot move the old output " + target + " aside");
-        }
-        rename(staging, target);
-        fs.delete(old, true);
+      step(CommitStep.MARK);
+      writeMarker();
+      step(CommitStep.SWAP);
+      boolean replacing = fs.exists(target);
+      if (replacing) {
+        checkReplaceable();
+        swap();
       } else {
-        rename(staging, target);
+        step(CommitStep.SWAP_HALFWAY);
+        moveIntoPlace();
       }
+      step(CommitStep.DROP_PREVIOUS);
+      if (replacing && fs.exists(previous)) {
+        fs.delete(previous, true);
+      }
+      step(CommitStep.UNLOCK);
+      lock.close();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  /** Deletes the staging folder after a failure. */
+  /**
+   * After a failure: finishes a commit that had swapped the outputs, or puts the old output back
+   * if it had only moved it aside; deletes the staging folder; unlocks. Best effort: what it cannot do, the next run to this path does.
+   */
   public void abort() {
     try {
+      if (fs.exists(previous)) {
+        if (fs.exists(target)) {
+          fs.delete(previous, true);   // the swap was done: the old output is the one to drop
+        } else {
+          rename(previous, target);    // halfway through two renames: the old output goes back
+        }
+      }
       fs.delete(staging, true);
-    } catch (IOException e) {
-      // Best effort: the staging name says what it is.
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not clean up after the failed run {}: {}; the next run to {} will", run,
+          e.toString(), target);
+    }
+    lock.close();
+  }
+
+  /** Unlocks (after a commit or an abort this does nothing more). */
+  @Override
+  public void close() {
+    lock.close();
+  }
+
+  private void step(CommitStep step) {
+    beforeStep.accept(step);
+  }
+
+  private void writeMarker() throws IOException {
+    try (FSDataOutputStream out = fs.create(new Path(staging, MARKER), true)) {
+      out.write(("corpus-encoder output, run " + run + ", committed " + Instant.now() + "\n")
+          .getBytes(StandardCharsets.UTF_8));
     }
   }
 
+  /** The old output out, the new one in: in one step on a local disk, else in two. */
+  private void swap() throws IOException {
+    java.nio.file.Path localStaging = LocalPaths.of(fs, staging);
+    if (exchangeAllowed && localStaging != null
+        && LocalPaths.exchange(localStaging, LocalPaths.of(fs, target))) {
+      step(CommitStep.SWAP_HALFWAY);
+      rename(staging, previous);   // the staging name now holds the old output
+      return;
+    }
+    rename(target, previous);
+    step(CommitStep.SWAP_HALFWAY);
+    rename(staging, target);
+  }
+
+  private void moveIntoPlace() throws IOException {
+    java.nio.file.Path local = LocalPaths.of(fs, staging);
+    if (local != null) {
+      // rename(2): fails rather than move into a folder that appeared meanwhile (unless empty).
+      Files.move(local, LocalPaths.of(fs, target), StandardCopyOption.ATOMIC_MOVE);
+    } else {
+      rename(staging, target);
+    }
+  }
+
+  /** Under the lock: puts back an old output a killed commit left aside, clears dead runs. */
+  private void recover() {
+    try {
+      Path parent = target.getParent();
+      if (!fs.exists(parent)) {
+        return;
+      }
+      List<Path> previousOutputs = new ArrayList<>();
+      List<Path> stagings = new ArrayList<>();
+      for (FileStatus status : fs.listStatus(parent)) {
+        String name = status.getPath().getName();
+        if (name.startsWith(siblingPrefix("previous-"))) {
+          previousOutputs.add(status.getPath());
+        } else if (name.startsWith(siblingPrefix("staging-"))) {
+          stagings.add(status.getPath());
+        }
+      }
+      for (Path old : previousOutputs) {
+        if (!fs.exists(target)) {
+          rename(old, target);
+          LOG.warn("Put back {} as {}: the run that was replacing it stopped halfway", old,
+              target);
+        } else {
+          fs.delete(old, true);
+          LOG.info("Removed {}, the output a finished run replaced", old);
+        }
+      }
+      for (Path dead : stagings) {
+        fs.delete(dead, true);
+        LOG.warn("Removed {}, the staging folder of an earlier run that did not finish", dead);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + target.getParent(), e);
+    }
+  }
+
+  /** Refuses when what is at the output path is not this folder's to replace. */
+  private void checkReplaceable() {
+    try {
+      if (!fs.exists(target)) {
+        return;
+      }
+      if (replace == Replace.NOTHING) {
+        throw new IllegalArgumentException("Output path " + shown + " exists; set output.mode "
+            + "= overwrite to replace it");
+      }
+      FileStatus status = fs.getFileStatus(target);
+      if (!status.isDirectory()) {
+        throw new IllegalArgumentException("Output path " + shown + " is a file, not a folder; "
+            + "it is left as it is");
+      }
+      if (replace == Replace.ANY_FOLDER) {
+        return;
+      }
+      Set<String> names = new TreeSet<>();
+      for (FileStatus entry : fs.listStatus(target)) {
+        names.add(entry.getPath().getName());
+      }
+      boolean earlierOutput = names.contains(MARKER) || (LEGACY_ENTRIES.containsAll(names)
+          && names.contains("run-summary.json") && names.contains("embeddings"));
+      if (!names.isEmpty() && !earlierOutput) {
+        throw new IllegalArgumentException("Output path " + shown + " is a folder this job did "
+            + "not write (no " + MARKER + " file; it holds " + shortList(names) + "): overwrite "
+            + "replaces only an empty folder or an earlier output. Choose another output.path, "
+            + "or set output.mode = replace-any-folder to replace this folder and all it holds");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot look at " + target, e);
+    }
+  }
+
+  private static String shortList(Set<String> names) {
+    List<String> list = new ArrayList<>(names);
+    return list.size() <= 5 ? String.join(", ", list)
+        : String.join(", ", list.subList(0, 5)) + " and " + (list.size() - 5) + " more";
+  }
+
+  private String siblingPrefix(String kind) {
+    return "." + target.getName() + "." + kind;
+  }
+
+  private Path sibling(String kind) {
+    return new Path(target.getParent(), siblingPrefix(kind));
+  }
+
   private void rename(Path from, Path to) throws IOException {
+    if (fs.exists(to)) {   // Hadoop would move `from` into `to`
+      throw new IOException("Cannot rename " + from + " to " + to + ": it exists");
+    }
     if (!fs.rename(from, to)) {
       throw new IOException("Cannot rename " + from + " to " + to);
     }

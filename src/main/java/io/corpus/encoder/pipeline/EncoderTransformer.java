@@ -317,6 +317,20 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return handle;
   }
 
+  /**
+   * Frees the weights handed to the tasks (on a cluster, destroys the broadcast on every
+   * executor). Call it when the datasets this transformer made have been written; a later
+   * {@code transform} hands the weights over again.
+   */
+  public void release() {
+    if (handle != null) {
+      handle.destroy();
+      handle = null;
+      handleModel = null;
+      handleContext = null;
+    }
+  }
+
   /** The source that checks rows and turns them into the encoder's input. */
   private SequenceSource source(InputColumns columns, LoadedModel m) {
     return SequenceSource.of(columns, m, intValue(maxLength), intValue(maxTokens),

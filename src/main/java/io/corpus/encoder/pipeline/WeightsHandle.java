@@ -18,6 +18,9 @@ import org.apache.spark.broadcast.Broadcast;
 abstract class WeightsHandle implements Serializable {
   abstract EncoderModel get();
 
+  /** Frees what the handle holds outside the driver (a broadcast's blocks on every executor). */
+  abstract void destroy();
+
   static WeightsHandle of(JavaSparkContext jsc, EncoderModel weights) {
     return jsc.sc().isLocal() ? new InProcess(weights) : new Broadcasted(jsc.broadcast(weights));
   }
@@ -33,6 +36,11 @@ abstract class WeightsHandle implements Serializable {
     @Override
     EncoderModel get() {
       return broadcast.value();
+    }
+
+    @Override
+    void destroy() {
+      broadcast.destroy();
     }
   }
 
@@ -50,6 +58,11 @@ abstract class WeightsHandle implements Serializable {
     InProcess(EncoderModel weights) {
       this.pinned = weights;
       REGISTRY.put(key, new WeakReference<>(weights));
+    }
+
+    @Override
+    void destroy() {
+      REGISTRY.remove(key);
     }
 
     @Override

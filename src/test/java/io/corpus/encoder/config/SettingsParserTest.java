@@ -111,7 +111,8 @@ class SettingsParserTest {
     assertEquals("model.window must be at least 0, got -1", error(REQUIRED + "model.window = -1\n"));
     assertEquals("model.activation = 'swish' is not one of relu, gelu, gelu-tanh",
         error(REQUIRED + "model.activation = swish\n"));
-    assertEquals("output.mode = 'append' is not one of error-if-exists, overwrite",
+    assertEquals("output.mode = 'append' is not one of error-if-exists, overwrite, "
+        + "replace-any-folder",
         error(REQUIRED + "output.mode = append\n"));
     assertEquals("model.layer-norm-eps must be a positive number, got 0.0",
         error(REQUIRED + "model.layer-norm-eps = 0\n"));
@@ -148,5 +149,50 @@ class SettingsParserTest {
     Path file = tmp.resolve("absent.conf");
     assertEquals("Config file not found: " + file, assertThrows(SettingsException.class,
         () -> SettingsParser.parseFile(file)).getMessage());
+  }
+
+  private String fileError(String hocon) throws Exception {
+    Path file = tmp.resolve("job-" + System.nanoTime() + ".conf");
+    Files.writeString(file, hocon);
+    return assertThrows(SettingsException.class, () -> SettingsParser.parseFile(file))
+        .getMessage();
+  }
+
+  @Test
+  void aMissingIncludedFileIsAnErrorNamingIt() throws Exception {
+    Path common = tmp.resolve("common.conf");
+    Files.writeString(common, REQUIRED);
+    Path job = tmp.resolve("job.conf");
+    Files.writeString(job, "include file(\"" + common + "\")\n");
+    assertEquals(tmp.resolve("out").toString(), SettingsParser.parseFile(job).output().path());
+    String message = fileError("include file(\"" + tmp.resolve("comon.conf") + "\")\n"
+        + REQUIRED);
+    assertTrue(message.contains(tmp.resolve("comon.conf") + " (No such file or directory)"),
+        message);
+    message = fileError("include \"" + tmp.resolve("comon.conf") + "\"\n" + REQUIRED);
+    assertTrue(message.contains("comon.conf"), message);
+  }
+
+  @Test
+  void anUnknownTopLevelKeyGetsTheUsualLine() {
+    assertEquals("Unknown setting 'foo' (String: 1); sections: [execution, input, model, output]",
+        error("foo = 1\n" + REQUIRED));
+    assertEquals("Unknown setting 'outptu.path' (String: 1); sections: [execution, input, "
+        + "model, output]", error("outptu.path = x\n" + REQUIRED));
+    assertEquals("Unknown setting 'java.version' (String: 1); sections: [execution, input, "
+        + "model, output]", error("java.version = 11\n" + REQUIRED));
+  }
+
+  @Test
+  void errorsNeverEchoEnvironmentValuesOrTheFilesText() throws Exception {
+    String home = System.getenv("HOME");
+    String message = error(REQUIRED + "output.mode = ${HOME}\n");
+    assertEquals("output.mode = (a value from an environment variable) is not one of "
+        + "error-if-exists, overwrite, replace-any-folder", message);
+    assertFalse(message.contains(home), message);
+    message = fileError("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA [\n");
+    assertFalse(message.contains("b3BlbnNzaC1rZXktdjEAAAAA"), message);
+    assertFalse(message.contains("OPENSSH"), message);
+    assertTrue(message.startsWith("Cannot parse "), message);
   }
 }

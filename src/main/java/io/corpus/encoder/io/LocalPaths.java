@@ -1,0 +1,65 @@
+package io.corpus.encoder.io;
+
+import com.sun.jna.Function;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * The local disk under Hadoop's file-system API: which Hadoop paths are plain local files, and the
+ * one rename Linux offers that Java lacks, {@code renameat2(RENAME_EXCHANGE)}, which swaps two
+ * folders in one step, so that an output path always holds the old output or the new one.
+ */
+final class LocalPaths {
+  private static final int AT_FDCWD = -100;
+  private static final int RENAME_EXCHANGE = 2;
+
+  private LocalPaths() {}
+
+  /** The local path of {@code path} when {@code fs} is the local file system, else null. */
+  static java.nio.file.Path of(FileSystem fs, Path path) {
+    if (!"file".equals(fs.getUri().getScheme())) {
+      return null;
+    }
+    return java.nio.file.Path.of(fs.makeQualified(path).toUri());
+  }
+
+  /**
+   * Swaps the entries at {@code a} and {@code b} atomically; false where the system cannot (not
+   * Linux, an old kernel, a file system without the flag), and nothing was changed.
+   */
+  static boolean exchange(java.nio.file.Path a, java.nio.file.Path b) {
+    Function renameat2 = Renameat2.FUNCTION;
+    if (renameat2 == null) {
+      return false;
+    }
+    int result = renameat2.invokeInt(new Object[] {AT_FDCWD, a.toString(), AT_FDCWD,
+        b.toString(), RENAME_EXCHANGE});
+    if (result == 0) {
+      return true;
+    }
+    int errno = Native.getLastError();
+    if (errno == 22 || errno == 38 || errno == 95) {   // EINVAL, ENOSYS, EOPNOTSUPP
+      return false;
+    }
+    throw new java.io.UncheckedIOException(new java.io.IOException("Cannot swap " + a + " and "
+        + b + ": renameat2 failed with errno " + errno));
+  }
+
+  /** glibc's renameat2 (2.28 and later), looked up once; null where there is none. */
+  private static final class Renameat2 {
+    static final Function FUNCTION = find();
+
+    private static Function find() {
+      if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
+        return null;
+      }
+      try {
+        return NativeLibrary.getInstance("c").getFunction("renameat2");
+      } catch (UnsatisfiedLinkError | RuntimeException e) {
+        return null;
+      }
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.testing.GoldenCase;
+import io.corpus.encoder.testing.GoldenJobs;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the job may replace, through its command line: never what it reads, nor a folder it did
+ * not write; two jobs on one output path: one writes, the other refuses; the caller's session is
+ * left as it was.
+ */
+class EncodeJobOutputSafetyTest {
+  @TempDir
+  Path tmp;
+
+  private final GoldenCase golden = GoldenCase.named("seed-shapes");
+
+  /** Input at {@code tmp/data/input.parquet}; a config writing to {@code output}. */
+  private Path config(Path output, String mode) throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path data = tmp.resolve("data");
+    Files.createDirectories(data);
+    Path input = data.resolve("input.parquet");
+    if (!Files.exists(input)) {
+      Files.move(SparkInputs.parquet(spark, golden, tmp), input);
+    }
+    Path config = GoldenJobs.writeConfig(golden, input, output, tmp);
+    Files.writeString(config, Files.readString(config) + "\noutput.mode = " + mode + "\n");
+    return config;
+  }
+
+  private static Result run(Path config) {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+    return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
+  }
+
+  private record Result(int code, String error) {}
+
+  @Test
+  void overwriteNeverReplacesTheFolderHoldingTheInput() throws Exception {
+    Path data = tmp.resolve("data");
+    Path config = config(data, "replace-any-folder");
+    Files.writeString(data.resolve("notes.txt"), "not the job's");
+    Result result = run(config);
+    assertEquals(1, result.code());
+    assertEquals("error: output.path " + data + " holds input.path " + data.resolve(
+        "input.parquet") + ": the output must be a folder apart from what the job reads",
+        result.error());
+    assertTrue(Files.exists(data.resolve("input.parquet")));
+    assertEquals("not the job's", Files.readString(data.resolve("notes.txt")));
+  }
+
+  @Test
+  void overwriteRefusesAFolderItDidNotWriteAndReplacesItsOwn() throws Exception {
+    Path home = tmp.resolve("someone");
+    Files.createDirectories(home.resolve(".ssh"));
+    Files.writeString(home.resolve(".ssh/authorized_keys"), "ssh-ed25519 AAAA");
+    Result refused = run(config(home, "overwrite"));
+    assertEquals(1, refused.code());
+    assertTrue(refused.error().startsWith("error: Output path " + home + " is a folder this job "
+        + "did not write (no .corpus-encoder-output file; it holds .ssh)"), refused.error());
+    assertEquals("ssh-ed25519 AAAA", Files.readString(home.resolve(".ssh/authorized_keys")));
+
+    Path out = tmp.resolve("vectors");
+    Path config = config(out, "overwrite");
+    assertEquals(0, run(config).code());
+    assertTrue(Files.exists(out.resolve(OutputFolder.MARKER)));
+    Result again = run(config);
+    assertEquals(0, again.code(), again.error());
+    GoldenJobs.assertOutputMatches(SparkTestSession.get(), golden, out);
+  }
+
+  @Test
+  void twoJobsOnOneOutputPathOneWritesTheOtherRefuses() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path out = tmp.resolve("shared-out");
+    Path config = config(out, "overwrite");
+    int listeners = spark.sparkContext().listenerBus().listeners().size();
+    String minPartitions = spark.conf().getOption("spark.sql.files.minPartitionNum").toString();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    List<Future<Result>> runs = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      runs.add(pool.submit(() -> {
+        start.await();
+        return run(config);
+      }));
+    }
+    start.countDown();
+    List<Result> results = new ArrayList<>();
+    for (Future<Result> r : runs) {
+      results.add(r.get());
+    }
+    pool.shutdown();
+    results.sort((a, b) -> Integer.compare(a.code(), b.code()));
+    assertEquals(0, results.get(0).code(), results.get(0).error());
+    assertEquals(1, results.get(1).code());
+    assertTrue(results.get(1).error().contains(" is being written by run "),
+        results.get(1).error());
+    GoldenJobs.assertOutputMatches(spark, golden, out);
+    try (var siblings = Files.list(tmp)) {
+      assertTrue(siblings.noneMatch(p -> p.getFileName().toString().startsWith(".shared-out")),
+          "no lock or staging folder left");
+    }
+    // The session is as the jobs found it: no listener of theirs, no setting of theirs.
+    assertEquals(listeners, spark.sparkContext().listenerBus().listeners().size());
+    assertEquals(minPartitions,
+        spark.conf().getOption("spark.sql.files.minPartitionNum").toString());
+  }
+}
