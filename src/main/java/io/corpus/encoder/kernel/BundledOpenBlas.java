@@ -1,20 +1,17 @@
 package io.corpus.encoder.kernel;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import io.corpus.encoder.common.NativeFiles;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
  * Native BLAS without root: the OpenBLAS build shipped in the {@code org.bytedeco:openblas} jar
- * (on the classpath, and in the application jar), extracted once to a folder under
- * java.io.tmpdir, for machines without an optimized system BLAS ({@link BlasChoice}). System
- * property {@value #CHOICE} chooses: {@code auto}, {@code system} or {@code bundled}.
+ * (on the classpath, and in the application jar), extracted by each process into a private
+ * folder of its own ({@link NativeFiles}), for machines without an optimized system BLAS
+ * ({@link BlasChoice}). System property {@value #CHOICE} chooses: {@code auto}, {@code system}
+ * or {@code bundled}.
  */
 final class BundledOpenBlas {
   static final String CHOICE = "encoder.blas";
@@ -49,30 +46,19 @@ final class BundledOpenBlas {
     };
   }
 
-  /** Copies the libraries to a versioned folder (once; a complete copy is reused). */
+  /**
+   * Copies the libraries into a folder this process creates for itself (owner-only, a fresh
+   * name, removed at exit), each checked against the jar's copy before netlib loads it: a folder
+   * or file that someone else put under java.io.tmpdir is never used.
+   */
   private static Path extract(String folder) {
-    Path dir = Path.of(System.getProperty("java.io.tmpdir"),
-        "corpus-encoder-openblas-" + VERSION + "-" + System.getProperty("user.name", "user"));
-    try {
-      Files.createDirectories(dir);
-      for (String file : FILES) {
-        Path target = dir.resolve(file);
-        try (InputStream in = BundledOpenBlas.class.getClassLoader()
-            .getResourceAsStream(folder + file)) {
-          if (in == null) {
-            continue;   // a dependency this platform's build does not ship
-          }
-          if (Files.exists(target)) {
-            continue;
-          }
-          Path partial = Files.createTempFile(dir, file, ".part");
-          Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
-          Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);   // concurrent JVMs
-        }
+    Path dir = NativeFiles.privateFolder("corpus-encoder-openblas-" + VERSION + "-");
+    ClassLoader loader = BundledOpenBlas.class.getClassLoader();
+    for (String file : FILES) {
+      if (loader.getResource(folder + file) != null) {   // else not shipped for this platform
+        NativeFiles.extract(loader, folder + file, dir, file);
       }
-      return dir.resolve(FILES.get(0));
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot extract the bundled OpenBLAS to " + dir, e);
     }
+    return dir.resolve(FILES.get(0));
   }
 }

@@ -2,6 +2,8 @@ package io.corpus.encoder.text;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,11 +52,45 @@ public final class TextTokenizer implements AutoCloseable {
         "truncation", "true",
         "maxLength", String.valueOf(maxTokens),
         "padding", "false");
+    TokenizerLibrary.prepare();
     try {
       return new TextTokenizer(HuggingFaceTokenizer.newInstance(
           new ByteArrayInputStream(tokenizerJson), options));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot load the tokenizer", e);
+    }
+  }
+
+  /**
+   * What ids a tokenizer.json can give: its model's vocabulary and its added tokens.
+   *
+   * @param size how many distinct ids
+   * @param highestId the largest id (-1 when there is none)
+   */
+  public record Vocabulary(int size, int highestId) {}
+
+  /**
+   * The ids in a {@code tokenizer.json}: WordPiece and BPE list {@code token: id} under
+   * {@code model.vocab}, Unigram lists {@code [piece, score]} pairs whose id is their place;
+   * {@code added_tokens} carry their own ids. Read without loading the tokenizer.
+   */
+  public static Vocabulary vocabulary(byte[] tokenizerJson) {
+    try {
+      JsonNode root = new ObjectMapper().readTree(tokenizerJson);
+      java.util.Set<Integer> ids = new java.util.HashSet<>();
+      JsonNode vocab = root.path("model").path("vocab");
+      if (vocab.isArray()) {
+        for (int i = 0; i < vocab.size(); i++) {
+          ids.add(i);
+        }
+      } else {
+        vocab.elements().forEachRemaining(id -> ids.add(id.asInt()));
+      }
+      root.path("added_tokens").forEach(token -> ids.add(token.path("id").asInt()));
+      int highest = ids.stream().mapToInt(Integer::intValue).max().orElse(-1);
+      return new Vocabulary(ids.size(), highest);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the tokenizer's vocabulary", e);
     }
   }
 

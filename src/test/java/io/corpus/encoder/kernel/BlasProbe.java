@@ -1,8 +1,12 @@
 package io.corpus.encoder.kernel;
 
+import io.corpus.encoder.testing.ProbeMaps;
 import java.util.Random;
 
-/** Prints the BLAS in use and the largest error of a 64 x 48 x 32 product against plain loops. */
+/**
+ * Prints the BLAS in use, the largest error of a 64 x 48 x 32 product against plain loops, and
+ * the files of this process's memory map whose names say openblas (separated by spaces).
+ */
 public final class BlasProbe {
   private BlasProbe() {}
 
@@ -33,5 +37,6 @@ public final class BlasProbe {
     }
     System.out.println(RowMajorBlas.implementation());
     System.out.println(worst);
+    System.out.println(String.join(" ", ProbeMaps.mapped("openblas")));
   }
 }

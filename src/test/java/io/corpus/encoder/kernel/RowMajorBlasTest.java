@@ -3,9 +3,9 @@ package io.corpus.encoder.kernel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.corpus.encoder.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -109,20 +109,11 @@ class RowMajorBlasTest {
     assertTrue(Double.parseDouble(lines[1]) < 1e-4, "largest error " + lines[1]);
   }
 
-  /** Runs {@link BlasProbe} in a JVM of its own; returns its two lines. */
-  private static String[] probe(Map<String, String> env, String... jvmOptions) throws Exception {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java));
-    command.addAll(List.of(jvmOptions));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-        BlasProbe.class.getName()));
-    ProcessBuilder builder = new ProcessBuilder(command)
-        .redirectError(ProcessBuilder.Redirect.DISCARD);
-    builder.environment().putAll(env);
-    Process p = builder.start();
-    String out = new String(p.getInputStream().readAllBytes()).trim();
-    assertEquals(0, p.waitFor(), out);
-    return out.split("\n");
+  /** Runs {@link BlasProbe} in a JVM of its own; returns its lines. */
+  static String[] probe(Map<String, String> env, String... jvmOptions) throws Exception {
+    ChildJvm.Result result = ChildJvm.run(BlasProbe.class, env, List.of(jvmOptions));
+    assertEquals(0, result.exitCode(), result.out() + result.err());
+    return result.lines();
   }
 
   private float[] randomArray(int size) {
