@@ -1,6 +1,8 @@
 package io.corpus.encoder.cli;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.hex;
+import static org.apache.spark.sql.functions.lower;
 
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.ParquetFooters;
@@ -18,9 +20,11 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.BinaryType;
 
 /**
  * Reads a job's output folder (head-stats/, attention/, embeddings/ for the tokens) and writes
@@ -62,6 +66,14 @@ final class AttentionReport {
     return page;
   }
 
+  private static final String ID_TEXT = "__id_text";
+
+  /** The id as the job names it everywhere: lower-case hexadecimal for binary ids. */
+  private static Column idText(Dataset<Row> table, String id) {
+    boolean binary = table.schema().apply(id).dataType() instanceof BinaryType;
+    return binary ? lower(hex(col(id))) : col(id).cast("string");
+  }
+
   /** The first report.sequences ids (as strings, sorted) with full maps, cut to max-tokens. */
   private static List<ReportPage.Sequence> sequences(SparkSession spark, String folder,
       JobSettings settings) {
@@ -71,7 +83,7 @@ final class AttentionReport {
     }
     String id = settings.input().idColumn();
     int limit = settings.output().report().maxTokens();
-    List<String> ids = attention.select(col(id).cast("string").as("id")).distinct()
+    List<String> ids = attention.select(idText(attention, id).as("id")).distinct()
         .orderBy("id").limit(settings.output().report().sequences()).collectAsList().stream()
         .map(r -> r.getString(0)).toList();
     if (ids.isEmpty()) {
@@ -80,9 +92,10 @@ final class AttentionReport {
     Map<String, List<String>> tokens = tokens(spark, folder, settings, ids);
     Map<String, List<ReportPage.Map>> maps = new HashMap<>();
     Map<String, Integer> lengths = new HashMap<>();
-    for (Row r : attention.where(col(id).cast("string").isin(ids.toArray()))
+    for (Row r : attention.withColumn(ID_TEXT, idText(attention, id))
+        .where(col(ID_TEXT).isin(ids.toArray()))
         .orderBy(col("layer"), col("head")).collectAsList()) {
-      String key = String.valueOf((Object) r.getAs(id));
+      String key = r.getAs(ID_TEXT);
       List<?> rows = r.getList(r.fieldIndex("weights"));
       int shown = Math.min(limit, rows.size());
       float[][] weights = new float[shown][shown];
@@ -112,9 +125,10 @@ final class AttentionReport {
       return byId;
     }
     String id = settings.input().idColumn();
-    for (Row r : spark.read().parquet(folder + "/embeddings")
-        .where(col(id).cast("string").isin(ids.toArray()))
-        .select(col(id).cast("string"), col(column)).collectAsList()) {
+    Dataset<Row> embeddings = spark.read().parquet(folder + "/embeddings");
+    for (Row r : embeddings.withColumn(ID_TEXT, idText(embeddings, id))
+        .where(col(ID_TEXT).isin(ids.toArray()))
+        .select(col(ID_TEXT), col(column)).collectAsList()) {
       if (!r.isNullAt(1)) {
         List<String> values = new ArrayList<>();
         for (Object o : r.getList(1)) {

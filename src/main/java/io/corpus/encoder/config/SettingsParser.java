@@ -36,10 +36,10 @@ public final class SettingsParser {
     }
     Config user;
     try {
-      user = ConfigFactory.parseFile(file.toFile(),
-          ConfigParseOptions.defaults().setAllowMissing(false));
+      user = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults()
+          .setAllowMissing(false).setIncluder(new RequiredIncludes()));
     } catch (ConfigException e) {
-      throw new SettingsException("Cannot parse " + file + ": " + e.getMessage());
+      throw new SettingsException("Cannot parse " + file + ": " + withoutQuotes(e.getMessage()));
     }
     return parse(user, file.toAbsolutePath().getParent().toFile());
   }
@@ -50,7 +50,10 @@ public final class SettingsParser {
    */
   public static JobSettings parse(Config user, File baseDir) {
     Config reference = ConfigFactory.defaultReference();
-    rejectUnknownKeys(user, reference);
+    // The keys this job knows: reference.conf's own (defaultReference also holds every system
+    // property, java.*, user.* ..., which are no settings of this job).
+    rejectUnknownKeys(user, ConfigFactory.parseResources(SettingsParser.class.getClassLoader(),
+        "reference.conf"));
     Config c;
     try {
       c = user.withFallback(reference).resolve();
@@ -70,7 +73,8 @@ public final class SettingsParser {
         : modelSettings(c);
     double sample = c.getDouble("output.attention.sample");
     if (!(sample > 0 && sample <= 1)) {
-      throw new SettingsException("output.attention.sample must be in (0, 1], got " + sample);
+      throw new SettingsException("output.attention.sample must be in (0, 1], got "
+          + shown(c, "output.attention.sample", sample));
     }
     List<String> ids = c.getStringList("output.attention.ids");
     if (!ids.isEmpty() && sample < 1) {
@@ -209,11 +213,12 @@ public final class SettingsParser {
     int heads = c.getInt("model.heads");
     if (heads < 1) {
       throw new SettingsException("model.heads must be set to the number of attention heads (1 or "
-          + "more), got " + heads);
+          + "more), got " + shown(c, "model.heads", heads));
     }
     double eps = c.getDouble("model.layer-norm-eps");
     if (!(eps > 0) || Double.isInfinite(eps)) {
-      throw new SettingsException("model.layer-norm-eps must be a positive number, got " + eps);
+      throw new SettingsException("model.layer-norm-eps must be a positive number, got "
+          + shown(c, "model.layer-norm-eps", eps));
     }
     return new ModelSettings(
         heads,
@@ -249,7 +254,7 @@ public final class SettingsParser {
       String key = entry.getKey();
       if (!reference.hasPathOrNull(key)) {
         String section = key.contains(".") ? key.substring(0, key.lastIndexOf('.')) : "";
-        String known = reference.hasPath(section) && !section.isEmpty()
+        String known = !section.isEmpty() && reference.hasPath(section)
             ? "; keys under " + section + ": " + new TreeSet<>(reference.getConfig(section).root()
                 .keySet())
             : "; sections: " + new TreeSet<>(reference.root().keySet());
@@ -284,7 +289,8 @@ public final class SettingsParser {
   private static int atLeast(Config c, String key, int minimum) {
     int value = c.getInt(key);
     if (value < minimum) {
-      throw new SettingsException(key + " must be at least " + minimum + ", got " + value);
+      throw new SettingsException(key + " must be at least " + minimum + ", got "
+          + shown(c, key, value));
     }
     return value;
   }
@@ -299,6 +305,24 @@ public final class SettingsParser {
     return values;
   }
 
+  /**
+   * A value for a message: itself, or, when it came from an environment variable (which may hold
+   * a secret), only that fact.
+   */
+  private static String shown(Config c, String key, Object value) {
+    String origin = c.getValue(key).origin().description();
+    return origin.startsWith("env var") ? "(a value from an environment variable)"
+        : String.valueOf(value);
+  }
+
+  /**
+   * A parser's message without the quoted text it echoes from the file: a file that is not a
+   * config (a key file, a binary) must not be shown in an error.
+   */
+  static String withoutQuotes(String message) {
+    return message.replaceAll("'[^'\\n]*'", "'…'").replaceAll("\"[^\"\\n]*\"", "\"…\"");
+  }
+
   private static <E extends ConfigName> E choice(Config c, String key, E[] values) {
     String value = c.getString(key);
     for (E e : values) {
@@ -306,7 +330,7 @@ public final class SettingsParser {
         return e;
       }
     }
-    throw new SettingsException(key + " = '" + value + "' is not one of "
+    throw new SettingsException(key + " = " + shown(c, key, "'" + value + "'") + " is not one of "
         + ConfigName.allowed(values) + (key.equals("output.pooling") ? ", auto" : ""));
   }
 

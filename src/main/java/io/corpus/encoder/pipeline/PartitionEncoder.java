@@ -138,7 +138,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     private String describeId(InternalRow row) {
       InputColumns columns = source.columns();
       int id = columns.idOrdinal();
-      return row.isNullAt(id) ? "null" : String.valueOf(row.get(id, columns.idType()));
+      return IdText.of(row, id, columns.idType());
     }
   }
 }

@@ -12,6 +12,7 @@ public enum RejectRule {
   BAD_MASK("bad-mask"),
   NO_REAL_TOKEN("no-real-token"),
   NULL_TEXT("null-text"),
+  INVALID_UTF8("invalid-utf8"),
   NULL_IDS("null-ids"),
   EMPTY_IDS("empty-ids"),
   BAD_TOKEN_ID("bad-token-id"),

@@ -58,6 +58,11 @@ public final class RejectedRows {
     Object[] values = new Object[columns + 2];
     for (int i = 0; i < columns; i++) {
       values[i] = row.get(i, schema.fields()[i].dataType());
+      if (values[i] instanceof UTF8String text && !text.isValid()) {
+        // Parquet strings are UTF-8: a reader such as DuckDB refuses the file otherwise. The
+        // reason gives the offending bytes; the copy has U+FFFD in their place.
+        values[i] = text.makeValid();
+      }
     }
     values[columns] = UTF8String.fromString(rejection.rule().ruleName());
     values[columns + 1] = UTF8String.fromString(rejection.toString());

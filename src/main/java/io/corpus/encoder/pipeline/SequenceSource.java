@@ -53,7 +53,8 @@ abstract class SequenceSource implements Serializable {
           rejectTooLong, eps);
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
-          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, eps);
+          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, eps,
+          m.weights().embeddings().vocabularySize());
     };
   }
 

@@ -4,7 +4,14 @@ import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.TextTokenizer;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Text as the input ({@code string}): tokenized in the task with the model folder's
@@ -20,7 +27,7 @@ final class TextSource extends EmbeddedSource {
    * read fails the job before any task, naming {@code where} it comes from.
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
-      boolean rejectTooLong, double layerNormEps) {
+      boolean rejectTooLong, double layerNormEps, int vocabularySize) {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
     try {
@@ -28,6 +35,13 @@ final class TextSource extends EmbeddedSource {
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
           + "tokenizer: " + e.getMessage(), e);
+    }
+    TextTokenizer.Vocabulary vocabulary = TextTokenizer.vocabulary(tokenizerJson);
+    if (vocabulary.highestId() >= vocabularySize) {
+      throw new IllegalArgumentException(where + " has ids up to " + vocabulary.highestId()
+          + " (" + vocabulary.size() + " tokens), but the model's embedding table has "
+          + vocabularySize + " rows (ids 0.." + (vocabularySize - 1) + "): the tokenizer and "
+          + "the weights are not of the same model");
     }
   }
 
@@ -48,6 +62,17 @@ final class TextSource extends EmbeddedSource {
     };
   }
 
+  /** The offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
+  static int firstInvalidByte(byte[] bytes) {
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    CharBuffer out = CharBuffer.allocate(Math.max(16, bytes.length));
+    CoderResult result = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+        .decode(in, out, true);
+    return result.isError() ? in.position() : bytes.length;
+  }
+
   private SequenceRead read(InternalRow row, TokenBatch batch, TextTokenizer tokenizer,
       TokenEmbeddings embeddings) {
     RejectRule.Rejection nullId = nullId(row);
@@ -57,8 +82,13 @@ final class TextSource extends EmbeddedSource {
     if (row.isNullAt(columns.sequenceOrdinal())) {
       return RejectRule.NULL_TEXT.because("text is null");
     }
-    TextTokenizer.Tokens tokens = tokenizer.encode(
-        row.getUTF8String(columns.sequenceOrdinal()).toString());
+    UTF8String text = row.getUTF8String(columns.sequenceOrdinal());
+    if (!text.isValid()) {
+      int at = firstInvalidByte(text.getBytes());
+      return RejectRule.INVALID_UTF8.because("text is not valid UTF-8: byte " + at + " of "
+          + text.numBytes() + " is 0x" + HexFormat.of().toHexDigits(text.getBytes()[at]));
+    }
+    TextTokenizer.Tokens tokens = tokenizer.encode(text.toString());
     if (tokens.truncated() && rejectTooLong) {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
           + "allowed by max-tokens (on-too-long = reject)");

@@ -215,7 +215,7 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
     try {
       return JSON.readTree(file.toFile());
     } catch (IOException e) {
-      throw new WeightsException("Cannot read " + file + ": " + e.getMessage());
+      throw new WeightsException("Cannot read " + file + ": " + WeightsException.jsonProblem(e));
     }
   }
 

@@ -164,8 +164,8 @@ public final class SafetensorsFile {
     try {
       header = JSON.readTree(new String(headerBytes, StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new WeightsException("Not a safetensors file: its header is not JSON ("
-          + firstLine(e.getMessage()) + "): " + path);
+      throw new WeightsException("Not a safetensors file: its header is "
+          + WeightsException.jsonProblem(e) + ": " + path);
     }
     if (header == null || !header.isObject()) {
       throw new WeightsException("Not a safetensors file: its header is not a JSON object: " + path);
@@ -259,13 +259,5 @@ public final class SafetensorsFile {
             + " overlap in the data section: " + path);
       }
     }
-  }
-
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "unreadable";
-    }
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
   }
 }

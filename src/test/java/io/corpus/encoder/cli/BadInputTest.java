@@ -1,0 +1,117 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.unhex;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.testing.GoldenCase;
+import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Input that used to go through silently wrong: text that is not UTF-8, binary ids, a tokenizer
+ * whose ids the embedding table does not have.
+ */
+class BadInputTest {
+  @TempDir
+  Path tmp;
+
+  private record Result(int code, String error) {}
+
+  private Result run(String... lines) throws Exception {
+    Path config = tmp.resolve("job-" + System.nanoTime() + ".conf");
+    Files.writeString(config, String.join("\n", lines) + "\nexecution.progress = false\n");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+    return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
+  }
+
+  private static String quoted(Path path) {
+    return "\"" + path + "\"";
+  }
+
+  @Test
+  void textThatIsNotUtf8IsSetAsideWithTheOffendingByte() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path input = tmp.resolve("texts.parquet");
+    // "ab" 0xFF "cd": a byte no UTF-8 text holds; Spark keeps a binary's bytes as they are.
+    spark.sql("SELECT 'ok' AS id, 'A short sentence.' AS text UNION ALL "
+        + "SELECT 'bad', cast(X'6162FF6364' AS string)").coalesce(1).write()
+        .parquet(input.toString());
+    Path out = tmp.resolve("out");
+    Result result = run("input.path = " + quoted(input), "input.text-column = text",
+        "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(out));
+    assertEquals(0, result.code(), result.error());
+    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+    assertEquals(Map.of("invalid-utf8", 1L), summary.rejectedByRule());
+    assertEquals(1, summary.rowsWritten());
+    Row reject = spark.read().parquet(out.resolve("rejects").toString()).first();
+    assertEquals("invalid-utf8: text is not valid UTF-8: byte 2 of 5 is 0xff",
+        reject.getAs("reject_reason"));
+    // The copy in rejects/ is valid UTF-8 (the bad byte replaced), so every reader opens it.
+    assertEquals("ab\uFFFDcd", reject.getAs("text"));
+  }
+
+  @Test
+  void aTokenizerWithIdsBeyondTheEmbeddingTableIsRefusedBeforeAnyTask() throws Exception {
+    Path folder = SharedModels.miniLm();
+    Path mixed = Files.createDirectories(tmp.resolve("mixed"));
+    for (String file : List.of("config.json", "model.safetensors")) {
+      Files.createSymbolicLink(mixed.resolve(file), folder.resolve(file));
+    }
+    String tokenizer = Files.readString(folder.resolve("tokenizer.json"));
+    Files.writeString(mixed.resolve("tokenizer.json"), tokenizer.replaceFirst(
+        "\"added_tokens\":\\s*\\[", "\"added_tokens\": [{\"id\": 40000, \"content\": "
+            + "\"[NEW]\", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, "
+            + "\"normalized\": false, \"special\": true},"));
+    Result result = run("input.path = " + quoted(folder.resolve("expected/texts.parquet")),
+        "input.text-column = text", "model.path = " + quoted(mixed),
+        "output.path = " + quoted(tmp.resolve("never")));
+    assertEquals(1, result.code());
+    assertEquals("error: " + mixed.resolve("tokenizer.json") + " has ids up to 40000 (30523 "
+        + "tokens), but the model's embedding table has 30522 rows (ids 0..30521): the "
+        + "tokenizer and the weights are not of the same model", result.error());
+  }
+
+  @Test
+  void binaryIdsAreSampledAndNamedByTheirHexadecimalForm() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    GoldenCase golden = GoldenCase.named("seed-shapes");
+    Path input = tmp.resolve("binary-ids.parquet");
+    spark.read().parquet(SparkInputs.parquet(spark, golden, tmp).toString())
+        .withColumn("id", unhex(org.apache.spark.sql.functions.hex(col("id"))))
+        .write().parquet(input.toString());
+    String first = golden.inputs().get(0).id();
+    String hex = HexFormat.of().formatHex(first.getBytes(StandardCharsets.UTF_8));
+    Path out = tmp.resolve("out");
+    Result result = run("input.path = " + quoted(input),
+        golden.masked() ? "input.mask-column = mask" : "",
+        "model.weights = " + quoted(golden.weights()),
+        "model.naming = " + golden.naming().configName(), "model.heads = " + golden.heads(),
+        "output.path = " + quoted(out), "output.attention.enabled = true",
+        "output.attention.ids = [\"" + hex + "\"]");
+    assertEquals(0, result.code(), result.error());
+    TreeSet<String> kept = spark.read().parquet(out.resolve("attention").toString())
+        .collectAsList().stream().map(r -> HexFormat.of().formatHex((byte[]) r.getAs("id")))
+        .collect(Collectors.toCollection(TreeSet::new));
+    assertEquals(new TreeSet<>(List.of(hex)), kept);
+  }
+}
