@@ -106,8 +106,10 @@ public abstract class EncoderParams extends Transformer {
     normalize = new Param<>(uid, "normalize", "L2-normalize the pooled vector: true, false or "
         + "auto (the folder's Normalize module)", ParamValidators.inArray(NORMALIZE_VALUES));
     attentionCol = new Param<>(uid, "attentionCol", "attention maps column; '' = no maps");
-    attentionLayers = new IntArrayParam(this, "attentionLayers", "layers whose maps are kept");
-    attentionHeads = new IntArrayParam(this, "attentionHeads", "heads whose maps are kept");
+    attentionLayers = new IntArrayParam(this, "attentionLayers",
+        "layers whose maps are kept, 0-based", EncoderParams::noneNegative);
+    attentionHeads = new IntArrayParam(this, "attentionHeads",
+        "heads whose maps are kept, 0-based", EncoderParams::noneNegative);
     attentionSample = new DoubleParam(uid, "attentionSample",
         "fraction of sequences whose maps and rollout are kept, by a stable hash of the id",
         ParamValidators.inRange(0, 1, false, true));
@@ -164,6 +166,11 @@ public abstract class EncoderParams extends Transformer {
     setDefault(batchTokens, 4096);
     setDefault(maxLength, 0);
     setDefault(handleInvalid, "error");
+  }
+
+  /** Indices are 0-based: a negative one is refused when the param is set. */
+  private static Object noneNegative(int[] values) {
+    return java.util.Arrays.stream(values).allMatch(v -> v >= 0);
   }
 
   private static String[] poolingValues() {

@@ -151,10 +151,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
    * that is set must agree; else these params.
    */
   public ModelSettings modelSettings() {
+    checkModelParams();
     if (fromFolder()) {
-      if (!$(weightsPath).isEmpty()) {
-        throw new IllegalArgumentException("Set modelPath or weightsPath, not both");
-      }
       List<ModelFolder.Given> given = new ArrayList<>();
       addIfSet(given, "heads", "heads", heads.name());
       addIfSet(given, "activation", "activation", activation.name());
@@ -164,10 +162,6 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       addIfSet(given, "positional", "positional", positional.name());
       addIfSet(given, "naming", "naming", naming.name());
       return folder().settings(given, flag(causal), intValue(window));
-    }
-    if (!isDefined(heads)) {
-      throw new IllegalArgumentException("Param heads must be set (the number of attention "
-          + "heads), or modelPath to a model folder");
     }
     return new ModelSettings(intValue(heads), Activation.fromConfigName($(activation)),
         flag(normFirst), flag(finalNorm), doubleValue(layerNormEps), flag(causal),
@@ -185,9 +179,6 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     if (loaded == null || !Objects.equals(modelKey(), loadedKey)) {
       if (fromFolder()) {
         loaded = LoadedModel.fromFolder(folder(), modelSettings());
-      } else if ($(weightsPath).isEmpty()) {
-        throw new IllegalArgumentException("Param modelPath (a model folder) or weightsPath (a "
-            + "safetensors file) must be set");
       } else {
         loaded = LoadedModel.fromFile(Path.of($(weightsPath)),
             TensorNaming.fromConfigName($(naming)), modelSettings());
@@ -245,9 +236,30 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         $(maskCol));
   }
 
+  /**
+   * Checks, before any data is touched, what {@link #transform} will need: exactly one of
+   * modelPath and weightsPath, and the number of heads with a weights file.
+   */
   @Override
   public StructType transformSchema(StructType schema) {
+    checkModelParams();
     return layout(schema, inputColumns(schema)).schema();
+  }
+
+  private void checkModelParams() {
+    boolean folder = fromFolder();
+    boolean file = !$(weightsPath).isEmpty();
+    if (folder && file) {
+      throw new IllegalArgumentException("Set modelPath or weightsPath, not both");
+    }
+    if (!folder && !file) {
+      throw new IllegalArgumentException("Param modelPath (a model folder) or weightsPath (a "
+          + "safetensors file) must be set");
+    }
+    if (file && !isDefined(heads)) {
+      throw new IllegalArgumentException("Param heads must be set (the number of attention "
+          + "heads), or modelPath to a model folder");
+    }
   }
 
   /** The output columns these params give for an input of {@code schema}, checked. */
@@ -279,6 +291,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   @Override
   public Dataset<Row> transform(Dataset<?> dataset) {
+    checkModelParams();
     InputColumns columns = inputColumns(dataset.schema());
     OutputLayout layout = layout(dataset.schema(), columns);
     LoadedModel m = model();
@@ -341,8 +354,17 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return Arrays.stream(values).boxed().toList();
   }
 
+  /**
+   * A copy with the same params (and {@code extra}) that keeps what this one loaded: the model,
+   * the folder and the counters; a copy whose params ask for another model loads that one.
+   */
   @Override
   public EncoderTransformer copy(ParamMap extra) {
-    return (EncoderTransformer) defaultCopy(extra);
+    EncoderTransformer that = copyValues(new EncoderTransformer(uid()), extra);
+    that.loaded = loaded;
+    that.loadedKey = loadedKey;
+    that.folder = folder;
+    that.metrics = metrics;
+    return that;
   }
 }

@@ -5,6 +5,7 @@ import static io.corpus.encoder.testing.Tolerances.assertVectorsClose;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.transform;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -133,5 +135,40 @@ class EncoderTransformerTest {
     assertTrue(cause != null, "an InvalidRowException in " + e);
     assertEquals("Invalid input row id=s0: empty-embeddings: embeddings hold no token",
         cause.getMessage());
+  }
+
+  @Test
+  void aCopyKeepsTheLoadedModelAndAReleasedTransformerRunsAgain() {
+    GoldenCase c = GoldenCase.named("seed-shapes");
+    EncoderTransformer t = transformerFor(c);
+    LoadedModel loaded = t.model();
+    EncoderTransformer copy = t.copy(org.apache.spark.ml.param.ParamMap.empty());
+    assertSame(loaded, copy.model(), "the copy does not read the weights again");
+    assertEquals(t.explainParams(), copy.explainParams());
+
+    Dataset<Row> input = SparkInputs.frame(SparkTestSession.get(), c.inputs(), c.masked());
+    List<Row> first = t.setOutputCol("").transform(input).orderBy("id").collectAsList();
+    t.release();
+    List<Row> again = t.transform(input).orderBy("id").collectAsList();
+    assertEquals(first, again);
+  }
+
+  @Test
+  void badParamsAreRefusedWhenSetAndMissingOnesByTransformSchema() {
+    GoldenCase c = GoldenCase.named("seed-shapes");
+    IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+        () -> new EncoderTransformer().setAttentionLayers(new int[] {0, -1}));
+    assertTrue(negative.getMessage().contains("attentionLayers given invalid value"),
+        negative.getMessage());
+    assertThrows(IllegalArgumentException.class,
+        () -> new EncoderTransformer().setAttentionHeads(new int[] {-2}));
+    StructType schema = SparkInputs.frame(SparkTestSession.get(), c.inputs(), false).schema();
+    assertEquals("Param modelPath (a model folder) or weightsPath (a safetensors file) must be "
+        + "set", assertThrows(IllegalArgumentException.class,
+            () -> new EncoderTransformer().transformSchema(schema)).getMessage());
+    assertEquals("Param heads must be set (the number of attention heads), or modelPath to a "
+        + "model folder", assertThrows(IllegalArgumentException.class,
+            () -> new EncoderTransformer().setWeightsPath(c.weights().toString())
+                .transformSchema(schema)).getMessage());
   }
 }
