@@ -1,5 +1,6 @@
 package io.corpus.encoder.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LocalClusterIT {
-  private static final String MASTER = "spark://127.0.0.1:7177";
+  private static String master;
   private static final Duration JOB_TIMEOUT = Duration.ofMinutes(4);
   private static final Path WORK = Scripts.ROOT.resolve("target/it-cluster/work");
   private static Scripts scripts;
@@ -55,8 +56,13 @@ class LocalClusterIT {
     Path localConfig = jobConfig("local-out");
     scripts.run(JOB_TIMEOUT, "local", "encode", "--config", localConfig.toString());
     bigJobLocal = embeddings(bigJob.resolve("local-out"));
+    // Ports the system hands out as free, so a second checkout's tests (or a user's own
+    // cluster on 7077) never collide with this one.
+    int port = freePort();
+    master = "spark://127.0.0.1:" + port;
     scripts.run(Duration.ofMinutes(2), "cluster-up", "local-cluster", "up", "--workers", "2",
-        "--cores", "1", "--memory", "2g", "--port", "7177", "--webui-port", "8177");
+        "--cores", "1", "--memory", "2g", "--port", String.valueOf(port), "--webui-port",
+        String.valueOf(freePort()));
   }
 
   @AfterAll
@@ -81,7 +87,7 @@ class LocalClusterIT {
       Path dir = Files.createDirectories(WORK.resolve("golden").resolve(c.name()));
       Path output = dir.resolve("out");
       Path config = GoldenJobs.writeConfig(c, SparkInputs.parquet(spark, c, dir), output, dir);
-      scripts.run(JOB_TIMEOUT, "golden-" + c.name(), "submit", "--master", MASTER,
+      scripts.run(JOB_TIMEOUT, "golden-" + c.name(), "submit", "--master", master,
           "--executor-memory", "1g", "--conf", "spark.ui.enabled=false",
           "--config", config.toString());
       RunSummary summary = GoldenJobs.assertOutputMatches(spark, c, output);
@@ -111,7 +117,7 @@ class LocalClusterIT {
         "model.path = \"" + reference.folder() + "\"",
         "output.path = \"" + output + "\"",
         "execution.progress = false"));
-    scripts.run(JOB_TIMEOUT, "text", "submit", "--master", MASTER, "--executor-memory", "1g",
+    scripts.run(JOB_TIMEOUT, "text", "submit", "--master", master, "--executor-memory", "1g",
         "--conf", "spark.ui.enabled=false", "--config", config.toString());
     reference.assertMatches(spark.read().parquet(output.resolve("embeddings").toString())
         .collectAsList(), "input_ids", "embeddings", "pooled");
@@ -144,6 +150,8 @@ class LocalClusterIT {
         + "%d task(s) lost and rerun, lines: %s%n", killedPid, killedAt, seconds, lostTasks,
         matching(log, "Lost executor|Lost task"));
     assertTrue(log.contains("Lost executor"), "the driver never noticed the kill:\n" + log);
+    assertTrue(lostTasks > 0, "no task was lost, so none was rerun: the kill came too late or "
+        + "too early:\n" + log);
     assertSameOutput(bigJob.resolve("cluster-out"));
   }
 
@@ -165,13 +173,20 @@ class LocalClusterIT {
           .toList();
     }
     System.out.println("driver kill: left behind " + staging);
+    assertEquals(1, staging.size(), "the killed run's staging folder: " + staging);
+    Path lock = bigJob.resolve(".driver-kill-out.lock");
+    assertTrue(Files.exists(lock), "the killed run's lock");
 
-    scripts.run(JOB_TIMEOUT, "driver-kill-rerun", "submit", "--master", MASTER,
+    String rerun = scripts.run(JOB_TIMEOUT, "driver-kill-rerun", "submit", "--master", master,
         "--executor-memory", "1200m", "--conf", "spark.ui.enabled=false",
         "--config", config.toString());
+    assertTrue(rerun.contains("Took over the lock"), rerun);
+    assertTrue(rerun.lines().anyMatch(l -> l.contains("Removed ")
+        && l.contains(staging.get(0).getFileName().toString())), rerun);
     for (Path p : staging) {
       assertFalse(Files.exists(p), "the rerun kept the abandoned " + p);
     }
+    assertFalse(Files.exists(lock), "the rerun left its lock");
     assertSameOutput(output);
   }
 
@@ -179,24 +194,22 @@ class LocalClusterIT {
     long run() throws Exception;
   }
 
-  /** Waits until the job reports some rows done but not all, then acts; returns the action's. */
+  /**
+   * Waits (woken by the job's output, not a timer) until the job reports some rows done but not
+   * all, then acts; returns the action's.
+   */
   private static long waitForRowsThen(Scripts.Running job, Action action) throws Exception {
-    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      assertTrue(job.process().isAlive(), "the job ended before it could be disturbed:\n"
-          + job.output());
-      long done = job.rowsDone();
-      if (done > 0) {
-        assertTrue(done < 192, "all rows were done before the kill; make the job longer");
-        return action.run();
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("no progress within " + JOB_TIMEOUT + ":\n" + job.output());
+    long done = job.awaitProgress(JOB_TIMEOUT);
+    assertTrue(done >= 0, "no progress line before the job ended or within " + JOB_TIMEOUT
+        + ":\n" + job.output());
+    assertTrue(done < 192, "all rows were done before the kill; make the job longer");
+    assertTrue(job.process().isAlive(), "the job ended before it could be disturbed:\n"
+        + job.output());
+    return action.run();
   }
 
   private static Scripts.Running startBigJob(String name, Path config) throws IOException {
-    return scripts.start(name, "submit", "--master", MASTER, "--executor-memory", "1200m",
+    return scripts.start(name, "submit", "--master", master, "--executor-memory", "1200m",
         "--conf", "spark.ui.enabled=false", "--config", config.toString());
   }
 
@@ -210,21 +223,24 @@ class LocalClusterIT {
     return config;
   }
 
+  /**
+   * The output equals local mode's to the bit (the kernels are deterministic, so a task rerun on
+   * another executor writes the same floats).
+   */
   private static void assertSameOutput(Path output) {
     Map<String, float[]> cluster = embeddings(output);
     assertEquals(bigJobLocal.keySet(), cluster.keySet());
-    double worst = 0;
     for (Map.Entry<String, float[]> e : bigJobLocal.entrySet()) {
-      float[] a = e.getValue();
-      float[] b = cluster.get(e.getKey());
-      assertEquals(a.length, b.length);
-      for (int i = 0; i < a.length; i++) {
-        worst = Math.max(worst, Math.abs(a[i] - b[i]));
-      }
+      assertArrayEquals(e.getValue(), cluster.get(e.getKey()), "row " + e.getKey());
     }
-    System.out.printf("%s: %d rows, largest difference from local mode %.2e%n", output,
-        cluster.size(), worst);
-    assertTrue(worst <= 1e-6, "largest difference from local mode: " + worst);
+    System.out.printf("%s: %d rows, bitwise equal to local mode%n", output, cluster.size());
+  }
+
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
   }
 
   /** id to its embeddings flattened; fails on a duplicate id. */

@@ -33,26 +33,85 @@ final class Scripts {
     this.logs = Files.createDirectories(logs);
   }
 
-  /** A running script: its process (the JVM itself for scripts that exec Java) and its log. */
-  record Running(Process process, Path log) {
-    String output() throws IOException {
-      return Files.readString(log, StandardCharsets.UTF_8);
+  /**
+   * A running script: its process (the JVM itself for scripts that exec Java) and its log, which
+   * a thread copies line by line from the process, waking whoever waits for a line.
+   */
+  static final class Running {
+    private final Process process;
+    private final Path log;
+    private final List<String> lines = new ArrayList<>();
+    private boolean ended;
+
+    private Running(Process process, Path log) {
+      this.process = process;
+      this.log = log;
+      Thread follower = new Thread(this::follow, "follow-" + log.getFileName());
+      follower.setDaemon(true);
+      follower.start();
     }
 
-    /** Rows the job's progress line last reported done, or -1 before the first line. */
-    long rowsDone() throws IOException {
-      Matcher m = PROGRESS.matcher(output());
-      long done = -1;
-      while (m.find()) {
-        done = Long.parseLong(m.group(1).replace(",", ""));
+    private void follow() {
+      try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(
+              process.getInputStream(), StandardCharsets.UTF_8));
+          var out = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
+        for (String line; (line = in.readLine()) != null; ) {
+          out.write(line);
+          out.newLine();
+          out.flush();
+          synchronized (this) {
+            lines.add(line);
+            notifyAll();
+          }
+        }
+      } catch (IOException e) {
+        // the process is gone; what was read is in the log
+      } finally {
+        synchronized (this) {
+          ended = true;
+          notifyAll();
+        }
       }
-      return done;
     }
 
-    int await(Duration timeout) throws InterruptedException, IOException {
+    Process process() {
+      return process;
+    }
+
+    synchronized String output() {
+      return String.join("\n", lines);
+    }
+
+    /**
+     * Waits for the next progress line and returns its rows done, or -1 if the output ended
+     * first; woken by each line the process prints, not by a timer.
+     */
+    synchronized long awaitProgress(Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      for (int seen = 0; ; ) {
+        for (; seen < lines.size(); seen++) {
+          Matcher m = PROGRESS.matcher(lines.get(seen));
+          if (m.find()) {
+            return Long.parseLong(m.group(1).replace(",", ""));
+          }
+        }
+        long left = deadline - System.nanoTime();
+        if (ended || left <= 0) {
+          return -1;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+    }
+
+    int await(Duration timeout) throws InterruptedException {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly();
         throw new AssertionError("timed out after " + timeout + ":\n" + output());
+      }
+      synchronized (this) {
+        while (!ended) {
+          wait();   // the last lines, still being copied
+        }
       }
       return process.exitValue();
     }
@@ -64,7 +123,7 @@ final class Scripts {
     command.addAll(List.of(args));
     Path log = logs.resolve(logName + ".log");
     ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile())
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+        .redirectErrorStream(true);
     builder.environment().put("ENCODER_CLUSTER_DIR", clusterDir.toString());
     builder.environment().put("ENCODER_HEAP", "1g");
     return new Running(builder.start(), log);

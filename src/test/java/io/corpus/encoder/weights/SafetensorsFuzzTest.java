@@ -1,6 +1,9 @@
 package io.corpus.encoder.weights;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.corpus.encoder.testing.GoldenCase;
@@ -29,7 +32,9 @@ class SafetensorsFuzzTest {
     int headerEnd = 8 + (int) ByteBuffer.wrap(original).order(ByteOrder.LITTLE_ENDIAN).getLong();
     Random random = new Random(42);
     Path file = tmp.resolve("fuzz.safetensors");
-    int refused = 0;
+    int[] refused = new int[4];
+    int[] unchanged = new int[4];   // files equal to the original: these must load
+    int headerTouched = 0;          // files of the last kind with a flip in the header
     for (int round = 0; round < 3000; round++) {
       byte[] bytes;
       switch (round % 4) {
@@ -53,22 +58,38 @@ class SafetensorsFuzzTest {
         }
         default -> { // flip bytes anywhere, data included (NaN weights and friends)
           bytes = original.clone();
+          boolean header = false;
           for (int k = 0; k < 1 + random.nextInt(8); k++) {
-            bytes[random.nextInt(bytes.length)] ^= (byte) (1 + random.nextInt(255));
+            int at = random.nextInt(bytes.length);
+            bytes[at] ^= (byte) (1 + random.nextInt(255));
+            header |= at < headerEnd;
           }
+          headerTouched += header ? 1 : 0;
         }
       }
       Files.write(file, bytes);
+      boolean same = Arrays.equals(bytes, original);
+      unchanged[round % 4] += same ? 1 : 0;
       try {
         WeightsLoader.load(file, c.naming(), c.settings());
       } catch (WeightsException e) {
         assertNotNull(e.getMessage());
-        refused++;
+        assertFalse(same, "round " + round + ": the original file was refused: " + e.getMessage());
+        refused[round % 4]++;
       } catch (Throwable t) {
         fail("round " + round + ": " + t, t);
       }
     }
-    System.out.println("SafetensorsFuzzTest: 3000 corrupted files, " + refused + " refused with "
-        + "a WeightsException, the rest still valid");
+    System.out.println("SafetensorsFuzzTest: 3000 corrupted files; refused with a "
+        + "WeightsException: header flips " + refused[0] + ", cuts " + refused[1]
+        + ", header lengths " + refused[2] + ", flips anywhere " + refused[3] + " of 750 each");
+    // A file cut short, or whose header length is not its own, can never be read as weights.
+    assertEquals(750, refused[1] + unchanged[1], "every cut file is refused");
+    assertEquals(750, refused[2] + unchanged[2], "every wrong header length is refused");
+    // The header is compact JSON: every flipped byte breaks its syntax, a name, a dtype, a shape
+    // or an offset. Flips in the data section only change weight values: those files load.
+    assertEquals(750, refused[0], "every header flip is refused");
+    assertEquals(headerTouched, refused[3], "flips anywhere: refused exactly when one hit the "
+        + "header");
   }
 }
