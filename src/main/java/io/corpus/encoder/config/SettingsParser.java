@@ -8,7 +8,6 @@ import com.typesafe.config.ConfigValue;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ModelSettings;
-import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
@@ -16,20 +15,22 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Parses a job's HOCON file, over the defaults in {@code reference.conf}, into {@link JobSettings}.
- * Runs on the driver, once. Refuses keys that {@code reference.conf} does not list (a typo is never
- * silently ignored), values of the wrong type or range, and unknown enum values; each message names
- * the key.
+ * Parses a job's HOCON file, over the defaults of {@link Settings} (which reference.conf
+ * documents), into {@link JobSettings}. Runs on the driver, once. Refuses keys that are no
+ * setting (a typo is never silently ignored), values of the wrong type or range, and unknown enum
+ * values; each message names the key.
  */
 public final class SettingsParser {
   private SettingsParser() {}
 
-  /** Parses {@code file}, falling back to {@code reference.conf} for keys it leaves out. */
+  /** Parses {@code file}, falling back to the defaults for keys it leaves out. */
   public static JobSettings parseFile(Path file) {
     if (!Files.isRegularFile(file)) {
       throw new SettingsException("Config file not found: " + file);
@@ -49,18 +50,23 @@ public final class SettingsParser {
    * (the config file's folder), or stay as given when it is null.
    */
   public static JobSettings parse(Config user, File baseDir) {
-    Config reference = ConfigFactory.defaultReference();
-    // The keys this job knows: reference.conf's own (defaultReference also holds every system
-    // property, java.*, user.* ..., which are no settings of this job).
-    rejectUnknownKeys(user, ConfigFactory.parseResources(SettingsParser.class.getClassLoader(),
-        "reference.conf"));
+    rejectUnknownKeys(user);
     Config c;
     try {
-      c = user.withFallback(reference).resolve();
+      c = user.withFallback(defaults()).resolve();
       return build(user, c, baseDir);
     } catch (ConfigException e) {
       throw new SettingsException(e.getMessage());
     }
+  }
+
+  /** Every setting's default, from {@link Settings} (reference.conf documents the same). */
+  static Config defaults() {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Setting<?> setting : Settings.ALL) {
+      values.put(setting.key(), setting.defaultValue());
+    }
+    return ConfigFactory.parseMap(values, "defaults of io.corpus.encoder.config.Settings");
   }
 
   private static JobSettings build(Config user, Config c, File baseDir) {
@@ -68,59 +74,55 @@ public final class SettingsParser {
     ModelFolder folder = weights.isFolder() ? ModelFolder.read(Path.of(weights.folder())) : null;
     JobSettings.Input input = input(user, c, baseDir, folder);
     ModelSettings model = folder != null
-        ? folder.settings(givenModelKeys(user, c), c.getBoolean("model.causal"),
-            atLeast(c, "model.window", 0))
+        ? folder.settings(givenModelKeys(user, c), Settings.CAUSAL.read(c),
+            Settings.WINDOW.read(c))
         : modelSettings(c);
-    double sample = c.getDouble("output.attention.sample");
-    if (!(sample > 0 && sample <= 1)) {
-      throw new SettingsException("output.attention.sample must be in (0, 1], got "
-          + shown(c, "output.attention.sample", sample));
-    }
-    List<String> ids = c.getStringList("output.attention.ids");
+    double sample = Settings.ATTENTION_SAMPLE.read(c);
+    List<String> ids = Settings.ATTENTION_IDS.read(c);
     if (!ids.isEmpty() && sample < 1) {
       throw new SettingsException("Set output.attention.ids or output.attention.sample, not "
           + "both (ids " + ids + ", sample " + sample + ")");
     }
     AttentionOutputs attention = new AttentionOutputs(
-        c.getBoolean("output.attention.enabled"),
-        indices(c, "output.attention.layers"),
-        indices(c, "output.attention.heads"),
+        Settings.ATTENTION_ENABLED.read(c),
+        Settings.ATTENTION_LAYERS.read(c),
+        Settings.ATTENTION_HEADS.read(c),
         sample,
-        new java.util.TreeSet<>(ids),
-        choice(c, "output.attention.format", AttentionOutputs.MapFormat.values()),
-        atLeast(c, "output.attention.top-k", 1),
-        c.getBoolean("output.attention.average-heads"),
-        c.getBoolean("output.attention.stats"),
-        c.getBoolean("output.attention.rollout"));
+        new TreeSet<>(ids),
+        choice(c, Settings.ATTENTION_FORMAT, AttentionOutputs.MapFormat.values()),
+        Settings.ATTENTION_TOP_K.read(c),
+        Settings.ATTENTION_AVERAGE_HEADS.read(c),
+        Settings.ATTENTION_STATS.read(c),
+        Settings.ATTENTION_ROLLOUT.read(c));
     JobSettings.Report report = new JobSettings.Report(
-        c.getBoolean("output.report.enabled"),
-        atLeast(c, "output.report.sequences", 0),
-        atLeast(c, "output.report.max-tokens", 1));
+        Settings.REPORT_ENABLED.read(c),
+        Settings.REPORT_SEQUENCES.read(c),
+        Settings.REPORT_MAX_TOKENS.read(c));
     if (report.enabled() && !attention.stats()
         && !(attention.enabled() && attention.format() == AttentionOutputs.MapFormat.FULL)) {
       throw new SettingsException("output.report.enabled needs output.attention.stats = true or "
           + "output.attention.enabled = true with format = full: the report draws those");
     }
     JobSettings.Output output = new JobSettings.Output(
-        path(c, "output.path", baseDir),
-        choice(c, "output.mode", JobSettings.OutputMode.values()),
-        pooling(c, folder),
-        normalize(c, folder),
-        c.getBoolean("output.token-embeddings"),
+        path(c, Settings.OUTPUT_PATH, baseDir),
+        choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
+        ModelFolder.pooling(Settings.POOLING.read(c), folder),
+        ModelFolder.normalize(Settings.NORMALIZE.read(c), folder),
+        Settings.TOKEN_EMBEDDINGS.read(c),
         attention,
         report);
     JobSettings.Execution execution = new JobSettings.Execution(
-        atLeast(c, "execution.batch-tokens", 1),
-        atLeast(c, "execution.reader-batch-rows", 1),
-        atLeast(c, "execution.min-partitions", 0),
-        c.getBoolean("execution.progress"));
+        Settings.BATCH_TOKENS.read(c),
+        Settings.READER_BATCH_ROWS.read(c),
+        Settings.MIN_PARTITIONS.read(c),
+        Settings.PROGRESS.read(c));
     return new JobSettings(input, weights, model, output, execution);
   }
 
   /** model.path or model.weights, exactly one. */
   private static JobSettings.Weights weights(Config c, File baseDir) {
-    boolean folder = !c.getString("model.path").isBlank();
-    boolean file = !c.getString("model.weights").isBlank();
+    boolean folder = !Settings.MODEL_PATH.read(c).isBlank();
+    boolean file = !Settings.MODEL_WEIGHTS.read(c).isBlank();
     if (folder == file) {
       throw new SettingsException(folder
           ? "Set model.path (a Hugging Face model folder) or model.weights (a safetensors file "
@@ -129,36 +131,36 @@ public final class SettingsParser {
               + "encoder layers) must be set");
     }
     return folder
-        ? new JobSettings.Weights("", TensorNaming.BERT, path(c, "model.path", baseDir))
-        : new JobSettings.Weights(path(c, "model.weights", baseDir),
-            choice(c, "model.naming", TensorNaming.values()), "");
+        ? new JobSettings.Weights("", TensorNaming.BERT, path(c, Settings.MODEL_PATH, baseDir))
+        : new JobSettings.Weights(path(c, Settings.MODEL_WEIGHTS, baseDir),
+            choice(c, Settings.NAMING, TensorNaming.values()), "");
   }
 
   /** The input columns: one of embeddings, ids and text, and what goes with it. */
   private static JobSettings.Input input(Config user, Config c, File baseDir, ModelFolder folder) {
-    String ids = c.getString("input.ids-column").trim();
-    String text = c.getString("input.text-column").trim();
-    boolean embeddingsGiven = user.hasPath("input.embeddings-column");
+    String ids = Settings.IDS_COLUMN.read(c).trim();
+    String text = Settings.TEXT_COLUMN.read(c).trim();
+    boolean embeddingsGiven = user.hasPath(Settings.EMBEDDINGS_COLUMN.key());
     int given = (ids.isEmpty() ? 0 : 1) + (text.isEmpty() ? 0 : 1) + (embeddingsGiven ? 1 : 0);
     if (given > 1) {
       throw new SettingsException("Set exactly one of input.embeddings-column, input.ids-column "
           + "and input.text-column; got " + (embeddingsGiven ? "embeddings-column " : "")
           + (ids.isEmpty() ? "" : "ids-column ") + (text.isEmpty() ? "" : "text-column"));
     }
-    String embeddings = ids.isEmpty() && text.isEmpty() ? nonEmpty(c, "input.embeddings-column")
-        : "";
-    String typeIds = c.getString("input.type-ids-column").trim();
+    String embeddings = ids.isEmpty() && text.isEmpty()
+        ? nonEmpty(c, Settings.EMBEDDINGS_COLUMN) : "";
+    String typeIds = Settings.TYPE_IDS_COLUMN.read(c).trim();
     if (!typeIds.isEmpty() && ids.isEmpty()) {
       throw new SettingsException("input.type-ids-column goes with input.ids-column (text gets "
           + "its type ids from the tokenizer)");
     }
-    String mask = c.getString("input.mask-column").trim();
+    String mask = Settings.MASK_COLUMN.read(c).trim();
     if (!mask.isEmpty() && !text.isEmpty()) {
       throw new SettingsException("input.mask-column does not apply to input.text-column: text "
           + "has no padding");
     }
-    int maxLength = atLeast(c, "input.max-length", 0);
-    int maxTokens = atLeast(c, "input.max-tokens", 0);
+    int maxLength = Settings.MAX_LENGTH.read(c);
+    int maxTokens = Settings.MAX_TOKENS.read(c);
     if (embeddings.isEmpty()) {
       String column = text.isEmpty() ? "input.ids-column" : "input.text-column";
       if (folder == null) {
@@ -180,94 +182,84 @@ public final class SettingsParser {
           + "input.embeddings-column set input.max-length");
     }
     return new JobSettings.Input(
-        path(c, "input.path", baseDir),
-        nonEmpty(c, "input.id-column"),
+        path(c, Settings.INPUT_PATH, baseDir),
+        nonEmpty(c, Settings.ID_COLUMN),
         embeddings, ids, text, typeIds, mask,
-        c.getString("input.tokens-column").trim(),
+        Settings.TOKENS_COLUMN.read(c).trim(),
         maxLength, maxTokens,
-        choice(c, "input.on-too-long", JobSettings.OnTooLong.values()),
-        choice(c, "input.on-invalid", JobSettings.OnInvalid.values()));
+        choice(c, Settings.ON_TOO_LONG, JobSettings.OnTooLong.values()),
+        choice(c, Settings.ON_INVALID, JobSettings.OnInvalid.values()));
   }
 
   /** The model.* keys the job's own file sets, which a model folder must agree with. */
   private static List<ModelFolder.Given> givenModelKeys(Config user, Config c) {
     List<ModelFolder.Given> given = new ArrayList<>();
-    for (String field : List.of("heads", "activation", "layer-norm-eps", "norm-first",
-        "final-norm", "positional", "naming")) {
-      String key = "model." + field;
-      if (user.hasPath(key)) {
-        Object value = switch (field) {
-          case "heads" -> c.getInt(key);
-          case "layer-norm-eps" -> c.getDouble(key);
-          case "norm-first", "final-norm" -> c.getBoolean(key);
-          default -> c.getString(key);
-        };
-        given.add(new ModelFolder.Given(key, field, value));
+    for (Setting<?> setting : Settings.ARCHITECTURE) {
+      if (user.hasPath(setting.key())) {
+        given.add(new ModelFolder.Given(setting.key(), field(setting), setting.read(c)));
       }
     }
     return given;
   }
 
+  /** What {@link ModelFolder.Given} calls an architecture setting: its key without "model.". */
+  public static String field(Setting<?> architecture) {
+    return architecture.key().substring("model.".length());
+  }
+
   /** The model.* keys of a weights file: every architecture setting from the job's config. */
   private static ModelSettings modelSettings(Config c) {
-    int heads = c.getInt("model.heads");
+    int heads = Settings.HEADS.read(c);
     if (heads < 1) {
       throw new SettingsException("model.heads must be set to the number of attention heads (1 or "
-          + "more), got " + shown(c, "model.heads", heads));
-    }
-    double eps = c.getDouble("model.layer-norm-eps");
-    if (!(eps > 0) || Double.isInfinite(eps)) {
-      throw new SettingsException("model.layer-norm-eps must be a positive number, got "
-          + shown(c, "model.layer-norm-eps", eps));
+          + "more), got " + Setting.shown(c, Settings.HEADS.key(), heads));
     }
     return new ModelSettings(
         heads,
-        choice(c, "model.activation", Activation.values()),
-        c.getBoolean("model.norm-first"),
-        c.getBoolean("model.final-norm"),
-        eps,
-        c.getBoolean("model.causal"),
-        atLeast(c, "model.window", 0),
-        choice(c, "model.positional", PositionalEncoding.values()));
+        choice(c, Settings.ACTIVATION, Activation.values()),
+        Settings.NORM_FIRST.read(c),
+        Settings.FINAL_NORM.read(c),
+        Settings.LAYER_NORM_EPS.read(c),
+        Settings.CAUSAL.read(c),
+        Settings.WINDOW.read(c),
+        choice(c, Settings.POSITIONAL, PositionalEncoding.values()));
   }
 
-  /** output.pooling: auto is the folder's 1_Pooling mode, else mean. */
-  private static Pooling pooling(Config c, ModelFolder folder) {
-    String value = c.getString("output.pooling");
-    if (!value.equals("auto")) {
-      choice(c, "output.pooling", Pooling.values());   // an unknown name, refused naming the key
-    }
-    return ModelFolder.pooling(value, folder);
-  }
-
-  /** output.normalize: auto is whether the folder's pipeline ends in Normalize. */
-  private static boolean normalize(Config c, ModelFolder folder) {
-    try {
-      return ModelFolder.normalize(c.getString("output.normalize"), folder);
-    } catch (IllegalArgumentException e) {
-      throw new SettingsException("output." + e.getMessage());
-    }
-  }
-
-  private static void rejectUnknownKeys(Config user, Config reference) {
+  /** Refuses a key that is no setting, listing the keys beside it (or the sections). */
+  private static void rejectUnknownKeys(Config user) {
+    Set<String> keys = new TreeSet<>();
+    Settings.ALL.forEach(s -> keys.add(s.key()));
     for (Map.Entry<String, ConfigValue> entry : user.entrySet()) {
       String key = entry.getKey();
-      if (!reference.hasPathOrNull(key)) {
+      if (!keys.contains(key)) {
         String section = key.contains(".") ? key.substring(0, key.lastIndexOf('.')) : "";
-        String known = !section.isEmpty() && reference.hasPath(section)
-            ? "; keys under " + section + ": " + new TreeSet<>(reference.getConfig(section).root()
-                .keySet())
-            : "; sections: " + new TreeSet<>(reference.root().keySet());
+        Set<String> beside = children(keys, section);
+        String known = !section.isEmpty() && !beside.isEmpty()
+            ? "; keys under " + section + ": " + beside
+            : "; sections: " + children(keys, "");
         throw new SettingsException("Unknown setting '" + key + "' ("
             + entry.getValue().origin().description() + ")" + known);
       }
     }
   }
 
-  private static String nonEmpty(Config c, String key) {
-    String value = c.getString(key).trim();
+  /** The names one level below {@code section} ("" = the top) among {@code keys}. */
+  private static Set<String> children(Set<String> keys, String section) {
+    String prefix = section.isEmpty() ? "" : section + ".";
+    Set<String> names = new TreeSet<>();
+    for (String key : keys) {
+      if (key.startsWith(prefix)) {
+        String rest = key.substring(prefix.length());
+        names.add(rest.contains(".") ? rest.substring(0, rest.indexOf('.')) : rest);
+      }
+    }
+    return names;
+  }
+
+  private static String nonEmpty(Config c, Setting<String> setting) {
+    String value = setting.read(c).trim();
     if (value.isEmpty()) {
-      throw new SettingsException(key + " must be set");
+      throw new SettingsException(setting.key() + " must be set");
     }
     return value;
   }
@@ -276,43 +268,26 @@ public final class SettingsParser {
    * A path setting; a relative one resolves against the folder of the file that sets it (an
    * included file's own folder), else against {@code baseDir} (null: as given).
    */
-  private static String path(Config c, String key, File baseDir) {
-    String value = nonEmpty(c, key);
+  private static String path(Config c, Setting<String> setting, File baseDir) {
+    String value = nonEmpty(c, setting);
     if (value.contains("://") || new File(value).isAbsolute()) {
       return value;
     }
-    String origin = c.getValue(key).origin().filename();
+    String origin = c.getValue(setting.key()).origin().filename();
     File base = origin != null ? new File(origin).getAbsoluteFile().getParentFile() : baseDir;
     return base == null ? value : new File(base, value).toPath().normalize().toString();
   }
 
-  private static int atLeast(Config c, String key, int minimum) {
-    int value = c.getInt(key);
-    if (value < minimum) {
-      throw new SettingsException(key + " must be at least " + minimum + ", got "
-          + shown(c, key, value));
-    }
-    return value;
-  }
-
-  private static List<Integer> indices(Config c, String key) {
-    List<Integer> values = c.getIntList(key);
-    for (int v : values) {
-      if (v < 0) {
-        throw new SettingsException(key + " holds " + v + "; indices are 0-based and not negative");
+  /** A choice setting as the enum constant it names (the setting has checked the name). */
+  private static <E extends ConfigName> E choice(Config c, Setting<String> setting, E[] values) {
+    String value = setting.read(c);
+    for (E e : values) {
+      if (e.configName().equals(value)) {
+        return e;
       }
     }
-    return values;
-  }
-
-  /**
-   * A value for a message: itself, or, when it came from an environment variable (which may hold
-   * a secret), only that fact.
-   */
-  private static String shown(Config c, String key, Object value) {
-    String origin = c.getValue(key).origin().description();
-    return origin.startsWith("env var") ? "(a value from an environment variable)"
-        : String.valueOf(value);
+    throw new IllegalStateException(setting + " accepted '" + value + "', which no constant "
+        + "names");
   }
 
   /**
@@ -322,16 +297,4 @@ public final class SettingsParser {
   static String withoutQuotes(String message) {
     return message.replaceAll("'[^'\\n]*'", "'…'").replaceAll("\"[^\"\\n]*\"", "\"…\"");
   }
-
-  private static <E extends ConfigName> E choice(Config c, String key, E[] values) {
-    String value = c.getString(key);
-    for (E e : values) {
-      if (e.configName().equals(value)) {
-        return e;
-      }
-    }
-    throw new SettingsException(key + " = " + shown(c, key, "'" + value + "'") + " is not one of "
-        + ConfigName.allowed(values) + (key.equals("output.pooling") ? ", auto" : ""));
-  }
-
 }

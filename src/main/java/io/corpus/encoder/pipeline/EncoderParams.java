@@ -1,11 +1,9 @@
 package io.corpus.encoder.pipeline;
 
-import io.corpus.encoder.common.ConfigName;
-import io.corpus.encoder.config.AttentionOutputs;
-import io.corpus.encoder.kernel.Activation;
-import io.corpus.encoder.model.Pooling;
-import io.corpus.encoder.model.PositionalEncoding;
-import io.corpus.encoder.weights.TensorNaming;
+import io.corpus.encoder.config.Setting;
+import io.corpus.encoder.config.Settings;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.DoubleParam;
@@ -14,10 +12,12 @@ import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.param.StringArrayParam;
+import scala.Function1;
 
 /**
- * The params of {@link EncoderTransformer}, their defaults and meanings; the transformer adds the
- * setters and the work. Spark ML finds params through the no-argument accessors below, and saves
+ * The params of {@link EncoderTransformer}; the transformer adds the setters and the work. Those
+ * that mirror a job setting are made from its {@link Setting} (name, doc, default, rule), so the
+ * two cannot disagree. Spark ML finds params through the no-argument accessors below, and saves
  * and loads them by these names.
  *
  * <p>The model: {@code modelPath} (a Hugging Face folder; the architecture comes from its
@@ -26,11 +26,6 @@ import org.apache.spark.ml.param.StringArrayParam;
  * {@code textCol} (text).
  */
 public abstract class EncoderParams extends Transformer {
-  /** Values of {@link #normalize}: auto follows the model folder's Normalize module. */
-  static final String[] NORMALIZE_VALUES = {"auto", "true", "false"};
-  /** What {@link #pooling} adds to the {@link Pooling} names: the folder's 1_Pooling mode. */
-  static final String AUTO = "auto";
-
   private final String uid;
   final Param<String> modelPath;
   final Param<String> weightsPath;
@@ -71,113 +66,95 @@ public abstract class EncoderParams extends Transformer {
 
   EncoderParams(String uid) {
     this.uid = uid;
-    modelPath = new Param<>(uid, "modelPath", "Hugging Face model folder (BERT family); '' = "
-        + "use weightsPath");
-    weightsPath = new Param<>(uid, "weightsPath", "safetensors file of the encoder layers");
-    naming = new Param<>(uid, "naming", "tensor naming: pytorch or bert",
-        ParamValidators.inArray(ConfigName.names(TensorNaming.values())));
-    heads = new IntParam(uid, "heads", "attention heads H", ParamValidators.gtEq(1));
-    activation = new Param<>(uid, "activation", "relu, gelu or gelu-tanh",
-        ParamValidators.inArray(ConfigName.names(Activation.values())));
-    normFirst = new BooleanParam(uid, "normFirst", "pre-LN (true) or post-LN (false)");
-    finalNorm = new BooleanParam(uid, "finalNorm", "final LayerNorm after the last layer");
-    layerNormEps = new DoubleParam(uid, "layerNormEps", "LayerNorm eps", ParamValidators.gt(0));
-    causal = new BooleanParam(uid, "causal", "queries attend only to keys at or before them");
-    window = new IntParam(uid, "window", "|query - key| <= window; 0 = none",
-        ParamValidators.gtEq(0));
-    positional = new Param<>(uid, "positional", "none, sinusoidal or learned",
-        ParamValidators.inArray(ConfigName.names(PositionalEncoding.values())));
-    idCol = new Param<>(uid, "idCol", "row id column, named in errors");
-    inputCol = new Param<>(uid, "inputCol", "array<array<float|double>> token vectors");
-    idsCol = new Param<>(uid, "idsCol", "array<int|bigint> token ids; '' = not this input");
-    typeIdsCol = new Param<>(uid, "typeIdsCol", "array<int|bigint> token type ids; '' = all 0");
-    textCol = new Param<>(uid, "textCol", "string text, tokenized with the model folder's "
-        + "tokenizer.json; '' = not this input");
-    maskCol = new Param<>(uid, "maskCol", "array<int|boolean> mask, 1 = real token; '' = none");
-    maxTokens = new IntParam(uid, "maxTokens", "most tokens of token ids or text; 0 = the "
-        + "folder's max_seq_length, else max_position_embeddings", ParamValidators.gtEq(0));
-    onTooLong = new Param<>(uid, "onTooLong", "longer token ids or text: truncate or reject",
-        ParamValidators.inArray(new String[] {"truncate", "reject"}));
+    modelPath = param(Settings.MODEL_PATH);
+    weightsPath = param(Settings.MODEL_WEIGHTS);
+    naming = param(Settings.NAMING);
+    heads = intParam(Settings.HEADS);
+    activation = param(Settings.ACTIVATION);
+    normFirst = flagParam(Settings.NORM_FIRST);
+    finalNorm = flagParam(Settings.FINAL_NORM);
+    layerNormEps = doubleParam(Settings.LAYER_NORM_EPS);
+    causal = flagParam(Settings.CAUSAL);
+    window = intParam(Settings.WINDOW);
+    positional = param(Settings.POSITIONAL);
+    idCol = param(Settings.ID_COLUMN);
+    inputCol = param(Settings.EMBEDDINGS_COLUMN);
+    idsCol = param(Settings.IDS_COLUMN);
+    typeIdsCol = param(Settings.TYPE_IDS_COLUMN);
+    textCol = param(Settings.TEXT_COLUMN);
+    maskCol = param(Settings.MASK_COLUMN);
+    maxTokens = intParam(Settings.MAX_TOKENS);
+    onTooLong = param(Settings.ON_TOO_LONG);
+    pooling = param(Settings.POOLING);
+    normalize = param(Settings.NORMALIZE);
+    attentionLayers = indicesParam(Settings.ATTENTION_LAYERS);
+    attentionHeads = indicesParam(Settings.ATTENTION_HEADS);
+    attentionSample = doubleParam(Settings.ATTENTION_SAMPLE);
+    attentionIds = new StringArrayParam(this, Settings.ATTENTION_IDS.param(),
+        Settings.ATTENTION_IDS.doc());
+    setDefault(attentionIds, new String[0]);
+    attentionFormat = param(Settings.ATTENTION_FORMAT);
+    attentionTopK = intParam(Settings.ATTENTION_TOP_K);
+    attentionAverageHeads = flagParam(Settings.ATTENTION_AVERAGE_HEADS);
+    batchTokens = intParam(Settings.BATCH_TOKENS);
+    maxLength = intParam(Settings.MAX_LENGTH);
+    // The Transformer's own params: which columns to make, what to do with an invalid row.
     outputCol = new Param<>(uid, "outputCol", "output token vectors, array<array<float>>; '' = "
         + "not written");
     pooledCol = new Param<>(uid, "pooledCol", "pooled sentence vector, array<float>");
-    pooling = new Param<>(uid, "pooling", "mean, first, max, none, or auto (the folder's "
-        + "1_Pooling, else mean)", ParamValidators.inArray(poolingValues()));
-    normalize = new Param<>(uid, "normalize", "L2-normalize the pooled vector: true, false or "
-        + "auto (the folder's Normalize module)", ParamValidators.inArray(NORMALIZE_VALUES));
     attentionCol = new Param<>(uid, "attentionCol", "attention maps column; '' = no maps");
-    attentionLayers = new IntArrayParam(this, "attentionLayers",
-        "layers whose maps are kept, 0-based", EncoderParams::noneNegative);
-    attentionHeads = new IntArrayParam(this, "attentionHeads",
-        "heads whose maps are kept, 0-based", EncoderParams::noneNegative);
-    attentionSample = new DoubleParam(uid, "attentionSample",
-        "fraction of sequences whose maps and rollout are kept, by a stable hash of the id",
-        ParamValidators.inRange(0, 1, false, true));
-    attentionIds = new StringArrayParam(this, "attentionIds",
-        "ids whose maps and rollout are kept; empty = by attentionSample");
-    attentionFormat = new Param<>(uid, "attentionFormat", "full or top-k",
-        ParamValidators.inArray(ConfigName.names(AttentionOutputs.MapFormat.values())));
-    attentionTopK = new IntParam(uid, "attentionTopK", "k of the top-k format",
-        ParamValidators.gtEq(1));
-    attentionAverageHeads = new BooleanParam(uid, "attentionAverageHeads",
-        "one map per layer, the mean of the kept heads, with head = -1");
     statsCol = new Param<>(uid, "statsCol",
         "per-head attention statistics sums column; '' = none");
     rolloutCol = new Param<>(uid, "rolloutCol", "attention rollout column; '' = none");
-    batchTokens = new IntParam(uid, "batchTokens", "tokens per forward batch",
-        ParamValidators.gtEq(1));
-    maxLength = new IntParam(uid, "maxLength", "longest token-vector sequence accepted; 0 = any",
-        ParamValidators.gtEq(0));
     handleInvalid = new Param<>(uid, "handleInvalid",
         "invalid rows: error (fail the job) or skip (drop them, counted)",
         ParamValidators.inArray(new String[] {"error", "skip"}));
-    setDefault(modelPath, "");
-    setDefault(weightsPath, "");
-    setDefault(naming, TensorNaming.PYTORCH.configName());
-    setDefault(activation, Activation.RELU.configName());
-    setDefault(normFirst, false);
-    setDefault(finalNorm, false);
-    setDefault(layerNormEps, 1e-5);
-    setDefault(causal, false);
-    setDefault(window, 0);
-    setDefault(positional, PositionalEncoding.NONE.configName());
-    setDefault(idCol, "id");
-    setDefault(inputCol, "embeddings");
-    setDefault(idsCol, "");
-    setDefault(typeIdsCol, "");
-    setDefault(textCol, "");
-    setDefault(maskCol, "");
-    setDefault(maxTokens, 0);
-    setDefault(onTooLong, "truncate");
     setDefault(outputCol, "embeddings");
     setDefault(pooledCol, "pooled");
-    setDefault(pooling, AUTO);
-    setDefault(normalize, AUTO);
     setDefault(attentionCol, "");
-    setDefault(attentionLayers, new int[0]);
-    setDefault(attentionHeads, new int[0]);
-    setDefault(attentionSample, 1.0);
-    setDefault(attentionIds, new String[0]);
-    setDefault(attentionFormat, AttentionOutputs.MapFormat.FULL.configName());
-    setDefault(attentionTopK, 8);
-    setDefault(attentionAverageHeads, false);
     setDefault(statsCol, "");
     setDefault(rolloutCol, "");
-    setDefault(batchTokens, 4096);
-    setDefault(maxLength, 0);
     setDefault(handleInvalid, "error");
   }
 
-  /** Indices are 0-based: a negative one is refused when the param is set. */
-  private static Object noneNegative(int[] values) {
-    return java.util.Arrays.stream(values).allMatch(v -> v >= 0);
+  // Params made from a Setting: its param name, doc, default and rule (checked when set).
+
+  private Param<String> param(Setting<String> s) {
+    Param<String> p = new Param<>(uid, s.param(), s.doc(), valid(s));
+    setDefault(p, s.defaultValue());
+    return p;
   }
 
-  private static String[] poolingValues() {
-    String[] names = ConfigName.names(Pooling.values());
-    String[] values = java.util.Arrays.copyOf(names, names.length + 1);
-    values[names.length] = AUTO;
-    return values;
+  @SuppressWarnings("unchecked")
+  private IntParam intParam(Setting<Integer> s) {
+    IntParam p = new IntParam(uid, s.param(), s.doc(), (Function1<Object, Object>) (Object) valid(s));
+    setDefault(p, s.defaultValue());
+    return p;
+  }
+
+  @SuppressWarnings("unchecked")
+  private DoubleParam doubleParam(Setting<Double> s) {
+    DoubleParam p = new DoubleParam(uid, s.param(), s.doc(),
+        (Function1<Object, Object>) (Object) valid(s));
+    setDefault(p, s.defaultValue());
+    return p;
+  }
+
+  private BooleanParam flagParam(Setting<Boolean> s) {
+    BooleanParam p = new BooleanParam(uid, s.param(), s.doc());
+    setDefault(p, s.defaultValue());
+    return p;
+  }
+
+  private IntArrayParam indicesParam(Setting<List<Integer>> s) {
+    IntArrayParam p = new IntArrayParam(this, s.param(), s.doc(),
+        values -> s.accepts(Arrays.stream(values).boxed().toList()));
+    setDefault(p, new int[0]);
+    return p;
+  }
+
+  private static <T> Function1<T, Object> valid(Setting<T> s) {
+    return value -> s.accepts(value);
   }
 
   @Override

@@ -3,6 +3,9 @@ package io.corpus.encoder.pipeline;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.Setting;
+import io.corpus.encoder.config.Settings;
+import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
@@ -18,6 +21,7 @@ import java.util.TreeSet;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
@@ -154,24 +158,18 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     checkModelParams();
     if (fromFolder()) {
       List<ModelFolder.Given> given = new ArrayList<>();
-      addIfSet(given, "heads", "heads", heads.name());
-      addIfSet(given, "activation", "activation", activation.name());
-      addIfSet(given, "layerNormEps", "layer-norm-eps", layerNormEps.name());
-      addIfSet(given, "normFirst", "norm-first", normFirst.name());
-      addIfSet(given, "finalNorm", "final-norm", finalNorm.name());
-      addIfSet(given, "positional", "positional", positional.name());
-      addIfSet(given, "naming", "naming", naming.name());
+      for (Setting<?> setting : Settings.ARCHITECTURE) {
+        Param<?> param = getParam(setting.param());
+        if (isSet(param)) {
+          given.add(new ModelFolder.Given("param " + setting.param(),
+              SettingsParser.field(setting), $(param)));
+        }
+      }
       return folder().settings(given, flag(causal), intValue(window));
     }
     return new ModelSettings(intValue(heads), Activation.fromConfigName($(activation)),
         flag(normFirst), flag(finalNorm), doubleValue(layerNormEps), flag(causal),
         intValue(window), PositionalEncoding.fromConfigName($(positional)));
-  }
-
-  private void addIfSet(List<ModelFolder.Given> given, String name, String field, String param) {
-    if (isSet(getParam(param))) {
-      given.add(new ModelFolder.Given("param " + name, field, $(getParam(param))));
-    }
   }
 
   /** The model, read on the driver once and kept for later calls with the same params. */
@@ -256,7 +254,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       throw new IllegalArgumentException("Param modelPath (a model folder) or weightsPath (a "
           + "safetensors file) must be set");
     }
-    if (file && !isDefined(heads)) {
+    if (file && intValue(heads) < 1) {
       throw new IllegalArgumentException("Param heads must be set (the number of attention "
           + "heads), or modelPath to a model folder");
     }

@@ -1,0 +1,158 @@
+package io.corpus.encoder.config;
+
+import io.corpus.encoder.common.ConfigName;
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.weights.TensorNaming;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Every setting of the job, each declared once ({@link Setting}): key, ML param, type, default,
+ * doc, rule. {@code reference.conf} documents the same keys at length (a test keeps the two
+ * equal); {@link SettingsParser} reads them; {@code EncoderParams} makes the Transformer's params
+ * from the ones that name a param.
+ */
+public final class Settings {
+  private Settings() {}
+
+  // input
+  public static final Setting<String> INPUT_PATH = Setting.text("input.path", "", "",
+      "Parquet file or folder of sequences; required");
+  public static final Setting<String> ID_COLUMN = Setting.text("input.id-column", "idCol", "id",
+      "row id column (any type), copied to every output and named in errors");
+  public static final Setting<String> EMBEDDINGS_COLUMN = Setting.text("input.embeddings-column",
+      "inputCol", "embeddings", "array<array<float|double>> token vectors");
+  public static final Setting<String> IDS_COLUMN = Setting.text("input.ids-column", "idsCol", "",
+      "array<int|bigint> token ids; '' = not this input");
+  public static final Setting<String> TYPE_IDS_COLUMN = Setting.text("input.type-ids-column",
+      "typeIdsCol", "", "array<int|bigint> token type ids; '' = all 0");
+  public static final Setting<String> TEXT_COLUMN = Setting.text("input.text-column", "textCol",
+      "", "string text, tokenized with the model folder's tokenizer.json; '' = not this input");
+  public static final Setting<String> MASK_COLUMN = Setting.text("input.mask-column", "maskCol",
+      "", "array<int|boolean> mask, 1 = real token; '' = none");
+  public static final Setting<String> TOKENS_COLUMN = Setting.text("input.tokens-column", "", "",
+      "array<string> token texts the report labels its axes with; '' = none");
+  public static final Setting<Integer> MAX_LENGTH = Setting.atLeast("input.max-length",
+      "maxLength", 0, 0, "longest token-vector sequence accepted; 0 = any");
+  public static final Setting<Integer> MAX_TOKENS = Setting.atLeast("input.max-tokens",
+      "maxTokens", 0, 0,
+      "most tokens of token ids or text; 0 = the folder's max_seq_length, else its positions");
+  public static final Setting<String> ON_TOO_LONG = Setting.choice("input.on-too-long",
+      "onTooLong", "truncate", ConfigName.names(JobSettings.OnTooLong.values()),
+      "longer token ids or text: truncate or reject");
+  public static final Setting<String> ON_INVALID = Setting.choice("input.on-invalid", "",
+      "quarantine", ConfigName.names(JobSettings.OnInvalid.values()),
+      "a row that cannot be encoded: quarantine (to rejects/) or fail");
+
+  // model
+  public static final Setting<String> MODEL_PATH = Setting.text("model.path", "modelPath", "",
+      "Hugging Face model folder (BERT family); '' = use the weights file");
+  public static final Setting<String> MODEL_WEIGHTS = Setting.text("model.weights",
+      "weightsPath", "", "safetensors file of the encoder layers");
+  public static final Setting<String> NAMING = Setting.choice("model.naming", "naming",
+      TensorNaming.PYTORCH.configName(), ConfigName.names(TensorNaming.values()),
+      "tensor naming: pytorch or bert");
+  public static final Setting<Integer> HEADS = Setting.atLeast("model.heads", "heads", 0, 0,
+      "attention heads H, dividing the width; 0 = not set (a model folder says)");
+  public static final Setting<String> ACTIVATION = Setting.choice("model.activation",
+      "activation", Activation.RELU.configName(), ConfigName.names(Activation.values()),
+      "relu, gelu or gelu-tanh");
+  public static final Setting<Boolean> NORM_FIRST = Setting.flag("model.norm-first", "normFirst",
+      false, "pre-LN (true) or post-LN (false)");
+  public static final Setting<Boolean> FINAL_NORM = Setting.flag("model.final-norm", "finalNorm",
+      false, "final LayerNorm after the last layer");
+  public static final Setting<Double> LAYER_NORM_EPS = Setting.positive("model.layer-norm-eps",
+      "layerNormEps", 1e-5, "LayerNorm eps");
+  public static final Setting<Boolean> CAUSAL = Setting.flag("model.causal", "causal", false,
+      "queries attend only to keys at or before them");
+  public static final Setting<Integer> WINDOW = Setting.atLeast("model.window", "window", 0, 0,
+      "|query - key| <= window; 0 = none");
+  public static final Setting<String> POSITIONAL = Setting.choice("model.positional",
+      "positional", PositionalEncoding.NONE.configName(),
+      ConfigName.names(PositionalEncoding.values()), "none, sinusoidal or learned");
+
+  // output
+  public static final Setting<String> OUTPUT_PATH = Setting.text("output.path", "", "",
+      "output folder; required");
+  public static final Setting<String> OUTPUT_MODE = Setting.choice("output.mode", "",
+      JobSettings.OutputMode.ERROR_IF_EXISTS.configName(),
+      ConfigName.names(JobSettings.OutputMode.values()),
+      "what an existing output path may be: nothing, an earlier output, any folder");
+  public static final Setting<String> POOLING = Setting.choice("output.pooling", "pooling",
+      "auto", withAuto(ConfigName.names(Pooling.values())),
+      "mean, first, max, none, or auto (the folder's 1_Pooling, else mean)");
+  public static final Setting<String> NORMALIZE = Setting.choice("output.normalize",
+      "normalize", "auto", new String[] {"auto", "true", "false"},
+      "L2-normalize the pooled vector: true, false or auto (the folder's Normalize module)");
+  public static final Setting<Boolean> TOKEN_EMBEDDINGS = Setting.flag(
+      "output.token-embeddings", "", true, "write the (T, E) token vectors");
+  public static final Setting<Boolean> ATTENTION_ENABLED = Setting.flag(
+      "output.attention.enabled", "", false, "write attention maps to attention/");
+  public static final Setting<List<Integer>> ATTENTION_LAYERS = Setting.indices(
+      "output.attention.layers", "attentionLayers", "layers whose maps are kept, 0-based");
+  public static final Setting<List<Integer>> ATTENTION_HEADS = Setting.indices(
+      "output.attention.heads", "attentionHeads", "heads whose maps are kept, 0-based");
+  public static final Setting<Double> ATTENTION_SAMPLE = Setting.fraction(
+      "output.attention.sample", "attentionSample", 1.0,
+      "fraction of sequences whose maps and rollout are kept, by a stable hash of the id");
+  public static final Setting<List<String>> ATTENTION_IDS = Setting.strings(
+      "output.attention.ids", "attentionIds",
+      "ids whose maps and rollout are kept; empty = by the sample");
+  public static final Setting<String> ATTENTION_FORMAT = Setting.choice(
+      "output.attention.format", "attentionFormat",
+      AttentionOutputs.MapFormat.FULL.configName(),
+      ConfigName.names(AttentionOutputs.MapFormat.values()), "full or top-k");
+  public static final Setting<Integer> ATTENTION_TOP_K = Setting.atLeast("output.attention.top-k",
+      "attentionTopK", 8, 1, "k of the top-k format");
+  public static final Setting<Boolean> ATTENTION_AVERAGE_HEADS = Setting.flag(
+      "output.attention.average-heads", "attentionAverageHeads", false,
+      "one map per layer, the mean of the kept heads, with head = -1");
+  public static final Setting<Boolean> ATTENTION_STATS = Setting.flag("output.attention.stats",
+      "", false, "per-head statistics of every sequence to head-stats/");
+  public static final Setting<Boolean> ATTENTION_ROLLOUT = Setting.flag(
+      "output.attention.rollout", "", false, "attention rollout of the kept sequences");
+  public static final Setting<Boolean> REPORT_ENABLED = Setting.flag("output.report.enabled", "",
+      false, "write report/index.html");
+  public static final Setting<Integer> REPORT_SEQUENCES = Setting.atLeast(
+      "output.report.sequences", "", 2, 0, "how many sequences get heatmaps");
+  public static final Setting<Integer> REPORT_MAX_TOKENS = Setting.atLeast(
+      "output.report.max-tokens", "", 64, 1, "heatmaps show at most this many tokens");
+
+  // execution
+  public static final Setting<Integer> BATCH_TOKENS = Setting.atLeast("execution.batch-tokens",
+      "batchTokens", 4096, 1, "tokens per forward batch");
+  public static final Setting<Integer> READER_BATCH_ROWS = Setting.atLeast(
+      "execution.reader-batch-rows", "", 64, 1, "rows per Parquet reader batch");
+  public static final Setting<Integer> MIN_PARTITIONS = Setting.atLeast(
+      "execution.min-partitions", "", 0, 0, "split the input at least this much; 0 = task slots");
+  public static final Setting<Boolean> PROGRESS = Setting.flag("execution.progress", "", true,
+      "print progress while the job runs");
+
+  /** The architecture settings a model folder's config.json answers, which must agree with it. */
+  public static final List<Setting<?>> ARCHITECTURE = List.of(HEADS, ACTIVATION, LAYER_NORM_EPS,
+      NORM_FIRST, FINAL_NORM, POSITIONAL, NAMING);
+
+  /** All of them, in reference.conf's order. */
+  public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
+      IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, MASK_COLUMN, TOKENS_COLUMN, MAX_LENGTH,
+      MAX_TOKENS, ON_TOO_LONG, ON_INVALID, MODEL_PATH, MODEL_WEIGHTS, NAMING, HEADS, ACTIVATION,
+      NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW, POSITIONAL, OUTPUT_PATH,
+      OUTPUT_MODE, POOLING, NORMALIZE, TOKEN_EMBEDDINGS, ATTENTION_ENABLED, ATTENTION_LAYERS,
+      ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS, ATTENTION_FORMAT, ATTENTION_TOP_K,
+      ATTENTION_AVERAGE_HEADS, ATTENTION_STATS, ATTENTION_ROLLOUT, REPORT_ENABLED,
+      REPORT_SEQUENCES, REPORT_MAX_TOKENS, BATCH_TOKENS, READER_BATCH_ROWS, MIN_PARTITIONS,
+      PROGRESS);
+
+  /** The settings a Spark ML param mirrors. */
+  public static Stream<Setting<?>> withParams() {
+    return ALL.stream().filter(s -> !s.param().isEmpty());
+  }
+
+  private static String[] withAuto(String[] names) {
+    String[] values = java.util.Arrays.copyOf(names, names.length + 1);
+    values[names.length] = "auto";
+    return values;
+  }
+}
