@@ -2,7 +2,9 @@ package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
+import io.corpus.encoder.io.OutputLock;
 import java.nio.file.Path;
+import java.util.UUID;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -21,9 +23,14 @@ public final class ReportJob {
     try {
       JobSettings settings = SettingsParser.parseFile(Path.of(args[1]));
       spark = SparkSessions.forJob("corpus-encoder-report");
-      String page = AttentionReport.write(spark, settings.output().path(), settings,
-          "Output " + settings.output().path());
-      System.out.println("report: " + page);
+      org.apache.hadoop.fs.Path output = new org.apache.hadoop.fs.Path(settings.output().path());
+      // The output's lock, as a job takes it: no job swaps the folder while the page is written.
+      try (OutputLock lock = OutputLock.acquire(output.getFileSystem(
+          spark.sparkContext().hadoopConfiguration()), output, "report-" + UUID.randomUUID())) {
+        String page = AttentionReport.write(spark, settings.output().path(), settings,
+            "Output " + settings.output().path());
+        System.out.println("report: " + page);
+      }
     } catch (Exception e) {
       System.err.println("error: " + Errors.describe(e));
       System.exit(1);

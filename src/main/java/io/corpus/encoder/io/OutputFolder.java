@@ -194,9 +194,15 @@ public final class OutputFolder implements AutoCloseable {
   }
 
   private void writeMarker() throws IOException {
+    byte[] text = ("corpus-encoder output, run " + run + ", committed " + Instant.now() + "\n")
+        .getBytes(StandardCharsets.UTF_8);
+    java.nio.file.Path local = LocalPaths.of(fs, new Path(staging, MARKER));
+    if (local != null) {
+      Files.write(local, text);   // no checksum file beside it, as Hadoop's local one writes
+      return;
+    }
     try (FSDataOutputStream out = fs.create(new Path(staging, MARKER), true)) {
-      out.write(("corpus-encoder output, run " + run + ", committed " + Instant.now() + "\n")
-          .getBytes(StandardCharsets.UTF_8));
+      out.write(text);
     }
   }
 
