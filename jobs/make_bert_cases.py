@@ -18,7 +18,6 @@ import json, os, shutil, struct, subprocess, sys
 import numpy as np
 import torch
 
-node_modules_dir, out = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 MINILM = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "models", "all-MiniLM-L6-v2"))
 GPL = open("/usr/share/common-licenses/GPL-3").read()
@@ -239,8 +238,10 @@ def write_case(c, full_ids, seed):
           f"{len(rows)} texts, max {max_tokens} tokens, {sum(r['truncated'] for r in rows)} cut")
 
 
-os.makedirs(out, exist_ok=True)
-ids = token_ids()
-print("token counts:", [len(i) for i in ids])
-for n, case in enumerate(CASES):
-    write_case(case, ids, 20261123 + n)
+if __name__ == "__main__":   # jobs/make_classifier_cases.py imports the BERT above
+    node_modules_dir, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    ids = token_ids()
+    print("token counts:", [len(i) for i in ids])
+    for n, case in enumerate(CASES):
+        write_case(case, ids, 20261123 + n)

@@ -66,6 +66,11 @@ final class Transformers {
       d.put("path", s.weights().folder());
       d.put("vocabulary", model.weights().embeddings().vocabularySize());
       d.put("max_tokens", s.input().maxTokens());
+      if (model.weights().head() != null) {
+        d.put("classifier_labels", model.weights().head().labels());
+        d.put("classifier_scores", model.weights().head().scoring().name().toLowerCase(
+            java.util.Locale.ROOT));
+      }
     } else {
       d.put("weights", s.weights().path());
       d.put("naming", s.weights().naming().configName());

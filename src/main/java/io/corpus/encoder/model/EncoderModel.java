@@ -9,9 +9,10 @@ import java.io.Serializable;
  * @param embeddings the embedding layer (ids to the first layer's input), or null when the input
  *     is already embedded
  * @param encoder the encoder layers
+ * @param head a sequence-classification head on the first token's final state, or null
  */
-public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder)
-    implements Serializable {
+public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
+    ClassifierHead head) implements Serializable {
 
   public EncoderModel {
     if (encoder == null) {
@@ -23,9 +24,14 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder)
     }
   }
 
+  /** An encoder with its embedding layer and no head. */
+  public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder) {
+    this(embeddings, encoder, null);
+  }
+
   /** An encoder over already-embedded inputs. */
   public static EncoderModel layersOnly(EncoderWeights encoder) {
-    return new EncoderModel(null, encoder);
+    return new EncoderModel(null, encoder, null);
   }
 
   /** Number of float parameters, for logs and memory estimates. */
@@ -34,6 +40,9 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder)
     if (embeddings != null) {
       count += embeddings.word().length + embeddings.position().length
           + embeddings.tokenType().length + 2L * embeddings.width();
+    }
+    if (head != null) {
+      count += head.parameterCount();
     }
     return count;
   }

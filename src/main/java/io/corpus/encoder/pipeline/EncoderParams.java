@@ -60,6 +60,9 @@ public abstract class EncoderParams extends Transformer {
   final BooleanParam attentionAverageHeads;
   final Param<String> statsCol;
   final Param<String> rolloutCol;
+  final Param<String> logitsCol;
+  final Param<String> scoresCol;
+  final Param<String> labelCol;
   final IntParam batchTokens;
   final IntParam maxLength;
   final Param<String> handleInvalid;
@@ -106,6 +109,12 @@ public abstract class EncoderParams extends Transformer {
     statsCol = new Param<>(uid, "statsCol",
         "per-head attention statistics sums column; '' = none");
     rolloutCol = new Param<>(uid, "rolloutCol", "attention rollout column; '' = none");
+    logitsCol = new Param<>(uid, "logitsCol", "a classifier folder's logits, array<float>; "
+        + "'' = not written");
+    scoresCol = new Param<>(uid, "scoresCol", "a classifier folder's scores (sigmoid, softmax "
+        + "or as its CrossEncoder config says), array<float>; '' = not written");
+    labelCol = new Param<>(uid, "labelCol", "a classifier folder's label of the largest logit "
+        + "(when it has more than one label), string; '' = not written");
     handleInvalid = new Param<>(uid, "handleInvalid",
         "invalid rows: error (fail the job) or skip (drop them, counted)",
         ParamValidators.inArray(new String[] {"error", "skip"}));
@@ -114,6 +123,9 @@ public abstract class EncoderParams extends Transformer {
     setDefault(attentionCol, "");
     setDefault(statsCol, "");
     setDefault(rolloutCol, "");
+    setDefault(logitsCol, "logits");
+    setDefault(scoresCol, "scores");
+    setDefault(labelCol, "label");
     setDefault(handleInvalid, "error");
   }
 
@@ -196,6 +208,9 @@ public abstract class EncoderParams extends Transformer {
   public BooleanParam attentionAverageHeads() { return attentionAverageHeads; }
   public Param<String> statsCol() { return statsCol; }
   public Param<String> rolloutCol() { return rolloutCol; }
+  public Param<String> logitsCol() { return logitsCol; }
+  public Param<String> scoresCol() { return scoresCol; }
+  public Param<String> labelCol() { return labelCol; }
   public IntParam batchTokens() { return batchTokens; }
   public IntParam maxLength() { return maxLength; }
   public Param<String> handleInvalid() { return handleInvalid; }

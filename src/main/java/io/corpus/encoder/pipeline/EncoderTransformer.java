@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
@@ -109,6 +110,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
   public EncoderTransformer setStatsCol(String v) { set(statsCol, v); return this; }
   public EncoderTransformer setRolloutCol(String v) { set(rolloutCol, v); return this; }
+  public EncoderTransformer setLogitsCol(String v) { set(logitsCol, v); return this; }
+  public EncoderTransformer setScoresCol(String v) { set(scoresCol, v); return this; }
+  public EncoderTransformer setLabelCol(String v) { set(labelCol, v); return this; }
   public EncoderTransformer setBatchTokens(int v) { set(batchTokens, v); return this; }
   public EncoderTransformer setMaxLength(int v) { set(maxLength, v); return this; }
   public EncoderTransformer setHandleInvalid(String v) { set(handleInvalid, v); return this; }
@@ -262,9 +266,13 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The output columns these params give for an input of {@code schema}, checked. */
   private OutputLayout layout(StructType schema, InputColumns columns) {
+    Optional<ModelFolder.Classifier> head = fromFolder() ? folder().classifier()
+        : Optional.empty();
     return OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
         resolvedPooling() == Pooling.NONE ? "" : $(pooledCol), $(attentionCol), $(statsCol),
-        $(rolloutCol)), attentionOutputs());
+        $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
+        head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : ""),
+        attentionOutputs());
   }
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */

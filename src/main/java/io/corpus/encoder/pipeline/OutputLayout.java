@@ -24,13 +24,17 @@ import org.apache.spark.sql.types.StructType;
  * @param withEmbeddings whether the (T, E) token vectors are written
  * @param withPooled whether the pooled vector is written
  * @param attention which attention columns are written
+ * @param withLogits whether a classifier head's logits are written
+ * @param withScores whether its scores are written
+ * @param withLabel whether the label of its largest logit is written
  */
 record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
-    boolean withTokens, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention)
-    implements Serializable {
+    boolean withTokens, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention,
+    boolean withLogits, boolean withScores, boolean withLabel) implements Serializable {
 
   /** The output columns' names; "" for a column not written. */
-  record Names(String embeddings, String pooled, String attention, String stats, String rollout) {}
+  record Names(String embeddings, String pooled, String attention, String stats, String rollout,
+      String logits, String scores, String label) {}
 
   static OutputLayout of(StructType input, InputColumns columns, Names names,
       AttentionOutputs attention) {
@@ -55,11 +59,15 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
         attention.format() == AttentionOutputs.MapFormat.TOP_K), false), false);
     add(fields, names.stats(), AttentionColumns.statsType(), false);
     add(fields, names.rollout(), AttentionColumns.floatMatrix(), true);
+    add(fields, names.logits(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
+    add(fields, names.scores(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
+    add(fields, names.label(), DataTypes.StringType, false);
     int[] ordinals = kept.stream().mapToInt(Integer::intValue).toArray();
     DataType[] types = kept.stream().map(i -> input.fields()[i].dataType())
         .toArray(DataType[]::new);
     return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
-        withTokens, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention);
+        withTokens, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention,
+        !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty());
   }
 
   /** Adds a named column; "" adds none. An input column of that name is an error. */

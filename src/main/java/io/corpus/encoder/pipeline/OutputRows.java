@@ -1,6 +1,7 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TopK;
@@ -42,10 +43,11 @@ final class OutputRows implements Serializable {
 
   /**
    * The output row of sequence b of the batch, read from {@code input} as {@code read};
-   * {@code collector} holds the batch's attention outputs (null when none are asked for).
+   * {@code collector} holds the batch's attention outputs (null when none are asked for);
+   * {@code head} is the model's classifier head (null when it has none).
    */
   InternalRow build(InternalRow input, SequenceRead.Accepted read, TokenBatch batch, int b,
-      AttentionCollector collector) {
+      AttentionCollector collector, ClassifierHead head) {
     int length = read.length();
     AttentionOutputs attention = layout.attention();
     Object[] values = new Object[layout.width()];
@@ -83,8 +85,21 @@ final class OutputRows implements Serializable {
     }
     if (attention.rollout()) {
       float[] rollout = collector.rollout(b);
-      values[c] = rollout == null ? null
+      values[c++] = rollout == null ? null
           : matrix(expand(rollout, batch, batch.firstRow(b), batch.length(b), length), length);
+    }
+    if (layout.withLogits() || layout.withScores() || layout.withLabel()) {
+      // The head reads the first real token's final state ([CLS]).
+      float[] logits = head.logits(batch.tokens(), batch.firstRow(b) * batch.width());
+      if (layout.withLogits()) {
+        values[c++] = UnsafeArrayData.fromPrimitiveArray(logits);
+      }
+      if (layout.withScores()) {
+        values[c++] = UnsafeArrayData.fromPrimitiveArray(head.scores(logits));
+      }
+      if (layout.withLabel()) {
+        values[c] = UTF8String.fromString(head.label(logits));
+      }
     }
     return new GenericInternalRow(values);
   }

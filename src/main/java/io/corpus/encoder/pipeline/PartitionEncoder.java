@@ -2,6 +2,7 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.Encoder;
+import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.TokenBatch;
@@ -56,6 +57,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     private final Encoder encoder;
     private final TokenBatch batch;
     private final AttentionCollector collector;
+    private final ClassifierHead head;
     private final List<InternalRow> batchRows = new ArrayList<>();
     private final List<SequenceRead.Accepted> batchReads = new ArrayList<>();
     private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
@@ -69,6 +71,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         task.addTaskCompletionListener((TaskCompletionListener) context -> reader.close());
       }
       this.encoder = new Encoder(settings, m.encoder());
+      this.head = m.head();
       this.batch = new TokenBatch(m.encoder().width(), batchTokens);
       this.collector = attention.any()
           ? new AttentionCollector(attention, m.encoder().layerCount(), settings.heads()) : null;
@@ -128,7 +131,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       long outputStart = System.nanoTime();
       metrics.forwardNanos().add(outputStart - start);
       for (int b = 0; b < batch.sequenceCount(); b++) {
-        ready.add(output.build(batchRows.get(b), batchReads.get(b), batch, b, collector));
+        ready.add(output.build(batchRows.get(b), batchReads.get(b), batch, b, collector,
+            head));
       }
       metrics.outputNanos().add(System.nanoTime() - outputStart);
       metrics.sequencesEncoded().add(batch.sequenceCount());

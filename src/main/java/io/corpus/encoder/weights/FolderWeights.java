@@ -1,5 +1,6 @@
 package io.corpus.encoder.weights;
 
+import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import java.util.List;
@@ -9,8 +10,9 @@ import java.util.List;
  *
  * @param embeddings the embedding layer (token ids to the first layer's input)
  * @param encoder the encoder layers
+ * @param head the sequence-classification head, or null when the folder has none
  * @param leftOut tensors in the files that the job does not use (pooler, task heads), by their
  *     names in the files
  */
 public record FolderWeights(EmbeddingWeights embeddings, EncoderWeights encoder,
-    List<String> leftOut) {}
+    ClassifierHead head, List<String> leftOut) {}

@@ -3,6 +3,7 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
@@ -35,11 +36,23 @@ import java.util.TreeSet;
  * @param normalize whether the sentence-transformers pipeline ends in Normalize (L2)
  * @param weightFiles the safetensors file, or its shards
  * @param tokenizer {@code tokenizer.json}, if present
+ * @param classifier the sequence-classification head, when {@code architectures} names a
+ *     {@code …ForSequenceClassification}
  */
 public record ModelFolder(Path folder, int layers, int width, int heads, int ffnWidth,
     Activation activation, double layerNormEps, int maxPositions, Optional<Integer> maxSeqLength,
     Optional<Pooling> pooling, boolean normalize, List<Path> weightFiles,
-    Optional<Path> tokenizer) {
+    Optional<Path> tokenizer, Optional<Classifier> classifier) {
+
+  /**
+   * What config.json says of a sequence-classification head.
+   *
+   * @param labels {@code id2label} in id order ({@code LABEL_i} for {@code num_labels} without it)
+   * @param scoring a sentence-transformers CrossEncoder's configured activation; else sigmoid for
+   *     one label or {@code problem_type} multi_label_classification, softmax otherwise, as
+   *     Hugging Face's text-classification pipeline applies them
+   */
+  public record Classifier(List<String> labels, ClassifierHead.Scoring scoring) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -160,7 +173,58 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
         config.path("layer_norm_eps").asDouble(1e-12),
         positiveInt(config, "max_position_embeddings", folder), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
-            .filter(Files::isRegularFile));
+            .filter(Files::isRegularFile), classifier(config, folder.resolve("config.json")));
+  }
+
+  /** The classification head config.json describes, if its architecture has one. */
+  private static Optional<Classifier> classifier(JsonNode config, Path file) {
+    boolean head = false;
+    for (JsonNode architecture : config.path("architectures")) {
+      head |= architecture.asText("").endsWith("ForSequenceClassification");
+    }
+    if (!head) {
+      return Optional.empty();
+    }
+    List<String> labels = new ArrayList<>();
+    JsonNode id2label = config.path("id2label");
+    for (int id = 0; id2label.has(String.valueOf(id)); id++) {
+      labels.add(id2label.get(String.valueOf(id)).asText());
+    }
+    if (labels.size() != id2label.size()) {
+      throw new WeightsException(file + ": id2label's ids are not 0.." + (id2label.size() - 1));
+    }
+    JsonNode numLabels = config.get("num_labels");
+    if (labels.isEmpty()) {
+      int n = numLabels != null ? numLabels.asInt() : 2;   // PretrainedConfig's default
+      for (int id = 0; id < n; id++) {
+        labels.add("LABEL_" + id);
+      }
+    } else if (numLabels != null && numLabels.asInt() != labels.size()) {
+      throw new WeightsException(file + ": num_labels = " + numLabels.asInt() + " but id2label "
+          + "has " + labels.size() + " labels");
+    }
+    if (labels.isEmpty()) {
+      throw new WeightsException(file + ": a classifier with no label (num_labels = 0)");
+    }
+    String crossEncoder = config.path("sentence_transformers").path("activation_fn")
+        .asText(config.path("sbert_ce_default_activation_function").asText(""));
+    ClassifierHead.Scoring scoring;
+    if (!crossEncoder.isEmpty()) {
+      String name = crossEncoder.substring(crossEncoder.lastIndexOf('.') + 1);
+      scoring = switch (name) {
+        case "Sigmoid" -> ClassifierHead.Scoring.SIGMOID;
+        case "Softmax" -> ClassifierHead.Scoring.SOFTMAX;
+        case "Identity" -> ClassifierHead.Scoring.NONE;
+        default -> throw new WeightsException(file + ": the CrossEncoder activation '"
+            + crossEncoder + "' is not supported (Sigmoid, Softmax, Identity)");
+      };
+    } else {
+      boolean multiLabel = config.path("problem_type").asText("")
+          .equals("multi_label_classification");
+      scoring = multiLabel || labels.size() == 1 ? ClassifierHead.Scoring.SIGMOID
+          : ClassifierHead.Scoring.SOFTMAX;
+    }
+    return Optional.of(new Classifier(labels, scoring));
   }
 
   /** model.safetensors, or the shards named by model.safetensors.index.json. */

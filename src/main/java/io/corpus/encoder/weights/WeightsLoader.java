@@ -1,5 +1,6 @@
 package io.corpus.encoder.weights;
 
+import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerWeights;
@@ -39,8 +40,10 @@ public final class WeightsLoader {
    * {@code config.json}. The pooler and task heads are left out and listed.
    */
   public static FolderWeights load(ModelFolder model) {
-    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), "bert.",
-        List.of("embeddings.", "encoder."));
+    List<String> kept = model.classifier().isPresent()
+        ? List.of("embeddings.", "encoder.", "pooler.", "classifier.")
+        : List.of("embeddings.", "encoder.");
+    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), "bert.", kept);
     Source source = new Source(file);
     int e = model.width();
     String p = "embeddings.";
@@ -72,8 +75,34 @@ public final class WeightsLoader {
             + " but the weights in " + file.path() + " have " + check[2]);
       }
     }
+    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, e, c))
+        .orElse(null);
     source.checkAllUsed(model.settings());
-    return new FolderWeights(embeddings, encoder, file.leftOut());
+    return new FolderWeights(embeddings, encoder, head, file.leftOut());
+  }
+
+  /**
+   * BertForSequenceClassification's pooler and classifier; the classifier's rows must be the
+   * labels config.json names.
+   */
+  private static ClassifierHead classifierHead(Checkpoint file, Source source, int width,
+      ModelFolder.Classifier classifier) {
+    for (String name : List.of("pooler.dense.weight", "classifier.weight", "classifier.bias")) {
+      if (!file.contains(name)) {
+        throw new WeightsException("config.json names a sequence classifier, but tensor " + name
+            + " is missing from " + file.path());
+      }
+    }
+    long rows = file.info("classifier.weight").shape()[0];
+    if (rows != classifier.labels().size()) {
+      throw new WeightsException("Tensor classifier.weight has " + rows + " rows but config.json "
+          + "has " + classifier.labels().size() + " labels (num_labels / id2label): "
+          + file.path());
+    }
+    return new ClassifierHead(source.take("pooler.dense.weight", width, width),
+        source.take("pooler.dense.bias", width),
+        source.take("classifier.weight", rows, width), source.take("classifier.bias", rows),
+        classifier.labels(), classifier.scoring());
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,
