@@ -49,7 +49,13 @@ final class Transformers {
     switch (in.kind()) {
       case EMBEDDINGS -> t.setInputCol(in.embeddingsColumn()).setMaxLength(in.maxLength());
       case IDS -> t.setIdsCol(in.idsColumn()).setTypeIdsCol(in.typeIdsColumn());
-      case TEXT -> t.setTextCol(in.textColumn());
+      case TEXT -> {
+        if (in.pairColumn().isEmpty()) {
+          t.setTextCol(in.textColumn());
+        } else {
+          t.setTextPairCols(new String[] {in.textColumn(), in.pairColumn()});
+        }
+      }
       default -> throw new AssertionError(in.kind());
     }
     if (in.kind() != io.corpus.encoder.config.InputKind.EMBEDDINGS) {

@@ -13,4 +13,6 @@ public enum InputKind {
   public static final String IDS_COLUMN = "input_ids";
   /** With text input, the output column of the tokens' strings (array&lt;string&gt;). */
   public static final String TOKENS_COLUMN = "tokens";
+  /** The output column of a text pair's token type ids (0 for the first text, 1 the second). */
+  public static final String TYPE_IDS_COLUMN = "token_type_ids";
 }

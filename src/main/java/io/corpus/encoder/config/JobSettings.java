@@ -17,12 +17,14 @@ public record JobSettings(
   /**
    * Where the sequences come from: exactly one of {@code embeddingsColumn}, {@code idsColumn} and
    * {@code textColumn} is set, the others are empty, as are {@code typeIdsColumn},
+   * {@code pairColumn} (the second text of a pair, with {@code textColumn} the first),
    * {@code maskColumn} and {@code tokensColumn} when there is none. {@code maxLength} (embeddings;
    * 0 = no limit) rejects longer rows; {@code maxTokens} (ids and text, resolved from the model
    * folder when not given) cuts or rejects them, as {@code onTooLong} says.
    */
   public record Input(String path, String idColumn, String embeddingsColumn, String idsColumn,
-      String textColumn, String typeIdsColumn, String maskColumn, String tokensColumn,
+      String textColumn, String pairColumn, String typeIdsColumn, String maskColumn,
+      String tokensColumn,
       int maxLength, int maxTokens, OnTooLong onTooLong, OnInvalid onInvalid)
       implements Serializable {
     public boolean hasMask() {

@@ -91,6 +91,14 @@ public final class Setting<T> {
     }, List.of());
   }
 
+  /** Two different column names, or none. */
+  static Setting<List<String>> columnPair(String key, String param, String doc) {
+    return new Setting<>(key, param, Type.STRING_LIST, List.of(), doc, (k, s, v) ->
+        v.isEmpty() || (v.size() == 2 && !v.get(0).isBlank() && !v.get(1).isBlank()
+            && !v.get(0).equals(v.get(1))) ? null
+            : k + " must name two different columns (or none), got " + s, List.of());
+  }
+
   static Setting<List<String>> strings(String key, String param, String doc) {
     return new Setting<>(key, param, Type.STRING_LIST, List.of(), doc, (k, s, v) -> null,
         List.of());

@@ -30,6 +30,9 @@ public final class Settings {
       "typeIdsCol", "", "array<int|bigint> token type ids; '' = all 0");
   public static final Setting<String> TEXT_COLUMN = Setting.text("input.text-column", "textCol",
       "", "string text, tokenized with the model folder's tokenizer.json; '' = not this input");
+  public static final Setting<List<String>> TEXT_PAIR_COLUMNS = Setting.columnPair(
+      "input.text-pair-columns", "textPairCols",
+      "two string columns encoded as a pair (text, text_pair); [] = single texts");
   public static final Setting<String> MASK_COLUMN = Setting.text("input.mask-column", "maskCol",
       "", "array<int|boolean> mask, 1 = real token; '' = none");
   public static final Setting<String> TOKENS_COLUMN = Setting.text("input.tokens-column", "", "",
@@ -136,7 +139,7 @@ public final class Settings {
 
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
-      IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, MASK_COLUMN, TOKENS_COLUMN, MAX_LENGTH,
+      IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN, MAX_LENGTH,
       MAX_TOKENS, ON_TOO_LONG, ON_INVALID, MODEL_PATH, MODEL_WEIGHTS, NAMING, HEADS, ACTIVATION,
       NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW, POSITIONAL, OUTPUT_PATH,
       OUTPUT_MODE, POOLING, NORMALIZE, TOKEN_EMBEDDINGS, ATTENTION_ENABLED, ATTENTION_LAYERS,

@@ -140,6 +140,14 @@ public final class SettingsParser {
   private static JobSettings.Input input(Config user, Config c, File baseDir, ModelFolder folder) {
     String ids = Settings.IDS_COLUMN.read(c).trim();
     String text = Settings.TEXT_COLUMN.read(c).trim();
+    List<String> pair = Settings.TEXT_PAIR_COLUMNS.read(c);
+    if (!pair.isEmpty()) {
+      if (!text.isEmpty()) {
+        throw new SettingsException("Set input.text-column (single texts) or "
+            + "input.text-pair-columns (pairs), not both");
+      }
+      text = pair.get(0).trim();
+    }
     boolean embeddingsGiven = user.hasPath(Settings.EMBEDDINGS_COLUMN.key());
     int given = (ids.isEmpty() ? 0 : 1) + (text.isEmpty() ? 0 : 1) + (embeddingsGiven ? 1 : 0);
     if (given > 1) {
@@ -184,7 +192,7 @@ public final class SettingsParser {
     return new JobSettings.Input(
         path(c, Settings.INPUT_PATH, baseDir),
         nonEmpty(c, Settings.ID_COLUMN),
-        embeddings, ids, text, typeIds, mask,
+        embeddings, ids, text, pair.isEmpty() ? "" : pair.get(1).trim(), typeIds, mask,
         Settings.TOKENS_COLUMN.read(c).trim(),
         maxLength, maxTokens,
         choice(c, Settings.ON_TOO_LONG, JobSettings.OnTooLong.values()),

@@ -43,6 +43,7 @@ public abstract class EncoderParams extends Transformer {
   final Param<String> idsCol;
   final Param<String> typeIdsCol;
   final Param<String> textCol;
+  final StringArrayParam textPairCols;
   final Param<String> maskCol;
   final IntParam maxTokens;
   final Param<String> onTooLong;
@@ -85,6 +86,10 @@ public abstract class EncoderParams extends Transformer {
     idsCol = param(Settings.IDS_COLUMN);
     typeIdsCol = param(Settings.TYPE_IDS_COLUMN);
     textCol = param(Settings.TEXT_COLUMN);
+    textPairCols = new StringArrayParam(this, Settings.TEXT_PAIR_COLUMNS.param(),
+        Settings.TEXT_PAIR_COLUMNS.doc(),
+        values -> Settings.TEXT_PAIR_COLUMNS.accepts(List.of(values)));
+    setDefault(textPairCols, new String[0]);
     maskCol = param(Settings.MASK_COLUMN);
     maxTokens = intParam(Settings.MAX_TOKENS);
     onTooLong = param(Settings.ON_TOO_LONG);
@@ -191,6 +196,7 @@ public abstract class EncoderParams extends Transformer {
   public Param<String> idsCol() { return idsCol; }
   public Param<String> typeIdsCol() { return typeIdsCol; }
   public Param<String> textCol() { return textCol; }
+  public StringArrayParam textPairCols() { return textPairCols; }
   public Param<String> maskCol() { return maskCol; }
   public IntParam maxTokens() { return maxTokens; }
   public Param<String> onTooLong() { return onTooLong; }

@@ -90,6 +90,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setIdsCol(String v) { set(idsCol, v); return this; }
   public EncoderTransformer setTypeIdsCol(String v) { set(typeIdsCol, v); return this; }
   public EncoderTransformer setTextCol(String v) { set(textCol, v); return this; }
+  public EncoderTransformer setTextPairCols(String[] v) { set(textPairCols, v); return this; }
   public EncoderTransformer setMaskCol(String v) { set(maskCol, v); return this; }
   public EncoderTransformer setMaxTokens(int v) { set(maxTokens, v); return this; }
   public EncoderTransformer setOnTooLong(String v) { set(onTooLong, v); return this; }
@@ -197,7 +198,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
   InputKind inputKind() {
     boolean ids = !$(idsCol).isEmpty();
-    boolean text = !$(textCol).isEmpty();
+    boolean pairs = $(textPairCols).length > 0;
+    if (pairs && !$(textCol).isEmpty()) {
+      throw new IllegalArgumentException("Set textCol (single texts) or textPairCols (pairs), "
+          + "not both");
+    }
+    boolean text = !$(textCol).isEmpty() || pairs;
     if ((ids ? 1 : 0) + (text ? 1 : 0) + (isSet(inputCol) ? 1 : 0) > 1) {
       throw new IllegalArgumentException("Set exactly one of inputCol (token vectors), idsCol "
           + "(token ids) and textCol (text)");
@@ -207,7 +213,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   private String sequenceCol(InputKind kind) {
     return switch (kind) {
-      case TEXT -> $(textCol);
+      case TEXT -> $(textPairCols).length > 0 ? $(textPairCols)[0] : $(textCol);
       case IDS -> $(idsCol);
       case EMBEDDINGS -> $(inputCol);
     };
@@ -235,7 +241,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       throw new IllegalArgumentException("typeIdsCol goes with idsCol");
     }
     return new InputColumns(schema, $(idCol), kind, sequenceCol(kind), $(typeIdsCol),
-        $(maskCol));
+        $(maskCol), kind == InputKind.TEXT && $(textPairCols).length > 0 ? $(textPairCols)[1]
+            : "");
   }
 
   /**

@@ -27,15 +27,19 @@ public final class InputColumns implements Serializable {
   private final boolean typeIdsAreLong;
   private final int maskOrdinal;              // -1 without a mask column
   private final boolean maskIsBoolean;
+  private final int pairOrdinal;              // TEXT: the second text of a pair; -1 without
 
   /** Token-vector input, as the encoder has always read it. */
   public InputColumns(StructType schema, String idColumn, String embeddingsColumn,
       String maskColumn) {
-    this(schema, idColumn, InputKind.EMBEDDINGS, embeddingsColumn, "", maskColumn);
+    this(schema, idColumn, InputKind.EMBEDDINGS, embeddingsColumn, "", maskColumn, "");
   }
 
+  /**
+   * @param pairColumn with text: the column of the pair's second text ("" = single texts)
+   */
   public InputColumns(StructType schema, String idColumn, InputKind kind, String sequenceColumn,
-      String typeIdsColumn, String maskColumn) {
+      String typeIdsColumn, String maskColumn, String pairColumn) {
     this.kind = kind;
     this.idOrdinal = ordinal(schema, idColumn, "id");
     this.idType = schema.fields()[idOrdinal].dataType();
@@ -82,6 +86,24 @@ public final class InputColumns implements Serializable {
         throw wrongType(maskColumn, "array<int> or array<boolean>", mask);
       }
     }
+    if (pairColumn == null || pairColumn.isEmpty()) {
+      pairOrdinal = -1;
+    } else {
+      pairOrdinal = ordinal(schema, pairColumn, "second text");
+      DataType pair = schema.fields()[pairOrdinal].dataType();
+      if (!DataTypes.StringType.equals(pair)) {
+        throw wrongType(pairColumn, "string", pair);
+      }
+    }
+  }
+
+  /** Whether each row is a pair of texts, the second in {@link #pairOrdinal}. */
+  public boolean hasPair() {
+    return pairOrdinal >= 0;
+  }
+
+  public int pairOrdinal() {
+    return pairOrdinal;
   }
 
   /**

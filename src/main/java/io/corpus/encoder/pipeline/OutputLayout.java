@@ -21,6 +21,7 @@ import org.apache.spark.sql.types.StructType;
  * @param keptOrdinals the input columns copied, by ordinal, in order
  * @param keptTypes their types
  * @param withTokens whether input_ids and tokens follow the kept columns
+ * @param withTypeIds whether token_type_ids follows them (text pairs)
  * @param withEmbeddings whether the (T, E) token vectors are written
  * @param withPooled whether the pooled vector is written
  * @param attention which attention columns are written
@@ -29,7 +30,7 @@ import org.apache.spark.sql.types.StructType;
  * @param withLabel whether the label of its largest logit is written
  */
 record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
-    boolean withTokens, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention,
+    boolean withTokens, boolean withTypeIds, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention,
     boolean withLogits, boolean withScores, boolean withLabel) implements Serializable {
 
   /** The output columns' names; "" for a column not written. */
@@ -53,6 +54,11 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
       add(fields, InputKind.TOKENS_COLUMN,
           DataTypes.createArrayType(DataTypes.StringType, false), false);
     }
+    boolean withTypeIds = withTokens && columns.hasPair();
+    if (withTypeIds) {
+      add(fields, InputKind.TYPE_IDS_COLUMN,
+          DataTypes.createArrayType(DataTypes.IntegerType, false), false);
+    }
     add(fields, names.embeddings(), AttentionColumns.floatMatrix(), false);
     add(fields, names.pooled(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
     add(fields, names.attention(), DataTypes.createArrayType(AttentionColumns.mapStruct(
@@ -66,7 +72,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
     DataType[] types = kept.stream().map(i -> input.fields()[i].dataType())
         .toArray(DataType[]::new);
     return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
-        withTokens, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention,
+        withTokens, withTypeIds, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention,
         !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty());
   }
 

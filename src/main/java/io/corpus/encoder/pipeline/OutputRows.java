@@ -64,6 +64,9 @@ final class OutputRows implements Serializable {
       }
       values[c++] = new GenericArrayData(strings);
     }
+    if (layout.withTypeIds()) {
+      values[c++] = UnsafeArrayData.fromPrimitiveArray(read.typeIds());
+    }
     if (layout.withEmbeddings()) {
       values[c++] = embeddings(batch, b, length);
     }

@@ -8,13 +8,15 @@ sealed interface SequenceRead permits SequenceRead.Accepted, RejectRule.Rejectio
    * @param length T of the outputs (token vectors, maps): the row's positions, padding included
    * @param ids (T) the token ids, for the {@code input_ids} column of text input; else null
    * @param tokens (T) the tokens' strings, for the {@code tokens} column of text input; else null
+   * @param typeIds (T) the token type ids, for the {@code token_type_ids} column of text pairs;
+   *     else null
    * @param truncated whether the row was longer than the token limit and was cut to it
    */
-  record Accepted(int length, int[] ids, String[] tokens, boolean truncated)
+  record Accepted(int length, int[] ids, String[] tokens, int[] typeIds, boolean truncated)
       implements SequenceRead {
     /** A row read whole, with nothing to add to the output. */
     static Accepted of(int length) {
-      return new Accepted(length, null, null, false);
+      return new Accepted(length, null, null, null, false);
     }
   }
 }

@@ -79,16 +79,18 @@ final class TextSource extends EmbeddedSource {
     if (nullId != null) {
       return nullId;
     }
-    if (row.isNullAt(columns.sequenceOrdinal())) {
-      return RejectRule.NULL_TEXT.because("text is null");
+    RejectRule.Rejection bad = checkText(row, columns.sequenceOrdinal(),
+        columns.hasPair() ? "first text" : "text");
+    if (bad == null && columns.hasPair()) {
+      bad = checkText(row, columns.pairOrdinal(), "second text");
     }
-    UTF8String text = row.getUTF8String(columns.sequenceOrdinal());
-    if (!text.isValid()) {
-      int at = firstInvalidByte(text.getBytes());
-      return RejectRule.INVALID_UTF8.because("text is not valid UTF-8: byte " + at + " of "
-          + text.numBytes() + " is 0x" + HexFormat.of().toHexDigits(text.getBytes()[at]));
+    if (bad != null) {
+      return bad;
     }
-    TextTokenizer.Tokens tokens = tokenizer.encode(text.toString());
+    String text = row.getUTF8String(columns.sequenceOrdinal()).toString();
+    TextTokenizer.Tokens tokens = columns.hasPair()
+        ? tokenizer.encode(text, row.getUTF8String(columns.pairOrdinal()).toString())
+        : tokenizer.encode(text);
     if (tokens.truncated() && rejectTooLong) {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
           + "allowed by max-tokens (on-too-long = reject)");
@@ -106,6 +108,21 @@ final class TextSource extends EmbeddedSource {
           + tokens.typeIds()[t] + ", outside 0.." + (embeddings.weights().tokenTypes() - 1));
     }
     embeddings.append(ids, tokens.typeIds(), batch);
-    return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(), tokens.truncated());
+    return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
+        columns.hasPair() ? tokens.typeIds() : null, tokens.truncated());
+  }
+
+  /** A null or a text that is not UTF-8, named as {@code what}; null when the text is fine. */
+  private static RejectRule.Rejection checkText(InternalRow row, int ordinal, String what) {
+    if (row.isNullAt(ordinal)) {
+      return RejectRule.NULL_TEXT.because(what + " is null");
+    }
+    UTF8String text = row.getUTF8String(ordinal);
+    if (!text.isValid()) {
+      int at = firstInvalidByte(text.getBytes());
+      return RejectRule.INVALID_UTF8.because(what + " is not valid UTF-8: byte " + at + " of "
+          + text.numBytes() + " is 0x" + HexFormat.of().toHexDigits(text.getBytes()[at]));
+    }
+    return null;
   }
 }

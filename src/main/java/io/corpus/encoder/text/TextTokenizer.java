@@ -95,7 +95,19 @@ public final class TextTokenizer implements AutoCloseable {
   }
 
   public Tokens encode(String text) {
-    Encoding encoding = tokenizer.encode(text);
+    return tokens(tokenizer.encode(text));
+  }
+
+  /**
+   * A pair of texts as Hugging Face's tokenizer encodes {@code (text, text_pair)}: the folder's
+   * pair template ({@code [CLS] a [SEP] b [SEP]}, types 0 then 1, for BERT), and a pair longer
+   * than the limit cut longest-first.
+   */
+  public Tokens encode(String text, String pair) {
+    return tokens(tokenizer.encode(text, pair));
+  }
+
+  private static Tokens tokens(Encoding encoding) {
     return new Tokens(ints(encoding.getIds()), ints(encoding.getTypeIds()),
         encoding.getTokens(), encoding.exceedMaxLength());
   }
