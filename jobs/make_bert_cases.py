@@ -148,13 +148,14 @@ def act(name, x):
     return torch.relu(x)
 
 
-def bert(c, w, ids):
-    """Last hidden states (T, E) of one unpadded sequence, token type 0, float64."""
+def bert(c, w, ids, types=None):
+    """Last hidden states (T, E) of one unpadded sequence, float64; token types 0 unless given."""
     T, H, E = len(ids), c["H"], c["E"]
     D = E // H
     ids = torch.tensor(ids)
+    types = torch.tensor(types if types is not None else [0] * T)
     x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:T]
-         + w["embeddings.token_type_embeddings.weight"][0])
+         + w["embeddings.token_type_embeddings.weight"][types])
     x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], c["eps"])
     for i in range(c["L"]):
         p = f"encoder.layer.{i}."

@@ -8,6 +8,9 @@ float64 PyTorch port gives for token-id sequences:
   (the CrossEncoder's configured activation first; else sigmoid for one label or multi-label,
   softmax otherwise), label = id2label[argmax].
 
+Each folder also gets pairs.json: the same outputs for the (query, passage) pairs of
+src/test/resources/pairs/minilm-32.json, from their reference ids and token types.
+
 Usage (needs Debian's python3-torch):
   /usr/bin/python3 jobs/make_classifier_cases.py src/test/resources/classifier-cases
 """
@@ -27,6 +30,8 @@ CASES = [
          activation="torch.nn.modules.activation.Identity"),
 ]
 LENGTHS = [2, 3, 5, 9, 17, 33, 64, 128]
+PAIRS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "test",
+                     "resources", "pairs", "minilm-32.json")
 
 
 def scores(logits, c):
@@ -69,17 +74,23 @@ def write_case(c, out, seed):
     if c["activation"]:
         config["sentence_transformers"] = {"activation_fn": c["activation"], "version": "4.1.0"}
     json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
-    rows = []
-    for k, length in enumerate(LENGTHS):
-        ids = [101] + [int(i) for i in rng.integers(1000, 30000, size=length - 2)] + [102]
-        h = bert(c, w, ids)
+    def head(rid, ids, types=None):
+        h = bert(c, w, ids, types)
         pooled = torch.tanh(h[0] @ w["pooler.dense.weight"].T + w["pooler.dense.bias"])
         logits = pooled @ w["classifier.weight"].T + w["classifier.bias"]
         s = scores(logits, c)
-        rows.append({"id": f"s{k}", "input_ids": ids,
-                     "logits": [float(f"{v:.10g}") for v in logits.tolist()],
-                     "scores": [float(f"{v:.10g}") for v in s.tolist()],
-                     "label": c["labels"][int(torch.argmax(logits))]})
+        return {"id": rid, "input_ids": ids,
+                "logits": [float(f"{v:.10g}") for v in logits.tolist()],
+                "scores": [float(f"{v:.10g}") for v in s.tolist()],
+                "label": c["labels"][int(torch.argmax(logits))]}
+
+    rows = []
+    for k, length in enumerate(LENGTHS):
+        ids = [101] + [int(i) for i in rng.integers(1000, 30000, size=length - 2)] + [102]
+        rows.append(head(f"s{k}", ids))
+    pairs = json.load(open(os.path.join(PAIRS)))
+    json.dump([head(p["id"], p["input_ids"], p["token_type_ids"]) for p in pairs],
+              open(os.path.join(folder, "pairs.json"), "w"), separators=(",", ":"))
     if n > 1:
         assert len({r["label"] for r in rows}) > 1, "every sequence got one label: another seed"
     json.dump(rows, open(os.path.join(folder, "expected.json"), "w"), separators=(",", ":"))

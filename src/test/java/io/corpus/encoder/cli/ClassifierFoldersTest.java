@@ -138,4 +138,47 @@ class ClassifierFoldersTest {
     assertEquals("Tensor classifier.weight has 3 rows but config.json has 4 labels (num_labels / "
         + "id2label): " + wrong, refused.getMessage());
   }
+
+  /** A classifier folder with all-MiniLM-L6-v2's tokenizer.json beside its files. */
+  private Path withTokenizer(String name) throws Exception {
+    Path folder = Files.createDirectories(tmp.resolve(name));
+    for (String file : List.of("config.json", "model.safetensors")) {
+      Files.createSymbolicLink(folder.resolve(file), folder(name).resolve(file));
+    }
+    Files.createSymbolicLink(folder.resolve("tokenizer.json"),
+        io.corpus.encoder.testing.SharedModels.miniLm().resolve("tokenizer.json"));
+    return folder;
+  }
+
+  /** (query, passage) pairs scored by the head, as the reference scores their ids and types. */
+  @ParameterizedTest
+  @ValueSource(strings = {"sentiment-3-labels", "cross-encoder-1-label"})
+  void pairsAreScoredAsTheReferenceScoresTheirIds(String name) throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    JsonNode pairs = new ObjectMapper().readTree(
+        Path.of("src/test/resources/pairs/minilm-32.json").toFile());
+    List<Row> rows = new ArrayList<>();
+    for (JsonNode p : pairs) {
+      rows.add(RowFactory.create(p.get("id").asText(), p.get("a").asText(), p.get("b").asText()));
+    }
+    StructType schema = new StructType().add("id", DataTypes.StringType)
+        .add("query", DataTypes.StringType).add("passage", DataTypes.StringType);
+    Path input = tmp.resolve("pairs.parquet");
+    spark.createDataFrame(rows, schema).coalesce(1).write().parquet(input.toString());
+    Path output = tmp.resolve("pairs-out");
+    Path config = tmp.resolve("pairs.conf");
+    Files.writeString(config, String.join("\n",
+        "input { path = \"" + input + "\", text-pair-columns = [query, passage],",
+        "  max-tokens = 32 }",
+        "model.path = \"" + withTokenizer(name) + "\"",
+        "output { path = \"" + output + "\", token-embeddings = false }",
+        "execution.progress = false"));
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+    assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+    JsonNode expected = new ObjectMapper().readTree(folder(name).resolve("pairs.json").toFile());
+    assertMatches(expected, spark.read().parquet(output.resolve("embeddings").toString())
+        .collectAsList(), expected.get(0).get("scores").size() > 1);
+  }
 }
