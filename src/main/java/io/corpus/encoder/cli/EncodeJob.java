@@ -1,5 +1,8 @@
 package io.corpus.encoder.cli;
 
+import static org.apache.spark.sql.functions.col;
+
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.OutputFolder;
@@ -207,7 +210,11 @@ public final class EncodeJob {
 
   private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    long written = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
+    long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
+    // Texts cut into windows: every row written has exactly one window 0.
+    long written = settings.input().onTooLong() != JobSettings.OnTooLong.CHUNK ? chunks
+        : spark.read().parquet(out.staged("embeddings")).where(col(InputKind.CHUNK_COLUMN)
+            .equalTo(0)).count();
     long rejected = ParquetFooters.rowCountOfFolder(out.staged("rejects"), hadoop);
     Map<String, Long> byRule = new TreeMap<>();
     if (rejected > 0) {
@@ -232,7 +239,7 @@ public final class EncodeJob {
     taskSeconds.put("forward", JobPhases.round(forward));
     taskSeconds.put("output_rows", JobPhases.round(build));
     taskSeconds.put("write_and_other", JobPhases.round(phases.taskSeconds() - read - forward - build));
-    return new RunSummary(plan.rows(), written, rejected, byRule,
+    return new RunSummary(plan.rows(), written, chunks, rejected, byRule,
         metrics.rowsTruncated().value(),
         metrics.tokensEncoded().value(), (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),

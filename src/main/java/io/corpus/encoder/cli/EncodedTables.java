@@ -4,12 +4,14 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.explode;
 
 import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.HeadStatsTable;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -73,15 +75,25 @@ final class EncodedTables {
 
   /** attention/ (by layer) and rollout/, as asked for. */
   private void writeMapTables(Dataset<Row> encoded, OutputFolder out) {
-    String id = settings.input().idColumn();
+    // The row's key: its id, and with texts cut into windows, which window.
+    List<Column> key = new ArrayList<>(List.of(col(settings.input().idColumn())));
+    if (settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK) {
+      key.add(col(InputKind.CHUNK_COLUMN));
+    }
     if (attention.enabled()) {
-      floatTable(encoded.select(col(id), explode(col(ATTENTION_COLUMN)).as("a"))
-          .select(col(id), col("a.*"))
+      List<Column> keyAndMap = new ArrayList<>(key);
+      keyAndMap.add(explode(col(ATTENTION_COLUMN)).as("a"));
+      List<Column> keyAndFields = new ArrayList<>(key);
+      keyAndFields.add(col("a.*"));
+      floatTable(encoded.select(keyAndMap.toArray(new Column[0]))
+          .select(keyAndFields.toArray(new Column[0]))
           .write().partitionBy("layer")).parquet(out.staged("attention"));
     }
     if (attention.rollout()) {
+      List<Column> keyAndRollout = new ArrayList<>(key);
+      keyAndRollout.add(col(ROLLOUT_COLUMN).as("weights"));
       floatTable(encoded.where(col(ROLLOUT_COLUMN).isNotNull())
-          .select(col(id), col(ROLLOUT_COLUMN).as("weights")).write())
+          .select(keyAndRollout.toArray(new Column[0])).write())
           .parquet(out.staged("rollout"));
     }
   }

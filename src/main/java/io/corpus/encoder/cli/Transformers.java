@@ -59,7 +59,8 @@ final class Transformers {
       default -> throw new AssertionError(in.kind());
     }
     if (in.kind() != io.corpus.encoder.config.InputKind.EMBEDDINGS) {
-      t.setMaxTokens(in.maxTokens()).setOnTooLong(in.onTooLong().configName());
+      t.setMaxTokens(in.maxTokens()).setOnTooLong(in.onTooLong().configName())
+          .setChunkOverlap(in.chunkOverlap());
     }
     return t;
   }

@@ -15,4 +15,8 @@ public enum InputKind {
   public static final String TOKENS_COLUMN = "tokens";
   /** The output column of a text pair's token type ids (0 for the first text, 1 the second). */
   public static final String TYPE_IDS_COLUMN = "token_type_ids";
+  /** The output columns of a text cut into windows: which window, and its code-point span. */
+  public static final String CHUNK_COLUMN = "chunk";
+  public static final String CHUNK_START_COLUMN = "chunk_start";
+  public static final String CHUNK_END_COLUMN = "chunk_end";
 }

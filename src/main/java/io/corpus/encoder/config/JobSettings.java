@@ -25,7 +25,7 @@ public record JobSettings(
   public record Input(String path, String idColumn, String embeddingsColumn, String idsColumn,
       String textColumn, String pairColumn, String typeIdsColumn, String maskColumn,
       String tokensColumn,
-      int maxLength, int maxTokens, OnTooLong onTooLong, OnInvalid onInvalid)
+      int maxLength, int maxTokens, OnTooLong onTooLong, int chunkOverlap, OnInvalid onInvalid)
       implements Serializable {
     public boolean hasMask() {
       return !maskColumn.isEmpty();
@@ -44,7 +44,7 @@ public record JobSettings(
 
   /** What happens to token ids or text longer than {@code input.max-tokens}. */
   public enum OnTooLong implements ConfigName {
-    TRUNCATE("truncate"), REJECT("reject");
+    TRUNCATE("truncate"), REJECT("reject"), CHUNK("chunk");
 
     private final String configName;
 

@@ -189,13 +189,24 @@ public final class SettingsParser {
       throw new SettingsException("input.max-tokens applies to token ids and text; for "
           + "input.embeddings-column set input.max-length");
     }
+    JobSettings.OnTooLong onTooLong = choice(c, Settings.ON_TOO_LONG,
+        JobSettings.OnTooLong.values());
+    int chunkOverlap = Settings.CHUNK_OVERLAP.read(c);
+    if (onTooLong == JobSettings.OnTooLong.CHUNK && (text.isEmpty() || !pair.isEmpty())) {
+      throw new SettingsException("input.on-too-long = chunk cuts single texts "
+          + "(input.text-column) into windows; it does not apply to "
+          + (pair.isEmpty() ? "token ids or token vectors" : "text pairs"));
+    }
+    if (chunkOverlap > 0 && onTooLong != JobSettings.OnTooLong.CHUNK) {
+      throw new SettingsException("input.chunk-overlap goes with input.on-too-long = chunk");
+    }
     return new JobSettings.Input(
         path(c, Settings.INPUT_PATH, baseDir),
         nonEmpty(c, Settings.ID_COLUMN),
         embeddings, ids, text, pair.isEmpty() ? "" : pair.get(1).trim(), typeIds, mask,
         Settings.TOKENS_COLUMN.read(c).trim(),
         maxLength, maxTokens,
-        choice(c, Settings.ON_TOO_LONG, JobSettings.OnTooLong.values()),
+        onTooLong, chunkOverlap,
         choice(c, Settings.ON_INVALID, JobSettings.OnInvalid.values()));
   }
 

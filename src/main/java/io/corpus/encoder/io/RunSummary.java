@@ -16,7 +16,9 @@ import org.apache.hadoop.fs.Path;
  * tables, the time, the BLAS implementation and the model settings.
  *
  * @param rowsRead rows in the input
- * @param rowsWritten rows in {@code embeddings/}
+ * @param rowsWritten input rows written to {@code embeddings/}
+ * @param chunksWritten rows in {@code embeddings/}: rowsWritten, or, with texts cut into
+ *     windows (on-too-long = chunk), one per window
  * @param rowsRejected rows in {@code rejects/}
  * @param rejectedByRule rejected rows per rule name
  * @param rowsTruncated token ids or texts cut to {@code input.max-tokens} (on-too-long =
@@ -38,6 +40,7 @@ import org.apache.hadoop.fs.Path;
 public record RunSummary(
     long rowsRead,
     long rowsWritten,
+    long chunksWritten,
     long rowsRejected,
     Map<String, Long> rejectedByRule,
     long rowsTruncated,

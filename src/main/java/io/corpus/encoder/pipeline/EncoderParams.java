@@ -47,6 +47,7 @@ public abstract class EncoderParams extends Transformer {
   final Param<String> maskCol;
   final IntParam maxTokens;
   final Param<String> onTooLong;
+  final IntParam chunkOverlap;
   final Param<String> outputCol;
   final Param<String> pooledCol;
   final Param<String> pooling;
@@ -93,6 +94,7 @@ public abstract class EncoderParams extends Transformer {
     maskCol = param(Settings.MASK_COLUMN);
     maxTokens = intParam(Settings.MAX_TOKENS);
     onTooLong = param(Settings.ON_TOO_LONG);
+    chunkOverlap = intParam(Settings.CHUNK_OVERLAP);
     pooling = param(Settings.POOLING);
     normalize = param(Settings.NORMALIZE);
     attentionLayers = indicesParam(Settings.ATTENTION_LAYERS);
@@ -200,6 +202,7 @@ public abstract class EncoderParams extends Transformer {
   public Param<String> maskCol() { return maskCol; }
   public IntParam maxTokens() { return maxTokens; }
   public Param<String> onTooLong() { return onTooLong; }
+  public IntParam chunkOverlap() { return chunkOverlap; }
   public Param<String> outputCol() { return outputCol; }
   public Param<String> pooledCol() { return pooledCol; }
   public Param<String> pooling() { return pooling; }

@@ -94,6 +94,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setMaskCol(String v) { set(maskCol, v); return this; }
   public EncoderTransformer setMaxTokens(int v) { set(maxTokens, v); return this; }
   public EncoderTransformer setOnTooLong(String v) { set(onTooLong, v); return this; }
+  public EncoderTransformer setChunkOverlap(int v) { set(chunkOverlap, v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
   public EncoderTransformer setPooling(String v) { set(pooling, v); return this; }
@@ -237,6 +238,11 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
             + "padding");
       }
     }
+    if (chunks() && (kind != InputKind.TEXT || $(textPairCols).length > 0)) {
+      throw new IllegalArgumentException("onTooLong = chunk cuts single texts (textCol) into "
+          + "windows; it does not apply to " + (kind == InputKind.TEXT ? "text pairs"
+              : "token ids or token vectors"));
+    }
     if (!$(typeIdsCol).isEmpty() && kind != InputKind.IDS) {
       throw new IllegalArgumentException("typeIdsCol goes with idsCol");
     }
@@ -279,7 +285,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         resolvedPooling() == Pooling.NONE ? "" : $(pooledCol), $(attentionCol), $(statsCol),
         $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : ""),
-        attentionOutputs());
+        attentionOutputs(), chunks());
   }
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
@@ -360,7 +366,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   /** The source that checks rows and turns them into the encoder's input. */
   private SequenceSource source(InputColumns columns, LoadedModel m) {
     return SequenceSource.of(columns, m, intValue(maxLength), intValue(maxTokens),
-        $(onTooLong).equals("reject"));
+        $(onTooLong).equals("reject"), chunks() ? intValue(chunkOverlap) : -1);
+  }
+
+  /** Whether texts longer than the limit become several windows (rows). */
+  private boolean chunks() {
+    return $(onTooLong).equals("chunk");
   }
 
   private static List<Integer> boxed(int[] values) {

@@ -22,6 +22,7 @@ import org.apache.spark.sql.types.StructType;
  * @param keptTypes their types
  * @param withTokens whether input_ids and tokens follow the kept columns
  * @param withTypeIds whether token_type_ids follows them (text pairs)
+ * @param withChunks whether chunk, chunk_start and chunk_end follow (texts cut into windows)
  * @param withEmbeddings whether the (T, E) token vectors are written
  * @param withPooled whether the pooled vector is written
  * @param attention which attention columns are written
@@ -30,7 +31,7 @@ import org.apache.spark.sql.types.StructType;
  * @param withLabel whether the label of its largest logit is written
  */
 record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
-    boolean withTokens, boolean withTypeIds, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention,
+    boolean withTokens, boolean withTypeIds, boolean withChunks, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention,
     boolean withLogits, boolean withScores, boolean withLabel) implements Serializable {
 
   /** The output columns' names; "" for a column not written. */
@@ -38,7 +39,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
       String logits, String scores, String label) {}
 
   static OutputLayout of(StructType input, InputColumns columns, Names names,
-      AttentionOutputs attention) {
+      AttentionOutputs attention, boolean chunks) {
     List<StructField> fields = new ArrayList<>();
     List<Integer> kept = new ArrayList<>();
     for (int i = 0; i < input.size(); i++) {
@@ -59,6 +60,12 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
       add(fields, InputKind.TYPE_IDS_COLUMN,
           DataTypes.createArrayType(DataTypes.IntegerType, false), false);
     }
+    if (chunks) {
+      for (String column : new String[] {InputKind.CHUNK_COLUMN, InputKind.CHUNK_START_COLUMN,
+          InputKind.CHUNK_END_COLUMN}) {
+        add(fields, column, DataTypes.IntegerType, false);
+      }
+    }
     add(fields, names.embeddings(), AttentionColumns.floatMatrix(), false);
     add(fields, names.pooled(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
     add(fields, names.attention(), DataTypes.createArrayType(AttentionColumns.mapStruct(
@@ -72,7 +79,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
     DataType[] types = kept.stream().map(i -> input.fields()[i].dataType())
         .toArray(DataType[]::new);
     return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
-        withTokens, withTypeIds, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention,
+        withTokens, withTypeIds, chunks, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention,
         !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty());
   }
 

@@ -67,6 +67,11 @@ final class OutputRows implements Serializable {
     if (layout.withTypeIds()) {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(read.typeIds());
     }
+    if (layout.withChunks()) {
+      values[c++] = read.chunk().index();
+      values[c++] = read.chunk().start();
+      values[c++] = read.chunk().end();
+    }
     if (layout.withEmbeddings()) {
       values[c++] = embeddings(batch, b, length);
     }

@@ -108,6 +108,11 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
           if (accepted.truncated()) {
             metrics.rowsTruncated().add(1);
           }
+        } else if (read instanceof SequenceRead.Chunks chunks) {
+          for (SequenceRead.Accepted window : chunks.windows()) {
+            batchRows.add(row);   // each window is an output row with the row's columns
+            batchReads.add(window);
+          }
         } else if (failOnInvalid) {
           throw new InvalidRowException(describeId(row), (RejectRule.Rejection) read);
         } else {

@@ -1,7 +1,8 @@
 package io.corpus.encoder.pipeline;
 
 /** What reading one input row gave: a sequence appended to the batch, or why it could not be. */
-sealed interface SequenceRead permits SequenceRead.Accepted, RejectRule.Rejection {
+sealed interface SequenceRead
+    permits SequenceRead.Accepted, SequenceRead.Chunks, RejectRule.Rejection {
   /**
    * A row whose tokens are now the batch's last sequence.
    *
@@ -11,12 +12,25 @@ sealed interface SequenceRead permits SequenceRead.Accepted, RejectRule.Rejectio
    * @param typeIds (T) the token type ids, for the {@code token_type_ids} column of text pairs;
    *     else null
    * @param truncated whether the row was longer than the token limit and was cut to it
+   * @param chunk which window of its text this sequence is (on-too-long = chunk); else null
    */
-  record Accepted(int length, int[] ids, String[] tokens, int[] typeIds, boolean truncated)
-      implements SequenceRead {
+  record Accepted(int length, int[] ids, String[] tokens, int[] typeIds, boolean truncated,
+      Chunk chunk) implements SequenceRead {
     /** A row read whole, with nothing to add to the output. */
     static Accepted of(int length) {
-      return new Accepted(length, null, null, null, false);
+      return new Accepted(length, null, null, null, false, null);
     }
   }
+
+  /**
+   * A window of a text cut into several.
+   *
+   * @param index 0-based, in the text's order
+   * @param start where the window's first content token starts in the text, in code points
+   * @param end where its last content token ends, in code points
+   */
+  record Chunk(int index, int start, int end) implements java.io.Serializable {}
+
+  /** A row whose text became several sequences, now the batch's last ones, in order. */
+  record Chunks(java.util.List<Accepted> windows) implements SequenceRead {}
 }

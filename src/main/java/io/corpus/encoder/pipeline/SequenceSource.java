@@ -32,10 +32,11 @@ abstract class SequenceSource implements Serializable {
    * The source for {@code columns}' kind of input and the model. Token vectors: the longest
    * sequence is the tighter of {@code maxLength} (0: any) and a learned position table. Token
    * ids and text: {@code maxTokens} (0: the folder's max_seq_length, else its positions), longer
-   * ones cut or, with {@code rejectTooLong}, refused.
+   * ones cut or, with {@code rejectTooLong}, refused; text with {@code chunkOverlap} 0 or more
+   * is cut into overlapping windows instead (-1: not).
    */
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
-      boolean rejectTooLong) {
+      boolean rejectTooLong, int chunkOverlap) {
     double eps = m.settings().layerNormEps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
@@ -53,7 +54,7 @@ abstract class SequenceSource implements Serializable {
           rejectTooLong, eps);
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
-          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, eps,
+          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, chunkOverlap, eps,
           m.weights().embeddings().vocabularySize());
     };
   }

@@ -9,7 +9,9 @@ import java.nio.CharBuffer;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -21,20 +23,28 @@ import org.apache.spark.unsafe.types.UTF8String;
  */
 final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
+  private final int chunkOverlap;   // -1: texts are cut or rejected, not chunked
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
    * read fails the job before any task, naming {@code where} it comes from.
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
-      boolean rejectTooLong, double layerNormEps, int vocabularySize) {
+      boolean rejectTooLong, int chunkOverlap, double layerNormEps, int vocabularySize) {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
-    try {
-      TextTokenizer.fromJson(tokenizerJson, maxTokens).close();
+    this.chunkOverlap = chunkOverlap;
+    int specialTokens;
+    try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
+      specialTokens = tokenizer.specialTokens();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
           + "tokenizer: " + e.getMessage(), e);
+    }
+    if (chunkOverlap >= maxTokens - specialTokens) {
+      throw new IllegalArgumentException("The chunk overlap " + chunkOverlap + " must be smaller "
+          + "than a window's " + (maxTokens - specialTokens) + " content tokens (" + maxTokens
+          + " tokens less " + specialTokens + " special ones)");
     }
     TextTokenizer.Vocabulary vocabulary = TextTokenizer.vocabulary(tokenizerJson);
     if (vocabulary.highestId() >= vocabularySize) {
@@ -48,7 +58,7 @@ final class TextSource extends EmbeddedSource {
   @Override
   Reader open(EncoderModel model) {
     TokenEmbeddings embeddings = embeddingLayer(model);
-    TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens);
+    TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap);
     return new Reader() {
       @Override
       public SequenceRead read(InternalRow row, TokenBatch batch) {
@@ -88,6 +98,9 @@ final class TextSource extends EmbeddedSource {
       return bad;
     }
     String text = row.getUTF8String(columns.sequenceOrdinal()).toString();
+    if (chunkOverlap >= 0) {
+      return chunks(tokenizer.windows(text), batch, embeddings);
+    }
     TextTokenizer.Tokens tokens = columns.hasPair()
         ? tokenizer.encode(text, row.getUTF8String(columns.pairOrdinal()).toString())
         : tokenizer.encode(text);
@@ -95,6 +108,39 @@ final class TextSource extends EmbeddedSource {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
           + "allowed by max-tokens (on-too-long = reject)");
     }
+    RejectRule.Rejection outside = outsideTheModel(tokens, embeddings);
+    if (outside != null) {
+      return outside;
+    }
+    int[] ids = tokens.ids();
+    embeddings.append(ids, tokens.typeIds(), batch);
+    return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
+        columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null);
+  }
+
+  /** Every window of a text, each its own sequence; none appended if one cannot be encoded. */
+  private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenBatch batch,
+      TokenEmbeddings embeddings) {
+    for (TextTokenizer.Window window : windows) {
+      RejectRule.Rejection outside = outsideTheModel(window.tokens(), embeddings);
+      if (outside != null) {
+        return outside;
+      }
+    }
+    List<SequenceRead.Accepted> sequences = new ArrayList<>();
+    for (int i = 0; i < windows.size(); i++) {
+      TextTokenizer.Window window = windows.get(i);
+      int[] ids = window.tokens().ids();
+      embeddings.append(ids, window.tokens().typeIds(), batch);
+      sequences.add(new SequenceRead.Accepted(ids.length, ids, window.tokens().tokens(), null,
+          false, new SequenceRead.Chunk(i, window.start(), window.end())));
+    }
+    return new SequenceRead.Chunks(sequences);
+  }
+
+  /** A token id or type id that the embedding layer has no row for, or null. */
+  private static RejectRule.Rejection outsideTheModel(TextTokenizer.Tokens tokens,
+      TokenEmbeddings embeddings) {
     int[] ids = tokens.ids();
     int t = embeddings.firstIdOutside(ids);
     if (t >= 0) {
@@ -107,9 +153,7 @@ final class TextSource extends EmbeddedSource {
       return RejectRule.BAD_TYPE_ID.because("the tokenizer gave token " + t + " type id "
           + tokens.typeIds()[t] + ", outside 0.." + (embeddings.weights().tokenTypes() - 1));
     }
-    embeddings.append(ids, tokens.typeIds(), batch);
-    return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
-        columns.hasPair() ? tokens.typeIds() : null, tokens.truncated());
+    return null;
   }
 
   /** A null or a text that is not UTF-8, named as {@code what}; null when the text is fine. */

@@ -2,6 +2,7 @@ package io.corpus.encoder.text;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.CharSpan;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayInputStream;
@@ -9,6 +10,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -47,11 +50,24 @@ public final class TextTokenizer implements AutoCloseable {
 
   /** A tokenizer from the contents of a {@code tokenizer.json}; texts are cut to maxTokens. */
   public static TextTokenizer fromJson(byte[] tokenizerJson, int maxTokens) {
-    Map<String, String> options = Map.of(
+    return fromJson(tokenizerJson, maxTokens, -1);
+  }
+
+  /**
+   * A tokenizer whose {@link #windows} cut a longer text into windows of {@code maxTokens}
+   * (special tokens included), each next one repeating {@code overlap} tokens of the one before;
+   * {@code overlap} -1: no windows, texts are cut.
+   */
+  public static TextTokenizer fromJson(byte[] tokenizerJson, int maxTokens, int overlap) {
+    Map<String, String> options = new java.util.HashMap<>(Map.of(
         "addSpecialTokens", "true",
         "truncation", "true",
         "maxLength", String.valueOf(maxTokens),
-        "padding", "false");
+        "padding", "false"));
+    if (overlap >= 0) {
+      options.put("stride", String.valueOf(overlap));
+      options.put("withOverflowingTokens", "true");
+    }
     TokenizerLibrary.prepare();
     try {
       return new TextTokenizer(HuggingFaceTokenizer.newInstance(
@@ -105,6 +121,49 @@ public final class TextTokenizer implements AutoCloseable {
    */
   public Tokens encode(String text, String pair) {
     return tokens(tokenizer.encode(text, pair));
+  }
+
+  /**
+   * One window of a text.
+   *
+   * @param tokens its ids, type ids and token strings, special tokens included
+   * @param start where its first content token starts in the text, in code points
+   * @param end where its last content token ends, in code points (start = end: no content)
+   */
+  public record Window(Tokens tokens, int start, int end) {}
+
+  /**
+   * The text as Hugging Face's tokenizer cuts it with {@code return_overflowing_tokens} and the
+   * stride this tokenizer was made with: the first window, then the overflowing ones in order.
+   */
+  public List<Window> windows(String text) {
+    Encoding first = tokenizer.encode(text);
+    List<Window> windows = new ArrayList<>();
+    windows.add(window(first));
+    for (Encoding next : first.getOverflowing()) {
+      windows.add(window(next));
+    }
+    return windows;
+  }
+
+  private static Window window(Encoding encoding) {
+    long[] special = encoding.getSpecialTokenMask();
+    CharSpan[] spans = encoding.getCharTokenSpans();
+    int start = -1;
+    int end = 0;
+    for (int t = 0; t < special.length; t++) {
+      if (special[t] == 0 && spans[t] != null) {
+        start = start < 0 ? spans[t].getStart() : start;
+        end = spans[t].getEnd();
+      }
+    }
+    return new Window(new Tokens(ints(encoding.getIds()), ints(encoding.getTypeIds()),
+        encoding.getTokens(), false), Math.max(start, 0), start < 0 ? 0 : end);
+  }
+
+  /** How many special tokens the template adds to a single text ([CLS] and [SEP]: 2). */
+  public int specialTokens() {
+    return tokenizer.encode("").getIds().length;
   }
 
   private static Tokens tokens(Encoding encoding) {

@@ -1,0 +1,157 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Long documents (1,139 to 5,470 tokens of license text with accents, CJK and emoji) cut into
+ * windows of 256 tokens with an overlap of 32 on all-MiniLM-L6-v2: every window's ids and
+ * code-point span equal Hugging Face's Rust tokenizer's overflowing windows (npm's tokenizers
+ * 0.13.3, src/test/resources/chunks, made by jobs/chunk_ids.js), and its vector is that of its
+ * ids encoded on their own.
+ */
+class TextChunksTest {
+  @TempDir
+  Path tmp;
+
+  private record Result(int code, String error) {}
+
+  private Result run(String... lines) throws Exception {
+    Path config = tmp.resolve("job-" + System.nanoTime() + ".conf");
+    Files.writeString(config, String.join("\n", lines) + "\nexecution.progress = false\n");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+    return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
+  }
+
+  private static int[] ints(JsonNode array) {
+    int[] out = new int[array.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = array.get(i).asInt();
+    }
+    return out;
+  }
+
+  private static int[] ints(List<Object> list) {
+    return list.stream().mapToInt(o -> ((Number) o).intValue()).toArray();
+  }
+
+  /** Python's text[start:end]: code points, not Java's UTF-16 units. */
+  private static String slice(String text, int start, int end) {
+    return text.substring(text.offsetByCodePoints(0, start), text.offsetByCodePoints(0, end));
+  }
+
+  @Test
+  void windowsEqualTheTokenizersAndTheirVectorsThoseOfTheirIds() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    JsonNode expected = new ObjectMapper().readTree(
+        Path.of("src/test/resources/chunks/minilm-256-32.json").toFile());
+    List<Row> texts = new ArrayList<>();
+    int windows = 0;
+    for (JsonNode doc : expected) {
+      texts.add(RowFactory.create(doc.get("id").asText(), doc.get("text").asText()));
+      windows += doc.get("windows").size();
+    }
+    StructType schema = new StructType().add("id", DataTypes.StringType)
+        .add("text", DataTypes.StringType);
+    Path input = tmp.resolve("docs.parquet");
+    spark.createDataFrame(texts, schema).coalesce(1).write().parquet(input.toString());
+    Path model = SharedModels.miniLm();
+    Path out = tmp.resolve("out");
+    Result result = run("input { path = \"" + input + "\", text-column = text,",
+        "  on-too-long = chunk, chunk-overlap = 32 }", "model.path = \"" + model + "\"",
+        "output { path = \"" + out + "\", token-embeddings = false }");
+    assertEquals(0, result.code(), result.error());
+
+    Map<String, Row> byKey = new HashMap<>();
+    spark.read().parquet(out.resolve("embeddings").toString()).collectAsList()
+        .forEach(r -> byKey.put(r.getAs("id") + "/" + r.getAs("chunk"), r));
+    assertEquals(windows, byKey.size());
+    for (JsonNode doc : expected) {
+      String text = doc.get("text").asText();
+      for (int w = 0; w < doc.get("windows").size(); w++) {
+        JsonNode want = doc.get("windows").get(w);
+        Row got = byKey.get(doc.get("id").asText() + "/" + w);
+        String where = doc.get("id").asText() + " window " + w;
+        assertArrayEquals(ints(want.get("ids")), ints(got.getList(got.fieldIndex("input_ids"))),
+            where);
+        assertEquals(want.get("start").asInt(), (int) got.getAs("chunk_start"), where);
+        assertEquals(want.get("end").asInt(), (int) got.getAs("chunk_end"), where);
+        String window = slice(text, got.getAs("chunk_start"), got.getAs("chunk_end"));
+        assertEquals(window.isEmpty(), want.get("ids").size() == 2, where);
+        assertEquals(text, got.getAs("text"), where + ": the input's columns on every window");
+      }
+    }
+    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+    assertEquals(expected.size(), summary.rowsRead());
+    assertEquals(expected.size(), summary.rowsWritten());
+    assertEquals(windows, summary.chunksWritten());
+    assertTrue(summary.balanced());
+
+    // Each window's ids on their own: the same sentence vector.
+    Path ids = tmp.resolve("ids.parquet");
+    spark.read().parquet(out.resolve("embeddings").toString())
+        .select(col("id"), col("chunk"), col("input_ids").as("ids")).write()
+        .parquet(ids.toString());
+    Path idsOut = tmp.resolve("ids-out");
+    result = run("input { path = \"" + ids + "\", id-column = id, ids-column = ids }",
+        "model.path = \"" + model + "\"",
+        "output { path = \"" + idsOut + "\", token-embeddings = false }");
+    assertEquals(0, result.code(), result.error());
+    double worst = 1;
+    for (Row r : spark.read().parquet(idsOut.resolve("embeddings").toString()).collectAsList()) {
+      double[] a = SparkInputs.vector(r.getAs("pooled"));
+      double[] b = SparkInputs.vector(byKey.get(r.getAs("id") + "/" + r.getAs("chunk"))
+          .getAs("pooled"));
+      double dot = 0;
+      double na = 0;
+      double nb = 0;
+      for (int i = 0; i < a.length; i++) {
+        dot += a[i] * b[i];
+        na += a[i] * a[i];
+        nb += b[i] * b[i];
+      }
+      worst = Math.min(worst, dot / Math.sqrt(na * nb));
+    }
+    System.out.printf("TextChunksTest: %d windows, worst cosine to their ids on their own 1 - "
+        + "%.1e%n", windows, 1 - worst);
+    assertTrue(worst >= 1 - 1e-6, "worst cosine " + worst);
+  }
+
+  @Test
+  void anOverlapNotSmallerThanTheWindowIsRefusedBeforeAnyTask() throws Exception {
+    Path model = SharedModels.miniLm();
+    Result result = run("input { path = \"" + model.resolve("expected/texts.parquet")
+        + "\", text-column = text, on-too-long = chunk, chunk-overlap = 254 }",
+        "model.path = \"" + model + "\"", "output.path = \"" + tmp.resolve("never") + "\"");
+    assertEquals(1, result.code());
+    assertEquals("error: The chunk overlap 254 must be smaller than a window's 254 content "
+        + "tokens (256 tokens less 2 special ones)", result.error());
+  }
+}
