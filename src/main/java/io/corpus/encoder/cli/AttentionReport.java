@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.hex;
 import static org.apache.spark.sql.functions.lower;
 
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.model.HeadStatistics;
@@ -68,6 +69,12 @@ final class AttentionReport {
 
   private static final String ID_TEXT = "__id_text";
 
+  /** Of texts cut into windows (a chunk column), the first window of each: one map per id. */
+  private static Dataset<Row> firstWindows(Dataset<Row> table) {
+    return Arrays.asList(table.columns()).contains(InputKind.CHUNK_COLUMN)
+        ? table.where(col(InputKind.CHUNK_COLUMN).equalTo(0)) : table;
+  }
+
   /** The id as the job names it everywhere: lower-case hexadecimal for binary ids. */
   private static Column idText(Dataset<Row> table, String id) {
     boolean binary = table.schema().apply(id).dataType() instanceof BinaryType;
@@ -77,7 +84,7 @@ final class AttentionReport {
   /** The first report.sequences ids (as strings, sorted) with full maps, cut to max-tokens. */
   private static List<ReportPage.Sequence> sequences(SparkSession spark, String folder,
       JobSettings settings) {
-    Dataset<Row> attention = spark.read().parquet(folder + "/attention");
+    Dataset<Row> attention = firstWindows(spark.read().parquet(folder + "/attention"));
     if (!Arrays.asList(attention.columns()).contains("weights")) {
       return List.of();   // top-k format: nothing to draw as a full heatmap
     }
@@ -125,7 +132,7 @@ final class AttentionReport {
       return byId;
     }
     String id = settings.input().idColumn();
-    Dataset<Row> embeddings = spark.read().parquet(folder + "/embeddings");
+    Dataset<Row> embeddings = firstWindows(spark.read().parquet(folder + "/embeddings"));
     for (Row r : embeddings.withColumn(ID_TEXT, idText(embeddings, id))
         .where(col(ID_TEXT).isin(ids.toArray()))
         .select(col(ID_TEXT), col(column)).collectAsList()) {

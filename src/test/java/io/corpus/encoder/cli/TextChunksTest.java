@@ -154,4 +154,36 @@ class TextChunksTest {
     assertEquals("error: The chunk overlap 254 must be smaller than a window's 254 content "
         + "tokens (256 tokens less 2 special ones)", result.error());
   }
+
+  /** Maps of a kept id come for all its windows, keyed by id and chunk; the report draws one. */
+  @Test
+  void mapsOfAKeptIdComeForEachWindow() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    JsonNode expected = new ObjectMapper().readTree(
+        Path.of("src/test/resources/chunks/minilm-256-32.json").toFile());
+    List<Row> texts = new ArrayList<>();
+    for (JsonNode doc : expected) {
+      texts.add(RowFactory.create(doc.get("id").asText(), doc.get("text").asText()));
+    }
+    StructType schema = new StructType().add("id", DataTypes.StringType)
+        .add("text", DataTypes.StringType);
+    Path input = tmp.resolve("docs.parquet");
+    spark.createDataFrame(texts, schema).coalesce(1).write().parquet(input.toString());
+    Path out = tmp.resolve("maps");
+    Result result = run("input { path = \"" + input + "\", text-column = text,",
+        "  on-too-long = chunk, chunk-overlap = 32 }",
+        "model.path = \"" + SharedModels.miniLm() + "\"",
+        "output { path = \"" + out + "\", token-embeddings = false,",
+        "  attention { enabled = true, layers = [0], heads = [0], ids = [doc-1k] },",
+        "  report.enabled = true }");
+    assertEquals(0, result.code(), result.error());
+    List<Row> maps = spark.read().parquet(out.resolve("attention").toString())
+        .select("id", "chunk").orderBy("chunk").collectAsList();
+    assertEquals(expected.get(2).get("windows").size(), maps.size());
+    for (int w = 0; w < maps.size(); w++) {
+      assertEquals("doc-1k", maps.get(w).getString(0));
+      assertEquals(w, maps.get(w).getInt(1));
+    }
+    assertTrue(Files.readString(out.resolve("report/index.html")).contains("doc-1k"));
+  }
 }
