@@ -10,8 +10,6 @@ import io.corpus.encoder.testing.GoldenCase;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,15 +31,8 @@ class BadInputTest {
   @TempDir
   Path tmp;
 
-  private record Result(int code, String error) {}
-
-  private Result run(String... lines) throws Exception {
-    Path config = tmp.resolve("job-" + System.nanoTime() + ".conf");
-    Files.writeString(config, String.join("\n", lines) + "\nexecution.progress = false\n");
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err)).run(new String[] {"--config", config.toString()});
-    return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
+  private JobRunner.Result run(String... lines) throws Exception {
+    return JobRunner.run(tmp, lines);
   }
 
   private static String quoted(Path path) {
@@ -57,7 +48,7 @@ class BadInputTest {
         + "SELECT 'bad', cast(X'6162FF6364' AS string)").coalesce(1).write()
         .parquet(input.toString());
     Path out = tmp.resolve("out");
-    Result result = run("input.path = " + quoted(input), "input.text-column = text",
+    JobRunner.Result result = run("input.path = " + quoted(input), "input.text-column = text",
         "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(out));
     assertEquals(0, result.code(), result.error());
     RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
@@ -82,7 +73,7 @@ class BadInputTest {
         "\"added_tokens\":\\s*\\[", "\"added_tokens\": [{\"id\": 40000, \"content\": "
             + "\"[NEW]\", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, "
             + "\"normalized\": false, \"special\": true},"));
-    Result result = run("input.path = " + quoted(folder.resolve("expected/texts.parquet")),
+    JobRunner.Result result = run("input.path = " + quoted(folder.resolve("expected/texts.parquet")),
         "input.text-column = text", "model.path = " + quoted(mixed),
         "output.path = " + quoted(tmp.resolve("never")));
     assertEquals(1, result.code());
@@ -102,7 +93,7 @@ class BadInputTest {
     String first = golden.inputs().get(0).id();
     String hex = HexFormat.of().formatHex(first.getBytes(StandardCharsets.UTF_8));
     Path out = tmp.resolve("out");
-    Result result = run("input.path = " + quoted(input),
+    JobRunner.Result result = run("input.path = " + quoted(input),
         golden.masked() ? "input.mask-column = mask" : "",
         "model.weights = " + quoted(golden.weights()),
         "model.naming = " + golden.naming().configName(), "model.heads = " + golden.heads(),

@@ -11,9 +11,6 @@ import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,27 +36,8 @@ class TextChunksTest {
   @TempDir
   Path tmp;
 
-  private record Result(int code, String error) {}
-
-  private Result run(String... lines) throws Exception {
-    Path config = tmp.resolve("job-" + System.nanoTime() + ".conf");
-    Files.writeString(config, String.join("\n", lines) + "\nexecution.progress = false\n");
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err)).run(new String[] {"--config", config.toString()});
-    return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
-  }
-
-  private static int[] ints(JsonNode array) {
-    int[] out = new int[array.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = array.get(i).asInt();
-    }
-    return out;
-  }
-
-  private static int[] ints(List<Object> list) {
-    return list.stream().mapToInt(o -> ((Number) o).intValue()).toArray();
+  private JobRunner.Result run(String... lines) throws Exception {
+    return JobRunner.run(tmp, lines);
   }
 
   /** Python's text[start:end]: code points, not Java's UTF-16 units. */
@@ -84,7 +62,7 @@ class TextChunksTest {
     spark.createDataFrame(texts, schema).coalesce(1).write().parquet(input.toString());
     Path model = SharedModels.miniLm();
     Path out = tmp.resolve("out");
-    Result result = run("input { path = \"" + input + "\", text-column = text,",
+    JobRunner.Result result = run("input { path = \"" + input + "\", text-column = text,",
         "  on-too-long = chunk, chunk-overlap = 32 }", "model.path = \"" + model + "\"",
         "output { path = \"" + out + "\", token-embeddings = false }");
     assertEquals(0, result.code(), result.error());
@@ -99,7 +77,7 @@ class TextChunksTest {
         JsonNode want = doc.get("windows").get(w);
         Row got = byKey.get(doc.get("id").asText() + "/" + w);
         String where = doc.get("id").asText() + " window " + w;
-        assertArrayEquals(ints(want.get("ids")), ints(got.getList(got.fieldIndex("input_ids"))),
+        assertArrayEquals(JobRunner.ints(want.get("ids")), JobRunner.ints(got.getList(got.fieldIndex("input_ids"))),
             where);
         assertEquals(want.get("start").asInt(), (int) got.getAs("chunk_start"), where);
         assertEquals(want.get("end").asInt(), (int) got.getAs("chunk_end"), where);
@@ -147,7 +125,7 @@ class TextChunksTest {
   @Test
   void anOverlapNotSmallerThanTheWindowIsRefusedBeforeAnyTask() throws Exception {
     Path model = SharedModels.miniLm();
-    Result result = run("input { path = \"" + model.resolve("expected/texts.parquet")
+    JobRunner.Result result = run("input { path = \"" + model.resolve("expected/texts.parquet")
         + "\", text-column = text, on-too-long = chunk, chunk-overlap = 254 }",
         "model.path = \"" + model + "\"", "output.path = \"" + tmp.resolve("never") + "\"");
     assertEquals(1, result.code());
@@ -170,7 +148,7 @@ class TextChunksTest {
     Path input = tmp.resolve("docs.parquet");
     spark.createDataFrame(texts, schema).coalesce(1).write().parquet(input.toString());
     Path out = tmp.resolve("maps");
-    Result result = run("input { path = \"" + input + "\", text-column = text,",
+    JobRunner.Result result = run("input { path = \"" + input + "\", text-column = text,",
         "  on-too-long = chunk, chunk-overlap = 32 }",
         "model.path = \"" + SharedModels.miniLm() + "\"",
         "output { path = \"" + out + "\", token-embeddings = false,",

@@ -10,10 +10,6 @@ import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,43 +33,33 @@ class TextPairsTest {
   @TempDir
   Path tmp;
 
-  private int run(String... lines) throws Exception {
-    Path config = tmp.resolve("job-" + System.nanoTime() + ".conf");
-    Files.writeString(config, String.join("\n", lines) + "\nexecution.progress = false\n");
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err)).run(new String[] {"--config", config.toString()});
-    assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
-    return code;
+  private void run(String... lines) throws Exception {
+    JobRunner.Result result = JobRunner.run(tmp, lines);
+    assertEquals(0, result.code(), result.error());
   }
 
-  private static int[] ints(JsonNode array) {
-    int[] out = new int[array.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = array.get(i).asInt();
+  /** The reference pairs as rows (id, query, passage). */
+  private static List<Row> pairRows(JsonNode expected) {
+    List<Row> pairs = new ArrayList<>();
+    for (JsonNode p : expected) {
+      pairs.add(RowFactory.create(p.get("id").asText(), p.get("a").asText(),
+          p.get("b").asText()));
     }
-    return out;
+    return pairs;
   }
 
-  private static int[] ints(List<Object> list) {
-    return list.stream().mapToInt(o -> ((Number) o).intValue()).toArray();
-  }
+  private static final StructType PAIRS = new StructType().add("id", DataTypes.StringType)
+      .add("query", DataTypes.StringType).add("passage", DataTypes.StringType);
 
   @Test
   void pairsGiveTheTokenizersIdsAndTypesAndTheVectorsOfThoseIds() throws Exception {
     SparkSession spark = SparkTestSession.get();
     JsonNode expected = new ObjectMapper().readTree(
         Path.of("src/test/resources/pairs/minilm-32.json").toFile());
-    List<Row> pairs = new ArrayList<>();
-    for (JsonNode p : expected) {
-      pairs.add(RowFactory.create(p.get("id").asText(), p.get("a").asText(),
-          p.get("b").asText()));
-    }
+    List<Row> pairs = pairRows(expected);
     pairs.add(RowFactory.create("null-passage", "a query", null));
-    StructType schema = new StructType().add("id", DataTypes.StringType)
-        .add("query", DataTypes.StringType).add("passage", DataTypes.StringType);
     Path input = tmp.resolve("pairs.parquet");
-    spark.createDataFrame(pairs, schema).coalesce(1).write().parquet(input.toString());
+    spark.createDataFrame(pairs, PAIRS).coalesce(1).write().parquet(input.toString());
     Path model = SharedModels.miniLm();
     Path out = tmp.resolve("out");
     run("input { path = \"" + input + "\", text-pair-columns = [query, passage],",
@@ -86,10 +72,10 @@ class TextPairsTest {
     long cut = 0;
     for (JsonNode p : expected) {
       Row row = byId.get(p.get("id").asText());
-      assertArrayEquals(ints(p.get("input_ids")), ints(row.getList(row.fieldIndex("input_ids"))),
+      assertArrayEquals(JobRunner.ints(p.get("input_ids")), JobRunner.ints(row.getList(row.fieldIndex("input_ids"))),
           p.get("id").asText());
-      assertArrayEquals(ints(p.get("token_type_ids")),
-          ints(row.getList(row.fieldIndex("token_type_ids"))), p.get("id").asText());
+      assertArrayEquals(JobRunner.ints(p.get("token_type_ids")),
+          JobRunner.ints(row.getList(row.fieldIndex("token_type_ids"))), p.get("id").asText());
       cut += p.get("full_length").asInt() > p.get("input_ids").size() ? 1 : 0;
     }
     RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
@@ -120,24 +106,17 @@ class TextPairsTest {
     SparkSession spark = SparkTestSession.get();
     JsonNode expected = new ObjectMapper().readTree(
         Path.of("src/test/resources/pairs/minilm-32.json").toFile());
-    List<Row> pairs = new ArrayList<>();
-    for (JsonNode p : expected) {
-      pairs.add(RowFactory.create(p.get("id").asText(), p.get("a").asText(),
-          p.get("b").asText()));
-    }
-    StructType schema = new StructType().add("id", DataTypes.StringType)
-        .add("query", DataTypes.StringType).add("passage", DataTypes.StringType);
     List<Row> rows = new io.corpus.encoder.pipeline.EncoderTransformer()
         .setModelPath(SharedModels.miniLm().toString())
         .setTextPairCols(new String[] {"query", "passage"}).setMaxTokens(32).setOutputCol("")
-        .transform(spark.createDataFrame(pairs, schema)).collectAsList();
+        .transform(spark.createDataFrame(pairRows(expected), PAIRS)).collectAsList();
     Map<String, Row> byId = new HashMap<>();
     rows.forEach(r -> byId.put(r.getAs("id"), r));
     for (JsonNode p : expected) {
       Row row = byId.get(p.get("id").asText());
-      assertArrayEquals(ints(p.get("input_ids")), ints(row.getList(row.fieldIndex("input_ids"))));
-      assertArrayEquals(ints(p.get("token_type_ids")),
-          ints(row.getList(row.fieldIndex("token_type_ids"))));
+      assertArrayEquals(JobRunner.ints(p.get("input_ids")), JobRunner.ints(row.getList(row.fieldIndex("input_ids"))));
+      assertArrayEquals(JobRunner.ints(p.get("token_type_ids")),
+          JobRunner.ints(row.getList(row.fieldIndex("token_type_ids"))));
     }
   }
 }
