@@ -1,8 +1,8 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
-import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.TokenBatch;
