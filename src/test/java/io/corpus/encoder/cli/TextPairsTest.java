@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
@@ -102,21 +103,26 @@ class TextPairsTest {
   }
 
   @Test
-  void theTransformerEncodesPairsAlike() throws Exception {
+  void theTransformerEncodesPairsAlikeAfterSavingAndLoading() throws Exception {
     SparkSession spark = SparkTestSession.get();
     JsonNode expected = new ObjectMapper().readTree(
         Path.of("src/test/resources/pairs/minilm-32.json").toFile());
-    List<Row> rows = new io.corpus.encoder.pipeline.EncoderTransformer()
-        .setModelPath(SharedModels.miniLm().toString())
+    new EncoderTransformer().setModelPath(SharedModels.miniLm().toString())
         .setTextPairCols(new String[] {"query", "passage"}).setMaxTokens(32).setOutputCol("")
-        .transform(spark.createDataFrame(pairRows(expected), PAIRS)).collectAsList();
+        .save(tmp.resolve("pairs-transformer").toString());
+    EncoderTransformer loaded = EncoderTransformer.load(tmp.resolve("pairs-transformer")
+        .toString());
+    List<Row> rows = loaded.transform(spark.createDataFrame(pairRows(expected), PAIRS))
+        .collectAsList();
     Map<String, Row> byId = new HashMap<>();
     rows.forEach(r -> byId.put(r.getAs("id"), r));
     for (JsonNode p : expected) {
       Row row = byId.get(p.get("id").asText());
-      assertArrayEquals(JobRunner.ints(p.get("input_ids")), JobRunner.ints(row.getList(row.fieldIndex("input_ids"))));
+      assertArrayEquals(JobRunner.ints(p.get("input_ids")),
+          JobRunner.ints(row.getList(row.fieldIndex("input_ids"))));
       assertArrayEquals(JobRunner.ints(p.get("token_type_ids")),
           JobRunner.ints(row.getList(row.fieldIndex("token_type_ids"))));
     }
   }
+
 }
