@@ -260,17 +260,19 @@ public final class EncodeJob {
       long start = System.nanoTime();
       String config = null;
       boolean verbose = false;
+      boolean check = false;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--config" -> config = i + 1 < args.length ? args[++i] : null;
           case "--verbose" -> verbose = true;
+          case "--check" -> check = true;
           case "--help", "-h" -> {
-            out.println("usage: jobs/encode --config FILE [--verbose]");
+            out.println("usage: jobs/encode --config FILE [--check] [--verbose]");
             return 0;
           }
           default -> {
             err.println("error: unknown argument '" + args[i] + "'; usage: jobs/encode --config "
-                + "FILE [--verbose]");
+                + "FILE [--check] [--verbose]");
             return 2;
           }
         }
@@ -286,6 +288,10 @@ public final class EncodeJob {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
         checkPaths(settings, new Configuration());
         LoadedModel model = loadModel(settings);
+        if (check) {
+          out.println(Checks.describe(settings, model, (System.nanoTime() - start) / 1e9));
+          return 0;
+        }
         EncoderWeights w = model.weights().encoder();
         out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in %.1f s; "
             + "BLAS %s%n", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),

@@ -34,25 +34,7 @@ final class TextSource extends EmbeddedSource {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
     this.chunkOverlap = chunkOverlap;
-    int specialTokens;
-    try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
-      specialTokens = tokenizer.specialTokens();
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
-          + "tokenizer: " + e.getMessage(), e);
-    }
-    if (chunkOverlap >= maxTokens - specialTokens) {
-      throw new IllegalArgumentException("The chunk overlap " + chunkOverlap + " must be smaller "
-          + "than a window's " + (maxTokens - specialTokens) + " content tokens (" + maxTokens
-          + " tokens less " + specialTokens + " special ones)");
-    }
-    TextTokenizer.Vocabulary vocabulary = TextTokenizer.vocabulary(tokenizerJson);
-    if (vocabulary.highestId() >= vocabularySize) {
-      throw new IllegalArgumentException(where + " has ids up to " + vocabulary.highestId()
-          + " (" + vocabulary.size() + " tokens), but the model's embedding table has "
-          + vocabularySize + " rows (ids 0.." + (vocabularySize - 1) + "): the tokenizer and "
-          + "the weights are not of the same model");
-    }
+    TextTokenizer.check(tokenizerJson, where, maxTokens, chunkOverlap, vocabularySize);
   }
 
   @Override

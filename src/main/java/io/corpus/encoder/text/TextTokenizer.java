@@ -78,6 +78,35 @@ public final class TextTokenizer implements AutoCloseable {
   }
 
   /**
+   * Loads a {@code tokenizer.json} once and checks it against the model, so that a file the
+   * library cannot read, ids the embedding table does not have, or an overlap no window can hold
+   * fail on the driver, in one line naming {@code where} the file is. Returns its vocabulary.
+   */
+  public static Vocabulary check(byte[] tokenizerJson, String where, int maxTokens,
+      int chunkOverlap, int vocabularySize) {
+    int specialTokens;
+    try (TextTokenizer tokenizer = fromJson(tokenizerJson, maxTokens)) {
+      specialTokens = tokenizer.specialTokens();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
+          + "tokenizer: " + e.getMessage(), e);
+    }
+    if (chunkOverlap >= maxTokens - specialTokens) {
+      throw new IllegalArgumentException("The chunk overlap " + chunkOverlap + " must be smaller "
+          + "than a window's " + (maxTokens - specialTokens) + " content tokens (" + maxTokens
+          + " tokens less " + specialTokens + " special ones)");
+    }
+    Vocabulary vocabulary = vocabulary(tokenizerJson);
+    if (vocabulary.highestId() >= vocabularySize) {
+      throw new IllegalArgumentException(where + " has ids up to " + vocabulary.highestId()
+          + " (" + vocabulary.size() + " tokens), but the model's embedding table has "
+          + vocabularySize + " rows (ids 0.." + (vocabularySize - 1) + "): the tokenizer and "
+          + "the weights are not of the same model");
+    }
+    return vocabulary;
+  }
+
+  /**
    * What ids a tokenizer.json can give: its model's vocabulary and its added tokens.
    *
    * @param size how many distinct ids

@@ -77,9 +77,31 @@ class BadInputTest {
         "input.text-column = text", "model.path = " + quoted(mixed),
         "output.path = " + quoted(tmp.resolve("never")));
     assertEquals(1, result.code());
-    assertEquals("error: " + mixed.resolve("tokenizer.json") + " has ids up to 40000 (30523 "
+    String refusal = "error: " + mixed.resolve("tokenizer.json") + " has ids up to 40000 (30523 "
         + "tokens), but the model's embedding table has 30522 rows (ids 0..30521): the "
-        + "tokenizer and the weights are not of the same model", result.error());
+        + "tokenizer and the weights are not of the same model";
+    assertEquals(refusal, result.error());
+
+    // jobs/encode --check finds the same, without Spark; and passes the folder as it came.
+    Path config = tmp.resolve("check.conf");
+    Files.writeString(config, "input { path = \"" + folder.resolve("expected/texts.parquet")
+        + "\", text-column = text }\nmodel.path = \"" + mixed + "\"\noutput.path = \""
+        + tmp.resolve("never") + "\"\n");
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    assertEquals(1, new EncodeJob.CommandLine(new java.io.PrintStream(out),
+        new java.io.PrintStream(err)).run(new String[] {"--config", config.toString(),
+            "--check"}));
+    assertEquals(refusal, err.toString(StandardCharsets.UTF_8).strip());
+    Files.writeString(config, Files.readString(config).replace(mixed.toString(),
+        folder.toString()));
+    out.reset();
+    assertEquals(0, new EncodeJob.CommandLine(new java.io.PrintStream(out),
+        new java.io.PrintStream(err)).run(new String[] {"--config", config.toString(),
+            "--check"}));
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("tokenizer: 30,522 ids (highest "
+        + "30,521) for an embedding table of 30,522 rows; at most 256 tokens a sequence"),
+        out.toString(StandardCharsets.UTF_8));
   }
 
   @Test

@@ -1,0 +1,48 @@
+package io.corpus.encoder.cli;
+
+import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.text.TextTokenizer;
+
+/**
+ * {@code jobs/encode --config FILE --check}: every check a job makes before Spark starts (the
+ * settings, the output path, the model folder or weights file with every tensor's shape, the
+ * tokenizer against the embedding table), then one paragraph on what was found; no Spark.
+ */
+final class Checks {
+  private Checks() {}
+
+  /** The tokenizer checked (text input), then what the job would run, in a few lines. */
+  static String describe(JobSettings settings, LoadedModel model, double seconds) {
+    StringBuilder s = new StringBuilder("check: ok in " + String.format("%.1f", seconds) + " s\n");
+    EncoderWeights w = model.weights().encoder();
+    s.append(String.format("model: %s; %d layers, E = %d, H = %d, F = %d, %,d parameters%n",
+        settings.weights().location(), w.layerCount(), w.width(), settings.model().heads(),
+        w.ffnWidth(), model.weights().parameterCount()));
+    JobSettings.Input in = settings.input();
+    if (model.isFolder() && model.tokenizerJson() != null) {
+      int chunkOverlap = in.onTooLong() == JobSettings.OnTooLong.CHUNK ? in.chunkOverlap() : -1;
+      int maxTokens = in.kind() == InputKind.EMBEDDINGS ? model.folder().tokenLimit(0, "")
+          : in.maxTokens();
+      TextTokenizer.Vocabulary vocabulary = TextTokenizer.check(model.tokenizerJson(),
+          String.valueOf(model.folder().tokenizer().orElseThrow()), maxTokens, chunkOverlap,
+          model.weights().embeddings().vocabularySize());
+      s.append(String.format("tokenizer: %,d ids (highest %,d) for an embedding table of %,d "
+          + "rows; at most %d tokens a sequence%n", vocabulary.size(), vocabulary.highestId(),
+          model.weights().embeddings().vocabularySize(), maxTokens));
+    }
+    s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
+        .append(" from ").append(in.path()).append('\n');
+    ClassifierHead head = model.weights().head();
+    s.append("output: ").append(settings.output().path()).append("; pooling ")
+        .append(settings.output().pooling().configName())
+        .append(settings.output().normalize() ? ", normalized" : "")
+        .append(head == null ? "" : "; classifier of " + head.labelCount() + " labels "
+            + head.labels() + ", scores " + head.scoring().name().toLowerCase(
+                java.util.Locale.ROOT));
+    return s.toString();
+  }
+}
