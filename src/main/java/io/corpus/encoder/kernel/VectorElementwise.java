@@ -97,43 +97,58 @@ final class VectorElementwise implements Elementwise {
   @Override
   public void expColumns(float[] x, int rows, int cols, float[] maxes, float[] sums) {
     int bound = S.loopBound(cols);
-    VectorMask<Float> tail = S.indexInRange(bound, cols);
+    int tail = cols - bound;
+    // The last cols % L columns go through scratch vectors of full width instead of masked loads
+    // and stores, which JDK 17 runs lane by lane in Java (most columns of short sequences are
+    // such a tail). Each lane computes exactly as the full vectors do: the same bits.
+    float[] xTail = new float[S.length()];
+    float[] maxTail = new float[S.length()];
     Arrays.fill(maxes, 0, cols, Float.NEGATIVE_INFINITY);
+    Arrays.fill(maxTail, Float.NEGATIVE_INFINITY);
     for (int r = 0; r < rows; r++) {
       int row = r * cols;
-      int c = 0;
-      for (; c < bound; c += S.length()) {
+      for (int c = 0; c < bound; c += S.length()) {
         FloatVector.fromArray(S, x, row + c).max(FloatVector.fromArray(S, maxes, c))
             .intoArray(maxes, c);
       }
-      if (c < cols) {
-        FloatVector.fromArray(S, x, row + c, tail).max(FloatVector.fromArray(S, maxes, c, tail))
-            .intoArray(maxes, c, tail);
+      if (tail > 0) {
+        System.arraycopy(x, row + bound, xTail, 0, tail);
+        FloatVector.fromArray(S, xTail, 0).max(FloatVector.fromArray(S, maxTail, 0))
+            .intoArray(maxTail, 0);
       }
     }
+    System.arraycopy(maxTail, 0, maxes, bound, tail);
     for (int c = 0; c < cols; c++) {         // a column of only −∞: exp(−∞ − 0) = 0, not NaN
       if (maxes[c] == Float.NEGATIVE_INFINITY) {
         maxes[c] = 0f;
       }
     }
+    System.arraycopy(maxes, bound, maxTail, 0, tail);
+    FloatVector sumTail = FloatVector.zero(S);
     Arrays.fill(sums, 0, cols, 0f);
     for (int r = 0; r < rows; r++) {
       int row = r * cols;
-      int c = 0;
-      for (; c < bound; c += S.length()) {
+      for (int c = 0; c < bound; c += S.length()) {
         FloatVector e = expNonPositive(FloatVector.fromArray(S, x, row + c)
             .sub(FloatVector.fromArray(S, maxes, c)));
         e.intoArray(x, row + c);
         e.add(FloatVector.fromArray(S, sums, c)).intoArray(sums, c);
       }
-      if (c < cols) {
-        FloatVector e = expNonPositive(FloatVector.fromArray(S, x, row + c, tail)
-            .sub(FloatVector.fromArray(S, maxes, c, tail)));
-        e.intoArray(x, row + c, tail);
-        e.add(FloatVector.fromArray(S, sums, c, tail)).intoArray(sums, c, tail);
+      if (tail > 0) {
+        System.arraycopy(x, row + bound, xTail, 0, tail);
+        FloatVector e = expNonPositive(FloatVector.fromArray(S, xTail, 0)
+            .sub(FloatVector.fromArray(S, maxTail, 0)));
+        e.intoArray(xTail, 0);
+        System.arraycopy(xTail, 0, x, row + bound, tail);
+        sumTail = e.add(sumTail);
       }
     }
+    if (tail > 0) {
+      sumTail.intoArray(xTail, 0);
+      System.arraycopy(xTail, 0, sums, bound, tail);
+    }
   }
+
 
   @Override
   public float entropy(float[] a, int offset, int length) {
