@@ -72,12 +72,12 @@ public final class EncodeJob {
    * Refuses, before Spark starts, an output path whose replacing could destroy what the job
    * reads, the file system's root or the user's home.
    */
-  public static void checkPaths(JobSettings settings, Configuration hadoop) {
+  public static void checkPaths(JobSettings settings) {
     Map<String, String> reads = new LinkedHashMap<>();
     reads.put("input.path", settings.input().path());
     reads.put(settings.weights().isFolder() ? "model.path" : "model.weights",
         settings.weights().location());
-    OutputPaths.check(settings.output().path(), reads, hadoop);
+    OutputPaths.check(settings.output().path(), reads);
   }
 
   /** What {@code output.mode} lets the job replace. */
@@ -92,7 +92,7 @@ public final class EncodeJob {
   /** Runs the whole job and returns its summary; the output is committed when this returns. */
   public RunSummary run(PrintStream console) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    checkPaths(settings, hadoop);
+    checkPaths(settings);
     OutputFolder out = OutputFolder.open(settings.output().path(), hadoop,
         replaces(settings.output().mode()));
     // The session's settings this job changes, put back as they were when it ends.
@@ -286,7 +286,7 @@ public final class EncodeJob {
       boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
-        checkPaths(settings, new Configuration());
+        checkPaths(settings);
         LoadedModel model = loadModel(settings);
         if (check) {
           out.println(Checks.describe(settings, model, (System.nanoTime() - start) / 1e9));

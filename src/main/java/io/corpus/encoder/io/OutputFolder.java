@@ -164,7 +164,8 @@ public final class OutputFolder implements AutoCloseable {
 
   /**
    * After a failure: finishes a commit that had swapped the outputs, or puts the old output back
-   * if it had only moved it aside; deletes the staging folder; unlocks. Best effort: what it cannot do, the next run to this path does.
+   * if it had only moved it aside; deletes the staging folder; unlocks. Best effort: what it
+   * cannot do, the next run to this path does.
    */
   public void abort() {
     try {

@@ -1,11 +1,8 @@
 package io.corpus.encoder.io;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -13,7 +10,9 @@ import org.apache.hadoop.fs.Path;
  * starts, in one line naming both paths: the root of a file system, the user's home or a folder
  * holding it, and any path that is, holds or lies inside a path the job reads (its input, its
  * model). Local paths are compared after following symbolic links, so a link to the input is
- * the input. Driver only.
+ * the input. Paths are compared as written, scheme and authority included: no file system is
+ * opened (an {@code s3a://} path needs its credentials from Spark's session, which has not started
+ * yet). A path without a scheme is taken as local. Driver only.
  */
 public final class OutputPaths {
   private OutputPaths() {}
@@ -22,13 +21,13 @@ public final class OutputPaths {
    * @param output the output path as configured
    * @param reads what the job reads, by setting name ({@code input.path -> /data/docs})
    */
-  public static void check(String output, Map<String, String> reads, Configuration hadoopConf) {
-    Location out = Location.of(output, hadoopConf);
+  public static void check(String output, Map<String, String> reads) {
+    Location out = Location.of(output);
     if (out.isRoot()) {
       throw new IllegalArgumentException("output.path " + output + " is the root of its file "
           + "system: the job replaces its output path whole, so name a folder of its own");
     }
-    Location home = Location.of(System.getProperty("user.home"), hadoopConf);
+    Location home = Location.of(System.getProperty("user.home"));
     if (out.contains(home)) {
       throw new IllegalArgumentException("output.path " + output + (out.equals(home) ? " is"
           : " holds") + " the home folder " + home.path() + ": the job replaces its output path "
@@ -38,7 +37,7 @@ public final class OutputPaths {
       if (read.getValue() == null || read.getValue().isBlank()) {
         continue;
       }
-      Location in = Location.of(read.getValue(), hadoopConf);
+      Location in = Location.of(read.getValue());
       String relation = out.equals(in) ? "is" : out.contains(in) ? "holds"
           : in.contains(out) ? "lies inside" : null;
       if (relation != null) {
@@ -51,18 +50,13 @@ public final class OutputPaths {
 
   /** A path as its file system sees it: scheme, authority and absolute path, links followed. */
   private record Location(String scheme, String authority, java.nio.file.Path path) {
-    static Location of(String value, Configuration conf) {
-      try {
-        Path p = new Path(value);
-        FileSystem fs = p.getFileSystem(conf);
-        URI uri = fs.makeQualified(p).toUri();
-        java.nio.file.Path local = LocalPaths.of(fs, p);
-        java.nio.file.Path path = local != null ? followLinks(local)
-            : java.nio.file.Path.of(uri.getPath()).normalize();
-        return new Location(uri.getScheme(), String.valueOf(uri.getAuthority()), path);
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot resolve the path " + value, e);
+    static Location of(String value) {
+      URI uri = new Path(value).toUri();
+      if (uri.getScheme() == null || uri.getScheme().equals("file")) {
+        return new Location("file", "", followLinks(java.nio.file.Path.of(uri.getPath())));
       }
+      return new Location(uri.getScheme(), String.valueOf(uri.getAuthority()),
+          java.nio.file.Path.of(uri.getPath()).normalize());
     }
 
     boolean isRoot() {

@@ -87,10 +87,7 @@ public abstract class EncoderParams extends Transformer {
     idsCol = param(Settings.IDS_COLUMN);
     typeIdsCol = param(Settings.TYPE_IDS_COLUMN);
     textCol = param(Settings.TEXT_COLUMN);
-    textPairCols = new StringArrayParam(this, Settings.TEXT_PAIR_COLUMNS.param(),
-        Settings.TEXT_PAIR_COLUMNS.doc(),
-        values -> Settings.TEXT_PAIR_COLUMNS.accepts(List.of(values)));
-    setDefault(textPairCols, new String[0]);
+    textPairCols = stringsParam(Settings.TEXT_PAIR_COLUMNS);
     maskCol = param(Settings.MASK_COLUMN);
     maxTokens = intParam(Settings.MAX_TOKENS);
     onTooLong = param(Settings.ON_TOO_LONG);
@@ -100,9 +97,7 @@ public abstract class EncoderParams extends Transformer {
     attentionLayers = indicesParam(Settings.ATTENTION_LAYERS);
     attentionHeads = indicesParam(Settings.ATTENTION_HEADS);
     attentionSample = doubleParam(Settings.ATTENTION_SAMPLE);
-    attentionIds = new StringArrayParam(this, Settings.ATTENTION_IDS.param(),
-        Settings.ATTENTION_IDS.doc());
-    setDefault(attentionIds, new String[0]);
+    attentionIds = stringsParam(Settings.ATTENTION_IDS);
     attentionFormat = param(Settings.ATTENTION_FORMAT);
     attentionTopK = intParam(Settings.ATTENTION_TOP_K);
     attentionAverageHeads = flagParam(Settings.ATTENTION_AVERAGE_HEADS);
@@ -169,6 +164,13 @@ public abstract class EncoderParams extends Transformer {
     IntArrayParam p = new IntArrayParam(this, s.param(), s.doc(),
         values -> s.accepts(Arrays.stream(values).boxed().toList()));
     setDefault(p, new int[0]);
+    return p;
+  }
+
+  private StringArrayParam stringsParam(Setting<List<String>> s) {
+    StringArrayParam p = new StringArrayParam(this, s.param(), s.doc(),
+        values -> s.accepts(List.of(values)));
+    setDefault(p, new String[0]);
     return p;
   }
 

@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,13 +19,13 @@ class OutputPathsTest {
     reads.put("input.path", dir.resolve("data/docs.parquet").toString());
     reads.put("model.path", dir.resolve("models/minilm").toString());
     return assertThrows(IllegalArgumentException.class,
-        () -> OutputPaths.check(output, reads, new Configuration())).getMessage();
+        () -> OutputPaths.check(output, reads)).getMessage();
   }
 
   private void allowed(String output) {
     Map<String, String> reads = Map.of("input.path", dir.resolve("data/docs.parquet").toString(),
         "model.path", dir.resolve("models/minilm").toString());
-    assertDoesNotThrow(() -> OutputPaths.check(output, reads, new Configuration()));
+    assertDoesNotThrow(() -> OutputPaths.check(output, reads));
   }
 
   @Test
