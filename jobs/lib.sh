@@ -34,21 +34,25 @@ ensure_openblas() {
   fi
 }
 
-# Headless Chromium, which the report test opens the HTML report in: Debian's package, installed
-# when missing and we are root on a Debian/Ubuntu machine.
+# Headless Chromium and its WebDriver, which the report's browser tests drive (Selenium):
+# Debian's packages chromium and chromium-driver, installed when missing and we are root on a
+# Debian/Ubuntu machine.
 ensure_chromium() {
-  if command -v chromium >/dev/null 2>&1; then
+  if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
     return 0
   fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing Chromium (Debian package chromium) for the report test" >&2
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; then
+    echo "setup: installing Chromium and its driver (Debian packages chromium," \
+      "chromium-driver) for the report's browser tests" >&2
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+        >/dev/null 2>&1; then
       apt-get update -qq >/dev/null 2>&1
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 \
-        || echo "setup: could not install Chromium; the report test will fail" >&2
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+        >/dev/null 2>&1 || echo "setup: could not install Chromium; the report tests will fail" >&2
     fi
   else
-    echo "warning: no chromium on PATH; the report test needs it (apt-get install chromium)" >&2
+    echo "warning: no chromium or chromedriver on PATH; the report's browser tests need them" \
+      "(apt-get install chromium chromium-driver)" >&2
   fi
 }
 

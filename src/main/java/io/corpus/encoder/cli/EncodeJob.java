@@ -134,6 +134,10 @@ public final class EncodeJob {
     if (!settings.input().tokensColumn().isEmpty()) {
       InputColumns.requireTokens(input.schema(), settings.input().tokensColumn());
     }
+    JobSettings.Report report = settings.output().report();
+    if (report.enabled() && !report.colorColumn().isEmpty()) {
+      InputColumns.requireColorColumn(input.schema(), report.colorColumn());
+    }
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop);
     long rowsRead = plan.rows();

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,12 +33,15 @@ import org.apache.spark.sql.types.StructType;
  * Debian machine's package lists ({@code apt-cache dumpavail}), the entries of its packages'
  * {@code changelog.Debian.gz} and the paragraphs of their {@code copyright} files (license
  * texts), deduplicated, a third from each, shuffled with the seed. Writes
- * {@code texts.parquet} (id, text; one file, one row group, as pandas or DuckDB would) and, with
+ * {@code texts.parquet} (id, text, source: description, changelog or license; one file, one row group, as pandas or DuckDB would) and, with
  * the model folder's tokenizer, {@code ids.jsonl} (one {"id", "ids"} a line) for a baseline that
  * starts from token ids, and {@code check.jsonl} (the folder's reference texts: ids and
  * sentence vectors) to check that baseline; prints the token counts' spread.
  */
 public final class MakeTextCorpus {
+  /** The sources, in the order they are drawn: the texts' source column. */
+  private static final List<String> SOURCE_NAMES = List.of("description", "changelog", "license");
+
   private MakeTextCorpus() {}
 
   public static void main(String[] args) throws Exception {
@@ -65,9 +69,13 @@ public final class MakeTextCorpus {
         distinctShuffled(changelogEntries(docs), random),
         distinctShuffled(copyrightParagraphs(docs), random));
     List<String> chosen = new ArrayList<>();
+    Map<String, String> sourceOf = new HashMap<>();
     for (int s = 0; s < sources.size(); s++) {
       int wanted = (count - chosen.size()) / (sources.size() - s);
-      chosen.addAll(sources.get(s).subList(0, Math.min(wanted, sources.get(s).size())));
+      for (String text : sources.get(s).subList(0, Math.min(wanted, sources.get(s).size()))) {
+        chosen.add(text);
+        sourceOf.putIfAbsent(text, SOURCE_NAMES.get(s));
+      }
     }
     if (chosen.size() < count) {
       throw new IllegalStateException("only " + chosen.size() + " texts could be drawn evenly "
@@ -91,7 +99,7 @@ public final class MakeTextCorpus {
     }
     SparkSession spark = SparkSessions.forJob("make-text-corpus");
     try {
-      writeParquet(spark, chosen, out.resolve("texts.parquet"));
+      writeParquet(spark, chosen, sourceOf, out.resolve("texts.parquet"));
       writeCheck(spark, folder.folder().resolve("expected/expected.parquet"),
           out.resolve("check.jsonl"));
     } finally {
@@ -227,12 +235,13 @@ public final class MakeTextCorpus {
     }
   }
 
-  private static void writeParquet(SparkSession spark, List<String> texts, Path path) {
+  private static void writeParquet(SparkSession spark, List<String> texts,
+      Map<String, String> sourceOf, Path path) {
     StructType schema = new StructType().add("id", DataTypes.StringType, false)
-        .add("text", DataTypes.StringType);
+        .add("text", DataTypes.StringType).add("source", DataTypes.StringType);
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < texts.size(); i++) {
-      rows.add(RowFactory.create(id(i), texts.get(i)));
+      rows.add(RowFactory.create(id(i), texts.get(i), sourceOf.get(texts.get(i))));
     }
     spark.createDataFrame(rows, schema).coalesce(1).write().mode("overwrite")
         .parquet(path.toString());

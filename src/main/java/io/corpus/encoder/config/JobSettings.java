@@ -118,8 +118,13 @@ public record JobSettings(
       boolean tokenEmbeddings, AttentionOutputs attention, Report report)
       implements Serializable {}
 
-  /** The HTML report: whether to write it, heatmaps of how many sequences, up to how many tokens. */
-  public record Report(boolean enabled, int sequences, int maxTokens) implements Serializable {}
+  /**
+   * The HTML report: whether to write it; the head view's sequences and their tokens shown; the
+   * corpus map's column for colours ("" = none), its most points (0 = no map), neighbours per
+   * point and the cosine from which pairs are listed as near duplicates.
+   */
+  public record Report(boolean enabled, int sequences, int maxTokens, String colorColumn,
+      int mapPoints, int neighbours, double duplicatesAbove) implements Serializable {}
 
   /**
    * How the work is cut up. {@code minPartitions} 0 means the number of task slots;

@@ -124,6 +124,16 @@ public final class Settings {
       "output.report.sequences", "", 2, 0, "how many sequences get heatmaps");
   public static final Setting<Integer> REPORT_MAX_TOKENS = Setting.atLeast(
       "output.report.max-tokens", "", 64, 1, "heatmaps show at most this many tokens");
+  public static final Setting<String> REPORT_COLOR_COLUMN = Setting.text(
+      "output.report.color-column", "", "", "column the corpus map colours points by; '' = none");
+  public static final Setting<Integer> REPORT_MAP_POINTS = Setting.atLeast(
+      "output.report.map-points", "", 20_000, 0,
+      "rows on the corpus map, a sample by id hash when there are more; 0 = no map");
+  public static final Setting<Integer> REPORT_NEIGHBOURS = Setting.atLeast(
+      "output.report.neighbours", "", 10, 1, "nearest rows listed for each row of the map");
+  public static final Setting<Double> REPORT_DUPLICATES_ABOVE = Setting.fraction(
+      "output.report.duplicates-above", "", 0.95,
+      "pairs of map rows at least this cosine apart are listed as near duplicates");
 
   // execution
   public static final Setting<Integer> BATCH_TOKENS = Setting.atLeast("execution.batch-tokens",
@@ -147,7 +157,8 @@ public final class Settings {
       OUTPUT_MODE, POOLING, NORMALIZE, TOKEN_EMBEDDINGS, ATTENTION_ENABLED, ATTENTION_LAYERS,
       ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS, ATTENTION_FORMAT, ATTENTION_TOP_K,
       ATTENTION_AVERAGE_HEADS, ATTENTION_STATS, ATTENTION_ROLLOUT, REPORT_ENABLED,
-      REPORT_SEQUENCES, REPORT_MAX_TOKENS, BATCH_TOKENS, READER_BATCH_ROWS, MIN_PARTITIONS,
+      REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN, REPORT_MAP_POINTS,
+      REPORT_NEIGHBOURS, REPORT_DUPLICATES_ABOVE, BATCH_TOKENS, READER_BATCH_ROWS, MIN_PARTITIONS,
       PROGRESS);
 
   /** The settings a Spark ML param mirrors. */

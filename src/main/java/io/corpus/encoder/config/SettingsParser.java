@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigValue;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
@@ -97,16 +98,22 @@ public final class SettingsParser {
     JobSettings.Report report = new JobSettings.Report(
         Settings.REPORT_ENABLED.read(c),
         Settings.REPORT_SEQUENCES.read(c),
-        Settings.REPORT_MAX_TOKENS.read(c));
-    if (report.enabled() && !attention.stats()
-        && !(attention.enabled() && attention.format() == AttentionOutputs.MapFormat.FULL)) {
-      throw new SettingsException("output.report.enabled needs output.attention.stats = true or "
-          + "output.attention.enabled = true with format = full: the report draws those");
+        Settings.REPORT_MAX_TOKENS.read(c),
+        Settings.REPORT_COLOR_COLUMN.read(c),
+        Settings.REPORT_MAP_POINTS.read(c),
+        Settings.REPORT_NEIGHBOURS.read(c),
+        Settings.REPORT_DUPLICATES_ABOVE.read(c));
+    Pooling pooling = ModelFolder.pooling(Settings.POOLING.read(c), folder);
+    boolean mapped = pooling != Pooling.NONE && report.mapPoints() > 0;
+    if (report.enabled() && !attention.stats() && !attention.enabled() && !mapped) {
+      throw new SettingsException("output.report.enabled needs something to show: "
+          + "output.attention.enabled or output.attention.stats = true (the head view), or a "
+          + "pooled vector (output.pooling other than none) for the corpus map");
     }
     JobSettings.Output output = new JobSettings.Output(
         path(c, Settings.OUTPUT_PATH, baseDir),
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
-        ModelFolder.pooling(Settings.POOLING.read(c), folder),
+        pooling,
         ModelFolder.normalize(Settings.NORMALIZE.read(c), folder),
         Settings.TOKEN_EMBEDDINGS.read(c),
         attention,

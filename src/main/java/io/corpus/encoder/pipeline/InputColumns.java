@@ -117,6 +117,14 @@ public final class InputColumns implements Serializable {
     }
   }
 
+  /** The report's colour column must be an input column (any type); it is copied to the output. */
+  public static void requireColorColumn(StructType schema, String column) {
+    if (!Arrays.asList(schema.fieldNames()).contains(column)) {
+      throw new IllegalArgumentException("output.report.color-column = " + column + " is not a "
+          + "column of the input; its columns are " + Arrays.toString(schema.fieldNames()));
+    }
+  }
+
   private static String role(InputKind kind) {
     return switch (kind) {
       case EMBEDDINGS -> "embeddings";

@@ -1,17 +1,23 @@
 package io.corpus.encoder.report;
 
 import io.corpus.encoder.model.HeadStatistics;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * The report as one self-contained HTML page: heatmaps are PNG data URIs, styles and the one
- * script are inline, so the file opens offline from disk. Sections: per-head statistics (one
- * layer × head grid per statistic), head labels, then each chosen sequence's maps per layer and
- * head with its tokens along the axes. On load, the script records on {@code <body>} how many
- * images loaded ({@code data-images="loaded/total"}) and how many errors occurred
- * ({@code data-errors}), which tests read back from a headless browser.
+ * The report as one self-contained HTML page that opens offline from disk: styles, script and
+ * data are inline (no network), heatmaps are PNG data URIs. Three interactive views, drawn by the
+ * page's script ({@code report.js}) from the data {@link ReportData} packs: the head view (a
+ * sequence's tokens in two columns, lines weighted by a layer's heads' attention), the corpus map
+ * (pooled vectors in 2-D) and the neighbours (nearest rows, near duplicates). Then the static
+ * tables for printing: per-head statistics, head labels and each sequence's heatmaps. On load,
+ * the script records on {@code <body>} how many images loaded ({@code data-images}), how many
+ * errors occurred ({@code data-errors}) and when the views were drawn ({@code data-ready}, ms),
+ * which tests and the benchmark read back from a headless browser.
  */
 public final class ReportPage {
   /** One head's mean statistics, in {@link HeadStatistics.Stat} order. */
@@ -20,8 +26,17 @@ public final class ReportPage {
   /** One map of a sequence: (T, T) weights, already cut to the tokens shown. */
   public record Map(int layer, int head, float[][] weights) {}
 
-  /** A sequence whose maps are drawn; tokens may be null (positions are shown instead). */
-  public record Sequence(String id, List<String> tokens, int length, List<Map> maps) {}
+  /**
+   * A sequence whose maps are drawn; tokens may be null (positions are shown instead). Maps of
+   * layer {@link #ROLLOUT} are its attention rollout; head −1 is a mean of heads.
+   *
+   * @param format the maps' format as written: full or top-k (the weights outside the k are 0)
+   */
+  public record Sequence(String id, List<String> tokens, int length, String format,
+      List<Map> maps) {}
+
+  /** The layer number the rollout's map is given in {@link Map}. */
+  public static final int ROLLOUT = -1;
 
   private static final int IMAGE_PIXELS = 448;
 
@@ -31,14 +46,17 @@ public final class ReportPage {
    * @param title what ran (model and data), shown under the heading
    * @param stats per-head means, or empty when statistics were not computed
    * @param meanLength mean real tokens per sequence, for the broad-head rule (ln T)
+   * @param map the corpus map, or null for none
    */
   public static String render(String title, List<HeadRow> stats, double meanLength,
-      List<Sequence> sequences) {
+      List<Sequence> sequences, CorpusMap map) {
     StringBuilder html = new StringBuilder();
     html.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .append("<title>Attention report</title>\n<style>").append(STYLE).append("</style>")
-        .append("</head>\n<body data-images=\"pending\" data-errors=\"0\">\n")
-        .append("<h1>Attention report</h1>\n<p>").append(escape(title)).append("</p>\n");
+        .append("<title>Attention report</title>\n<style>").append(resource("report.css")).append("</style></head>\n")
+        .append("<body data-images=\"pending\" data-errors=\"0\" data-ready=\"\">\n")
+        .append("<h1>Attention report</h1>\n<p>").append(escape(title)).append("</p>\n")
+        .append(resource("report.html"));
+    html.append("<section id=\"tables\"><h2>Tables for printing</h2>\n");
     if (!stats.isEmpty()) {
       statistics(html, stats);
       labels(html, stats, meanLength);
@@ -46,8 +64,21 @@ public final class ReportPage {
     for (Sequence s : sequences) {
       sequence(html, s);
     }
-    html.append("<script>").append(SCRIPT).append("</script>\n</body></html>\n");
+    html.append("</section>\n<script type=\"application/json\" id=\"report-data\">")
+        .append(ReportData.json(stats, meanLength, sequences, map)).append("</script>\n")
+        .append("<script>").append(resource("report.js")).append("</script>\n</body></html>\n");
     return html.toString();
+  }
+
+  private static String resource(String name) {
+    try (var in = ReportPage.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("The report's " + name + " is missing from the jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static void statistics(StringBuilder html, List<HeadRow> stats) {
@@ -127,11 +158,14 @@ public final class ReportPage {
         if (previousLayer != Integer.MIN_VALUE) {
           html.append("</div>\n");
         }
-        html.append("<h3>layer ").append(map.layer()).append("</h3>\n<div class=\"maps\">\n");
+        html.append("<h3>").append(map.layer() == ROLLOUT ? "rollout" : "layer " + map.layer())
+            .append(s.format().equals("top-k") && map.layer() != ROLLOUT ? " (top-k: other "
+                + "weights shown as 0)" : "").append("</h3>\n<div class=\"maps\">\n");
         previousLayer = map.layer();
       }
       String png = Base64.getEncoder().encodeToString(HeatmapPng.render(map.weights(), cell));
-      String name = map.head() < 0 ? "mean of heads" : "head " + map.head();
+      String name = map.layer() == ROLLOUT ? "rollout"
+          : map.head() < 0 ? "mean of heads" : "head " + map.head();
       html.append("<figure><div class=\"map\" style=\"grid-template-columns:auto ")
           .append(shown * cell).append("px\"><div class=\"y\">");
       axis(html, s, shown, cell);
@@ -162,29 +196,4 @@ public final class ReportPage {
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         .replace("\"", "&quot;");
   }
-
-  private static final String STYLE = String.join("\n",
-      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}",
-      "table{border-collapse:collapse;margin:.5em 0 1.5em}",
-      "th,td{border:1px solid #ddd;padding:2px 6px;font-size:12px;text-align:right}",
-      ".maps{display:flex;flex-wrap:wrap;gap:16px}",
-      "figure{margin:0}figcaption{font-size:12px;text-align:center}",
-      ".map{display:grid;align-items:start}",
-      ".map img{image-rendering:pixelated;border:1px solid #ccc}",
-      ".y{display:flex;flex-direction:column;align-items:flex-end;padding-right:2px}",
-      ".x{display:flex;flex-direction:row}",
-      ".x span{writing-mode:vertical-rl;overflow:hidden;white-space:nowrap;height:auto!important;"
-          + "max-height:60px}",
-      ".y span{overflow:hidden;white-space:nowrap;line-height:1;max-width:80px;"
-          + "width:auto!important}");
-
-  private static final String SCRIPT = String.join("\n",
-      "window.addEventListener('error', function () {",
-      "  document.body.dataset.errors = String(Number(document.body.dataset.errors) + 1);",
-      "}, true);",
-      "window.addEventListener('load', function () {",
-      "  var images = Array.prototype.slice.call(document.images);",
-      "  var loaded = images.filter(function (i) { return i.complete && i.naturalWidth > 0; });",
-      "  document.body.dataset.images = loaded.length + '/' + images.length;",
-      "});");
 }

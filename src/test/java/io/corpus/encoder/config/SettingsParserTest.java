@@ -61,7 +61,8 @@ class SettingsParserTest {
                  attention { enabled = true, layers = [0, 2], heads = [1], ids = [a, "b c"],
                              format = top-k, top-k = 4, average-heads = true, stats = true,
                              rollout = true }
-                 report { enabled = true, sequences = 3, max-tokens = 32 } }
+                 report { enabled = true, sequences = 3, max-tokens = 32, color-column = topic,
+                          map-points = 500, neighbours = 4, duplicates-above = 0.9 } }
         execution { batch-tokens = 100, reader-batch-rows = 16, min-partitions = 8, progress = false }
         """);
     assertEquals("doc", s.input().idColumn());
@@ -76,7 +77,7 @@ class SettingsParserTest {
     assertEquals(Pooling.MAX, s.output().pooling());
     assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0, new java.util.TreeSet<>(List.of("a", "b c")),
         AttentionOutputs.MapFormat.TOP_K, 4, true, true, true), s.output().attention());
-    assertEquals(new JobSettings.Report(true, 3, 32), s.output().report());
+    assertEquals(new JobSettings.Report(true, 3, 32, "topic", 500, 4, 0.9), s.output().report());
     assertEquals(new JobSettings.Execution(100, 16, 8, false), s.execution());
   }
 
@@ -90,8 +91,12 @@ class SettingsParserTest {
         error(REQUIRED + "output.attention.format = sparse\n"));
     assertEquals("output.attention.top-k must be at least 1, got 0",
         error(REQUIRED + "output.attention.top-k = 0\n"));
-    assertTrue(error(REQUIRED + "output.report.enabled = true\n")
-        .startsWith("output.report.enabled needs output.attention.stats = true"));
+    assertTrue(error(REQUIRED + "output { report.enabled = true, pooling = none }\n")
+        .startsWith("output.report.enabled needs something to show"));
+    assertTrue(error(REQUIRED + "output.report { enabled = true, map-points = 0 }\n")
+        .startsWith("output.report.enabled needs something to show"));
+    assertEquals("output.report.duplicates-above must be in (0, 1], got 1.5",
+        error(REQUIRED + "output.report.duplicates-above = 1.5\n"));
   }
 
   @Test

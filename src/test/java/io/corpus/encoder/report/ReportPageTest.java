@@ -35,19 +35,30 @@ class ReportPageTest {
   @Test
   void pageEscapesTokensAndCountsItsImages() {
     float[][] map = {{1f, 0f}, {0.5f, 0.5f}};
-    ReportPage.Sequence s = new ReportPage.Sequence("id<1>", List.of("<script>", "b&c"), 2,
-        List.of(new ReportPage.Map(0, 0, map), new ReportPage.Map(0, 1, map),
+    ReportPage.Sequence s = new ReportPage.Sequence("id<1>", List.of("</script>", "b&c"), 2,
+        "full", List.of(new ReportPage.Map(0, 0, map), new ReportPage.Map(0, 1, map),
             new ReportPage.Map(1, -1, map)));
     List<ReportPage.HeadRow> stats = List.of(
         new ReportPage.HeadRow(0, 0, 10, new double[] {0.1, 1, 0.2, 0.3, 0.9, 0, 0.5}),
         new ReportPage.HeadRow(0, 1, 10, new double[] {0.65, 1, 0.2, 0.3, 0.1, 0, 0.5}));
-    String html = ReportPage.render("model", stats, 2.0, List.of(s));
-    assertFalse(html.contains("<script>\""), "token text is escaped");
-    assertTrue(html.contains("&lt;script&gt;") && html.contains("b&amp;c")
+    String html = ReportPage.render("model", stats, 2.0, List.of(s), null);
+    assertEquals(2, html.split("</script>", -1).length - 1,
+        "a token cannot end the data's or the code's script element");
+    assertTrue(html.contains("\"<\\/script>\""), "the data holds the token, escaped for HTML");
+    assertTrue(html.contains("&lt;/script&gt;") && html.contains("b&amp;c")
         && html.contains("id&lt;1&gt;"));
     assertEquals(3, html.split("<img ", -1).length - 1);
     assertTrue(html.contains("mean of heads"));
     assertTrue(html.contains("<td>0</td><td>0</td><td>previous-token</td>"));
     assertTrue(html.contains("<td>0</td><td>1</td><td>broad</td>"), "0.65 >= 0.9 ln 2 = 0.62");
+  }
+
+  @Test
+  void mapTextsAreTheFirstWholeWordsAndNeverHalfAnEmoji() {
+    assertEquals("a b c", CorpusMap.firstWords("  a\n b\tc ", 20));
+    assertEquals("one two …", CorpusMap.firstWords("one two three", 9));
+    String emoji = "x".repeat(9) + "\uD83D\uDE00" + "yyyy";   // no space: cut at the limit
+    assertEquals("x".repeat(9) + " …", CorpusMap.firstWords(emoji, 10));
+    assertEquals("", CorpusMap.firstWords(null, 10));
   }
 }
