@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -30,6 +31,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.StringType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a job's output folder (head-stats/, attention/, rollout/, embeddings/ for the tokens and
@@ -37,10 +40,13 @@ import org.apache.spark.sql.types.StringType;
  * which draws.
  */
 final class AttentionReport {
+  private static final Logger LOG = LoggerFactory.getLogger(AttentionReport.class);
+
   private AttentionReport() {}
 
   /** Writes {@code folder}/report/index.html and returns its path. */
   static String write(SparkSession spark, String folder, JobSettings settings, String title) {
+    long start = System.nanoTime();
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     List<ReportPage.HeadRow> stats = new ArrayList<>();
     double meanLength = 0;
@@ -58,7 +64,9 @@ final class AttentionReport {
     }
     List<ReportPage.Sequence> sequences = exists(folder + "/attention", hadoop)
         ? sequences(spark, folder, settings, hadoop) : List.of();
+    long headView = System.nanoTime();
     CorpusMap map = CorpusMapTable.collect(spark, folder, settings);
+    long mapped = System.nanoTime();
     String html = ReportPage.render(title, stats, meanLength, sequences, map);
     String page = folder + "/report/index.html";
     Path path = new Path(page);
@@ -70,6 +78,10 @@ final class AttentionReport {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write " + page, e);
     }
+    LOG.info(String.format(Locale.ROOT, "report: statistics and head view %.2f s (%d sequences),"
+        + " corpus map %.2f s, page %.2f s (%,d bytes)",
+        (headView - start) / 1e9, sequences.size(), (mapped - headView) / 1e9,
+        (System.nanoTime() - mapped) / 1e9, html.length()));
     return page;
   }
 
