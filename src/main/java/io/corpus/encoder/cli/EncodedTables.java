@@ -87,7 +87,11 @@ final class EncodedTables {
       keyAndFields.add(col("a.*"));
       floatTable(encoded.select(keyAndMap.toArray(new Column[0]))
           .select(keyAndFields.toArray(new Column[0]))
-          .write().partitionBy("layer")).parquet(out.staged("attention"));
+          .write().partitionBy("layer"))
+          // pages of at most 256 rows: a reader looking for a few ids (the report, a notebook)
+          // skips the other pages through Parquet's column index
+          .option("parquet.page.row.count.limit", 256)
+          .parquet(out.staged("attention"));
     }
     if (attention.rollout()) {
       List<Column> keyAndRollout = new ArrayList<>(key);

@@ -281,7 +281,7 @@
     });
     document.getElementById('map-note').textContent = n + ' of ' + map.rows + ' rows'
       + (n < map.rows ? ' (a uniform sample by id hash)' : '') + ', their pooled vectors '
-      + 'projected on their first two principal components'
+      + 'projected on their first two principal components (Spark ML PCA)'
       + (map.colorColumn ? ', coloured by ' + map.colorColumn : '')
       + '. Scroll to zoom, drag to pan, double-click to reset; click a point for its neighbours.';
 

@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import static org.apache.spark.ml.functions.array_to_vector;
 import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,16 +11,21 @@ import io.corpus.encoder.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
+import org.apache.spark.ml.feature.PCA;
+import org.apache.spark.ml.linalg.Matrix;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -177,7 +183,7 @@ class SampleReportBrowserTest {
   }
 
   @Test
-  void theMapHasOnePointPerRowColouredByCategory() {
+  void theMapHasOnePointPerRowOnTheirPrincipalComponentsColouredByCategory() {
     SparkSession spark = SparkTestSession.get();
     List<Row> counts = spark.read().parquet(output.resolve("embeddings").toString())
         .groupBy("category").count().collectAsList();
@@ -189,6 +195,25 @@ class SampleReportBrowserTest {
           + r.getString(0) + "']"));
       assertEquals(r.getString(0) + " (" + r.getLong(1) + ")", item.getText());
     }
+    // the points are the pooled vectors on Spark ML's first two principal components
+    Map<String, double[]> pooled = pooledVectors();
+    Matrix pc = new PCA().setK(2).setInputCol("v").fit(spark.read().parquet(output.resolve(
+        "embeddings").toString()).select(array_to_vector(col("pooled")).as("v"))).pc();
+    List<?> ids = (List<?>) script("return window.report.data.map.ids;");
+    float[] x = floats((String) script("return window.report.data.map.x;"));
+    float[] y = floats((String) script("return window.report.data.map.y;"));
+    assertEquals(rows, ids.size());
+    for (int i = 0; i < ids.size(); i++) {
+      double[] v = pooled.get((String) ids.get(i));
+      double[] expected = new double[2];
+      for (int j = 0; j < v.length; j++) {
+        expected[0] += v[j] * pc.apply(j, 0);
+        expected[1] += v[j] * pc.apply(j, 1);
+      }
+      assertEquals(expected[0], x[i], 1e-4, "x of " + ids.get(i));
+      assertEquals(expected[1], y[i], 1e-4, "y of " + ids.get(i));
+    }
+
     // hovering a point (one with no other within 10 pixels) shows its id
     script("arguments[0].scrollIntoView()", canvas);
     Number lonely = (Number) script("var m = window.report.map, n = " + rows + ";"
@@ -218,11 +243,7 @@ class SampleReportBrowserTest {
     search.sendKeys("dog");
     List<WebElement> shown = browser.findElements(By.cssSelector("#nb-table tr[data-id]"));
     assertEquals("dog", browser.findElement(By.id("nb-table")).getAttribute("data-row"));
-    Map<String, double[]> pooled = new HashMap<>();
-    for (Row r : SparkTestSession.get().read().parquet(output.resolve("embeddings").toString())
-        .select("id", "pooled").collectAsList()) {
-      pooled.put(r.getString(0), SparkInputs.vector(r.getList(1)));
-    }
+    Map<String, double[]> pooled = pooledVectors();
     double[] dog = pooled.get("dog");
     List<Map.Entry<String, Double>> ranking = new ArrayList<>();
     pooled.forEach((other, v) -> {
@@ -332,6 +353,24 @@ class SampleReportBrowserTest {
         .where(col("id").equalTo(id).and(col("layer").equalTo(layer))
             .and(col("head").equalTo(head))).first();
     return SparkInputs.matrix(r.getAs("weights"));
+  }
+
+  private static Map<String, double[]> pooledVectors() {
+    Map<String, double[]> pooled = new HashMap<>();
+    for (Row r : SparkTestSession.get().read().parquet(output.resolve("embeddings").toString())
+        .select("id", "pooled").collectAsList()) {
+      pooled.put(r.getString(0), SparkInputs.vector(r.getList(1)));
+    }
+    return pooled;
+  }
+
+  /** The page's packed float32 array. */
+  private static float[] floats(String base64) {
+    ByteBuffer bytes = ByteBuffer.wrap(Base64.getDecoder().decode(base64))
+        .order(ByteOrder.LITTLE_ENDIAN);
+    float[] out = new float[bytes.remaining() / 4];
+    bytes.asFloatBuffer().get(out);
+    return out;
   }
 
   private static double cosine(double[] a, double[] b) {
