@@ -78,7 +78,7 @@ def cut(ids, max_tokens):
 
 
 def random_bert(c, rng):
-    E, F, V = c["E"], c["F"], 30522
+    E, F, V = c["E"], c["F"], c.get("V", 30522)
     t = {}
     def normal(*shape, std):
         return rng.normal(0.0, std, size=shape)
@@ -148,13 +148,16 @@ def act(name, x):
     return torch.relu(x)
 
 
-def bert(c, w, ids, types=None):
-    """Last hidden states (T, E) of one unpadded sequence, float64; token types 0 unless given."""
+def bert(c, w, ids, types=None, offset=0):
+    """Last hidden states (T, E) of one unpadded sequence, float64; token types 0 unless given.
+    offset: the position row of the first token (RoBERTa's padding_idx + 1, as its
+    create_position_ids_from_input_ids gives for a sequence without padding)."""
     T, H, E = len(ids), c["H"], c["E"]
     D = E // H
     ids = torch.tensor(ids)
     types = torch.tensor(types if types is not None else [0] * T)
-    x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:T]
+    x = (w["embeddings.word_embeddings.weight"][ids]
+         + w["embeddings.position_embeddings.weight"][offset:offset + T]
          + w["embeddings.token_type_embeddings.weight"][types])
     x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], c["eps"])
     for i in range(c["L"]):

@@ -71,6 +71,7 @@ final class Transformers {
     Map<String, Object> d = new LinkedHashMap<>();
     if (s.weights().isFolder()) {
       d.put("path", s.weights().folder());
+      d.put("family", model.folder().family().name());
       d.put("vocabulary", model.weights().embeddings().vocabularySize());
       d.put("max_tokens", s.input().maxTokens());
       if (model.weights().head() != null) {
@@ -95,8 +96,8 @@ final class Transformers {
     d.put("causal", m.causal());
     d.put("window", m.window());
     d.put("positional", m.positional().configName());
-    d.put("max_positions", model.isFolder() ? model.weights().embeddings().maxPositions()
-        : w.maxPositions());
+    d.put("max_positions", model.folder() != null
+        ? model.weights().embeddings().usablePositions() : w.maxPositions());
     return d;
   }
 

@@ -3,9 +3,10 @@ package io.corpus.encoder.model;
 import io.corpus.encoder.kernel.LayerNorm;
 
 /**
- * BERT's embedding layer over a batch: for each token t of a sequence,
- * {@code x[t] = LayerNorm(word[id_t] + position[t] + tokenType[type_t])}, appended to the
- * {@link TokenBatch} as the encoder's input rows.
+ * The embedding layer over a batch: for each token t of a sequence,
+ * {@code x[t] = LayerNorm(word[id_t] + position[offset + t] + tokenType[type_t])}, appended to
+ * the {@link TokenBatch} as the encoder's input rows. The offset is 0 for BERT and the padding
+ * index + 1 for RoBERTa; a model that does not use token types embeds type 0 for every token.
  */
 public final class TokenEmbeddings {
   private final EmbeddingWeights weights;
@@ -25,9 +26,9 @@ public final class TokenEmbeddings {
     return firstOutside(ids, weights.vocabularySize());
   }
 
-  /** Index of the first type id outside 0..S-1, or -1 when all are in range. */
+  /** Index of the first type id outside 0..S-1, or -1 when all are in range or unused. */
   public int firstTypeIdOutside(int[] typeIds) {
-    return firstOutside(typeIds, weights.tokenTypes());
+    return weights.usesTokenTypes() ? firstOutside(typeIds, weights.tokenTypes()) : -1;
   }
 
   private static int firstOutside(int[] values, int limit) {
@@ -51,24 +52,26 @@ public final class TokenEmbeddings {
   /**
    * As {@link #append(int[], int[], TokenBatch)}, with each token's position given: the real
    * tokens of a padded row keep the positions they had in it. {@code positions} (T) null means
-   * 0..T-1; every position must be below P.
+   * 0..T-1; every position must be below P less the offset.
    */
   public int append(int[] ids, int[] typeIds, int[] positions, TokenBatch batch) {
     int e = weights.width();
     float[] word = weights.word();             // (V, E)
     float[] position = weights.position();     // (P, E)
     float[] type = weights.tokenType();        // (S, E)
+    int offset0 = weights.positionOffset();
+    boolean types = typeIds != null && weights.usesTokenTypes();
     int first = -1;
     for (int t = 0; t < ids.length; t++) {
-      int at = positions == null ? t : positions[t];
+      int at = positions == null ? t : positions[t];   // the position in the sequence
       int offset = batch.appendToken(at);
       if (first < 0) {
         first = offset;
       }
       float[] x = batch.tokens();              // (B·T, E); may have grown
       int w = ids[t] * e;
-      int p = at * e;
-      int s = (typeIds == null ? 0 : typeIds[t]) * e;
+      int p = (offset0 + at) * e;
+      int s = (types ? typeIds[t] : 0) * e;
       for (int i = 0; i < e; i++) {
         x[offset + i] = word[w + i] + position[p + i] + type[s + i];
       }

@@ -17,13 +17,15 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * A Hugging Face model folder of the BERT family, as downloaded from the hub: the architecture
- * from {@code config.json}, the weights ({@code model.safetensors} or the shards its
+ * A Hugging Face model folder of an encoder family ({@link ModelFamily}: BERT, XLM-RoBERTa), as
+ * downloaded from the hub: the architecture from {@code config.json}, the weights ({@code model.safetensors} or the shards its
  * {@code .index.json} names), {@code tokenizer.json}, and, for a sentence-transformers model, its
  * pipeline ({@code modules.json}: pooling mode, Normalize, {@code max_seq_length}). Read once, on
  * the driver.
  *
  * @param folder the folder
+ * @param family what {@code model_type} names
+ * @param positionOffset the position row of a sequence's first token (RoBERTa: after padding)
  * @param layers L ({@code num_hidden_layers})
  * @param width E ({@code hidden_size})
  * @param heads H ({@code num_attention_heads})
@@ -39,7 +41,7 @@ import java.util.TreeSet;
  * @param classifier the sequence-classification head, when {@code architectures} names a
  *     {@code …ForSequenceClassification}
  */
-public record ModelFolder(Path folder, int layers, int width, int heads, int ffnWidth,
+public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers, int width, int heads, int ffnWidth,
     Activation activation, double layerNormEps, int maxPositions, Optional<Integer> maxSeqLength,
     Optional<Pooling> pooling, boolean normalize, List<Path> weightFiles,
     Optional<Path> tokenizer, Optional<Classifier> classifier) {
@@ -83,12 +85,14 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
         case "activation" -> agree(g, activation.configName(),
             "its hidden_act is activation " + activation.configName());
         case "layer-norm-eps" -> agree(g, layerNormEps, "layer_norm_eps = " + layerNormEps);
-        case "norm-first" -> agree(g, false, "model_type = bert, whose layers are post-LN");
-        case "final-norm" -> agree(g, false, "model_type = bert, which has no final LayerNorm");
+        case "norm-first" -> agree(g, false, "model_type = " + family.name()
+            + ", whose layers are post-LN");
+        case "final-norm" -> agree(g, false, "model_type = " + family.name()
+            + ", which has no final LayerNorm");
         case "positional" -> agree(g, PositionalEncoding.NONE.configName(),
-            "model_type = bert, whose positions are in its embedding layer");
+            "model_type = " + family.name() + ", whose positions are in its embedding layer");
         case "naming" -> agree(g, TensorNaming.BERT.configName(),
-            "model_type = bert, whose tensors use bert naming");
+            "model_type = " + family.name() + ", whose tensors use bert naming");
         default -> throw new IllegalArgumentException("Unknown model setting " + g.field());
       }
     }
@@ -106,7 +110,12 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
 
   /** The most tokens a sequence may have: max_seq_length, else the position table. */
   public int maxTokens() {
-    return maxSeqLength.orElse(maxPositions);
+    return Math.min(maxSeqLength.orElse(usablePositions()), usablePositions());
+  }
+
+  /** Positions a sequence may use: the table's rows after the family's offset. */
+  public int usablePositions() {
+    return maxPositions - positionOffset;
   }
 
   /**
@@ -114,12 +123,13 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
    * table); {@code setting} names the request in the error when it exceeds the positions.
    */
   public int tokenLimit(int requested, String setting) {
-    if (requested > maxPositions) {
+    if (requested > usablePositions()) {
       throw new WeightsException(setting + " = " + requested + " is more than the "
-          + maxPositions + " positions of the model (max_position_embeddings in "
-          + folder.resolve("config.json") + ")");
+          + usablePositions() + " positions of the model (max_position_embeddings in "
+          + folder.resolve("config.json") + (positionOffset > 0 ? ", less the " + positionOffset
+          + " before the first position of " + family.name() : "") + ")");
     }
-    return requested > 0 ? requested : Math.min(maxTokens(), maxPositions);
+    return requested > 0 ? requested : maxTokens();
   }
 
   /** A pooling setting: "auto" is the folder's 1_Pooling mode, else (or without a folder) mean. */
@@ -146,12 +156,14 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
     if (!Files.isDirectory(folder)) {
       throw new WeightsException("model.path " + folder + " is not a folder");
     }
-    JsonNode config = json(folder.resolve("config.json"));
-    String type = config.path("model_type").asText("");
-    if (!type.equals("bert")) {
-      throw new WeightsException(folder.resolve("config.json") + ": model_type '" + type
-          + "' is not supported; this job runs BERT-family encoders (model_type bert)");
+    Path file = folder.resolve("config.json");
+    JsonNode config = json(file);
+    if (config.has("auto_map")) {
+      throw new WeightsException(file + ": auto_map names custom modelling code ("
+          + config.get("auto_map") + "), which this job does not run; supported are bert and "
+          + "xlm-roberta folders without remote code");
     }
+    ModelFamily family = ModelFamily.of(config, file);
     String act = config.path("hidden_act").asText("gelu");
     Activation activation = switch (act) {
       case "gelu" -> Activation.GELU;
@@ -166,7 +178,8 @@ public record ModelFolder(Path folder, int layers, int width, int heads, int ffn
           + positions + "' is not supported (absolute)");
     }
     SentenceTransformer st = SentenceTransformer.read(folder);
-    return new ModelFolder(folder, positiveInt(config, "num_hidden_layers", folder),
+    return new ModelFolder(folder, family, family.positionOffset(config, file),
+        positiveInt(config, "num_hidden_layers", folder),
         positiveInt(config, "hidden_size", folder),
         positiveInt(config, "num_attention_heads", folder),
         positiveInt(config, "intermediate_size", folder), activation,

@@ -35,15 +35,15 @@ public final class WeightsLoader {
   }
 
   /**
-   * A whole BERT checkpoint from a Hugging Face model folder (with or without the {@code bert.}
-   * prefix, in one file or shards): the embedding layer and the encoder layers, checked against
-   * {@code config.json}. The pooler and task heads are left out and listed.
+   * A whole checkpoint of the folder's family from a Hugging Face model folder (with or without
+   * its task prefix, {@code bert.} or {@code roberta.}, in one file or shards): the embedding
+   * layer and the encoder layers, checked against {@code config.json}, and the classifier head
+   * when config.json names one. Other heads (a pooler, a masked-LM head) are left out and listed.
    */
   public static FolderWeights load(ModelFolder model) {
-    List<String> kept = model.classifier().isPresent()
-        ? List.of("embeddings.", "encoder.", "pooler.", "classifier.")
-        : List.of("embeddings.", "encoder.");
-    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), "bert.", kept);
+    ModelFamily family = model.family();
+    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
+        family.keptPrefixes(model.classifier().isPresent()));
     Source source = new Source(file);
     int e = model.width();
     String p = "embeddings.";
@@ -62,7 +62,8 @@ public final class WeightsLoader {
         source.take(p + "word_embeddings.weight", vocabulary, e),
         source.take(p + "position_embeddings.weight", positions, e),
         source.take(p + "token_type_embeddings.weight", types, e),
-        source.take(p + "LayerNorm.weight", e), source.take(p + "LayerNorm.bias", e));
+        source.take(p + "LayerNorm.weight", e), source.take(p + "LayerNorm.bias", e),
+        model.positionOffset(), family.usesTokenTypes());
     EncoderWeights encoder = readEncoder(file, source, TensorNaming.BERT, model.settings());
     String[][] checks = {
         {"num_hidden_layers", String.valueOf(model.layers()), String.valueOf(encoder.layerCount())},
@@ -75,34 +76,34 @@ public final class WeightsLoader {
             + " but the weights in " + file.path() + " have " + check[2]);
       }
     }
-    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, e, c))
+    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, family, e, c))
         .orElse(null);
     source.checkAllUsed(model.settings());
     return new FolderWeights(embeddings, encoder, head, file.leftOut());
   }
 
   /**
-   * BertForSequenceClassification's pooler and classifier; the classifier's rows must be the
-   * labels config.json names.
+   * The family's sequence-classification head (BERT: pooler and classifier; XLM-RoBERTa:
+   * classifier.dense and classifier.out_proj); its output rows must be the labels config.json
+   * names.
    */
-  private static ClassifierHead classifierHead(Checkpoint file, Source source, int width,
-      ModelFolder.Classifier classifier) {
-    for (String name : List.of("pooler.dense.weight", "classifier.weight", "classifier.bias")) {
+  private static ClassifierHead classifierHead(Checkpoint file, Source source,
+      ModelFamily family, int width, ModelFolder.Classifier classifier) {
+    List<String> names = family.headTensors();
+    for (String name : names) {
       if (!file.contains(name)) {
         throw new WeightsException("config.json names a sequence classifier, but tensor " + name
             + " is missing from " + file.path());
       }
     }
-    long rows = file.info("classifier.weight").shape()[0];
+    String out = names.get(2);
+    long rows = file.info(out).shape()[0];
     if (rows != classifier.labels().size()) {
-      throw new WeightsException("Tensor classifier.weight has " + rows + " rows but config.json "
+      throw new WeightsException("Tensor " + out + " has " + rows + " rows but config.json "
           + "has " + classifier.labels().size() + " labels (num_labels / id2label): "
           + file.path());
     }
-    return new ClassifierHead(source.take("pooler.dense.weight", width, width),
-        source.take("pooler.dense.bias", width),
-        source.take("classifier.weight", rows, width), source.take("classifier.bias", rows),
-        classifier.labels(), classifier.scoring());
+    return family.head(source::take, width, (int) rows, classifier);
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,

@@ -1,0 +1,43 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * BERT, as {@code modeling_bert.py} computes it: positions from row 0, token types embedded,
+ * {@code BertForSequenceClassification}'s pooler (dense + tanh on [CLS]) and classifier.
+ */
+final class Bert implements ModelFamily {
+  @Override
+  public String name() {
+    return "bert";
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "bert.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return true;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return classifier ? List.of("embeddings.", "encoder.", "pooler.", "classifier.")
+        : List.of("embeddings.", "encoder.");
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of("pooler.dense.weight", "pooler.dense.bias", "classifier.weight",
+        "classifier.bias");
+  }
+}

@@ -1,0 +1,52 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * XLM-RoBERTa and RoBERTa, as {@code modeling_xlm_roberta.py} computes them: BERT's layers, but
+ * position ids start at {@code padding_idx + 1} ({@code create_position_ids_from_input_ids}),
+ * so a sequence may have {@code max_position_embeddings − pad_token_id − 1} tokens; one token
+ * type; task checkpoints under {@code roberta.}; {@code XLMRobertaForSequenceClassification}'s
+ * head is {@code classifier.dense} + tanh on {@code <s>}, then {@code classifier.out_proj}.
+ */
+final class Roberta implements ModelFamily {
+  @Override
+  public String name() {
+    return "xlm-roberta";
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "roberta.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    JsonNode pad = config.get("pad_token_id");
+    int padding = pad == null ? 1 : pad.asInt(-1);   // XLMRobertaConfig's default
+    if (padding < 0) {
+      throw new WeightsException(file + ": pad_token_id is " + pad + ", expected the padding "
+          + "token's id, after which RoBERTa's positions start");
+    }
+    return padding + 1;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return false;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return classifier ? List.of("embeddings.", "encoder.", "classifier.")
+        : List.of("embeddings.", "encoder.");
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of("classifier.dense.weight", "classifier.dense.bias",
+        "classifier.out_proj.weight", "classifier.out_proj.bias");
+  }
+}

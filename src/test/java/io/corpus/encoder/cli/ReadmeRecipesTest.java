@@ -1,0 +1,206 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's rerank and long-document recipes, run as written there: its SQL blocks in
+ * DuckDB (through its JDBC driver) and its HOCON blocks as job configs, in a working folder.
+ * Only what the README leaves to the reader is filled in: the model folders' paths (the test's
+ * cross-encoder folder, the sample's all-MiniLM-L6-v2) and the folder relative paths resolve in
+ * (DuckDB resolves them against the process's folder, so they are made absolute).
+ */
+class ReadmeRecipesTest {
+  private static final Path ROOT = Path.of(System.getProperty("user.dir"));
+  private static final Path MINILM = ROOT.resolve("data-samples/all-MiniLM-L6-v2");
+  private static final String[] QUERIES = {"a loyal pet that barks", "a sweet baked dessert",
+      "the joint between the foot and the leg"};
+
+  @TempDir
+  Path work;
+
+  @Test
+  void rerankAndLongDocumentRecipesRunAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks();
+    assertEquals(List.of("sql", "hocon", "sql", "hocon", "sql"),
+        blocks.stream().map(b -> b.substring(0, b.indexOf('\n'))).toList(),
+        "the recipes' blocks, in order");
+    SparkSession spark = SparkTestSession.get();
+    // what the recipes start from: the passages and the queries, through an embeddings job
+    embed(ROOT.resolve("data-samples/texts.parquet"), "docs");
+    List<Row> queries = new ArrayList<>();
+    for (int i = 0; i < QUERIES.length; i++) {
+      queries.add(RowFactory.create("q" + i, QUERIES[i]));
+    }
+    StructType schema = new StructType().add("id", DataTypes.StringType)
+        .add("text", DataTypes.StringType);
+    spark.createDataFrame(queries, schema).coalesce(1).write()
+        .parquet(work.resolve("queries.parquet").toString());
+    embed(work.resolve("queries.parquet"), "queries");
+
+    try (Connection duckdb = DriverManager.getConnection("jdbc:duckdb:")) {
+      execute(duckdb, body(blocks.get(0)));                         // candidate pairs
+      runJob(body(blocks.get(1)), "rerank.conf");                   // cross-encoder job
+      List<String[]> best = query(duckdb, body(blocks.get(2)), 3);  // the new order
+      Map<String, List<Double>> scores = new HashMap<>();
+      for (Row r : spark.read().parquet(work.resolve("reranked/embeddings").toString())
+          .collectAsList()) {
+        scores.computeIfAbsent(r.getAs("query_id"), k -> new ArrayList<>())
+            .add(SparkInputs.vector(r.getAs("scores"))[0]);
+      }
+      assertEquals(QUERIES.length * 10, best.size(), "10 passages for each query");
+      for (String query : scores.keySet()) {
+        assertEquals(100, scores.get(query).size(), "100 candidates for " + query);
+        List<Double> top = scores.get(query).stream().sorted((a, b) -> Double.compare(b, a))
+            .limit(10).toList();
+        List<Double> shown = best.stream().filter(r -> r[0].equals(query))
+            .map(r -> Double.parseDouble(r[2])).toList();
+        for (int i = 0; i < 10; i++) {
+          assertEquals(top.get(i), shown.get(i), 1e-6, query + " rank " + (i + 1));
+        }
+      }
+
+      writeLongDocuments();
+      runJob(body(blocks.get(3)), "chunks.conf");
+      List<String[]> chunks = query(duckdb, body(blocks.get(4)), 5);
+      assertEquals(QUERIES.length, chunks.size(), "one best chunk per query");
+      Map<String, String> bodies = new HashMap<>();
+      List<Row> chunkRows = spark.read().parquet(work.resolve("chunks/embeddings").toString())
+          .collectAsList();
+      for (Row r : chunkRows) {
+        bodies.put(r.getAs("id") + "#" + r.getAs("chunk"), sliceOfCodePoints(r.getAs("body"),
+            r.getAs("chunk_start"), r.getAs("chunk_end")));
+      }
+      assertTrue(chunkRows.size() > 5, "the documents were cut: " + chunkRows.size());
+      for (String[] row : chunks) {
+        assertEquals(bodies.get(row[1] + "#" + row[2]), row[4],
+            "the printed passage is the window's text, as Python slices it");
+      }
+      System.out.println("ReadmeRecipesTest: best chunks " + chunks.stream()
+          .map(r -> r[0] + " -> " + r[1] + "#" + r[2]).toList());
+    }
+  }
+
+  /** The fenced blocks of the README's "Rerank pairs, …" section, each with its language line. */
+  private static List<String> readmeBlocks() throws Exception {
+    String readme = Files.readString(ROOT.resolve("README.md"));
+    int from = readme.indexOf("## Rerank pairs");
+    String section = readme.substring(from, readme.indexOf("\n## ", from + 3));
+    List<String> blocks = new ArrayList<>();
+    Matcher m = Pattern.compile("```(\\w+)\\n(.*?)```", Pattern.DOTALL).matcher(section);
+    while (m.find()) {
+      blocks.add(m.group(1) + "\n" + m.group(2));
+    }
+    return blocks;
+  }
+
+  private static String body(String block) {
+    return block.substring(block.indexOf('\n') + 1);
+  }
+
+  /** A block's relative paths ('docs/…', 'pairs.parquet') made absolute in the working folder. */
+  private String absolute(String sql) {
+    return sql.replaceAll("'((?:docs|queries|reranked|chunks)/[^']*|[\\w-]+\\.parquet)'",
+        "'" + work.toString().replace("\\", "\\\\") + "/$1'");
+  }
+
+  private void execute(Connection duckdb, String sql) throws Exception {
+    try (Statement s = duckdb.createStatement()) {
+      for (String statement : absolute(sql).split(";\\s*\\n")) {
+        if (!statement.isBlank()) {
+          s.execute(statement);
+        }
+      }
+    }
+  }
+
+  private List<String[]> query(Connection duckdb, String sql, int columns) throws Exception {
+    List<String[]> rows = new ArrayList<>();
+    try (Statement s = duckdb.createStatement();
+        ResultSet r = s.executeQuery(absolute(sql).replaceAll(";\\s*$", ""))) {
+      while (r.next()) {
+        String[] row = new String[columns];
+        for (int c = 0; c < columns; c++) {
+          row[c] = r.getString(c + 1);
+        }
+        rows.add(row);
+      }
+    }
+    return rows;
+  }
+
+  private void embed(Path input, String output) throws Exception {
+    runJob("input { path = \"" + input + "\", text-column = text }\n"
+        + "model.path = \"/models/all-MiniLM-L6-v2\"\n"
+        + "output { path = \"" + output + "\", token-embeddings = false }\n", output + ".conf");
+  }
+
+  /** Runs a README config, its model paths pointed at the test's folders. */
+  private void runJob(String hocon, String name) throws Exception {
+    Path config = work.resolve(name);
+    Files.writeString(config, hocon
+        .replace("\"/models/my-cross-encoder\"", "\"" + crossEncoder() + "\"")
+        .replace("\"/models/all-MiniLM-L6-v2\"", "\"" + MINILM + "\"")
+        + "\nexecution.progress = false\n");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+    assertEquals(0, exit, name + ": " + err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** The test's 1-label CrossEncoder folder with all-MiniLM-L6-v2's tokenizer beside it. */
+  private Path crossEncoder() throws Exception {
+    Path folder = work.resolve("my-cross-encoder");
+    if (!Files.isDirectory(folder)) {
+      Files.createDirectories(folder);
+      Path cases = ROOT.resolve("src/test/resources/classifier-cases/cross-encoder-1-label");
+      for (String file : List.of("config.json", "model.safetensors")) {
+        Files.createSymbolicLink(folder.resolve(file), cases.resolve(file));
+      }
+      Files.createSymbolicLink(folder.resolve("tokenizer.json"),
+          SharedModels.miniLm().resolve("tokenizer.json"));
+    }
+    return folder;
+  }
+
+  /** docs.parquet: one long document per category, its glosses one after another. */
+  private void writeLongDocuments() {
+    SparkSession spark = SparkTestSession.get();
+    spark.read().parquet(ROOT.resolve("data-samples/texts.parquet").toString())
+        .groupBy("category").agg(org.apache.spark.sql.functions.concat_ws(" ",
+            org.apache.spark.sql.functions.collect_list("text")).as("body"))
+        .withColumnRenamed("category", "id").coalesce(1).write()
+        .parquet(work.resolve("docs.parquet").toString());
+  }
+
+  private static String sliceOfCodePoints(String text, int start, int end) {
+    return text.codePoints().skip(start).limit(end - start).collect(StringBuilder::new,
+        StringBuilder::appendCodePoint, StringBuilder::append).toString();
+  }
+}
