@@ -94,11 +94,20 @@ class XlmRobertaFoldersTest {
     return out;
   }
 
-  /** Token ids as the reference tokenizer gives them. */
+  /** Token ids (and a pair's type ids) as the reference tokenizer gives them. */
   private static void assertIds(JsonNode want, Row got) {
-    List<Integer> ids = new ArrayList<>();
-    want.get("input_ids").forEach(i -> ids.add(i.asInt()));
-    assertEquals(ids, got.getList(got.fieldIndex("input_ids")), want.get("id").asText());
+    assertEquals(ints(want.get("input_ids")), got.getList(got.fieldIndex("input_ids")),
+        want.get("id").asText());
+    if (want.has("b")) {
+      assertEquals(ints(want.get("token_type_ids")),
+          got.getList(got.fieldIndex("token_type_ids")), want.get("id").asText());
+    }
+  }
+
+  private static List<Integer> ints(JsonNode values) {
+    List<Integer> out = new ArrayList<>();
+    values.forEach(i -> out.add(i.asInt()));
+    return out;
   }
 
   @Test

@@ -262,10 +262,11 @@ class ModelFolderTest {
 
   @Test
   void otherArchitecturesAndMissingConfigAreRefused() throws Exception {
-    Path roberta = folder("roberta", L, "roberta");
-    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(roberta));
-    assertEquals(roberta.resolve("config.json") + ": model_type 'roberta' is not supported; "
-        + "this job runs BERT-family encoders (model_type bert)", e.getMessage());
+    Path deberta = folder("deberta", L, "deberta-v2");
+    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(deberta));
+    assertEquals(deberta.resolve("config.json") + ": model_type 'deberta-v2' is not supported; "
+        + "this job runs bert (BERT, BGE, E5, MiniLM) and xlm-roberta or roberta "
+        + "(multilingual-e5, paraphrase-multilingual, bge-m3) folders", e.getMessage());
     Path empty = Files.createDirectories(dir.resolve("empty"));
     e = assertThrows(WeightsException.class, () -> ModelFolder.read(empty));
     assertEquals(empty.resolve("config.json") + " is missing", e.getMessage());
