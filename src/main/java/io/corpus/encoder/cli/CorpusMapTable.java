@@ -17,16 +17,21 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.spark.ml.feature.PCA;
 import org.apache.spark.ml.linalg.Matrix;
+import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,16 +83,24 @@ final class CorpusMapTable {
     long rows = ParquetFooters.rowCountOfFolder(folder + "/embeddings",
         spark.sparkContext().hadoopConfiguration());
     long read = System.nanoTime();
-    // Spark ML's PCA, fitted on the rows drawn (a local table: they are on the driver already),
-    // at most PCA_ROWS of them: the first by hash, a uniform sample of those drawn
-    List<Row> fitted = points.subList(0, Math.min(PCA_ROWS, points.size()));
-    Matrix components = points.size() < 2 ? null : new PCA().setK(2).setInputCol("vector")
-        .fit(spark.createDataFrame(fitted, points.get(0).schema())).pc();
-    long pca = System.nanoTime();
-    CorpusMap map = build(points, components, rows, report);
-    LOG.info(String.format(Locale.ROOT, "report: corpus map of %,d rows: read %.2f s, PCA %.2f s "
-        + "(fitted on %,d), neighbours %.2f s", points.size(), (read - start) / 1e9,
-        (pca - read) / 1e9, fitted.size(), (System.nanoTime() - pca) / 1e9));
+    // Spark ML's PCA on a local table of at most PCA_ROWS vectors (the first by hash, a uniform
+    // sample of those drawn), fitted while the driver computes the neighbours: the fit is mostly
+    // waiting on Spark's scheduling.
+    List<Row> sample = new ArrayList<>();
+    for (Row r : points.subList(0, Math.min(PCA_ROWS, points.size()))) {
+      sample.add(RowFactory.create(r.<Vector>getAs("vector")));
+    }
+    StructType vectors = new StructType().add("vector", SQLDataTypes.VectorType());
+    CompletableFuture<Matrix> components = CompletableFuture.supplyAsync(() -> sample.size() < 2
+        ? null : new PCA().setK(2).setInputCol("vector")
+            .fit(spark.createDataFrame(sample, vectors)).pc());
+    NearestNeighbours neighbours = neighbours(points, report);
+    long near = System.nanoTime();
+    CorpusMap map = build(points, joined(components), neighbours, rows, report);
+    LOG.info(String.format(Locale.ROOT, "report: corpus map of %,d rows: read %.2f s, "
+        + "neighbours %.2f s, then waited %.2f s for the PCA fitted on %,d", points.size(),
+        (read - start) / 1e9, (near - read) / 1e9, (System.nanoTime() - near) / 1e9,
+        sample.size()));
     return map;
   }
 
@@ -101,39 +114,55 @@ final class CorpusMapTable {
         : concat_ws(" | ", col(input.textColumn()), col(input.pairColumn()));
   }
 
+  private static Matrix joined(CompletableFuture<Matrix> components) {
+    try {
+      return components.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException cause ? cause : e;
+    }
+  }
+
+  private static NearestNeighbours neighbours(List<Row> points, JobSettings.Report report) {
+    int n = points.size();
+    int e = n == 0 ? 0 : points.get(0).<Vector>getAs("vector").size();
+    float[] vectors = new float[n * e];   // (N, E)
+    for (int i = 0; i < n; i++) {
+      Vector v = points.get(i).getAs("vector");
+      for (int c = 0; c < e; c++) {
+        vectors[i * e + c] = (float) v.apply(c);
+      }
+    }
+    return NearestNeighbours.of(vectors, n, e, report.neighbours(), report.duplicatesAbove(),
+        MOST_PAIRS);
+  }
+
   /**
    * @param components (E, 2) the principal components, which PCAModel.transform applies to a
    *     vector (uncentred: the map is the same picture shifted); null for fewer than two rows,
    *     drawn at the origin
    */
-  private static CorpusMap build(List<Row> points, Matrix components, long rows,
-      JobSettings.Report report) {
+  private static CorpusMap build(List<Row> points, Matrix components,
+      NearestNeighbours neighbours, long rows, JobSettings.Report report) {
     int n = points.size();
-    int e = n == 0 ? 0 : points.get(0).<Vector>getAs("vector").size();
     List<String> ids = new ArrayList<>(n);
     List<String> texts = new ArrayList<>(n);
     List<String> colors = new ArrayList<>(n);
     float[] x = new float[n];
     float[] y = new float[n];
-    float[] vectors = new float[n * e];
+    Matrix projection = components == null ? null : components.transpose();
     for (int i = 0; i < n; i++) {
       Row r = points.get(i);
       ids.add(r.getAs("label"));
       texts.add(CorpusMap.firstWords(r.getAs("text"), TEXT_CHARS));
       colors.add(r.getAs("color"));
-      Vector v = r.getAs("vector");
-      if (components != null) {
-        Vector xy = components.transpose().multiply(v);
+      if (projection != null) {
+        Vector xy = projection.multiply(r.<Vector>getAs("vector"));
         x[i] = (float) xy.apply(0);
         y[i] = (float) xy.apply(1);
       }
-      for (int c = 0; c < e; c++) {
-        vectors[i * e + c] = (float) v.apply(c);
-      }
     }
-    NearestNeighbours neighbours = NearestNeighbours.of(vectors, n, e, report.neighbours(),
-        report.duplicatesAbove(), MOST_PAIRS);
     return new CorpusMap(rows, report.colorColumn(), ids, texts, colors, x, y, neighbours,
         report.duplicatesAbove());
   }
+
 }
