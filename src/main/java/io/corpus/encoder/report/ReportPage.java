@@ -11,9 +11,10 @@ import java.util.Locale;
 /**
  * The report as one self-contained HTML page that opens offline from disk: styles, script and
  * data are inline (no network), heatmaps are PNG data URIs. Three interactive views, drawn by the
- * page's script ({@code report.js}) from the data {@link ReportData} packs: the head view (a
- * sequence's tokens in two columns, lines weighted by a layer's heads' attention), the corpus map
- * (pooled vectors in 2-D) and the neighbours (nearest rows, near duplicates). Then the static
+ * page's script ({@code report.js} and the views' files beside it) from the data
+ * {@link ReportData} packs: the head view (a sequence's tokens in two columns, lines weighted by
+ * a layer's heads' attention), the corpus map (pooled vectors in 2-D) and the neighbours
+ * (nearest rows, near duplicates). Then the static
  * tables for printing: per-head statistics, head labels and each sequence's heatmaps. On load,
  * the script records on {@code <body>} how many images loaded ({@code data-images}), how many
  * errors occurred ({@code data-errors}) and when the views were drawn ({@code data-ready}, ms),
@@ -34,6 +35,10 @@ public final class ReportPage {
    */
   public record Sequence(String id, List<String> tokens, int length, String format,
       List<Map> maps) {}
+
+  /** The page's script, in order, joined inside one function (report.js says why). */
+  private static final List<String> SCRIPTS = List.of("report.js", "head-view.js",
+      "corpus-map.js", "neighbours.js");
 
   /** The layer number the rollout's map is given in {@link Map}. */
   public static final int ROLLOUT = -1;
@@ -66,7 +71,11 @@ public final class ReportPage {
     }
     html.append("</section>\n<script type=\"application/json\" id=\"report-data\">")
         .append(ReportData.json(stats, meanLength, sequences, map)).append("</script>\n")
-        .append("<script>").append(resource("report.js")).append("</script>\n</body></html>\n");
+        .append("<script>\n(function () {\n");
+    for (String script : SCRIPTS) {
+      html.append(resource(script));
+    }
+    html.append("})();\n</script>\n</body></html>\n");
     return html.toString();
   }
 
