@@ -35,7 +35,8 @@ import org.apache.spark.sql.types.StructType;
  * texts), deduplicated, a third from each, shuffled with the seed. Writes
  * {@code texts.parquet} (id, text, source: description, changelog or license; one file, one row group, as pandas or DuckDB would) and, with
  * the model folder's tokenizer, {@code ids.jsonl} (one {"id", "ids"} a line) for a baseline that
- * starts from token ids, and {@code check.jsonl} (the folder's reference texts: ids and
+ * starts from token ids, {@code texts.json} ([{"id", "text"}], what the ONNX Runtime peer of
+ * ../shared/tools/ort-text reads), and {@code check.jsonl} (the folder's reference texts: ids and
  * sentence vectors) to check that baseline; prints the token counts' spread.
  */
 public final class MakeTextCorpus {
@@ -89,13 +90,18 @@ public final class MakeTextCorpus {
     ObjectMapper json = new ObjectMapper();
     try (TextTokenizer tokenizer = TextTokenizer.open(folder.tokenizer().orElseThrow(),
         folder.maxTokens());
-        Writer ids = Files.newBufferedWriter(out.resolve("ids.jsonl"))) {
+        Writer ids = Files.newBufferedWriter(out.resolve("ids.jsonl"));
+        Writer texts = Files.newBufferedWriter(out.resolve("texts.json"))) {
+      texts.write('[');
       for (int i = 0; i < count; i++) {
         int[] tokenIds = tokenizer.encode(chosen.get(i)).ids();
         lengths[i] = tokenIds.length;
         ids.write(json.writeValueAsString(Map.of("id", id(i), "ids", tokenIds)));
         ids.write('\n');
+        texts.write((i > 0 ? ",\n" : "") + json.writeValueAsString(Map.of("id", id(i), "text",
+            chosen.get(i))));
       }
+      texts.write("]\n");
     }
     SparkSession spark = SparkSessions.forJob("make-text-corpus");
     try {

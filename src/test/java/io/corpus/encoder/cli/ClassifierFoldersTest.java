@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
 import io.corpus.encoder.weights.WeightsException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -71,8 +72,10 @@ class ClassifierFoldersTest {
     double worst = 0;
     for (JsonNode want : expected) {
       Row got = byId.get(want.get("id").asText());
-      worst = Math.max(worst, relative(want.get("logits"), got.getList(got.fieldIndex("logits"))));
-      worst = Math.max(worst, relative(want.get("scores"), got.getList(got.fieldIndex("scores"))));
+      for (String column : List.of("logits", "scores")) {
+        worst = Math.max(worst, Tolerances.relativeError(want.get(column),
+            got.getList(got.fieldIndex(column))));
+      }
       if (withLabel) {
         assertEquals(want.get("label").asText(), got.getAs("label"), want.get("id").asText());
       } else {
@@ -84,17 +87,6 @@ class ClassifierFoldersTest {
     assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
   }
 
-  private static double relative(JsonNode want, List<Object> got) {
-    assertEquals(want.size(), got.size());
-    double diff = 0;
-    double norm = 0;
-    for (int i = 0; i < want.size(); i++) {
-      double w = want.get(i).asDouble();
-      diff += Math.pow(w - ((Number) got.get(i)).doubleValue(), 2);
-      norm += w * w;
-    }
-    return Math.sqrt(diff) / Math.max(Math.sqrt(norm), 1e-12);
-  }
 
   @ParameterizedTest
   @ValueSource(strings = {"sentiment-3-labels", "cross-encoder-1-label"})

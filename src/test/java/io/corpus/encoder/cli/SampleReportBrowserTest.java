@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
@@ -248,7 +249,7 @@ class SampleReportBrowserTest {
     List<Map.Entry<String, Double>> ranking = new ArrayList<>();
     pooled.forEach((other, v) -> {
       if (!other.equals("dog")) {
-        ranking.add(Map.entry(other, cosine(dog, v)));
+        ranking.add(Map.entry(other, Tolerances.cosine(dog, v)));
       }
     });
     ranking.sort(Comparator.comparingDouble((Map.Entry<String, Double> e) -> -e.getValue()));
@@ -257,7 +258,8 @@ class SampleReportBrowserTest {
       String id = shown.get(r).getAttribute("data-id");
       double score = Double.parseDouble(shown.get(r).getAttribute("data-score"));
       assertEquals(ranking.get(r).getValue(), score, 1e-5, "rank " + (r + 1));
-      assertEquals(cosine(dog, pooled.get(id)), score, 1e-5, "the score is " + id + "'s");
+      assertEquals(Tolerances.cosine(dog, pooled.get(id)), score, 1e-5,
+          "the score is " + id + "'s");
     }
     assertEquals(ranking.get(0).getKey(), shown.get(0).getAttribute("data-id"));
     System.out.println("report: neighbours of dog: " + shown.stream().map(e -> e.getAttribute(
@@ -373,17 +375,6 @@ class SampleReportBrowserTest {
     return out;
   }
 
-  private static double cosine(double[] a, double[] b) {
-    double dot = 0;
-    double na = 0;
-    double nb = 0;
-    for (int i = 0; i < a.length; i++) {
-      dot += a[i] * b[i];
-      na += a[i] * a[i];
-      nb += b[i] * b[i];
-    }
-    return dot / Math.sqrt(na * nb);
-  }
 
   private static String readPage() {
     try {

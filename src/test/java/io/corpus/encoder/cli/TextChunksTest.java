@@ -11,6 +11,7 @@ import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -107,15 +108,7 @@ class TextChunksTest {
       double[] a = SparkInputs.vector(r.getAs("pooled"));
       double[] b = SparkInputs.vector(byKey.get(r.getAs("id") + "/" + r.getAs("chunk"))
           .getAs("pooled"));
-      double dot = 0;
-      double na = 0;
-      double nb = 0;
-      for (int i = 0; i < a.length; i++) {
-        dot += a[i] * b[i];
-        na += a[i] * a[i];
-        nb += b[i] * b[i];
-      }
-      worst = Math.min(worst, dot / Math.sqrt(na * nb));
+      worst = Math.min(worst, Tolerances.cosine(a, b));
     }
     System.out.printf("TextChunksTest: %d windows, worst cosine to their ids on their own 1 - "
         + "%.1e%n", windows, 1 - worst);

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.WeightsException;
 import java.io.ByteArrayOutputStream;
@@ -177,10 +178,10 @@ class XlmRobertaFoldersTest {
       for (JsonNode want : expected) {
         Row got = rows.get(want.get("id").asText());
         assertIds(want, got);
-        worst = Math.max(worst, relative(want.get("logits"), got.getList(got.fieldIndex(
-            "logits"))));
-        worst = Math.max(worst, relative(want.get("scores"), got.getList(got.fieldIndex(
-            "scores"))));
+        for (String column : List.of("logits", "scores")) {
+          worst = Math.max(worst, Tolerances.relativeError(want.get(column),
+              got.getList(got.fieldIndex(column))));
+        }
         if (want.get("logits").size() > 1) {
           assertEquals(want.get("label").asText(), got.getAs("label"), want.get("id").asText());
         }
@@ -191,17 +192,6 @@ class XlmRobertaFoldersTest {
     }
   }
 
-  private static double relative(JsonNode want, List<Object> got) {
-    assertEquals(want.size(), got.size());
-    double diff = 0;
-    double norm = 0;
-    for (int i = 0; i < want.size(); i++) {
-      double w = want.get(i).asDouble();
-      diff += Math.pow(w - ((Number) got.get(i)).doubleValue(), 2);
-      norm += w * w;
-    }
-    return Math.sqrt(diff) / Math.max(Math.sqrt(norm), 1e-12);
-  }
 
   /** Folders of other families, remote code and other positions: one line, naming what it found. */
   @Test

@@ -3,6 +3,8 @@ package io.corpus.encoder.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
 import java.util.concurrent.atomic.DoubleAccumulator;
 
 /**
@@ -71,5 +73,31 @@ public final class Tolerances {
   public static String worst() {
     return String.format("largest errors so far: relative %.3g, absolute %.3g, attention %.3g",
         WORST_RELATIVE.get(), WORST_ABSOLUTE.get(), WORST_ATTENTION.get());
+  }
+
+  /** The cosine of two vectors, in double. */
+  public static double cosine(double[] a, double[] b) {
+    double dot = 0;
+    double na = 0;
+    double nb = 0;
+    for (int i = 0; i < a.length; i++) {
+      dot += a[i] * b[i];
+      na += a[i] * a[i];
+      nb += b[i] * b[i];
+    }
+    return dot / Math.sqrt(na * nb);
+  }
+
+  /** ‖got − want‖ / ‖want‖ of a reference list of numbers (JSON) and a Spark array value. */
+  public static double relativeError(JsonNode want, List<?> got) {
+    assertEquals(want.size(), got.size());
+    double diff = 0;
+    double norm = 0;
+    for (int i = 0; i < want.size(); i++) {
+      double w = want.get(i).asDouble();
+      diff += Math.pow(w - ((Number) got.get(i)).doubleValue(), 2);
+      norm += w * w;
+    }
+    return Math.sqrt(diff) / Math.max(Math.sqrt(norm), 1e-12);
   }
 }
