@@ -9,18 +9,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
- * Every row's k nearest other rows by cosine, and the pairs at least a threshold apart (near
- * duplicates), for the corpus map's N rows of E-dimensional vectors.
+ * Every row's k nearest other rows by cosine, and the pairs whose cosine is at least a threshold
+ * (near duplicates), for the corpus map's N rows of E-dimensional vectors.
  *
  * <p>The N × N cosines are never held at once: blocks of {@link #BLOCK} rows are multiplied by
  * all rows (one sgemm, BLOCK × N floats: 41 MB at N = 20,000), each block's rows reduced to their
  * top k and its pairs above the threshold, and the blocks run in parallel. N = 20,000, E = 384 is
  * 307 GFLOP: seconds on two cores.
  *
- * @param k neighbours per row (fewer when N − 1 < k)
+ * @param k neighbours per row (fewer when N − 1 &lt; k)
  * @param neighbours (N, k) row indices, nearest first; −1 past the last
  * @param scores (N, k) their cosines
- * @param duplicates the pairs (i < j) whose cosine is at least the threshold, largest first, at
+ * @param duplicates the pairs (i &lt; j) whose cosine is at least the threshold, largest first, at
  *     most {@code maxPairs} of them
  * @param duplicateCount how many such pairs there are in all
  */
