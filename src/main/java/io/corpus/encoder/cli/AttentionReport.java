@@ -119,7 +119,8 @@ final class AttentionReport {
     Map<String, Integer> lengths = new HashMap<>();
     for (Row r : chosen(attention, id, ids).orderBy(col("layer"), col("head")).collectAsList()) {
       String key = r.getAs(ID_TEXT);
-      float[][] weights = topK ? dense(r, limit) : matrix(r.getList(r.fieldIndex("weights")), limit);
+      float[][] weights = topK ? dense(r, limit)
+          : matrix(r.getList(r.fieldIndex("weights")), limit);
       lengths.put(key, topK ? r.getList(r.fieldIndex("top_keys")).size()
           : r.getList(r.fieldIndex("weights")).size());
       maps.computeIfAbsent(key, k -> new ArrayList<>())
@@ -147,7 +148,8 @@ final class AttentionReport {
   private static List<String> firstIds(Dataset<Row> attention, JobSettings settings) {
     AttentionOutputs kept = settings.output().attention();
     int layer = kept.layers().isEmpty() ? 0 : Collections.min(kept.layers());
-    int head = kept.averageHeads() ? -1 : kept.heads().isEmpty() ? 0 : Collections.min(kept.heads());
+    int head = kept.averageHeads() ? -1
+        : kept.heads().isEmpty() ? 0 : Collections.min(kept.heads());
     return attention.where(col("layer").equalTo(layer).and(col("head").equalTo(head)))
         .select(idText(attention, settings.input().idColumn()).as("id")).orderBy("id")
         .limit(settings.output().report().sequences()).collectAsList().stream()

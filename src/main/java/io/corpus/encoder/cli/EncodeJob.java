@@ -242,7 +242,8 @@ public final class EncodeJob {
     taskSeconds.put("read", JobPhases.round(read));
     taskSeconds.put("forward", JobPhases.round(forward));
     taskSeconds.put("output_rows", JobPhases.round(build));
-    taskSeconds.put("write_and_other", JobPhases.round(phases.taskSeconds() - read - forward - build));
+    taskSeconds.put("write_and_other",
+        JobPhases.round(phases.taskSeconds() - read - forward - build));
     return new RunSummary(plan.rows(), written, chunks, rejected, byRule,
         metrics.rowsTruncated().value(),
         metrics.tokensEncoded().value(), (System.nanoTime() - startNanos) / 1e9, forward,

@@ -32,12 +32,13 @@ import org.apache.spark.sql.types.StructType;
  * with a natural spread of lengths, for benchmarks on real text: the package descriptions of this
  * Debian machine's package lists ({@code apt-cache dumpavail}), the entries of its packages'
  * {@code changelog.Debian.gz} and the paragraphs of their {@code copyright} files (license
- * texts), deduplicated, a third from each, shuffled with the seed. Writes
- * {@code texts.parquet} (id, text, source: description, changelog or license; one file, one row group, as pandas or DuckDB would) and, with
- * the model folder's tokenizer, {@code ids.jsonl} (one {"id", "ids"} a line) for a baseline that
- * starts from token ids, {@code texts.json} ([{"id", "text"}], what the ONNX Runtime peer of
- * ../shared/tools/ort-text reads), and {@code check.jsonl} (the folder's reference texts: ids and
- * sentence vectors) to check that baseline; prints the token counts' spread.
+ * texts), deduplicated, a third from each, shuffled with the seed. Writes {@code texts.parquet}
+ * (id, text, source: description, changelog or license; one file, one row group, as pandas or
+ * DuckDB would) and, with the model folder's tokenizer, {@code ids.jsonl} (one {"id", "ids"} a
+ * line) for a baseline that starts from token ids, {@code texts.json} ([{"id", "text"}], what
+ * the ONNX Runtime peer of ../shared/tools/ort-text reads), and {@code check.jsonl} (the
+ * folder's reference texts: ids and sentence vectors) to check that baseline; prints the token
+ * counts' spread.
  */
 public final class MakeTextCorpus {
   /** The sources, in the order they are drawn: the texts' source column. */

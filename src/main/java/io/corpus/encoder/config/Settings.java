@@ -44,9 +44,11 @@ public final class Settings {
       "most tokens of token ids or text; 0 = the folder's max_seq_length, else its positions");
   public static final Setting<String> ON_TOO_LONG = Setting.choice("input.on-too-long",
       "onTooLong", "truncate", ConfigName.names(JobSettings.OnTooLong.values()),
-      "longer token ids or text: truncate, reject, or chunk (text: overlapping windows, a row each)");
+      "longer token ids or text: truncate, reject, or chunk (text: overlapping windows, a row "
+          + "each)");
   public static final Setting<Integer> CHUNK_OVERLAP = Setting.atLeast("input.chunk-overlap",
-      "chunkOverlap", 0, 0, "with on-too-long = chunk: tokens each window repeats of the one before");
+      "chunkOverlap", 0, 0,
+      "with on-too-long = chunk: tokens each window repeats of the one before");
   public static final Setting<String> ON_INVALID = Setting.choice("input.on-invalid", "",
       "quarantine", ConfigName.names(JobSettings.OnInvalid.values()),
       "a row that cannot be encoded: quarantine (to rejects/) or fail");
@@ -151,15 +153,15 @@ public final class Settings {
 
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
-      IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN, MAX_LENGTH,
-      MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, ON_INVALID, MODEL_PATH, MODEL_WEIGHTS, NAMING, HEADS, ACTIVATION,
-      NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW, POSITIONAL, OUTPUT_PATH,
-      OUTPUT_MODE, POOLING, NORMALIZE, TOKEN_EMBEDDINGS, ATTENTION_ENABLED, ATTENTION_LAYERS,
-      ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS, ATTENTION_FORMAT, ATTENTION_TOP_K,
-      ATTENTION_AVERAGE_HEADS, ATTENTION_STATS, ATTENTION_ROLLOUT, REPORT_ENABLED,
-      REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN, REPORT_MAP_POINTS,
-      REPORT_NEIGHBOURS, REPORT_DUPLICATES_ABOVE, BATCH_TOKENS, READER_BATCH_ROWS, MIN_PARTITIONS,
-      PROGRESS);
+      IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN,
+      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
+      NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
+      POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, TOKEN_EMBEDDINGS,
+      ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
+      ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,
+      ATTENTION_ROLLOUT, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,
+      REPORT_MAP_POINTS, REPORT_NEIGHBOURS, REPORT_DUPLICATES_ABOVE, BATCH_TOKENS,
+      READER_BATCH_ROWS, MIN_PARTITIONS, PROGRESS);
 
   /** The settings a Spark ML param mirrors. */
   public static Stream<Setting<?>> withParams() {

@@ -4,9 +4,11 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * A sequence-classification head, as Hugging Face's {@code BertForSequenceClassification} puts it
- * on the encoder: the first token's final state through the pooler, then a linear layer to one
- * logit per label, and the scores a text-classification pipeline reports.
+ * A sequence-classification head, as Hugging Face's {@code BertForSequenceClassification} and
+ * {@code XLMRobertaForSequenceClassification} put it on the encoder: the first token's final
+ * state through a dense layer and tanh (BERT's pooler, XLM-R's {@code classifier.dense}), then a
+ * linear layer to one logit per label ({@code classifier}, {@code classifier.out_proj}), and the
+ * scores a text-classification pipeline reports.
  *
  * <pre>
  *   pooled = tanh(W_p · h_0 + b_p)        W_p (E, E), h_0 the first token's state (E)

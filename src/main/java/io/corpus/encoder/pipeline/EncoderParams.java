@@ -141,7 +141,8 @@ public abstract class EncoderParams extends Transformer {
 
   @SuppressWarnings("unchecked")
   private IntParam intParam(Setting<Integer> s) {
-    IntParam p = new IntParam(uid, s.param(), s.doc(), (Function1<Object, Object>) (Object) valid(s));
+    IntParam p = new IntParam(uid, s.param(), s.doc(),
+        (Function1<Object, Object>) (Object) valid(s));
     setDefault(p, s.defaultValue());
     return p;
   }

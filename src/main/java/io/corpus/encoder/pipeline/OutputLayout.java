@@ -31,7 +31,8 @@ import org.apache.spark.sql.types.StructType;
  * @param withLabel whether the label of its largest logit is written
  */
 record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
-    boolean withTokens, boolean withTypeIds, boolean withChunks, boolean withEmbeddings, boolean withPooled, AttentionOutputs attention,
+    boolean withTokens, boolean withTypeIds, boolean withChunks, boolean withEmbeddings,
+    boolean withPooled, AttentionOutputs attention,
     boolean withLogits, boolean withScores, boolean withLabel) implements Serializable {
 
   /** The output columns' names; "" for a column not written. */
@@ -79,7 +80,8 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
     DataType[] types = kept.stream().map(i -> input.fields()[i].dataType())
         .toArray(DataType[]::new);
     return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
-        withTokens, withTypeIds, chunks, !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention,
+        withTokens, withTypeIds, chunks, !names.embeddings().isEmpty(),
+        !names.pooled().isEmpty(), attention,
         !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty());
   }
 

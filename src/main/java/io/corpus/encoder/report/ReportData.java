@@ -47,12 +47,10 @@ final class ReportData {
     for (HeadStatistics.Stat s : HeadStatistics.Stat.values()) {
       columns.add(s.column());
     }
-    double uniform = Math.log(Math.max(1, meanLength));
     List<Object> heads = new ArrayList<>();
     for (ReportPage.HeadRow r : rows) {
-      double[] m = r.means();
-      heads.add(Map.of("layer", r.layer(), "head", r.head(), "means", m,
-          "labels", HeadLabels.of(m[0], m[2], m[3], m[4], m[5], uniform)));
+      heads.add(Map.of("layer", r.layer(), "head", r.head(), "means", r.means(),
+          "labels", r.labels(meanLength)));
     }
     return Map.of("columns", columns, "heads", heads);
   }

@@ -22,7 +22,19 @@ import java.util.Locale;
  */
 public final class ReportPage {
   /** One head's mean statistics, in {@link HeadStatistics.Stat} order. */
-  public record HeadRow(int layer, int head, long rows, double[] means) {}
+  public record HeadRow(int layer, int head, long rows, double[] means) {
+    /** What {@link HeadLabels} calls this head, for sequences of {@code meanLength} tokens. */
+    List<String> labels(double meanLength) {
+      return HeadLabels.of(mean(HeadStatistics.Stat.ENTROPY),
+          mean(HeadStatistics.Stat.FIRST_TOKEN), mean(HeadStatistics.Stat.SELF),
+          mean(HeadStatistics.Stat.PREVIOUS), mean(HeadStatistics.Stat.NEXT),
+          Math.log(Math.max(1, meanLength)));
+    }
+
+    private double mean(HeadStatistics.Stat stat) {
+      return means[stat.ordinal()];
+    }
+  }
 
   /** One map of a sequence: (T, T) weights, already cut to the tokens shown. */
   public record Map(int layer, int head, float[][] weights) {}
@@ -57,7 +69,8 @@ public final class ReportPage {
       List<Sequence> sequences, CorpusMap map) {
     StringBuilder html = new StringBuilder();
     html.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .append("<title>Attention report</title>\n<style>").append(resource("report.css")).append("</style></head>\n")
+        .append("<title>Attention report</title>\n<style>").append(resource("report.css"))
+        .append("</style></head>\n")
         .append("<body data-images=\"pending\" data-errors=\"0\" data-ready=\"\">\n")
         .append("<h1>Attention report</h1>\n<p>").append(escape(title)).append("</p>\n")
         .append(resource("report.html"));
@@ -130,7 +143,6 @@ public final class ReportPage {
   }
 
   private static void labels(StringBuilder html, List<HeadRow> stats, double meanLength) {
-    double uniform = Math.log(Math.max(1, meanLength));
     html.append("<h2>Head labels</h2>\n<p>broad: entropy at least ")
         .append(HeadLabels.BROAD_FRACTION).append(" × ln T (T = ")
         .append(String.format(Locale.ROOT, "%.1f", meanLength))
@@ -139,8 +151,7 @@ public final class ReportPage {
         .append("<tr><th>layer</th><th>head</th><th>labels</th></tr>\n");
     int labelled = 0;
     for (HeadRow row : stats) {
-      double[] m = row.means();
-      List<String> labels = HeadLabels.of(m[0], m[2], m[3], m[4], m[5], uniform);
+      List<String> labels = row.labels(meanLength);
       if (!labels.isEmpty()) {
         labelled++;
         html.append("<tr><td>").append(row.layer()).append("</td><td>").append(row.head())

@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -59,7 +60,7 @@ public final class TextTokenizer implements AutoCloseable {
    * {@code overlap} -1: no windows, texts are cut.
    */
   public static TextTokenizer fromJson(byte[] tokenizerJson, int maxTokens, int overlap) {
-    Map<String, String> options = new java.util.HashMap<>(Map.of(
+    Map<String, String> options = new HashMap<>(Map.of(
         "addSpecialTokens", "true",
         "truncation", "true",
         "maxLength", String.valueOf(maxTokens),

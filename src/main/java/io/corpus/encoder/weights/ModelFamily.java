@@ -38,17 +38,12 @@ public interface ModelFamily {
   List<String> headTensors();
 
   /** The head: dense (E, E) + tanh on the first token's state, then out (labels, E). */
-  default ClassifierHead head(TensorRead read, int width, int labels,
+  default ClassifierHead head(TensorNaming.TensorSource read, int width, int labels,
       ModelFolder.Classifier classifier) {
     List<String> t = headTensors();
     return new ClassifierHead(read.take(t.get(0), width, width), read.take(t.get(1), width),
         read.take(t.get(2), labels, width), read.take(t.get(3), labels), classifier.labels(),
         classifier.scoring());
-  }
-
-  /** Reads a tensor by name, checking its shape. */
-  interface TensorRead {
-    float[] take(String name, long... shape);
   }
 
   /** BERT (BGE, E5, MiniLM, …): {@code model_type} bert. */

@@ -18,10 +18,11 @@ import java.util.TreeSet;
 
 /**
  * A Hugging Face model folder of an encoder family ({@link ModelFamily}: BERT, XLM-RoBERTa), as
- * downloaded from the hub: the architecture from {@code config.json}, the weights ({@code model.safetensors} or the shards its
- * {@code .index.json} names), {@code tokenizer.json}, and, for a sentence-transformers model, its
- * pipeline ({@code modules.json}: pooling mode, Normalize, {@code max_seq_length}). Read once, on
- * the driver.
+ * downloaded from the hub: the architecture from {@code config.json}, the weights
+ * ({@code model.safetensors} or the shards its {@code .index.json} names),
+ * {@code tokenizer.json}, and, for a sentence-transformers model, its pipeline
+ * ({@code modules.json}: pooling mode, Normalize, {@code max_seq_length}). Read once, on the
+ * driver.
  *
  * @param folder the folder
  * @param family what {@code model_type} names
@@ -41,10 +42,11 @@ import java.util.TreeSet;
  * @param classifier the sequence-classification head, when {@code architectures} names a
  *     {@code …ForSequenceClassification}
  */
-public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers, int width, int heads, int ffnWidth,
-    Activation activation, double layerNormEps, int maxPositions, Optional<Integer> maxSeqLength,
-    Optional<Pooling> pooling, boolean normalize, List<Path> weightFiles,
-    Optional<Path> tokenizer, Optional<Classifier> classifier) {
+public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
+    int width, int heads, int ffnWidth, Activation activation, double layerNormEps,
+    int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
+    boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
+    Optional<Classifier> classifier) {
 
   /**
    * What config.json says of a sequence-classification head.

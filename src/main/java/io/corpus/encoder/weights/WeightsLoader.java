@@ -103,7 +103,7 @@ public final class WeightsLoader {
           + "has " + classifier.labels().size() + " labels (num_labels / id2label): "
           + file.path());
     }
-    return family.head(source::take, width, (int) rows, classifier);
+    return family.head(source, width, (int) rows, classifier);
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,
@@ -179,7 +179,8 @@ public final class WeightsLoader {
 
   private static String preview(List<String> names) {
     List<String> head = names.subList(0, Math.min(5, names.size()));
-    return head + (names.size() > head.size() ? " and " + (names.size() - head.size()) + " more" : "");
+    return head + (names.size() > head.size()
+        ? " and " + (names.size() - head.size()) + " more" : "");
   }
 
   /** Hands out tensors with checked shapes and finite values, remembering which were taken. */

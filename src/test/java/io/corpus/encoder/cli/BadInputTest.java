@@ -73,7 +73,8 @@ class BadInputTest {
         "\"added_tokens\":\\s*\\[", "\"added_tokens\": [{\"id\": 40000, \"content\": "
             + "\"[NEW]\", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, "
             + "\"normalized\": false, \"special\": true},"));
-    JobRunner.Result result = run("input.path = " + quoted(folder.resolve("expected/texts.parquet")),
+    JobRunner.Result result = run(
+        "input.path = " + quoted(folder.resolve("expected/texts.parquet")),
         "input.text-column = text", "model.path = " + quoted(mixed),
         "output.path = " + quoted(tmp.resolve("never")));
     assertEquals(1, result.code());

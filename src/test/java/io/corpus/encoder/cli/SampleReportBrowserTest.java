@@ -227,9 +227,9 @@ class SampleReportBrowserTest {
     List<?> at = (List<?>) script("return window.report.map.position(arguments[0]);", point);
     String id = (String) script("return window.report.data.map.ids[arguments[0]];", point);
     // Selenium's offsets are from the element's centre; the canvas has a 1 pixel border
-    new Actions(browser).moveToElement(canvas,
-        (int) Math.round(1 + ((Number) at.get(0)).doubleValue() - canvas.getSize().getWidth() / 2.0),
-        (int) Math.round(1 + ((Number) at.get(1)).doubleValue() - canvas.getSize().getHeight() / 2.0))
+    double dx = 1 + ((Number) at.get(0)).doubleValue() - canvas.getSize().getWidth() / 2.0;
+    double dy = 1 + ((Number) at.get(1)).doubleValue() - canvas.getSize().getHeight() / 2.0;
+    new Actions(browser).moveToElement(canvas, (int) Math.round(dx), (int) Math.round(dy))
         .perform();
     WebElement tip = browser.findElement(By.id("map-tip"));
     assertTrue(tip.isDisplayed());

@@ -78,8 +78,8 @@ class TextChunksTest {
         JsonNode want = doc.get("windows").get(w);
         Row got = byKey.get(doc.get("id").asText() + "/" + w);
         String where = doc.get("id").asText() + " window " + w;
-        assertArrayEquals(JobRunner.ints(want.get("ids")), JobRunner.ints(got.getList(got.fieldIndex("input_ids"))),
-            where);
+        assertArrayEquals(JobRunner.ints(want.get("ids")),
+            JobRunner.ints(got.getList(got.fieldIndex("input_ids"))), where);
         assertEquals(want.get("start").asInt(), (int) got.getAs("chunk_start"), where);
         assertEquals(want.get("end").asInt(), (int) got.getAs("chunk_end"), where);
         String window = slice(text, got.getAs("chunk_start"), got.getAs("chunk_end"));

@@ -73,8 +73,8 @@ class TextPairsTest {
     long cut = 0;
     for (JsonNode p : expected) {
       Row row = byId.get(p.get("id").asText());
-      assertArrayEquals(JobRunner.ints(p.get("input_ids")), JobRunner.ints(row.getList(row.fieldIndex("input_ids"))),
-          p.get("id").asText());
+      assertArrayEquals(JobRunner.ints(p.get("input_ids")),
+          JobRunner.ints(row.getList(row.fieldIndex("input_ids"))), p.get("id").asText());
       assertArrayEquals(JobRunner.ints(p.get("token_type_ids")),
           JobRunner.ints(row.getList(row.fieldIndex("token_type_ids"))), p.get("id").asText());
       cut += p.get("full_length").asInt() > p.get("input_ids").size() ? 1 : 0;

@@ -63,7 +63,8 @@ class SettingsParserTest {
                              rollout = true }
                  report { enabled = true, sequences = 3, max-tokens = 32, color-column = topic,
                           map-points = 500, neighbours = 4, duplicates-above = 0.9 } }
-        execution { batch-tokens = 100, reader-batch-rows = 16, min-partitions = 8, progress = false }
+        execution { batch-tokens = 100, reader-batch-rows = 16, min-partitions = 8,
+                    progress = false }
         """);
     assertEquals("doc", s.input().idColumn());
     assertEquals("m", s.input().maskColumn());
@@ -75,7 +76,8 @@ class SettingsParserTest {
     assertEquals(16, s.model().window());
     assertEquals(PositionalEncoding.LEARNED, s.model().positional());
     assertEquals(Pooling.MAX, s.output().pooling());
-    assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0, new java.util.TreeSet<>(List.of("a", "b c")),
+    assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0,
+        new java.util.TreeSet<>(List.of("a", "b c")),
         AttentionOutputs.MapFormat.TOP_K, 4, true, true, true), s.output().attention());
     assertEquals(new JobSettings.Report(true, 3, 32, "topic", 500, 4, 0.9), s.output().report());
     assertEquals(new JobSettings.Execution(100, 16, 8, false), s.execution());
@@ -113,7 +115,8 @@ class SettingsParserTest {
         + "rather than NUMBER"));
     assertEquals("model.heads must be set to the number of attention heads (1 or more), got 0",
         error(REQUIRED + "model.heads = 0\n"));
-    assertEquals("model.window must be at least 0, got -1", error(REQUIRED + "model.window = -1\n"));
+    assertEquals("model.window must be at least 0, got -1",
+        error(REQUIRED + "model.window = -1\n"));
     assertEquals("model.activation = 'swish' is not one of relu, gelu, gelu-tanh",
         error(REQUIRED + "model.activation = swish\n"));
     assertEquals("output.mode = 'append' is not one of error-if-exists, overwrite, "
