@@ -97,7 +97,7 @@ final class Transformers {
     d.put("window", m.window());
     d.put("positional", m.positional().configName());
     d.put("max_positions", model.folder() != null
-        ? model.weights().embeddings().usablePositions() : w.maxPositions());
+        ? model.folder().usablePositions() : w.maxPositions());
     return d;
   }
 

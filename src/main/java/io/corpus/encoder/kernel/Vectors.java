@@ -31,4 +31,11 @@ public final class Vectors {
       y[yOffset + i] += x[xOffset + i];
     }
   }
+
+  /** y[i] *= x[i] for {@code length} values. */
+  public static void multiply(float[] x, int xOffset, float[] y, int yOffset, int length) {
+    for (int i = 0; i < length; i++) {
+      y[yOffset + i] *= x[xOffset + i];
+    }
+  }
 }

@@ -3,16 +3,18 @@ package io.corpus.encoder.model;
 import java.io.Serializable;
 
 /**
- * The embedding layer of BERT and XLM-RoBERTa, the step from token ids to the first layer's
- * input.
+ * The embedding layer of BERT, XLM-RoBERTa and ModernBERT, the step from token ids to the first
+ * layer's input. ModernBERT has neither position nor token-type tables (its positions are rotary,
+ * inside attention) and no norm shift.
  *
  * <p>Dimensions: V vocabulary, P positions, S token types, E width.
  *
  * @param word (V, E) one row per token id
- * @param position (P, E) one row per position 0..P-1
- * @param tokenType (S, E) one row per token type (segment) id
+ * @param position (P, E) one row per position 0..P-1, or null
+ * @param tokenType (S, E) one row per token type (segment) id, or null (then usesTokenTypes is
+ *     false)
  * @param gamma (E) LayerNorm scale
- * @param beta (E) LayerNorm shift
+ * @param beta (E) LayerNorm shift (zeros when the norm has none)
  * @param positionOffset the row of a sequence's first position (RoBERTa: padding index + 1)
  * @param usesTokenTypes false when the model embeds every token with type 0 whatever the
  *     tokenizer says (RoBERTa)
@@ -27,17 +29,24 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
   }
 
   public EmbeddingWeights {
-    if (positionOffset < 0 || positionOffset >= position.length / Math.max(1, gamma.length)) {
-      throw new IllegalArgumentException("The first position row " + positionOffset
-          + " is outside the position table");
-    }
     int e = gamma.length;
-    if (e == 0 || beta.length != e || word.length % e != 0 || position.length % e != 0
-        || tokenType.length % e != 0 || word.length == 0 || position.length == 0
-        || tokenType.length == 0) {
+    if (e == 0 || beta.length != e || word.length % e != 0 || word.length == 0
+        || !table(position, e) || !table(tokenType, e)) {
       throw new IllegalArgumentException("Embedding tables must be non-empty (rows, " + e
           + ") matrices");
     }
+    if (position == null ? positionOffset != 0
+        : positionOffset < 0 || positionOffset >= position.length / e) {
+      throw new IllegalArgumentException("The first position row " + positionOffset
+          + " is outside the position table");
+    }
+    if (tokenType == null && usesTokenTypes) {
+      throw new IllegalArgumentException("Token types are used but there is no table of them");
+    }
+  }
+
+  private static boolean table(float[] rows, int e) {
+    return rows == null || (rows.length > 0 && rows.length % e == 0);
   }
 
   /** E. */
@@ -50,18 +59,8 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
     return word.length / width();
   }
 
-  /** P: positions are 0..P-1. */
-  public int maxPositions() {
-    return position.length / width();
-  }
-
-  /** The most tokens a sequence may have: P less the offset. */
-  public int usablePositions() {
-    return maxPositions() - positionOffset;
-  }
-
-  /** S: token type ids are 0..S-1. */
+  /** S: token type ids are 0..S-1 (1 without a table: every token has type 0). */
   public int tokenTypes() {
-    return tokenType.length / width();
+    return tokenType == null ? 1 : tokenType.length / width();
   }
 }

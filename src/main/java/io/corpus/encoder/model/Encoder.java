@@ -3,10 +3,14 @@ package io.corpus.encoder.model;
 import io.corpus.encoder.kernel.LayerNorm;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.kernel.Vectors;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The fast forward pass: a batch's tokens stacked so each projection and the feed-forward is one
  * large matrix product; attention per sequence and head on strided views of the fused QKV buffer.
+ * Layers may differ in how they attend ({@link ModelSettings#layer}: a window, rotary positions)
+ * and in their weights' form (a gated feed-forward, no norm before attention).
  *
  * <p>Not thread-safe: it owns its work buffers, reused across batches. Use one per task.
  */
@@ -28,12 +32,14 @@ public final class Encoder {
   private final int headWidth;   // D
   private final int ffnWidth;    // F
   private final HeadAttention head;
+  private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal bases; or null
 
   private int capacity;          // rows the buffers below hold
   private float[] qkv = new float[0];       // (N, 3E)
   private float[] context = new float[0];   // (N, E), heads concatenated
   private float[] scratch = new float[0];   // (N, E), residual sums and normalized inputs
   private float[] hidden = new float[0];    // (min(N, FFN_BLOCK), F)
+  private float[] gate = new float[0];      // (min(N, FFN_BLOCK), F) of a gated feed-forward
 
   public Encoder(ModelSettings settings, EncoderWeights weights) {
     this(settings, weights, ATTENTION_TILE);
@@ -51,7 +57,15 @@ public final class Encoder {
     }
     this.headWidth = width / heads;
     this.ffnWidth = weights.ffnWidth();
-    this.head = new HeadAttention(settings, width, attentionTile);
+    this.head = new HeadAttention(width, headWidth, attentionTile);
+    this.rotary = new Rotary[weights.layerCount()];
+    Map<Double, Rotary> byBase = new HashMap<>();
+    for (int l = 0; l < rotary.length; l++) {
+      double theta = settings.layer(l).ropeTheta();
+      if (theta > 0) {
+        rotary[l] = byBase.computeIfAbsent(theta, t -> new Rotary(headWidth, t));
+      }
+    }
   }
 
   public ModelSettings settings() {
@@ -75,9 +89,13 @@ public final class Encoder {
       LayerWeights w = weights.layers().get(l);
       AttentionSink layerSink = sink != null && sink.wantsLayer(l) ? sink : null;
       if (settings.normFirst()) {
-        // x = x + MHA(LN1(x)); x = x + FFN(LN2(x))
-        LayerNorm.apply(x, 0, scratch, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
-        attention(batch, scratch, w, l, layerSink);
+        // x = x + MHA(LN1(x)); x = x + FFN(LN2(x)); a layer without LN1 attends to x itself
+        float[] attended = x;
+        if (w.hasAttentionNorm()) {
+          LayerNorm.apply(x, 0, scratch, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
+          attended = scratch;
+        }
+        attention(batch, attended, w, l, layerSink);
         residualLinear(context, width, w.outProjWeight(), w.outProjBias(), x, x, n);
         LayerNorm.apply(x, 0, scratch, 0, n, w.norm2Gamma(), w.norm2Beta(), eps());
         feedForward(scratch, w, x, x, n);
@@ -134,7 +152,8 @@ public final class Encoder {
 
   /**
    * out (N, E) = residual + act(in · W1ᵀ + b1) · W2ᵀ + b2, FFN_BLOCK rows at a time, so the
-   * (rows, F) hidden buffer stays bounded however large the batch. out may be residual, not in.
+   * (rows, F) hidden buffer stays bounded however large the batch. A gated feed-forward
+   * multiplies the activation by (in · Wgᵀ + bg) before W2. out may be residual, not in.
    */
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
     for (int first = 0; first < n; first += FFN_BLOCK) {
@@ -142,6 +161,12 @@ public final class Encoder {
       RowMajorBlas.linear(rows, width, ffnWidth, in, first * width, w.ffnInWeight(), hidden, 0,
           false);                                                             // (rows, F)
       settings.activation().applyWithBias(hidden, rows, w.ffnInBias());
+      if (w.gated()) {
+        Vectors.fillRows(gate, 0, rows, w.ffnGateBias());
+        RowMajorBlas.linear(rows, width, ffnWidth, in, first * width, w.ffnGateWeight(), gate,
+            0, true);                                                         // (rows, F)
+        Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
+      }
       Vectors.copyPlusBias(residual, first * width, out, first * width, rows, w.ffnOutBias());
       RowMajorBlas.linear(rows, ffnWidth, width, hidden, 0, w.ffnOutWeight(), out,
           first * width, true);                                               // (rows, E)
@@ -158,6 +183,10 @@ public final class Encoder {
     int qkvWidth = 3 * width;
     Vectors.fillRows(qkv, 0, n, w.inProjBias());
     RowMajorBlas.linear(n, width, qkvWidth, in, 0, w.inProjWeight(), qkv, 0, true);
+    if (rotary[layer] != null) {
+      rotate(batch, rotary[layer]);
+    }
+    AttentionMask mask = settings.mask(layer);
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int first = batch.firstRow(b);
       int t = batch.length(b);
@@ -168,13 +197,30 @@ public final class Encoder {
         int v = q + 2 * width;                                     // V_h (T, D)
         int out = first * width + h * headWidth;                   // (T, D), row stride E
         if (full) {
-          head.full(batch, first, t, qkv, q, k, v, context, out);
+          head.full(batch, first, t, mask, qkv, q, k, v, context, out);
           if (sink != null) {
             sink.accept(layer, b, h, head.weights(t), 0, t);
           }
         } else {
-          head.tiled(batch, first, t, qkv, q, k, v, context, out);
+          head.tiled(batch, first, t, mask, qkv, q, k, v, context, out);
         }
+      }
+    }
+  }
+
+  /** Rotates every head's q and k (N rows of the (N, 3E) qkv buffer) by its token's position. */
+  private void rotate(TokenBatch batch, Rotary table) {
+    int n = batch.tokenCount();
+    int last = 0;
+    for (int r = 0; r < n; r++) {
+      last = Math.max(last, batch.position(r));
+    }
+    table.cover(last + 1);
+    for (int r = 0; r < n; r++) {
+      int position = batch.position(r);
+      for (int h = 0; h < heads; h++) {
+        table.rotate(qkv, r * 3 * width + h * headWidth, position);           // q_h
+        table.rotate(qkv, r * 3 * width + width + h * headWidth, position);   // k_h
       }
     }
   }
@@ -188,5 +234,7 @@ public final class Encoder {
     context = new float[capacity * width];
     scratch = new float[capacity * width];
     hidden = new float[Math.min(capacity, FFN_BLOCK) * ffnWidth];
+    gate = weights.layers().stream().anyMatch(LayerWeights::gated) ? new float[hidden.length]
+        : gate;
   }
 }

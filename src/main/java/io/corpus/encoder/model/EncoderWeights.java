@@ -48,9 +48,7 @@ public record EncoderWeights(
   public long parameterCount() {
     long count = 0;
     for (LayerWeights l : layers) {
-      count += l.inProjWeight().length + l.inProjBias().length + l.outProjWeight().length
-          + l.outProjBias().length + l.ffnInWeight().length + l.ffnInBias().length
-          + l.ffnOutWeight().length + l.ffnOutBias().length + 4L * l.width();
+      count += l.parameterCount();
     }
     if (finalNormGamma != null) {
       count += 2L * width();

@@ -22,7 +22,6 @@ import java.util.Arrays;
 final class HeadAttention {
   private static final Elementwise MATH = Elementwise.INSTANCE;
 
-  private final ModelSettings settings;
   private final int width;        // E: row stride of the context
   private final int headWidth;    // D
   private final float scoreScale; // 1 / √D
@@ -36,10 +35,9 @@ final class HeadAttention {
   private final float[] rowMax;            // (tile) running max per query row
   private final float[] rowSum;            // (tile) running sum of exp per query row
 
-  HeadAttention(ModelSettings settings, int width, int tile) {
-    this.settings = settings;
+  HeadAttention(int width, int headWidth, int tile) {
     this.width = width;
-    this.headWidth = width / settings.heads();
+    this.headWidth = headWidth;
     this.scoreScale = (float) (1.0 / Math.sqrt(headWidth));
     this.tile = tile;
     this.tileScores = new float[tile * tile];
@@ -62,8 +60,8 @@ final class HeadAttention {
    * reductions across vector lanes. The division by each query's sum is applied to its D outputs
    * instead of its T weights.
    */
-  void full(TokenBatch batch, int first, int t, float[] qkv, int q, int k, int v,
-      float[] context, int out) {
+  void full(TokenBatch batch, int first, int t, AttentionMask rule, float[] qkv, int q, int k,
+      int v, float[] context, int out) {
     int ld = 3 * width;
     if (keyScores.length < t * t) {
       keyScores = new float[t * t];
@@ -73,8 +71,8 @@ final class HeadAttention {
     }
     RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
         0f, keyScores, 0, t);                                               // Sᵀ (T_k, T_q)
-    if (settings.hasPositionMask()) {
-      mask(batch, first, keyScores, 0, t, 0, t, 1, t);
+    if (rule.any()) {
+      mask(batch, first, rule, keyScores, 0, t, 0, t, 1, t);
     }
     MATH.expColumns(keyScores, t, t, queryMax, querySum);                   // unnormalized
     RowMajorBlas.gemm(true, false, t, headWidth, t, 1f, keyScores, 0, t, qkv, v, ld,
@@ -102,8 +100,8 @@ final class HeadAttention {
   }
 
   /** Tiled attention of one head, same arguments and result as {@link #full}, no maps. */
-  void tiled(TokenBatch batch, int first, int t, float[] qkv, int q, int k, int v,
-      float[] context, int out) {
+  void tiled(TokenBatch batch, int first, int t, AttentionMask rule, float[] qkv, int q, int k,
+      int v, float[] context, int out) {
     int ld = 3 * width;
     for (int q0 = 0; q0 < t; q0 += tile) {
       int bq = Math.min(tile, t - q0);
@@ -115,13 +113,14 @@ final class HeadAttention {
       }
       for (int k0 = 0; k0 < t; k0 += tile) {
         int bk = Math.min(tile, t - k0);
-        if (maskedOut(batch, first, q0, bq, k0, bk)) {
+        if (rule.forbidsAll(batch.position(first + q0), batch.position(first + q0 + bq - 1),
+            batch.position(first + k0), batch.position(first + k0 + bk - 1))) {
           continue;
         }
         RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
             qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                  // (bq, bk)
-        if (settings.hasPositionMask()) {
-          mask(batch, first, tileScores, q0, bq, k0, bk, bk, 1);
+        if (rule.any()) {
+          mask(batch, first, rule, tileScores, q0, bq, k0, bk, bk, 1);
         }
         for (int i = 0; i < bq; i++) {
           rescaleRow(i, bk, context, acc + i * width);
@@ -154,29 +153,16 @@ final class HeadAttention {
     }
   }
 
-  /** Whether the causal or window mask rules out every (query, key) pair of the two tiles. */
-  private boolean maskedOut(TokenBatch batch, int first, int q0, int bq, int k0, int bk) {
-    int firstQuery = batch.position(first + q0);
-    int lastQuery = batch.position(first + q0 + bq - 1);
-    int firstKey = batch.position(first + k0);
-    int lastKey = batch.position(first + k0 + bk - 1);
-    if (settings.causal() && firstKey > lastQuery) {
-      return true;
-    }
-    int w = settings.window();
-    return w > 0 && (firstKey - lastQuery > w || firstQuery - lastKey > w);
-  }
-
   /**
    * Sets to −∞ the scores of (query, key) pairs the causal and window masks forbid: query
    * {@code q0 + i}, key {@code k0 + j} at {@code s[i · queryStride + j · keyStride]}.
    */
-  private void mask(TokenBatch batch, int first, float[] s, int q0, int bq, int k0, int bk,
-      int queryStride, int keyStride) {
+  private static void mask(TokenBatch batch, int first, AttentionMask rule, float[] s, int q0,
+      int bq, int k0, int bk, int queryStride, int keyStride) {
     for (int i = 0; i < bq; i++) {
       int queryPosition = batch.position(first + q0 + i);
       for (int j = 0; j < bk; j++) {
-        if (!settings.allows(queryPosition, batch.position(first + k0 + j))) {
+        if (!rule.allows(queryPosition, batch.position(first + k0 + j))) {
           s[i * queryStride + j * keyStride] = Float.NEGATIVE_INFINITY;
         }
       }

@@ -3,20 +3,25 @@ package io.corpus.encoder.model;
 import java.io.Serializable;
 
 /**
- * One encoder layer's parameters, PyTorch layout (out, in).
+ * One encoder layer's parameters, PyTorch layout (out, in). A family whose checkpoints have no
+ * bias somewhere (ModernBERT) gets zero vectors there, so every bias is present.
  *
  * @param inProjWeight (3E, E): rows q, then k, then v
  * @param inProjBias (3E)
  * @param outProjWeight (E, E)
  * @param outProjBias (E)
- * @param ffnInWeight (F, E), {@code linear1}
+ * @param ffnInWeight (F, E), {@code linear1}; of a gated feed-forward, the half activated
  * @param ffnInBias (F)
  * @param ffnOutWeight (E, F), {@code linear2}
  * @param ffnOutBias (E)
- * @param norm1Gamma (E), the norm around attention
- * @param norm1Beta (E)
+ * @param norm1Gamma (E), the norm around attention; null when the layer has none (ModernBERT's
+ *     first layer feeds its input to attention as it is)
+ * @param norm1Beta (E), null with norm1Gamma
  * @param norm2Gamma (E), the norm around the feed-forward
  * @param norm2Beta (E)
+ * @param ffnGateWeight (F, E) the gate of a gated feed-forward, act(x·W1ᵀ + b1) ⊙ (x·Wgᵀ + bg);
+ *     null for a plain one
+ * @param ffnGateBias (F), null with ffnGateWeight
  */
 public record LayerWeights(
     float[] inProjWeight, float[] inProjBias,
@@ -24,7 +29,25 @@ public record LayerWeights(
     float[] ffnInWeight, float[] ffnInBias,
     float[] ffnOutWeight, float[] ffnOutBias,
     float[] norm1Gamma, float[] norm1Beta,
-    float[] norm2Gamma, float[] norm2Beta) implements Serializable {
+    float[] norm2Gamma, float[] norm2Beta,
+    float[] ffnGateWeight, float[] ffnGateBias) implements Serializable {
+
+  /** A layer with a plain feed-forward and both norms: BERT's, PyTorch's. */
+  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
+      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
+      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
+      float[] norm2Beta) {
+    this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
+        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, null, null);
+  }
+
+  public LayerWeights {
+    if ((norm1Gamma == null) != (norm1Beta == null)
+        || (ffnGateWeight == null) != (ffnGateBias == null)) {
+      throw new IllegalArgumentException("A norm's scale and shift, and a gate's weight and "
+          + "bias, are both present or both absent");
+    }
+  }
 
   /** E, the model width. */
   public int width() {
@@ -34,5 +57,26 @@ public record LayerWeights(
   /** F, the feed-forward width. */
   public int ffnWidth() {
     return ffnInBias.length;
+  }
+
+  /** Whether the feed-forward is gated. */
+  public boolean gated() {
+    return ffnGateWeight != null;
+  }
+
+  /** Whether attention reads the layer's input through a norm. */
+  public boolean hasAttentionNorm() {
+    return norm1Gamma != null;
+  }
+
+  /** Number of float parameters. */
+  public long parameterCount() {
+    long count = 0;
+    for (float[] a : new float[][] {inProjWeight, inProjBias, outProjWeight, outProjBias,
+        ffnInWeight, ffnInBias, ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
+        norm2Beta, ffnGateWeight, ffnGateBias}) {
+      count += a == null ? 0 : a.length;
+    }
+    return count;
   }
 }

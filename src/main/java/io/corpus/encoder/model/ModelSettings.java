@@ -2,13 +2,17 @@ package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.Activation;
 import java.io.Serializable;
+import java.util.List;
 
 /**
  * How the encoder computes, beyond what its weights say (the weights give L, E, F and P).
  *
  * @param heads H; must divide the width E
- * @param window W: a key is allowed when |query − key| ≤ W; 0 means no window
+ * @param window W: a key is allowed when |query − key| ≤ W; 0 means no window. A layer with a
+ *     window of its own ({@link #layers}) keeps it
  * @param layerNormEps eps inside the square root of every layer norm
+ * @param layers how each of the L layers attends (window, rotary base), when layers differ;
+ *     empty means every layer is {@link LayerAttention#PLAIN}
  */
 public record ModelSettings(
     int heads,
@@ -18,7 +22,15 @@ public record ModelSettings(
     double layerNormEps,
     boolean causal,
     int window,
-    PositionalEncoding positional) implements Serializable {
+    PositionalEncoding positional,
+    List<LayerAttention> layers) implements Serializable {
+
+  /** Every layer alike: global (or the window given), no rotary positions. */
+  public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
+      double layerNormEps, boolean causal, int window, PositionalEncoding positional) {
+    this(heads, activation, normFirst, finalNorm, layerNormEps, causal, window, positional,
+        List.of());
+  }
 
   public ModelSettings {
     if (heads < 1) {
@@ -31,15 +43,22 @@ public record ModelSettings(
       throw new IllegalArgumentException("layer-norm-eps must be a positive number, got "
           + layerNormEps);
     }
+    layers = List.copyOf(layers);
   }
 
-  /** Whether a query at position q may attend to a key at position k (both real tokens). */
-  public boolean allows(int q, int k) {
-    return (!causal || k <= q) && (window == 0 || Math.abs(q - k) <= window);
+  /** How layer l attends. */
+  public LayerAttention layer(int l) {
+    return layers.isEmpty() ? LayerAttention.PLAIN : layers.get(l);
   }
 
-  /** Whether any position rule (causal, window) applies beyond padding. */
-  public boolean hasPositionMask() {
-    return causal || window > 0;
+  /** The keys a query of layer l may see: the causal rule, and its window or the model's. */
+  AttentionMask mask(int l) {
+    int own = layer(l).window();
+    return new AttentionMask(causal, own > 0 ? own : window);
+  }
+
+  /** Whether the layers use rotary positions. */
+  public boolean rotary() {
+    return layers.stream().anyMatch(a -> a.ropeTheta() > 0);
   }
 }

@@ -35,7 +35,8 @@ public final class ReferenceEncoder {
     for (int l = 0; l < weights.layerCount(); l++) {
       LayerWeights w = weights.layers().get(l);
       if (settings.normFirst()) {
-        double[][] a = attention(norm(x, w.norm1Gamma(), w.norm1Beta()), w, real, maps, l);
+        double[][] attended = w.hasAttentionNorm() ? norm(x, w.norm1Gamma(), w.norm1Beta()) : x;
+        double[][] a = attention(attended, w, real, maps, l);
         x = add(x, a);
         x = add(x, feedForward(norm(x, w.norm2Gamma(), w.norm2Beta()), w));
       } else {
@@ -68,6 +69,17 @@ public final class ReferenceEncoder {
     int heads = settings.heads();
     int d = width / heads;
     double[][] qkv = linear(x, w.inProjWeight(), w.inProjBias());   // (T, 3E)
+    double theta = settings.layer(layer).ropeTheta();
+    if (theta > 0) {
+      Rotary rotary = new Rotary(d, theta);
+      for (int i = 0; i < t; i++) {
+        for (int h = 0; h < heads; h++) {
+          rotate(qkv[i], h * d, d, rotary, i);
+          rotate(qkv[i], width + h * d, d, rotary, i);
+        }
+      }
+    }
+    AttentionMask mask = settings.mask(layer);
     double[][] context = new double[t][width];
     maps[layer] = new double[heads][t][t];
     for (int h = 0; h < heads; h++) {
@@ -75,7 +87,7 @@ public final class ReferenceEncoder {
         double[] s = new double[t];
         double max = Double.NEGATIVE_INFINITY;
         for (int j = 0; j < t; j++) {
-          boolean allowed = real[j] && settings.allows(i, j);
+          boolean allowed = real[j] && mask.allows(i, j);
           double dot = 0;
           for (int c = 0; c < d; c++) {
             dot += qkv[i][h * d + c] * qkv[j][width + h * d + c];
@@ -100,11 +112,23 @@ public final class ReferenceEncoder {
     return linear(context, w.outProjWeight(), w.outProjBias());
   }
 
+  /** The pair (i, i + D/2) of the head at {@code offset} rotated by its angle at position p. */
+  private static void rotate(double[] row, int offset, int d, Rotary rotary, int p) {
+    for (int i = 0; i < d / 2; i++) {
+      double a = row[offset + i];
+      double b = row[offset + d / 2 + i];
+      double angle = rotary.angle(p, i);
+      row[offset + i] = a * Math.cos(angle) - b * Math.sin(angle);
+      row[offset + d / 2 + i] = b * Math.cos(angle) + a * Math.sin(angle);
+    }
+  }
+
   private double[][] feedForward(double[][] x, LayerWeights w) {
     double[][] h = linear(x, w.ffnInWeight(), w.ffnInBias());
-    for (double[] row : h) {
-      for (int i = 0; i < row.length; i++) {
-        row[i] = activate(row[i]);
+    double[][] gate = w.gated() ? linear(x, w.ffnGateWeight(), w.ffnGateBias()) : null;
+    for (int r = 0; r < h.length; r++) {
+      for (int i = 0; i < h[r].length; i++) {
+        h[r][i] = activate(h[r][i]) * (gate == null ? 1 : gate[r][i]);
       }
     }
     return linear(h, w.ffnOutWeight(), w.ffnOutBias());

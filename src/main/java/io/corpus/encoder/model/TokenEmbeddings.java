@@ -1,12 +1,14 @@
 package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.LayerNorm;
+import io.corpus.encoder.kernel.Vectors;
 
 /**
  * The embedding layer over a batch: for each token t of a sequence,
  * {@code x[t] = LayerNorm(word[id_t] + position[offset + t] + tokenType[type_t])}, appended to
  * the {@link TokenBatch} as the encoder's input rows. The offset is 0 for BERT and the padding
- * index + 1 for RoBERTa; a model that does not use token types embeds type 0 for every token.
+ * index + 1 for RoBERTa; a model that does not use token types embeds type 0 for every token
+ * (RoBERTa), or none (ModernBERT, which has no position table either).
  */
 public final class TokenEmbeddings {
   private final EmbeddingWeights weights;
@@ -72,8 +74,12 @@ public final class TokenEmbeddings {
       int w = ids[t] * e;
       int p = (offset0 + at) * e;
       int s = (types ? typeIds[t] : 0) * e;
-      for (int i = 0; i < e; i++) {
-        x[offset + i] = word[w + i] + position[p + i] + type[s + i];
+      System.arraycopy(word, w, x, offset, e);
+      if (position != null) {
+        Vectors.add(position, p, x, offset, e);
+      }
+      if (type != null) {
+        Vectors.add(type, s, x, offset, e);
       }
     }
     if (first >= 0) {

@@ -8,7 +8,7 @@ import java.util.List;
  * BERT, as {@code modeling_bert.py} computes it: positions from row 0, token types embedded,
  * {@code BertForSequenceClassification}'s pooler (dense + tanh on [CLS]) and classifier.
  */
-final class Bert implements ModelFamily {
+final class Bert extends BertLayers {
   @Override
   public String name() {
     return "bert";

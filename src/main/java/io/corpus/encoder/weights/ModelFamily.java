@@ -1,21 +1,33 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
  * What differs between the encoder families a Hugging Face folder may hold, each one class: the
- * {@code model_type} values it reads, the prefix its task checkpoints put before the encoder's
- * tensors, where its positions start, whether token types reach the model, and its
- * sequence-classification head. The layers themselves are BERT's in both families here.
+ * {@code model_type} values it reads, how its layers compute ({@link Architecture}, from
+ * {@code config.json}), the one table of its tensor names (embeddings, layers, final norm), the
+ * prefix its task checkpoints put before them, where its positions start, whether token types
+ * reach the model, and its sequence-classification head.
  */
 public interface ModelFamily {
   /** The name run summaries and errors give the family. */
   String name();
 
-  /** The prefix of the encoder's tensors in a task checkpoint ({@code bert.}, {@code roberta.}). */
+  /**
+   * What config.json says of how the layers compute, beyond the shapes every family names alike
+   * ({@code num_hidden_layers}, {@code hidden_size}, {@code num_attention_heads},
+   * {@code intermediate_size}, {@code max_position_embeddings}).
+   */
+  Architecture architecture(JsonNode config, Path file);
+
+  /** The prefix of the encoder's tensors in a task checkpoint ({@code bert.}, {@code model.}). */
   String taskPrefix();
 
   /**
@@ -34,7 +46,22 @@ public interface ModelFamily {
   /** The tensor prefixes (after the task prefix is removed) the model reads; others are listed. */
   List<String> keptPrefixes(boolean classifier);
 
-  /** The names of the classifier head's tensors: dense weight, dense bias, out weight, out bias. */
+  /** Names of layer tensors start with this, then the layer index and a dot. */
+  String layerPrefix();
+
+  /** The embedding layer of the folder's checkpoint. */
+  EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model);
+
+  /** Layer i of the folder's checkpoint. */
+  LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model);
+
+  /** The final norm's scale and shift, or null when the family has none. */
+  float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model);
+
+  /**
+   * The names of the classifier head's tensors: dense weight, dense bias, out weight, out bias;
+   * empty when the job does not run the family's head.
+   */
   List<String> headTensors();
 
   /** The head: dense (E, E) + tanh on the first token's state, then out (labels, E). */
@@ -46,10 +73,28 @@ public interface ModelFamily {
         classifier.scoring());
   }
 
+  /**
+   * How a family's layers compute, as config.json says.
+   *
+   * @param activation the feed-forward's activation
+   * @param layerNormEps eps of every norm
+   * @param normFirst pre-norm layers (x + f(norm(x))) rather than post-norm (norm(x + f(x)))
+   * @param finalNorm a norm after the last layer
+   * @param projectionBias whether the attention's projections have biases
+   * @param feedForwardBias whether the feed-forward's have
+   * @param normBias whether the norms have a shift
+   * @param layers how each layer attends, when layers differ; empty when all are plain
+   */
+  record Architecture(Activation activation, double layerNormEps, boolean normFirst,
+      boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
+      List<LayerAttention> layers) {}
+
   /** BERT (BGE, E5, MiniLM, …): {@code model_type} bert. */
   ModelFamily BERT = new Bert();
   /** XLM-RoBERTa and RoBERTa: {@code model_type} xlm-roberta or roberta. */
   ModelFamily ROBERTA = new Roberta();
+  /** ModernBERT: {@code model_type} modernbert. */
+  ModelFamily MODERNBERT = new ModernBert();
 
   /** What {@code model_type} names, or a refusal naming it and the families supported. */
   static ModelFamily of(JsonNode config, Path file) {
@@ -57,9 +102,23 @@ public interface ModelFamily {
     return switch (type) {
       case "bert" -> BERT;
       case "xlm-roberta", "roberta" -> ROBERTA;
+      case "modernbert" -> MODERNBERT;
       default -> throw new WeightsException(file + ": model_type '" + type + "' is not "
-          + "supported; this job runs bert (BERT, BGE, E5, MiniLM) and xlm-roberta or roberta "
-          + "(multilingual-e5, paraphrase-multilingual, bge-m3) folders");
+          + "supported; this job runs bert (BERT, BGE, E5, MiniLM), xlm-roberta or roberta "
+          + "(multilingual-e5, paraphrase-multilingual, bge-m3) and modernbert "
+          + "(gte-modernbert, modernbert-embed) folders");
+    };
+  }
+
+  /** The activation a config.json key names, or a refusal naming it. */
+  static Activation activation(JsonNode config, String key, Path file) {
+    String name = config.path(key).asText("gelu");
+    return switch (name) {
+      case "gelu" -> Activation.GELU;
+      case "gelu_new", "gelu_pytorch_tanh" -> Activation.GELU_TANH;
+      case "relu" -> Activation.RELU;
+      default -> throw new WeightsException(file + ": " + key + " '" + name + "' is not "
+          + "supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
     };
   }
 }

@@ -17,8 +17,8 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * A Hugging Face model folder of an encoder family ({@link ModelFamily}: BERT, XLM-RoBERTa), as
- * downloaded from the hub: the architecture from {@code config.json}, the weights
+ * A Hugging Face model folder of an encoder family ({@link ModelFamily}: BERT, XLM-RoBERTa,
+ * ModernBERT), as downloaded from the hub: the architecture from {@code config.json}, the weights
  * ({@code model.safetensors} or the shards its {@code .index.json} names),
  * {@code tokenizer.json}, and, for a sentence-transformers model, its pipeline
  * ({@code modules.json}: pooling mode, Normalize, {@code max_seq_length}). Read once, on the
@@ -31,8 +31,8 @@ import java.util.TreeSet;
  * @param width E ({@code hidden_size})
  * @param heads H ({@code num_attention_heads})
  * @param ffnWidth F ({@code intermediate_size})
- * @param activation from {@code hidden_act}: gelu (exact), gelu_new or gelu_pytorch_tanh, relu
- * @param layerNormEps {@code layer_norm_eps}
+ * @param architecture how the layers compute, as the family reads config.json: activation,
+ *     norm eps and placement, biases, and how each layer attends
  * @param maxPositions P ({@code max_position_embeddings})
  * @param maxSeqLength sentence-transformers' {@code max_seq_length}, if the folder has one
  * @param pooling the sentence-transformers pooling mode, if the folder has one
@@ -43,7 +43,7 @@ import java.util.TreeSet;
  *     {@code …ForSequenceClassification}
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
-    int width, int heads, int ffnWidth, Activation activation, double layerNormEps,
+    int width, int heads, int ffnWidth, ModelFamily.Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier) {
@@ -60,9 +60,19 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** How the encoder computes for this model: post-LN, no position rule, positions embedded. */
+  /** How the encoder computes for this model, with no causal or window rule added. */
   public ModelSettings settings() {
     return settings(List.of(), false, 0);
+  }
+
+  /** The feed-forward's activation. */
+  public Activation activation() {
+    return architecture.activation();
+  }
+
+  /** Eps of every norm. */
+  public double layerNormEps() {
+    return architecture.layerNormEps();
   }
 
   /**
@@ -84,22 +94,26 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     for (Given g : given) {
       switch (g.field()) {
         case "heads" -> agree(g, heads, "num_attention_heads = " + heads);
-        case "activation" -> agree(g, activation.configName(),
-            "its hidden_act is activation " + activation.configName());
-        case "layer-norm-eps" -> agree(g, layerNormEps, "layer_norm_eps = " + layerNormEps);
-        case "norm-first" -> agree(g, false, "model_type = " + family.name()
-            + ", whose layers are post-LN");
-        case "final-norm" -> agree(g, false, "model_type = " + family.name()
-            + ", which has no final LayerNorm");
+        case "activation" -> agree(g, activation().configName(),
+            "its hidden_act is activation " + activation().configName());
+        case "layer-norm-eps" -> agree(g, layerNormEps(), "layer_norm_eps = " + layerNormEps());
+        case "norm-first" -> agree(g, architecture.normFirst(), "model_type = "
+            + family.name() + ", whose layers are " + (architecture.normFirst() ? "pre" : "post")
+            + "-LN");
+        case "final-norm" -> agree(g, architecture.finalNorm(), "model_type = " + family.name()
+            + (architecture.finalNorm() ? ", which has" : ", which has no") + " final LayerNorm");
         case "positional" -> agree(g, PositionalEncoding.NONE.configName(),
-            "model_type = " + family.name() + ", whose positions are in its embedding layer");
+            "model_type = " + family.name() + ", whose positions are "
+            + (architecture.layers().isEmpty() ? "in its embedding layer" : "rotary"));
         case "naming" -> agree(g, TensorNaming.BERT.configName(),
-            "model_type = " + family.name() + ", whose tensors use bert naming");
+            "model_type = " + family.name() + ", whose tensors use " + family.name()
+            + " naming");
         default -> throw new IllegalArgumentException("Unknown model setting " + g.field());
       }
     }
-    return new ModelSettings(heads, activation, false, false, layerNormEps, causal, window,
-        PositionalEncoding.NONE);
+    return new ModelSettings(heads, activation(), architecture.normFirst(),
+        architecture.finalNorm(), layerNormEps(), causal, window, PositionalEncoding.NONE,
+        architecture.layers());
   }
 
   private void agree(Given given, Object folderValue, String folderSays) {
@@ -162,33 +176,25 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     JsonNode config = json(file);
     if (config.has("auto_map")) {
       throw new WeightsException(file + ": auto_map names custom modelling code ("
-          + config.get("auto_map") + "), which this job does not run; supported are bert and "
-          + "xlm-roberta folders without remote code");
+          + config.get("auto_map") + "), which this job does not run; supported are bert, "
+          + "xlm-roberta and modernbert folders without remote code");
     }
     ModelFamily family = ModelFamily.of(config, file);
-    String act = config.path("hidden_act").asText("gelu");
-    Activation activation = switch (act) {
-      case "gelu" -> Activation.GELU;
-      case "gelu_new", "gelu_pytorch_tanh" -> Activation.GELU_TANH;
-      case "relu" -> Activation.RELU;
-      default -> throw new WeightsException(folder.resolve("config.json") + ": hidden_act '"
-          + act + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
-    };
-    String positions = config.path("position_embedding_type").asText("absolute");
-    if (!positions.equals("absolute")) {
-      throw new WeightsException(folder.resolve("config.json") + ": position_embedding_type '"
-          + positions + "' is not supported (absolute)");
+    Optional<Classifier> classifier = classifier(config, file);
+    if (classifier.isPresent() && family.headTensors().isEmpty()) {
+      throw new WeightsException(file + ": architectures names a sequence classifier, whose "
+          + "head this job does not run for " + family.name() + " folders yet; a folder of "
+          + "the bare encoder gives vectors and token embeddings");
     }
     SentenceTransformer st = SentenceTransformer.read(folder);
     return new ModelFolder(folder, family, family.positionOffset(config, file),
         positiveInt(config, "num_hidden_layers", folder),
         positiveInt(config, "hidden_size", folder),
         positiveInt(config, "num_attention_heads", folder),
-        positiveInt(config, "intermediate_size", folder), activation,
-        config.path("layer_norm_eps").asDouble(1e-12),
+        positiveInt(config, "intermediate_size", folder), family.architecture(config, file),
         positiveInt(config, "max_position_embeddings", folder), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
-            .filter(Files::isRegularFile), classifier(config, folder.resolve("config.json")));
+            .filter(Files::isRegularFile), classifier);
   }
 
   /** The classification head config.json describes, if its architecture has one. */

@@ -11,7 +11,7 @@ import java.util.List;
  * type; task checkpoints under {@code roberta.}; {@code XLMRobertaForSequenceClassification}'s
  * head is {@code classifier.dense} + tanh on {@code <s>}, then {@code classifier.out_proj}.
  */
-final class Roberta implements ModelFamily {
+final class Roberta extends BertLayers {
   @Override
   public String name() {
     return "xlm-roberta";

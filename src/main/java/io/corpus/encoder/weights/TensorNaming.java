@@ -1,8 +1,8 @@
 package io.corpus.encoder.weights;
 
 import io.corpus.encoder.common.ConfigName;
-
 import io.corpus.encoder.model.LayerWeights;
+import java.nio.file.Path;
 
 /**
  * Where each parameter of layer i sits in a weights file ({@code model.naming}). Both schemes
@@ -78,6 +78,12 @@ public enum TensorNaming implements ConfigName {
   /** Reads tensors by name, checking each shape. */
   interface TensorSource {
     float[] take(String name, long... shape);
+
+    /** The first dimension of a tensor, or −1 when there is no such tensor. */
+    long rows(String name);
+
+    /** Where the tensors are, for messages. */
+    Path path();
   }
 
   private final String configName;

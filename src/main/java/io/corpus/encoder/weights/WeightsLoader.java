@@ -45,39 +45,21 @@ public final class WeightsLoader {
     Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
         family.keptPrefixes(model.classifier().isPresent()));
     Source source = new Source(file);
-    int e = model.width();
-    String p = "embeddings.";
-    long positions = file.contains(p + "position_embeddings.weight")
-        ? file.info(p + "position_embeddings.weight").shape()[0] : model.maxPositions();
-    long types = file.contains(p + "token_type_embeddings.weight")
-        ? file.info(p + "token_type_embeddings.weight").shape()[0] : 1;
-    long vocabulary = file.contains(p + "word_embeddings.weight")
-        ? file.info(p + "word_embeddings.weight").shape()[0] : 1;
-    if (positions != model.maxPositions()) {
-      throw new WeightsException("Tensor " + p + "position_embeddings.weight has " + positions
-          + " rows but config.json says max_position_embeddings = " + model.maxPositions() + ": "
-          + file.path());
+    EmbeddingWeights embeddings = family.embeddings(source, model);
+    int layers = countLayers(file, family.layerPrefix(), "model_type " + family.name());
+    if (layers != model.layers()) {
+      throw new WeightsException("config.json says num_hidden_layers = " + model.layers()
+          + " but the weights in " + file.path() + " have " + layers);
     }
-    EmbeddingWeights embeddings = new EmbeddingWeights(
-        source.take(p + "word_embeddings.weight", vocabulary, e),
-        source.take(p + "position_embeddings.weight", positions, e),
-        source.take(p + "token_type_embeddings.weight", types, e),
-        source.take(p + "LayerNorm.weight", e), source.take(p + "LayerNorm.bias", e),
-        model.positionOffset(), family.usesTokenTypes());
-    EncoderWeights encoder = readEncoder(file, source, TensorNaming.BERT, model.settings());
-    String[][] checks = {
-        {"num_hidden_layers", String.valueOf(model.layers()), String.valueOf(encoder.layerCount())},
-        {"hidden_size", String.valueOf(e), String.valueOf(encoder.width())},
-        {"intermediate_size", String.valueOf(model.ffnWidth()),
-            String.valueOf(encoder.ffnWidth())}};
-    for (String[] check : checks) {
-      if (!check[1].equals(check[2])) {
-        throw new WeightsException("config.json says " + check[0] + " = " + check[1]
-            + " but the weights in " + file.path() + " have " + check[2]);
-      }
+    List<LayerWeights> layerWeights = new ArrayList<>();
+    for (int i = 0; i < layers; i++) {
+      layerWeights.add(family.layer(source, i, model));
     }
-    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, family, e, c))
-        .orElse(null);
+    float[][] finalNorm = family.finalNorm(source, model);
+    EncoderWeights encoder = new EncoderWeights(layerWeights,
+        finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null);
+    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, family,
+        model.width(), c)).orElse(null);
     source.checkAllUsed(model.settings());
     return new FolderWeights(embeddings, encoder, head, file.leftOut());
   }
@@ -109,7 +91,8 @@ public final class WeightsLoader {
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,
       ModelSettings settings) {
     Path path = file.path();
-    int layers = countLayers(file, naming);
+    int layers = countLayers(file, naming.layerPrefix(), "model.naming = "
+        + naming.configName());
     int width = lengthOf(file, naming.widthTensor(0));
     int ffnWidth = lengthOf(file, naming.ffnBiasTensor(0));
     if (width % settings.heads() != 0) {
@@ -138,8 +121,8 @@ public final class WeightsLoader {
     return new EncoderWeights(layerWeights, finalGamma, finalBeta, positions);
   }
 
-  private static int countLayers(Checkpoint file, TensorNaming naming) {
-    Pattern pattern = Pattern.compile(Pattern.quote(naming.layerPrefix()) + "(\\d+)\\..*");
+  private static int countLayers(Checkpoint file, String layerPrefix, String naming) {
+    Pattern pattern = Pattern.compile(Pattern.quote(layerPrefix) + "(\\d+)\\..*");
     Set<Integer> indices = new TreeSet<>();
     for (String name : file.names()) {
       Matcher m = pattern.matcher(name);
@@ -148,9 +131,8 @@ public final class WeightsLoader {
       }
     }
     if (indices.isEmpty()) {
-      throw new WeightsException("No layer tensors named " + naming.layerPrefix() + "<i>.* in "
-          + file.path() + " (model.naming = " + naming.configName() + "; tensors found: "
-          + preview(file.names()) + ")");
+      throw new WeightsException("No layer tensors named " + layerPrefix + "<i>.* in "
+          + file.path() + " (" + naming + "; tensors found: " + preview(file.names()) + ")");
     }
     int count = indices.size();
     if (!indices.equals(rangeSet(count))) {
@@ -212,6 +194,16 @@ public final class WeightsLoader {
       }
       used.add(name);
       return values;
+    }
+
+    @Override
+    public long rows(String name) {
+      return file.contains(name) ? file.info(name).shape()[0] : -1;
+    }
+
+    @Override
+    public Path path() {
+      return file.path();
     }
 
     void checkAllUsed(ModelSettings settings) {

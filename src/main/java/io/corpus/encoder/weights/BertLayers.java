@@ -1,0 +1,63 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerWeights;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What BERT and RoBERTa share, as {@code modeling_bert.py} computes it: word, position and
+ * token-type embeddings summed and normalized; post-norm layers with biases everywhere, a plain
+ * feed-forward of {@code hidden_act}, absolute positions, every layer global; no final norm.
+ */
+abstract class BertLayers implements ModelFamily {
+  private static final String EMBEDDINGS = "embeddings.";
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    String positions = config.path("position_embedding_type").asText("absolute");
+    if (!positions.equals("absolute")) {
+      throw new WeightsException(file + ": position_embedding_type '" + positions
+          + "' is not supported (absolute)");
+    }
+    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
+        config.path("layer_norm_eps").asDouble(1e-12), false, false, true, true, true,
+        List.of());
+  }
+
+  @Override
+  public String layerPrefix() {
+    return TensorNaming.BERT.layerPrefix();
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    String p = EMBEDDINGS;
+    long types = Math.max(1, read.rows(p + "token_type_embeddings.weight"));
+    long vocabulary = Math.max(1, read.rows(p + "word_embeddings.weight"));
+    long positions = read.rows(p + "position_embeddings.weight");
+    if (positions >= 0 && positions != model.maxPositions()) {
+      throw new WeightsException("Tensor " + p + "position_embeddings.weight has " + positions
+          + " rows but config.json says max_position_embeddings = " + model.maxPositions() + ": "
+          + read.path());
+    }
+    return new EmbeddingWeights(
+        read.take(p + "word_embeddings.weight", vocabulary, e),
+        read.take(p + "position_embeddings.weight", model.maxPositions(), e),
+        read.take(p + "token_type_embeddings.weight", types, e),
+        read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e),
+        model.positionOffset(), usesTokenTypes());
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    return TensorNaming.BERT.readLayer(read, i, model.width(), model.ffnWidth());
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
+}

@@ -1,0 +1,176 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * ModernBERT, as {@code modeling_modernbert.py} computes it: token embeddings then a norm (no
+ * positions, no token types); pre-norm layers whose first has no norm before attention; a fused
+ * {@code Wqkv}; rotary positions, with {@code global_rope_theta} on global layers and
+ * {@code local_rope_theta} on local ones; layer i global when i is a multiple of
+ * {@code global_attn_every_n_layers}, else each query sees the keys within
+ * {@code local_attention / 2} positions; a gated feed-forward ({@code Wi} gives 2F values,
+ * act(first half) ⊙ second half, then {@code Wo}); a final norm; no biases where
+ * {@code attention_bias}, {@code mlp_bias}, {@code norm_bias} are false (zeros stand in).
+ * Task checkpoints ({@code ModernBertForMaskedLM}) put the encoder under {@code model.}; their
+ * {@code head.*} and {@code decoder.*} are left out and listed.
+ *
+ * <p>config.json comes in two forms: transformers 4.x writes {@code global_rope_theta} and
+ * {@code local_rope_theta}; 5.x writes {@code layer_types} and {@code rope_parameters} per
+ * layer type. Both are read, and refused where they disagree with the layer pattern.
+ */
+final class ModernBert implements ModelFamily {
+  private static final String GLOBAL = "full_attention";
+  private static final String LOCAL = "sliding_attention";
+
+  @Override
+  public String name() {
+    return "modernbert";
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    int layers = config.path("num_hidden_layers").asInt(0);
+    int every = config.path("global_attn_every_n_layers").asInt(3);
+    int localAttention = config.path("local_attention").asInt(128);
+    if (every < 1 || localAttention < 2) {
+      throw new WeightsException(file + ": global_attn_every_n_layers = " + every
+          + " and local_attention = " + localAttention + ", expected at least 1 and 2");
+    }
+    double globalTheta = theta(config, GLOBAL, "global_rope_theta", 160_000.0, file);
+    double localTheta = config.path("local_rope_theta").isNull()
+        && !config.has("rope_parameters") ? globalTheta
+        : theta(config, LOCAL, "local_rope_theta", 10_000.0, file);
+    JsonNode types = config.get("layer_types");
+    List<LayerAttention> attention = new ArrayList<>();
+    for (int i = 0; i < layers; i++) {
+      boolean global = i % every == 0;
+      if (types != null && !types.isNull()) {
+        String type = types.path(i).asText("");
+        if (!type.equals(global ? GLOBAL : LOCAL)) {
+          throw new WeightsException(file + ": layer_types[" + i + "] is '" + type + "' but "
+              + "global_attn_every_n_layers = " + every + " makes layer " + i + " "
+              + (global ? GLOBAL : LOCAL) + "; Hugging Face would mix the two");
+        }
+      }
+      attention.add(global ? new LayerAttention(0, globalTheta)
+          : new LayerAttention(localAttention / 2, localTheta));
+    }
+    if (types != null && !types.isNull() && types.size() != layers) {
+      throw new WeightsException(file + ": layer_types has " + types.size() + " entries for "
+          + layers + " layers");
+    }
+    return new Architecture(ModelFamily.activation(config, "hidden_activation", file),
+        config.path("norm_eps").asDouble(1e-5), true, true,
+        config.path("attention_bias").asBoolean(false), config.path("mlp_bias").asBoolean(false),
+        config.path("norm_bias").asBoolean(false), attention);
+  }
+
+  /**
+   * The rotary base of a layer type: 5.x's {@code rope_parameters[type].rope_theta}, else 4.x's
+   * key, else Hugging Face's default. Only the default rotary type is run.
+   */
+  private static double theta(JsonNode config, String type, String key, double fallback,
+      Path file) {
+    JsonNode scaling = config.get("rope_scaling");
+    if (scaling != null && !scaling.isNull()) {
+      throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported (only "
+          + "the default rotary positions)");
+    }
+    JsonNode parameters = config.path("rope_parameters").path(type);
+    if (!parameters.isMissingNode() && !parameters.isNull()) {
+      String ropeType = parameters.path("rope_type").asText("default");
+      if (!ropeType.equals("default")) {
+        throw new WeightsException(file + ": rope_parameters." + type + ".rope_type '"
+            + ropeType + "' is not supported (default)");
+      }
+      if (parameters.has("rope_theta")) {
+        return parameters.get("rope_theta").asDouble();
+      }
+    }
+    JsonNode value = config.get(key);
+    return value == null || value.isNull() ? fallback : value.asDouble();
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "model.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return false;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embeddings.", "layers.", "final_norm.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return "layers.";
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embeddings.tok_embeddings.weight"));
+    float[][] norm = norm(read, "embeddings.norm.", model);
+    return new EmbeddingWeights(read.take("embeddings.tok_embeddings.weight", vocabulary, e),
+        null, null, norm[0], norm[1], 0, false);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    String p = "layers." + i + ".";
+    boolean attentionBias = model.architecture().projectionBias();
+    boolean mlpBias = model.architecture().feedForwardBias();
+    float[] wi = read.take(p + "mlp.Wi.weight", 2L * f, e);           // (2F, E): input, gate
+    float[] wiBias = mlpBias ? read.take(p + "mlp.Wi.bias", 2L * f) : new float[2 * f];
+    float[][] attentionNorm = i == 0 ? new float[2][] : norm(read, p + "attn_norm.", model);
+    float[][] mlpNorm = norm(read, p + "mlp_norm.", model);
+    return new LayerWeights(
+        read.take(p + "attn.Wqkv.weight", 3L * e, e),
+        attentionBias ? read.take(p + "attn.Wqkv.bias", 3L * e) : new float[3 * e],
+        read.take(p + "attn.Wo.weight", e, e),
+        attentionBias ? read.take(p + "attn.Wo.bias", e) : new float[e],
+        Arrays.copyOfRange(wi, 0, f * e), Arrays.copyOfRange(wiBias, 0, f),
+        read.take(p + "mlp.Wo.weight", e, f),
+        mlpBias ? read.take(p + "mlp.Wo.bias", e) : new float[e],
+        attentionNorm[0], attentionNorm[1], mlpNorm[0], mlpNorm[1],
+        Arrays.copyOfRange(wi, f * e, 2 * f * e), Arrays.copyOfRange(wiBias, f, 2 * f));
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return norm(read, "final_norm.", model);
+  }
+
+  /** A norm's scale and shift; zeros for the shift when {@code norm_bias} is false. */
+  private static float[][] norm(TensorNaming.TensorSource read, String prefix, ModelFolder model) {
+    int e = model.width();
+    boolean bias = model.architecture().normBias();
+    return new float[][] {read.take(prefix + "weight", e),
+        bias ? read.take(prefix + "bias", e) : new float[e]};
+  }
+
+  /** None yet: ModernBERT's head pools, then dense, activation and norm, then classifier. */
+  @Override
+  public List<String> headTensors() {
+    return List.of();
+  }
+}
