@@ -63,4 +63,10 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
   public int tokenTypes() {
     return tokenType == null ? 1 : tokenType.length / width();
   }
+
+  /** Number of float parameters. */
+  public long parameterCount() {
+    return word.length + (position == null ? 0 : position.length)
+        + (tokenType == null ? 0 : tokenType.length) + 2L * width();
+  }
 }

@@ -38,8 +38,7 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
   public long parameterCount() {
     long count = encoder.parameterCount();
     if (embeddings != null) {
-      count += embeddings.word().length + embeddings.position().length
-          + embeddings.tokenType().length + 2L * embeddings.width();
+      count += embeddings.parameterCount();
     }
     if (head != null) {
       count += head.parameterCount();

@@ -1,0 +1,141 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Golden model folders of one family under src/test/resources (made by a jobs/make_*_cases.py
+ * script: a random checkpoint, its tokenizer.json, and texts.json with the reference ids, last
+ * hidden states and pooled vectors), run through the job, compared with the reference.
+ *
+ * @param cases the folder holding the cases, one subfolder each
+ * @param tmp where inputs and outputs go
+ */
+record FolderCases(String cases, Path tmp) {
+
+  /** The worst ‖Δ‖/‖ref‖ of last hidden states and the worst 1 − cosine of pooled vectors. */
+  record Worst(double states, double cosine) {}
+
+  Path folder(String name) {
+    return Path.of("src", "test", "resources", cases, name).toAbsolutePath();
+  }
+
+  JsonNode json(String name, String file) throws Exception {
+    return new ObjectMapper().readTree(folder(name).resolve(file).toFile());
+  }
+
+  /** The rows' ids and texts (and passages, for pairs) as a one-file Parquet input. */
+  Path parquet(SparkSession spark, JsonNode rows, boolean pairs) {
+    List<Row> out = new ArrayList<>();
+    for (JsonNode r : rows) {
+      out.add(pairs ? RowFactory.create(r.get("id").asText(), r.get("a").asText(),
+          r.get("b").asText()) : RowFactory.create(r.get("id").asText(), r.get("a").asText()));
+    }
+    StructType schema = new StructType().add("id", DataTypes.StringType)
+        .add("text", DataTypes.StringType);
+    if (pairs) {
+      schema = schema.add("passage", DataTypes.StringType);
+    }
+    Path input = tmp.resolve(pairs ? "pairs.parquet" : "texts.parquet");
+    if (!Files.exists(input)) {
+      spark.createDataFrame(out, schema).coalesce(1).write().parquet(input.toString());
+    }
+    return input;
+  }
+
+  /**
+   * Runs jobs/encode on the case's folder, checks that the summary names {@code family}, and
+   * returns the embeddings table by id.
+   */
+  Map<String, Row> runJob(String name, Path input, boolean pairs, String extra,
+      String family) throws Exception {
+    Path output = tmp.resolve("out-" + name + (pairs ? "-pairs" : "") + "-" + extra.hashCode());
+    JobRunner.Result run = JobRunner.run(tmp,
+        "input { path = \"" + input + "\", "
+            + (pairs ? "text-pair-columns = [text, passage]" : "text-column = text") + " }",
+        "model.path = \"" + folder(name) + "\"",
+        "output.path = \"" + output + "\"",
+        "execution.batch-tokens = 64", extra);
+    assertEquals(0, run.code(), run.error());
+    String summary = Files.readString(output.resolve("run-summary.json"));
+    assertTrue(summary.contains("\"family\" : \"" + family + "\""), "the summary names "
+        + family);
+    return byId(SparkTestSession.get().read().parquet(output.resolve("embeddings").toString())
+        .collectAsList());
+  }
+
+  static Map<String, Row> byId(List<Row> rows) {
+    Map<String, Row> out = new HashMap<>();
+    rows.forEach(r -> out.put(r.getAs("id"), r));
+    return out;
+  }
+
+  /** Token ids (and a pair's type ids) as the reference tokenizer gives them. */
+  static void assertIds(JsonNode want, Row got) {
+    assertEquals(ints(want.get("input_ids")), got.getList(got.fieldIndex("input_ids")),
+        want.get("id").asText());
+    if (want.has("b")) {
+      assertEquals(ints(want.get("token_type_ids")),
+          got.getList(got.fieldIndex("token_type_ids")), want.get("id").asText());
+    }
+  }
+
+  private static List<Integer> ints(JsonNode values) {
+    List<Integer> out = new ArrayList<>();
+    values.forEach(i -> out.add(i.asInt()));
+    return out;
+  }
+
+  /**
+   * Every reference row's ids, last hidden states ({@code embeddings}) and pooled vector
+   * against each output, which must hold exactly the reference's rows.
+   */
+  static Worst compare(JsonNode texts, Collection<Map<String, Row>> outputs) {
+    double worstState = 0;
+    double worstCosine = 0;
+    for (Map<String, Row> rows : outputs) {
+      assertEquals(texts.size(), rows.size());
+      for (JsonNode want : texts) {
+        Row got = rows.get(want.get("id").asText());
+        assertIds(want, got);
+        double[][] states = SparkInputs.matrix(got.getAs("embeddings"));
+        assertEquals(want.get("last_hidden_state").size(), states.length);
+        double diff = 0;
+        double norm = 0;
+        for (int t = 0; t < states.length; t++) {
+          for (int c = 0; c < states[t].length; c++) {
+            double w = want.get("last_hidden_state").get(t).get(c).asDouble();
+            diff += Math.pow(states[t][c] - w, 2);
+            norm += w * w;
+          }
+        }
+        worstState = Math.max(worstState, Math.sqrt(diff / norm));
+        double[] pooled = SparkInputs.vector(got.getAs("pooled"));
+        double[] expected = new double[pooled.length];
+        for (int c = 0; c < pooled.length; c++) {
+          expected[c] = want.get("pooled").get(c).asDouble();
+        }
+        worstCosine = Math.max(worstCosine, 1 - Tolerances.cosine(pooled, expected));
+      }
+    }
+    return new Worst(worstState, worstCosine);
+  }
+}

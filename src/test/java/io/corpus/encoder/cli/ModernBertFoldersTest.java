@@ -1,0 +1,100 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.weights.FolderWeights;
+import io.corpus.encoder.weights.ModelFolder;
+import io.corpus.encoder.weights.WeightsException;
+import io.corpus.encoder.weights.WeightsLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * ModernBERT folders (src/test/resources/modernbert-cases, made by
+ * jobs/make_modernbert_cases.py: random checkpoints saved as ModernBertModel, BF16, with a
+ * transformers 4.x config.json and no biases, and as ModernBertForMaskedLM, F32, `model.`
+ * prefix, a 5.x config.json and every bias; byte-level BPE tokenizer.json; reference ids from
+ * Hugging Face's Rust tokenizer, outputs from a float64 PyTorch port of modeling_modernbert.py):
+ * texts in eight languages, emoji, the empty string, texts longer than the local window and one
+ * past the token limit, through the job and the Transformer, in batches with padding.
+ */
+class ModernBertFoldersTest {
+  private static final double TOLERANCE = 1e-4;
+
+  @TempDir
+  Path tmp;
+
+  private FolderCases cases() {
+    return new FolderCases("modernbert-cases", tmp);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"modernbert-embedding", "modernbert-mlm"})
+  void hiddenStatesAndVectorsEqualThePortThroughTheJobAndTheTransformer(String name)
+      throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    JsonNode texts = cases().json(name, "texts.json");
+    Path input = cases().parquet(spark, texts, false);
+    Map<String, Row> job = cases().runJob(name, input, false, "input.max-tokens = 40",
+        "modernbert");
+    Dataset<Row> frame = spark.read().parquet(input.toString()).repartition(2);
+    Map<String, Row> transformer = FolderCases.byId(new EncoderTransformer()
+        .setModelPath(cases().folder(name).toString()).setTextCol("text").setMaxTokens(40)
+        .transform(frame).collectAsList());
+    FolderCases.Worst worst = FolderCases.compare(texts, List.of(job, transformer));
+    System.out.printf("ModernBertFoldersTest: %s, worst ‖Δ‖/‖ref‖ of last hidden states %.2e, "
+        + "worst 1 - cosine of pooled vectors %.2e%n", name, worst.states(), worst.cosine());
+    assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
+    assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
+  }
+
+  /** The masked-LM checkpoint's head is left out and listed; the encoder's tensors all used. */
+  @Test
+  void theMaskedLmHeadIsLeftOutAndListed() {
+    FolderWeights weights = WeightsLoader.load(ModelFolder.read(
+        cases().folder("modernbert-mlm")));
+    assertEquals(List.of("head.dense.weight", "head.norm.weight", "head.norm.bias",
+        "decoder.bias"), weights.leftOut());
+    assertEquals(3, weights.encoder().layerCount());
+    assertTrue(weights.encoder().layers().get(1).gated());
+  }
+
+  /** What the job does not run is refused before Spark, in one line naming what it found. */
+  @Test
+  void unsupportedModernBertFoldersAreRefusedInOneLine() throws Exception {
+    String v4 = Files.readString(cases().folder("modernbert-embedding").resolve("config.json"));
+    String v5 = Files.readString(cases().folder("modernbert-mlm").resolve("config.json"));
+    Map<String, String> refused = Map.of(
+        v5.replaceFirst("\"sliding_attention\"", "\"full_attention\""),
+        "layer_types[1] is 'full_attention' but global_attn_every_n_layers = 2 makes layer 1 "
+            + "sliding_attention",
+        v5.replaceFirst("\"rope_type\": \"default\"", "\"rope_type\": \"yarn\""),
+        "rope_parameters.full_attention.rope_type 'yarn' is not supported",
+        v4.replace("\"ModernBertModel\"", "\"ModernBertForSequenceClassification\""),
+        "whose head this job does not run for modernbert folders yet",
+        v4.replace("\"hidden_activation\": \"gelu\"", "\"hidden_activation\": \"silu\""),
+        "hidden_activation 'silu' is not supported");
+    int n = 0;
+    for (Map.Entry<String, String> c : refused.entrySet()) {
+      Path other = Files.createDirectories(tmp.resolve("other-" + n++));
+      Files.writeString(other.resolve("config.json"), c.getKey());
+      WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(other));
+      assertTrue(e.getMessage().contains(c.getValue()), e.getMessage());
+      assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+    }
+  }
+}
