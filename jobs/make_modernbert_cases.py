@@ -189,7 +189,8 @@ def modernbert(c, w, ids):
     def rotate_half(x):
         return torch.cat((-x[..., D // 2:], x[..., :D // 2]), dim=-1)
 
-    positions = torch.arange(T, dtype=torch.float64)
+    dtype = w["embeddings.tok_embeddings.weight"].dtype     # float64 here, float32 in benchmarks
+    positions = torch.arange(T, dtype=dtype)
     distance = (positions[:, None] - positions[None, :]).abs()
     x = ln(w["embeddings.tok_embeddings.weight"][torch.tensor(ids, dtype=torch.long)],
            "embeddings.norm.")
@@ -199,7 +200,7 @@ def modernbert(c, w, ids):
         qkv = lin(h, p + "attn.Wqkv").view(T, 3, H, D)
         q, k, v = (qkv[:, j].transpose(0, 1) for j in range(3))        # (H, T, D)
         theta = c["global_theta"] if is_global else c["local_theta"]
-        inv_freq = 1.0 / theta ** (torch.arange(0, D, 2, dtype=torch.float64) / D)
+        inv_freq = 1.0 / theta ** (torch.arange(0, D, 2, dtype=dtype) / D)
         freqs = positions[:, None] * inv_freq[None, :]
         emb = torch.cat((freqs, freqs), dim=-1)
         cos, sin = emb.cos(), emb.sin()

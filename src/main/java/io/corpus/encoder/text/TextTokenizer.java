@@ -64,6 +64,8 @@ public final class TextTokenizer implements AutoCloseable {
         "addSpecialTokens", "true",
         "truncation", "true",
         "maxLength", String.valueOf(maxTokens),
+        // The library caps maxLength at this, 512 unless told: 8,192-token models need it raised.
+        "modelMaxLength", String.valueOf(maxTokens),
         "padding", "false"));
     if (overlap >= 0) {
       options.put("stride", String.valueOf(overlap));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.FolderWeights;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.WeightsException;
@@ -60,6 +61,25 @@ class ModernBertFoldersTest {
         + "worst 1 - cosine of pooled vectors %.2e%n", name, worst.states(), worst.cosine());
     assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
     assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
+  }
+
+  /**
+   * A text of more than 512 tokens keeps them all up to the limit asked for: the tokenizer
+   * library caps its cut at a "model max length" of 512 unless told otherwise, which would cut
+   * 8,192-token models short.
+   */
+  @Test
+  void longTextsAreCutAtTheLimitAskedForNotAt512() {
+    String text = "Rotary positions reach far beyond five hundred and twelve tokens. ".repeat(60);
+    Path tokenizer = cases().folder("modernbert-embedding").resolve("tokenizer.json");
+    try (TextTokenizer uncut = TextTokenizer.open(tokenizer, 100_000);
+        TextTokenizer cut = TextTokenizer.open(tokenizer, 1500)) {
+      int length = uncut.encode(text).ids().length;
+      assertTrue(length > 1500, "the text has " + length + " tokens");
+      int[] ids = cut.encode(text).ids();
+      assertEquals(1500, ids.length);
+      assertEquals("[SEP]", cut.encode(text).tokens()[1499], "the closing token stays");
+    }
   }
 
   /** The masked-LM checkpoint's head is left out and listed; the encoder's tensors all used. */
