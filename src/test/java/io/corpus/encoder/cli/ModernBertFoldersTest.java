@@ -1,11 +1,14 @@
 package io.corpus.encoder.cli;
 
+import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.FolderWeights;
@@ -80,6 +83,55 @@ class ModernBertFoldersTest {
       assertEquals(1500, ids.length);
       assertEquals("[SEP]", cut.encode(text).tokens()[1499], "the closing token stays");
     }
+  }
+
+  /**
+   * Maps, statistics, rollout and the report work for ModernBERT as for BERT: the maps of a
+   * local layer are zero beyond its window (local_attention 8: 4 positions either side) and
+   * those of a global layer are not; every row sums to 1; the report's head view shows the
+   * tokenizer's pieces.
+   */
+  @Test
+  void attentionMapsShowTheLocalWindowAndTheReportIsWritten() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    JsonNode texts = cases().json("modernbert-embedding", "texts.json");
+    Path input = cases().parquet(spark, texts, false);
+    Path output = tmp.resolve("maps");
+    JobRunner.Result run = JobRunner.run(tmp,
+        "input { path = \"" + input + "\", text-column = text, max-tokens = 40 }",
+        "model.path = \"" + cases().folder("modernbert-embedding") + "\"",
+        "output { path = \"" + output + "\", attention { enabled = true, layers = [0, 1], "
+            + "stats = true, rollout = true }, report.enabled = true }");
+    assertEquals(0, run.code(), run.error());
+    Row window = spark.read().parquet(output.resolve("attention").toString())
+        .where(col("id").equalTo("window")).where(col("head").equalTo(0))
+        .orderBy("layer").collectAsList().get(1);
+    assertEquals(1, (int) window.getAs("layer"));
+    double[][] local = SparkInputs.matrix(window.getAs("weights"));
+    double beyond = 0;
+    for (int q = 0; q < local.length; q++) {
+      double sum = 0;
+      for (int k = 0; k < local.length; k++) {
+        sum += local[q][k];
+        beyond += Math.abs(q - k) > 4 ? local[q][k] : 0;
+      }
+      assertEquals(1, sum, 1e-5, "row " + q);
+    }
+    assertEquals(0, beyond, "weights beyond the window");
+    Row global = spark.read().parquet(output.resolve("attention").toString())
+        .where(col("id").equalTo("window")).where(col("head").equalTo(0))
+        .where(col("layer").equalTo(0)).first();
+    assertTrue(SparkInputs.matrix(global.getAs("weights"))[39][0] > 0, "layer 0 is global");
+    String html = Files.readString(output.resolve("report/index.html"));
+    String marker = "<script type=\"application/json\" id=\"report-data\">";
+    int from = html.indexOf(marker) + marker.length();
+    JsonNode sequence = new ObjectMapper().readTree(html.substring(from,
+        html.indexOf("</script>", from)).replace("<\\/", "</")).get("sequences").get(0);
+    JsonNode expected = null;
+    for (JsonNode t : texts) {
+      expected = t.get("id").asText().equals(sequence.get("id").asText()) ? t : expected;
+    }
+    assertEquals(expected.get("tokens"), sequence.get("tokens"), "the head view's tokens");
   }
 
   /** The masked-LM checkpoint's head is left out and listed; the encoder's tensors all used. */
