@@ -134,6 +134,25 @@ def write_safetensors(path, tensors):
             f.write(b)
 
 
+def write_sentence_transformers(folder, width, max_seq=None):
+    """A sentence-transformers pipeline: modules.json (Transformer, mean Pooling, Normalize),
+    1_Pooling/config.json and, with max_seq, sentence_bert_config.json."""
+    json.dump([{"idx": 0, "name": "0", "path": "", "type":
+                "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling", "type":
+                "sentence_transformers.models.Pooling"},
+               {"idx": 2, "name": "2", "path": "2_Normalize", "type":
+                "sentence_transformers.models.Normalize"}],
+              open(os.path.join(folder, "modules.json"), "w"), indent=2)
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    json.dump({"word_embedding_dimension": width, "pooling_mode_cls_token": False,
+               "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False},
+              open(os.path.join(folder, "1_Pooling", "config.json"), "w"), indent=2)
+    if max_seq:
+        json.dump({"max_seq_length": max_seq, "do_lower_case": False},
+                  open(os.path.join(folder, "sentence_bert_config.json"), "w"), indent=2)
+
+
 def layer_norm(x, g, b, eps):
     mean = x.mean(-1, keepdim=True)
     var = ((x - mean) ** 2).mean(-1, keepdim=True)

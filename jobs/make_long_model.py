@@ -13,14 +13,14 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_bert_cases import stored, write_safetensors  # noqa: E402
+from make_bert_cases import stored, write_safetensors, write_sentence_transformers  # noqa
 from make_modernbert_cases import config_json, random_modernbert, tokenizer_json, train_bpe  # noqa
 
 ap = argparse.ArgumentParser()
 ap.add_argument("dir")
 ap.add_argument("--layers", type=int, default=22)
 a = ap.parse_args()
-os.makedirs(os.path.join(a.dir, "1_Pooling"), exist_ok=True)
+os.makedirs(a.dir, exist_ok=True)
 vocab, merges = train_bpe(400)
 tokenizer, ids = tokenizer_json(vocab, merges, pair_merges=False)
 json.dump(tokenizer, open(os.path.join(a.dir, "tokenizer.json"), "w"), ensure_ascii=False)
@@ -36,15 +36,5 @@ for name, v in random_modernbert(c, rng).items():
     raw, _ = stored(v.astype(np.float32), "BF16")
     tensors[name] = ("BF16", v.shape, raw)
 write_safetensors(os.path.join(a.dir, "model.safetensors"), tensors)
-json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-           {"idx": 1, "name": "1", "path": "1_Pooling", "type":
-            "sentence_transformers.models.Pooling"},
-           {"idx": 2, "name": "2", "path": "2_Normalize", "type":
-            "sentence_transformers.models.Normalize"}],
-          open(os.path.join(a.dir, "modules.json"), "w"), indent=2)
-json.dump({"word_embedding_dimension": 768, "pooling_mode_cls_token": False,
-           "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False},
-          open(os.path.join(a.dir, "1_Pooling", "config.json"), "w"), indent=2)
-json.dump({"max_seq_length": 8192, "do_lower_case": False},
-          open(os.path.join(a.dir, "sentence_bert_config.json"), "w"), indent=2)
+write_sentence_transformers(a.dir, 768, 8192)
 print(f"{a.dir}: ModernBERT-base shapes, {a.layers} layers, BF16")

@@ -30,23 +30,12 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_bert_cases import act, stored, write_safetensors  # noqa: E402
-from make_xlmr_cases import reference_ids  # noqa: E402
+from make_bert_cases import act, stored, write_safetensors, write_sentence_transformers  # noqa
+from make_xlmr_cases import TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
 
 MAX_TOKENS = 40        # the jobs' token limit
 POSITIONS = 64         # max_position_embeddings
-TEXTS = [
-    ["en", "The quick brown fox jumps over the lazy dog."],
-    ["fr", "Le café est très chaud ce matin, dit la naïve Zoë."],
-    ["de", "Der Bär läuft über die Straße nach Köln."],
-    ["es", "El niño comió una manzana en el jardín."],
-    ["ja", "東京は日本の首都です。"],
-    ["ru", "Москва — столица России."],
-    ["ar", "القاهرة عاصمة مصر"],
-    ["hi", "नमस्ते दुनिया"],
-    ["emoji", "Emoji 😀👍🏽 and a snowman ☃ here"],
-    ["empty", ""],
-    ["spaces", "  several   spaces\tand a tab  "],
+TEXTS = [t for t in XLMR_TEXTS if t[0] != "long"] + [   # eight languages, emoji, "", spaces
     ["window", "Rotary positions let each local layer see only its neighbours, while every "
                "third layer sees the whole text."],
     ["long", "This sentence is repeated to go past the limit of tokens. " * 8],
@@ -287,19 +276,7 @@ def write_case(c, out, seed):
     json.dump([forward(r) for r in texts], open(os.path.join(folder, "texts.json"), "w"),
               separators=(",", ":"), ensure_ascii=False)
     if c["sentence_transformers"]:
-        json.dump([{"idx": 0, "name": "0", "path": "", "type":
-                    "sentence_transformers.models.Transformer"},
-                   {"idx": 1, "name": "1", "path": "1_Pooling", "type":
-                    "sentence_transformers.models.Pooling"},
-                   {"idx": 2, "name": "2", "path": "2_Normalize", "type":
-                    "sentence_transformers.models.Normalize"}],
-                  open(os.path.join(folder, "modules.json"), "w"), indent=2)
-        os.makedirs(os.path.join(folder, "1_Pooling"))
-        json.dump({"word_embedding_dimension": c["E"], "pooling_mode_cls_token": False,
-                   "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False},
-                  open(os.path.join(folder, "1_Pooling", "config.json"), "w"), indent=2)
-        json.dump({"max_seq_length": MAX_TOKENS, "do_lower_case": False},
-                  open(os.path.join(folder, "sentence_bert_config.json"), "w"), indent=2)
+        write_sentence_transformers(folder, c["E"], MAX_TOKENS)
     print(f"{folder}: L={c['L']} E={c['E']} {c['dtype']}, vocabulary {len(ids)} "
           f"({len(merges)} merges), {len(texts)} texts, config {c['config_form']}")
 

@@ -23,7 +23,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_bert_cases import bert, random_bert, stored, write_safetensors  # noqa: E402
+from make_bert_cases import (bert, random_bert, stored, write_safetensors,  # noqa: E402
+                             write_sentence_transformers)
 from make_classifier_cases import scores  # noqa: E402
 
 MAX_TOKENS = 32        # the jobs' input.max-tokens for texts and pairs
@@ -194,17 +195,7 @@ def write_case(c, out, seed):
     json.dump([forward(r) for r in pairs], open(os.path.join(folder, "pairs.json"), "w"),
               separators=(",", ":"), ensure_ascii=False)
     if not labels:
-        json.dump([{"idx": 0, "name": "0", "path": "", "type":
-                    "sentence_transformers.models.Transformer"},
-                   {"idx": 1, "name": "1", "path": "1_Pooling", "type":
-                    "sentence_transformers.models.Pooling"},
-                   {"idx": 2, "name": "2", "path": "2_Normalize", "type":
-                    "sentence_transformers.models.Normalize"}],
-                  open(os.path.join(folder, "modules.json"), "w"), indent=2)
-        os.makedirs(os.path.join(folder, "1_Pooling"))
-        json.dump({"word_embedding_dimension": c["E"], "pooling_mode_cls_token": False,
-                   "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False},
-                  open(os.path.join(folder, "1_Pooling", "config.json"), "w"), indent=2)
+        write_sentence_transformers(folder, c["E"])
     print(f"{folder}: L={c['L']} E={c['E']} {c['dtype']}, vocabulary {len(vocab)}, "
           f"{len(texts)} texts, {len(pairs)} pairs, {c['form']} post-processor")
 

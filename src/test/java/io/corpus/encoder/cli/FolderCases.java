@@ -1,6 +1,7 @@
 package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
+import io.corpus.encoder.weights.ModelFolder;
+import io.corpus.encoder.weights.WeightsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -137,5 +140,20 @@ record FolderCases(String cases, Path tmp) {
       }
     }
     return new Worst(worstState, worstCosine);
+  }
+
+  /**
+   * Each config.json text, alone in a folder, is refused by {@link ModelFolder#read} in one
+   * line containing what the map gives for it.
+   */
+  void assertRefusedInOneLine(Map<String, String> configs) throws Exception {
+    int n = 0;
+    for (Map.Entry<String, String> c : configs.entrySet()) {
+      Path other = Files.createDirectories(tmp.resolve("refused-" + n++));
+      Files.writeString(other.resolve("config.json"), c.getKey());
+      WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(other));
+      assertTrue(e.getMessage().contains(c.getValue()), e.getMessage());
+      assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+    }
   }
 }
