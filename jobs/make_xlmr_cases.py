@@ -7,6 +7,8 @@ SentencePiece-Unigram tokenizer.json of the shape the Hub's XLM-R files have (`<
 <unk>` at ids 0 to 3, Metaspace, `<s> A </s>` and `<s> A </s></s> B </s>`), in both forms: the
 older RobertaProcessing post-processor and today's TemplateProcessing. Its normalizer is NFKC
 then runs of spaces collapsed, where the Hub's files carry SentencePiece's precompiled NFKC map.
+And a RoBERTa folder (model_type roberta, RobertaModel, F16, sentence-transformers pipeline),
+which differs in its tokenizer only: byte-level BPE with RobertaProcessing.
 
 The reference ids come from Hugging Face's Rust tokenizer (jobs/tokenize_ids.js on npm's
 `tokenizers` 0.13.3); the reference outputs from a float64 PyTorch port of
@@ -108,6 +110,32 @@ def tokenizer_json(vocab, form):
             "model": {"type": "Unigram", "unk_id": 3, "vocab": vocab}}
 
 
+def bpe_tokenizer_json():
+    """RoBERTa's form (model_type roberta): byte-level BPE (merges trained on the texts by
+    jobs/make_modernbert_cases.py), `<s> <pad> </s> <unk>` at ids 0 to 3 and `<mask>` last, no
+    normalizer, ByteLevel without a prefix space, RobertaProcessing. Returns it and its size."""
+    from make_modernbert_cases import train_bpe   # it imports this module's texts
+    pieces, merges = train_bpe(400)
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    vocab = {t: i for i, t in enumerate(specials + pieces + ["<mask>"])}
+    added = [{"id": vocab[t], "content": t, "single_word": False, "lstrip": t == "<mask>",
+              "rstrip": False, "normalized": False, "special": True}
+             for t in specials + ["<mask>"]]
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+            "normalizer": None,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False,
+                              "trim_offsets": True, "use_regex": True},
+            "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2],
+                               "cls": ["<s>", 0], "trim_offsets": True,
+                               "add_prefix_space": False},
+            "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                        "use_regex": True},
+            "model": {"type": "BPE", "dropout": None, "unk_token": None,
+                      "continuing_subword_prefix": "", "end_of_word_suffix": "",
+                      "fuse_unk": False, "byte_fallback": False, "vocab": vocab,
+                      "merges": [f"{a} {b}" for a, b in merges]}}, len(vocab)
+
+
 def reference_ids(tokenizer, rows, max_tokens):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(rows, f)
@@ -140,8 +168,9 @@ def checkpoint(c, rng, folder, vocab_size):
         w[name] = back
     write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
     config = {"architectures": ["XLMRobertaForSequenceClassification" if labels
-                                else "XLMRobertaModel"],
-              "model_type": "xlm-roberta", "hidden_size": c["E"],
+                                else "XLMRobertaModel" if c["form"] != "bpe" else "RobertaModel"],
+              "model_type": "xlm-roberta" if c["form"] != "bpe" else "roberta",
+              "hidden_size": c["E"],
               "num_hidden_layers": c["L"], "num_attention_heads": c["H"],
               "intermediate_size": c["F"], "hidden_act": "gelu", "layer_norm_eps": 1e-5,
               "max_position_embeddings": POSITIONS, "type_vocab_size": 1,
@@ -162,16 +191,20 @@ def write_case(c, out, seed):
     folder = os.path.join(out, c["name"])
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    vocab = vocabulary()
     tokenizer = os.path.join(folder, "tokenizer.json")
-    json.dump(tokenizer_json(vocab, c["form"]), open(tokenizer, "w", encoding="utf-8"),
-              ensure_ascii=False)
-    c, w = checkpoint(c, rng, folder, len(vocab))
+    if c["form"] == "bpe":
+        content, size = bpe_tokenizer_json()
+    else:
+        vocab = vocabulary()
+        content, size = tokenizer_json(vocab, c["form"]), len(vocab)
+    json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
+    c, w = checkpoint(c, rng, folder, size)
     labels = c.get("labels")
     texts = reference_ids(tokenizer, [{"id": i, "a": t} for i, t in TEXTS], MAX_TOKENS)
     pairs = reference_ids(tokenizer, [{"id": i, "a": a, "b": b} for i, a, b in PAIRS],
                           MAX_TOKENS)
-    assert any(LEFT_OUT in r["a"] and 3 in r["input_ids"] for r in texts), "no <unk>"
+    assert c["form"] == "bpe" or any(LEFT_OUT in r["a"] and 3 in r["input_ids"]
+                                     for r in texts), "no <unk>"
     assert any(r["full_length"] > MAX_TOKENS for r in texts), "no text is cut"
 
     def forward(row):
@@ -196,7 +229,7 @@ def write_case(c, out, seed):
               separators=(",", ":"), ensure_ascii=False)
     if not labels:
         write_sentence_transformers(folder, c["E"])
-    print(f"{folder}: L={c['L']} E={c['E']} {c['dtype']}, vocabulary {len(vocab)}, "
+    print(f"{folder}: L={c['L']} E={c['E']} {c['dtype']}, vocabulary {size}, "
           f"{len(texts)} texts, {len(pairs)} pairs, {c['form']} post-processor")
 
 
@@ -207,6 +240,7 @@ CASES = [
     dict(name="xlmr-cross-encoder-1-label", L=2, E=48, H=6, F=96, dtype="F16", form="template",
          labels=["LABEL_0"], problem_type=None,
          activation="torch.nn.modules.activation.Identity"),
+    dict(name="roberta-bpe-embedding", L=2, E=32, H=4, F=64, dtype="F16", form="bpe"),
 ]
 
 if __name__ == "__main__":

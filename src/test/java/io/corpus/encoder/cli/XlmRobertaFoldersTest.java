@@ -41,20 +41,22 @@ class XlmRobertaFoldersTest {
     return cases().runJob(name, input, pairs, extra, "xlm-roberta");
   }
 
-  @Test
-  void sentenceVectorsAndHiddenStatesEqualThePortThroughTheJobAndTheTransformer()
+  /** XLM-R's Unigram folder, and RoBERTa's (model_type roberta), whose tokenizer is BPE. */
+  @ParameterizedTest
+  @ValueSource(strings = {"xlmr-embedding", "roberta-bpe-embedding"})
+  void sentenceVectorsAndHiddenStatesEqualThePortThroughTheJobAndTheTransformer(String name)
       throws Exception {
     SparkSession spark = SparkTestSession.get();
-    JsonNode texts = cases().json("xlmr-embedding", "texts.json");
+    JsonNode texts = cases().json(name, "texts.json");
     Path input = cases().parquet(spark, texts, false);
-    Map<String, Row> job = runJob("xlmr-embedding", input, false, "input.max-tokens = 32");
+    Map<String, Row> job = runJob(name, input, false, "input.max-tokens = 32");
     Dataset<Row> frame = spark.read().parquet(input.toString()).repartition(2);
     Map<String, Row> transformer = FolderCases.byId(new EncoderTransformer()
-        .setModelPath(cases().folder("xlmr-embedding").toString()).setTextCol("text")
+        .setModelPath(cases().folder(name).toString()).setTextCol("text")
         .setMaxTokens(32).transform(frame).collectAsList());
     FolderCases.Worst worst = FolderCases.compare(texts, List.of(job, transformer));
-    System.out.printf("XlmRobertaFoldersTest: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst "
-        + "1 - cosine of sentence vectors %.2e%n", worst.states(), worst.cosine());
+    System.out.printf("XlmRobertaFoldersTest: %s, worst ‖Δ‖/‖ref‖ of last hidden states %.2e, "
+        + "worst 1 - cosine of sentence vectors %.2e%n", name, worst.states(), worst.cosine());
     assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
     assertTrue(worst.cosine() <= 1e-6, "sentence vectors " + worst.cosine());
   }
