@@ -4,6 +4,8 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.text.TextTokenizer;
 
@@ -19,9 +21,13 @@ final class Checks {
   static String describe(JobSettings settings, LoadedModel model, double seconds) {
     StringBuilder s = new StringBuilder("check: ok in " + String.format("%.1f", seconds) + " s\n");
     EncoderWeights w = model.weights().encoder();
-    s.append(String.format("model: %s; %d layers, E = %d, H = %d, F = %d, %,d parameters%n",
-        settings.weights().location(), w.layerCount(), w.width(), settings.model().heads(),
-        w.ffnWidth(), model.weights().parameterCount()));
+    s.append(String.format("model: %s%s; %d layers, E = %d, H = %d, F = %d, %,d parameters%n",
+        settings.weights().location(), model.isFolder() ? " (" + model.folder().family().name()
+            + ")" : "", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
+        model.weights().parameterCount()));
+    if (model.isFolder() && !model.settings().layers().isEmpty()) {
+      s.append("layers: ").append(layerPattern(model.settings())).append('\n');
+    }
     JobSettings.Input in = settings.input();
     if (model.isFolder() && model.tokenizerJson() != null) {
       int chunkOverlap = in.onTooLong() == JobSettings.OnTooLong.CHUNK ? in.chunkOverlap() : -1;
@@ -43,6 +49,25 @@ final class Checks {
         .append(head == null ? "" : "; classifier of " + head.labelCount() + " labels "
             + head.labels() + ", scores " + head.scoring().name().toLowerCase(
                 java.util.Locale.ROOT));
+    return s.toString();
+  }
+
+  /**
+   * How the layers attend, in runs: "0-0 global (rotary θ 160000), 1-2 window ±64 (rotary θ
+   * 10000), …".
+   */
+  static String layerPattern(ModelSettings m) {
+    StringBuilder s = new StringBuilder();
+    int start = 0;
+    for (int l = 1; l <= m.layers().size(); l++) {
+      if (l == m.layers().size() || !m.layer(l).equals(m.layer(start))) {
+        LayerAttention a = m.layer(start);
+        s.append(s.length() == 0 ? "" : ", ").append(start).append(l - 1 > start ? "-" + (l - 1)
+            : "").append(a.window() > 0 ? " window ±" + a.window() : " global")
+            .append(a.ropeTheta() > 0 ? String.format(" (rotary θ %.0f)", a.ropeTheta()) : "");
+        start = l;
+      }
+    }
     return s.toString();
   }
 }

@@ -13,6 +13,9 @@ import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.FolderWeights;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.WeightsLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -130,6 +133,23 @@ class ModernBertFoldersTest {
       expected = t.get("id").asText().equals(sequence.get("id").asText()) ? t : expected;
     }
     assertEquals(expected.get("tokens"), sequence.get("tokens"), "the head view's tokens");
+  }
+
+  /** jobs/encode --check names the family and how each run of layers attends. */
+  @Test
+  void checkNamesTheFamilyAndTheLayerPattern() throws Exception {
+    Path config = tmp.resolve("check.conf");
+    Files.writeString(config, "input { path = \"" + tmp.resolve("absent.parquet")
+        + "\", text-column = text }\nmodel.path = \"" + cases().folder("modernbert-embedding")
+        + "\"\noutput.path = \"" + tmp.resolve("never") + "\"\n");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    assertEquals(0, new EncodeJob.CommandLine(new PrintStream(out),
+        new PrintStream(new ByteArrayOutputStream())).run(new String[] {"--config",
+            config.toString(), "--check"}));
+    String said = out.toString(StandardCharsets.UTF_8);
+    assertTrue(said.contains("modernbert-embedding (modernbert); 4 layers, E = 32"), said);
+    assertTrue(said.contains("layers: 0 global (rotary θ 160000), 1-2 window ±4 (rotary θ "
+        + "10000), 3 global (rotary θ 160000)"), said);
   }
 
   /** The masked-LM checkpoint's head is left out and listed; the encoder's tensors all used. */
