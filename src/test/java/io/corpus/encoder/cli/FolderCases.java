@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
@@ -83,6 +84,24 @@ record FolderCases(String cases, Path tmp) {
         + family);
     return byId(SparkTestSession.get().read().parquet(output.resolve("embeddings").toString())
         .collectAsList());
+  }
+
+  /**
+   * The case's texts.json through the job and through the Transformer, both cut at
+   * {@code maxTokens}, against the reference: the worst errors of either, printed with the case.
+   */
+  Worst jobAndTransformer(String name, int maxTokens, String family) throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    JsonNode texts = json(name, "texts.json");
+    Path input = parquet(spark, texts, false);
+    Map<String, Row> job = runJob(name, input, false, "input.max-tokens = " + maxTokens, family);
+    Map<String, Row> transformer = byId(new EncoderTransformer()
+        .setModelPath(folder(name).toString()).setTextCol("text").setMaxTokens(maxTokens)
+        .transform(spark.read().parquet(input.toString()).repartition(2)).collectAsList());
+    Worst worst = compare(texts, List.of(job, transformer));
+    System.out.printf("%s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - cosine of "
+        + "pooled vectors %.2e%n", name, worst.states(), worst.cosine());
+    return worst;
   }
 
   static Map<String, Row> byId(List<Row> rows) {

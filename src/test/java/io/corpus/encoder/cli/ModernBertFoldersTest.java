@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.text.TextTokenizer;
@@ -20,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -51,18 +49,7 @@ class ModernBertFoldersTest {
   @ValueSource(strings = {"modernbert-embedding", "modernbert-mlm"})
   void hiddenStatesAndVectorsEqualThePortThroughTheJobAndTheTransformer(String name)
       throws Exception {
-    SparkSession spark = SparkTestSession.get();
-    JsonNode texts = cases().json(name, "texts.json");
-    Path input = cases().parquet(spark, texts, false);
-    Map<String, Row> job = cases().runJob(name, input, false, "input.max-tokens = 40",
-        "modernbert");
-    Dataset<Row> frame = spark.read().parquet(input.toString()).repartition(2);
-    Map<String, Row> transformer = FolderCases.byId(new EncoderTransformer()
-        .setModelPath(cases().folder(name).toString()).setTextCol("text").setMaxTokens(40)
-        .transform(frame).collectAsList());
-    FolderCases.Worst worst = FolderCases.compare(texts, List.of(job, transformer));
-    System.out.printf("ModernBertFoldersTest: %s, worst ‖Δ‖/‖ref‖ of last hidden states %.2e, "
-        + "worst 1 - cosine of pooled vectors %.2e%n", name, worst.states(), worst.cosine());
+    FolderCases.Worst worst = cases().jobAndTransformer(name, 40, "modernbert");
     assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
     assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
   }

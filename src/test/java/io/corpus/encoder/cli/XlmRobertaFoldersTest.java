@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -46,17 +44,7 @@ class XlmRobertaFoldersTest {
   @ValueSource(strings = {"xlmr-embedding", "roberta-bpe-embedding"})
   void sentenceVectorsAndHiddenStatesEqualThePortThroughTheJobAndTheTransformer(String name)
       throws Exception {
-    SparkSession spark = SparkTestSession.get();
-    JsonNode texts = cases().json(name, "texts.json");
-    Path input = cases().parquet(spark, texts, false);
-    Map<String, Row> job = runJob(name, input, false, "input.max-tokens = 32");
-    Dataset<Row> frame = spark.read().parquet(input.toString()).repartition(2);
-    Map<String, Row> transformer = FolderCases.byId(new EncoderTransformer()
-        .setModelPath(cases().folder(name).toString()).setTextCol("text")
-        .setMaxTokens(32).transform(frame).collectAsList());
-    FolderCases.Worst worst = FolderCases.compare(texts, List.of(job, transformer));
-    System.out.printf("XlmRobertaFoldersTest: %s, worst ‖Δ‖/‖ref‖ of last hidden states %.2e, "
-        + "worst 1 - cosine of sentence vectors %.2e%n", name, worst.states(), worst.cosine());
+    FolderCases.Worst worst = cases().jobAndTransformer(name, 32, "xlm-roberta");
     assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
     assertTrue(worst.cosine() <= 1e-6, "sentence vectors " + worst.cosine());
   }
