@@ -11,7 +11,11 @@ on the texts so that words split into several pieces:
   - modernbert-mlm: ModernBertForMaskedLM, `model.` prefix with head.* and decoder.bias, F32,
     transformers 5.x config.json (layer_types, rope_parameters, every second layer global), every
     bias present (attention_bias, mlp_bias, norm_bias true), gelu_pytorch_tanh, merges as
-    ["a", "b"] pairs (what tokenizers 0.20 and later write).
+    ["a", "b"] pairs (what tokenizers 0.20 and later write);
+  - modernbert-reranker and modernbert-3-labels: ModernBertForSequenceClassification (`model.`
+    prefix, head.dense, head.norm, classifier): one label on the mean of the states (F16, no
+    biases, a CrossEncoder's Sigmoid) and three on the first token (F32, every bias, softmax),
+    with texts.json and pairs.json (logits = classifier(norm(gelu(dense(pooled))))).
 
 Both have max_position_embeddings 64 and a local window (local_attention) far shorter than most
 texts. The reference ids come from Hugging Face's Rust tokenizer (jobs/tokenize_ids.js on npm's
@@ -31,7 +35,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from make_bert_cases import act, stored, write_safetensors, write_sentence_transformers  # noqa
-from make_xlmr_cases import TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
+from make_xlmr_cases import PAIRS, TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
+from make_classifier_cases import scores  # noqa: E402
 
 MAX_TOKENS = 40        # the jobs' token limit
 POSITIONS = 64         # max_position_embeddings
@@ -218,6 +223,15 @@ def config_json(c, vocab_size, ids):
               "eos_token_id": ids["[SEP]"], "classifier_pooling": "mean",
               "embedding_dropout": 0.0, "attention_dropout": 0.0, "mlp_dropout": 0.0,
               "tie_word_embeddings": True}
+    labels = c.get("labels")
+    if labels:
+        config.update(classifier_pooling=c["pooling"], classifier_bias=c["classifier_bias"],
+                      classifier_activation="gelu",
+                      id2label={str(i): l for i, l in enumerate(labels)},
+                      label2id={l: i for i, l in enumerate(labels)})
+        if c.get("activation"):
+            config["sentence_transformers"] = {"activation_fn": c["activation"],
+                                               "version": "4.1.0"}
     if c["config_form"] == "4.x":
         config.update(global_rope_theta=c["global_theta"], local_rope_theta=c["local_theta"],
                       transformers_version="4.48.0")
@@ -243,6 +257,8 @@ def write_case(c, out, seed):
     tokenizer = os.path.join(folder, "tokenizer.json")
     json.dump(as_strings, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
     texts = reference_ids(tokenizer, [{"id": i, "a": t} for i, t in TEXTS], MAX_TOKENS)
+    strings = os.path.join(out, "tokenizer-merges-as-strings.json")
+    json.dump(as_strings, open(strings, "w", encoding="utf-8"), ensure_ascii=False)
     if c["pair_merges"]:
         json.dump(tokenizer_json(vocab, merges, pair_merges=True)[0],
                   open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
@@ -255,8 +271,22 @@ def write_case(c, out, seed):
         raw, back = stored(v, c["dtype"])
         tensors[c["prefix"] + name] = (c["dtype"], v.shape, raw)
         w[name] = back
-    if c["prefix"]:   # ModernBertForMaskedLM: its head, and decoder.bias (decoder.weight is tied)
-        E = c["E"]
+    E = c["E"]
+    labels = c.get("labels")
+    if labels:        # ModernBertForSequenceClassification: head (dense, norm) and classifier
+        head = {"head.dense.weight": rng.normal(0.0, 1 / np.sqrt(E), size=(E, E)),
+                "head.norm.weight": 1 + rng.normal(0.0, 0.1, size=(E,)),
+                "classifier.weight": rng.normal(0.0, 1.0, size=(len(labels), E)),
+                "classifier.bias": rng.normal(0.0, 0.1, size=(len(labels),))}
+        if c["classifier_bias"]:
+            head["head.dense.bias"] = rng.normal(0.0, 0.1, size=(E,))
+        if c["bias"]:
+            head["head.norm.bias"] = rng.normal(0.0, 0.1, size=(E,))
+        for name, v in head.items():
+            raw, back = stored(v, c["dtype"])
+            tensors[name] = (c["dtype"], v.shape, raw)
+            w[name] = back
+    elif c["prefix"]:   # ModernBertForMaskedLM: its head, decoder.bias (decoder.weight is tied)
         for name, shape in (("head.dense.weight", (E, E)), ("head.norm.weight", (E,)),
                             ("head.norm.bias", (E,)), ("decoder.bias", (len(ids),))):
             raw, _ = stored(rng.normal(0.0, 0.1, size=shape), c["dtype"])
@@ -267,18 +297,39 @@ def write_case(c, out, seed):
 
     def forward(row):
         h = modernbert(c, w, row["input_ids"])
+        keys = ("id", "a", "b", "input_ids", "token_type_ids", "tokens") if "b" in row \
+            else ("id", "a", "input_ids", "tokens")
+        out = {k: row[k] for k in keys}
+        if labels:   # the pooled state, head.dense, GELU, head.norm, classifier
+            x = h.mean(0) if c["pooling"] == "mean" else h[0]
+            x = x @ w["head.dense.weight"].T + w.get("head.dense.bias", 0)
+            x = act("gelu", x)
+            mean = x.mean()
+            x = (x - mean) / torch.sqrt(((x - mean) ** 2).mean() + c["eps"])
+            x = x * w["head.norm.weight"] + w.get("head.norm.bias", 0)
+            logits = x @ w["classifier.weight"].T + w["classifier.bias"]
+            out["logits"] = [float(f"{v:.10g}") for v in logits.tolist()]
+            out["scores"] = [float(f"{v:.10g}") for v in scores(logits, c).tolist()]
+            out["label"] = labels[int(torch.argmax(logits))]
+            return out
         mean = h.mean(0)
         pooled = mean / mean.norm() if c["sentence_transformers"] else mean
-        return {"id": row["id"], "a": row["a"], "input_ids": row["input_ids"],
-                "tokens": row["tokens"],
-                "last_hidden_state": [[float(f"{v:.8g}") for v in r] for r in h.tolist()],
-                "pooled": [float(f"{v:.10g}") for v in pooled.tolist()]}
+        out["last_hidden_state"] = [[float(f"{v:.8g}") for v in r] for r in h.tolist()]
+        out["pooled"] = [float(f"{v:.10g}") for v in pooled.tolist()]
+        return out
     json.dump([forward(r) for r in texts], open(os.path.join(folder, "texts.json"), "w"),
               separators=(",", ":"), ensure_ascii=False)
+    if labels:
+        pairs = reference_ids(tokenizer if not c["pair_merges"] else strings, [
+            {"id": i, "a": a, "b": b} for i, a, b in PAIRS], MAX_TOKENS)
+        json.dump([forward(r) for r in pairs], open(os.path.join(folder, "pairs.json"), "w"),
+                  separators=(",", ":"), ensure_ascii=False)
     if c["sentence_transformers"]:
         write_sentence_transformers(folder, c["E"], MAX_TOKENS)
+    os.remove(strings)
     print(f"{folder}: L={c['L']} E={c['E']} {c['dtype']}, vocabulary {len(ids)} "
-          f"({len(merges)} merges), {len(texts)} texts, config {c['config_form']}")
+          f"({len(merges)} merges), {len(texts)} texts, config {c['config_form']}"
+          + (f", {len(labels)} labels, {c['pooling']} pooling" if labels else ""))
 
 
 CASES = [
@@ -290,6 +341,18 @@ CASES = [
          E=48, H=6, F=40, dtype="F32", bias=True, act="gelu_new", act_name="gelu_pytorch_tanh",
          eps=1e-6, local_attention=6, every=2, global_theta=80000.0, local_theta=5000.0,
          config_form="5.x", pair_merges=True, sentence_transformers=False),
+    dict(name="modernbert-reranker", architecture="ModernBertForSequenceClassification",
+         prefix="model.", L=3, E=32, H=4, F=48, dtype="F16", bias=False, act="gelu",
+         act_name="gelu", eps=1e-5, local_attention=8, every=3, global_theta=160000.0,
+         local_theta=10000.0, config_form="4.x", pair_merges=False, sentence_transformers=False,
+         labels=["LABEL_0"], pooling="mean", classifier_bias=False, problem_type=None,
+         activation="torch.nn.modules.activation.Sigmoid"),
+    dict(name="modernbert-3-labels", architecture="ModernBertForSequenceClassification",
+         prefix="model.", L=2, E=48, H=6, F=40, dtype="F32", bias=True, act="gelu",
+         act_name="gelu", eps=1e-5, local_attention=6, every=2, global_theta=80000.0,
+         local_theta=5000.0, config_form="5.x", pair_merges=True, sentence_transformers=False,
+         labels=["negative", "neutral", "positive"], pooling="cls", classifier_bias=True,
+         problem_type=None, activation=None),
 ]
 
 if __name__ == "__main__":

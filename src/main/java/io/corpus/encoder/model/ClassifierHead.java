@@ -2,6 +2,7 @@ package io.corpus.encoder.model;
 
 import java.io.Serializable;
 import java.util.List;
+import org.apache.commons.math3.special.Erf;
 
 /**
  * A sequence-classification head, as Hugging Face's {@code BertForSequenceClassification} and
@@ -16,17 +17,42 @@ import java.util.List;
  *   scores = sigmoid(logits) | softmax(logits) | logits
  * </pre>
  *
+ * {@code ModernBertForSequenceClassification}'s head differs in its {@link Form}: h is the first
+ * token's state or the mean of all, the dense layer is followed by GELU and a layer norm.
+ *
  * Computed in double precision, per sequence: L·E + E² multiply-adds, nothing beside a layer.
  *
  * @param poolerWeight W_p, (E, E) row-major, as PyTorch stores Linear weights (out, in)
- * @param poolerBias b_p, (E)
+ * @param poolerBias b_p, (E) (zeros when the head has none)
  * @param weight W_c, (L, E)
  * @param bias b_c, (L)
  * @param labels the label of each logit, in order (L)
  * @param scoring how scores come from logits
+ * @param form what the dense layer reads and what follows it
  */
 public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] weight,
-    float[] bias, List<String> labels, Scoring scoring) implements Serializable {
+    float[] bias, List<String> labels, Scoring scoring, Form form) implements Serializable {
+
+  /**
+   * What the dense layer reads and what follows it.
+   *
+   * @param mean the mean of the sequence's states rather than its first token's
+   * @param gelu GELU (exact) after the dense layer rather than tanh
+   * @param normGamma (E) a layer norm's scale after the activation, or null for none
+   * @param normBeta (E) its shift, or null
+   * @param normEps its eps
+   */
+  public record Form(boolean mean, boolean gelu, float[] normGamma, float[] normBeta,
+      double normEps) implements Serializable {
+    /** BERT's and XLM-R's: the first token, tanh, no norm. */
+    public static final Form FIRST_TANH = new Form(false, false, null, null, 0);
+  }
+
+  /** BERT's and XLM-R's head ({@link Form#FIRST_TANH}). */
+  public ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] weight, float[] bias,
+      List<String> labels, Scoring scoring) {
+    this(poolerWeight, poolerBias, weight, bias, labels, scoring, Form.FIRST_TANH);
+  }
 
   /** How the scores come from the logits. */
   public enum Scoring {
@@ -53,16 +79,29 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
     return labels.size();
   }
 
-  /** The logits (L) of the sequence whose first token's state starts at {@code offset}. */
-  public float[] logits(float[] states, int offset) {
+  /**
+   * The logits (L) of the sequence whose T = {@code length} states (T, E) start at
+   * {@code offset}.
+   */
+  public float[] logits(float[] states, int offset, int length) {
     int e = poolerBias.length;
+    double[] h = new double[e];
+    int rows = form.mean() ? length : 1;
+    for (int t = 0; t < rows; t++) {
+      for (int i = 0; i < e; i++) {
+        h[i] += states[offset + t * e + i] / (double) rows;
+      }
+    }
     double[] pooled = new double[e];
     for (int o = 0; o < e; o++) {
       double sum = poolerBias[o];
       for (int i = 0; i < e; i++) {
-        sum += (double) poolerWeight[o * e + i] * states[offset + i];
+        sum += (double) poolerWeight[o * e + i] * h[i];
       }
-      pooled[o] = Math.tanh(sum);
+      pooled[o] = form.gelu() ? 0.5 * sum * (1 + Erf.erf(sum / Math.sqrt(2))) : Math.tanh(sum);
+    }
+    if (form.normGamma() != null) {
+      normalize(pooled);
     }
     float[] logits = new float[labels.size()];
     for (int l = 0; l < logits.length; l++) {
@@ -73,6 +112,22 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
       logits[l] = (float) sum;
     }
     return logits;
+  }
+
+  /** The form's layer norm, in place. */
+  private void normalize(double[] x) {
+    double mean = 0;
+    for (double v : x) {
+      mean += v / x.length;
+    }
+    double variance = 0;
+    for (double v : x) {
+      variance += (v - mean) * (v - mean) / x.length;
+    }
+    double scale = 1 / Math.sqrt(variance + form.normEps());
+    for (int i = 0; i < x.length; i++) {
+      x[i] = (x[i] - mean) * scale * form.normGamma()[i] + form.normBeta()[i];
+    }
   }
 
   /** The scores of {@code logits}, as {@link #scoring} says. */
@@ -116,6 +171,7 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
 
   /** Number of float parameters. */
   public long parameterCount() {
-    return (long) poolerWeight.length + poolerBias.length + weight.length + bias.length;
+    return (long) poolerWeight.length + poolerBias.length + weight.length + bias.length
+        + (form.normGamma() == null ? 0 : 2L * poolerBias.length);
   }
 }

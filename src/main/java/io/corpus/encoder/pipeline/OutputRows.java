@@ -97,8 +97,9 @@ final class OutputRows implements Serializable {
           : matrix(expand(rollout, batch, batch.firstRow(b), batch.length(b), length), length);
     }
     if (layout.withLogits() || layout.withScores() || layout.withLabel()) {
-      // The head reads the first real token's final state ([CLS]).
-      float[] logits = head.logits(batch.tokens(), batch.firstRow(b) * batch.width());
+      // The head reads the sequence's final states: the first ([CLS]) or their mean.
+      float[] logits = head.logits(batch.tokens(), batch.firstRow(b) * batch.width(),
+          batch.length(b));
       if (layout.withLogits()) {
         values[c++] = UnsafeArrayData.fromPrimitiveArray(logits);
       }

@@ -64,13 +64,31 @@ public interface ModelFamily {
    */
   List<String> headTensors();
 
+  /** What config.json says of the classifier head beyond its labels. */
+  default HeadShape headShape(JsonNode config, Path file) {
+    return HeadShape.FIRST_TANH;
+  }
+
   /** The head: dense (E, E) + tanh on the first token's state, then out (labels, E). */
-  default ClassifierHead head(TensorNaming.TensorSource read, int width, int labels,
-      ModelFolder.Classifier classifier) {
+  default ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
     List<String> t = headTensors();
+    int width = model.width();
+    ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     return new ClassifierHead(read.take(t.get(0), width, width), read.take(t.get(1), width),
         read.take(t.get(2), labels, width), read.take(t.get(3), labels), classifier.labels(),
         classifier.scoring());
+  }
+
+  /**
+   * A classifier head's form, as config.json gives it.
+   *
+   * @param mean the dense layer reads the mean of the states, not the first token's
+   * @param gelu GELU follows the dense layer, not tanh
+   * @param denseBias the dense layer has a bias
+   */
+  record HeadShape(boolean mean, boolean gelu, boolean denseBias) {
+    /** BERT's pooler and XLM-R's classifier.dense. */
+    public static final HeadShape FIRST_TANH = new HeadShape(false, false, true);
   }
 
   /**

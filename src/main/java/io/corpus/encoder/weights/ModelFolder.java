@@ -55,8 +55,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    * @param scoring a sentence-transformers CrossEncoder's configured activation; else sigmoid for
    *     one label or {@code problem_type} multi_label_classification, softmax otherwise, as
    *     Hugging Face's text-classification pipeline applies them
+   * @param shape the head's form, as the family reads config.json
    */
-  public record Classifier(List<String> labels, ClassifierHead.Scoring scoring) {}
+  public record Classifier(List<String> labels, ClassifierHead.Scoring scoring,
+      ModelFamily.HeadShape shape) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -180,7 +182,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           + "xlm-roberta and modernbert folders without remote code");
     }
     ModelFamily family = ModelFamily.of(config, file);
-    Optional<Classifier> classifier = classifier(config, file);
+    Optional<Classifier> classifier = classifier(config, file, family);
     if (classifier.isPresent() && family.headTensors().isEmpty()) {
       throw new WeightsException(file + ": architectures names a sequence classifier, whose "
           + "head this job does not run for " + family.name() + " folders yet; a folder of "
@@ -198,7 +200,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
   }
 
   /** The classification head config.json describes, if its architecture has one. */
-  private static Optional<Classifier> classifier(JsonNode config, Path file) {
+  private static Optional<Classifier> classifier(JsonNode config, Path file,
+      ModelFamily family) {
     boolean head = false;
     for (JsonNode architecture : config.path("architectures")) {
       head |= architecture.asText("").endsWith("ForSequenceClassification");
@@ -245,7 +248,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       scoring = multiLabel || labels.size() == 1 ? ClassifierHead.Scoring.SIGMOID
           : ClassifierHead.Scoring.SOFTMAX;
     }
-    return Optional.of(new Classifier(labels, scoring));
+    return Optional.of(new Classifier(labels, scoring, family.headShape(config, file)));
   }
 
   /** model.safetensors, or the shards named by model.safetensors.index.json. */

@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
@@ -18,8 +19,10 @@ import java.util.List;
  * {@code local_attention / 2} positions; a gated feed-forward ({@code Wi} gives 2F values,
  * act(first half) ⊙ second half, then {@code Wo}); a final norm; no biases where
  * {@code attention_bias}, {@code mlp_bias}, {@code norm_bias} are false (zeros stand in).
- * Task checkpoints ({@code ModernBertForMaskedLM}) put the encoder under {@code model.}; their
- * {@code head.*} and {@code decoder.*} are left out and listed.
+ * Task checkpoints put the encoder under {@code model.}: {@code ModernBertForMaskedLM}'s
+ * {@code head.*} and {@code decoder.*} are left out and listed;
+ * {@code ModernBertForSequenceClassification}'s {@code head.*} and {@code classifier.*} are its
+ * classifier ({@link #head}).
  *
  * <p>config.json comes in two forms: transformers 4.x writes {@code global_rope_theta} and
  * {@code local_rope_theta}; 5.x writes {@code layer_types} and {@code rope_parameters} per
@@ -115,7 +118,8 @@ final class ModernBert implements ModelFamily {
 
   @Override
   public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embeddings.", "layers.", "final_norm.");
+    return classifier ? List.of("embeddings.", "layers.", "final_norm.", "head.", "classifier.")
+        : List.of("embeddings.", "layers.", "final_norm.");
   }
 
   @Override
@@ -168,9 +172,44 @@ final class ModernBert implements ModelFamily {
         bias ? read.take(prefix + "bias", e) : new float[e]};
   }
 
-  /** None yet: ModernBERT's head pools, then dense, activation and norm, then classifier. */
+  /**
+   * {@code ModernBertForSequenceClassification}'s head: {@code classifier_pooling} (cls or mean
+   * of the states), {@code head.dense} (bias when {@code classifier_bias}),
+   * {@code classifier_activation} (gelu), {@code head.norm}, then {@code classifier}.
+   */
   @Override
   public List<String> headTensors() {
-    return List.of();
+    return List.of("head.dense.weight", "head.norm.weight", "classifier.weight",
+        "classifier.bias");
+  }
+
+  @Override
+  public HeadShape headShape(JsonNode config, Path file) {
+    String pooling = config.path("classifier_pooling").asText("cls");
+    String activation = config.path("classifier_activation").asText("gelu");
+    if (!pooling.equals("cls") && !pooling.equals("mean")) {
+      throw new WeightsException(file + ": classifier_pooling '" + pooling + "' is not "
+          + "supported (cls, mean)");
+    }
+    if (!activation.equals("gelu")) {
+      throw new WeightsException(file + ": classifier_activation '" + activation + "' is not "
+          + "supported (gelu)");
+    }
+    return new HeadShape(pooling.equals("mean"), true,
+        config.path("classifier_bias").asBoolean(false));
+  }
+
+  @Override
+  public ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
+    int e = model.width();
+    ModelFolder.Classifier classifier = model.classifier().orElseThrow();
+    HeadShape shape = classifier.shape();
+    float[][] norm = norm(read, "head.norm.", model);
+    return new ClassifierHead(read.take("head.dense.weight", e, e),
+        shape.denseBias() ? read.take("head.dense.bias", e) : new float[e],
+        read.take("classifier.weight", labels, e), read.take("classifier.bias", labels),
+        classifier.labels(), classifier.scoring(),
+        new ClassifierHead.Form(shape.mean(), shape.gelu(), norm[0], norm[1],
+            model.layerNormEps()));
   }
 }

@@ -58,8 +58,8 @@ public final class WeightsLoader {
     float[][] finalNorm = family.finalNorm(source, model);
     EncoderWeights encoder = new EncoderWeights(layerWeights,
         finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null);
-    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, family,
-        model.width(), c)).orElse(null);
+    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, model, c))
+        .orElse(null);
     source.checkAllUsed(model.settings());
     return new FolderWeights(embeddings, encoder, head, file.leftOut());
   }
@@ -69,9 +69,9 @@ public final class WeightsLoader {
    * classifier.dense and classifier.out_proj); its output rows must be the labels config.json
    * names.
    */
-  private static ClassifierHead classifierHead(Checkpoint file, Source source,
-      ModelFamily family, int width, ModelFolder.Classifier classifier) {
-    List<String> names = family.headTensors();
+  private static ClassifierHead classifierHead(Checkpoint file, Source source, ModelFolder model,
+      ModelFolder.Classifier classifier) {
+    List<String> names = model.family().headTensors();
     for (String name : names) {
       if (!file.contains(name)) {
         throw new WeightsException("config.json names a sequence classifier, but tensor " + name
@@ -85,7 +85,7 @@ public final class WeightsLoader {
           + "has " + classifier.labels().size() + " labels (num_labels / id2label): "
           + file.path());
     }
-    return family.head(source, width, (int) rows, classifier);
+    return model.family().head(source, model, (int) rows);
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,

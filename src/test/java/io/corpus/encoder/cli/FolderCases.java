@@ -104,6 +104,34 @@ record FolderCases(String cases, Path tmp) {
     return worst;
   }
 
+  /**
+   * A classifier case's texts.json, then its pairs.json, through the job cut at
+   * {@code maxTokens}: ids and type ids equal, labels equal; returns the worst relative error of
+   * logits and scores over both, printed with the case.
+   */
+  double classifierWorst(String name, int maxTokens, String family) throws Exception {
+    double worst = 0;
+    for (boolean pairs : new boolean[] {false, true}) {
+      JsonNode expected = json(name, pairs ? "pairs.json" : "texts.json");
+      Map<String, Row> rows = runJob(name, parquet(SparkTestSession.get(), expected, pairs),
+          pairs, "input.max-tokens = " + maxTokens + "\noutput.token-embeddings = false", family);
+      for (JsonNode want : expected) {
+        Row got = rows.get(want.get("id").asText());
+        assertIds(want, got);
+        for (String column : List.of("logits", "scores")) {
+          worst = Math.max(worst, Tolerances.relativeError(want.get(column),
+              got.getList(got.fieldIndex(column))));
+        }
+        if (want.get("logits").size() > 1) {
+          assertEquals(want.get("label").asText(), got.getAs("label"), want.get("id").asText());
+        }
+      }
+    }
+    System.out.printf("%s: texts and pairs, worst relative error of logits and scores %.2e%n",
+        name, worst);
+    return worst;
+  }
+
   static Map<String, Row> byId(List<Row> rows) {
     Map<String, Row> out = new HashMap<>();
     rows.forEach(r -> out.put(r.getAs("id"), r));

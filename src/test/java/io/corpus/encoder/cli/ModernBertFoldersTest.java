@@ -55,6 +55,19 @@ class ModernBertFoldersTest {
   }
 
   /**
+   * ModernBertForSequenceClassification: a reranker (one label, mean of the states, no biases,
+   * sigmoid) and a 3-label classifier (the first token, every bias, softmax), on texts and on
+   * pairs ([CLS] a [SEP] b [SEP], cut longest-first), as the port's pooled state, head.dense,
+   * GELU, head.norm and classifier give them.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"modernbert-reranker", "modernbert-3-labels"})
+  void classifierScoresTextsAndPairsAsThePort(String name) throws Exception {
+    double worst = cases().classifierWorst(name, 40, "modernbert");
+    assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
+  }
+
+  /**
    * A text of more than 512 tokens keeps them all up to the limit asked for: the tokenizer
    * library caps its cut at a "model max length" of 512 unless told otherwise, which would cut
    * 8,192-token models short.
@@ -161,8 +174,9 @@ class ModernBertFoldersTest {
             + "sliding_attention",
         v5.replaceFirst("\"rope_type\": \"default\"", "\"rope_type\": \"yarn\""),
         "rope_parameters.full_attention.rope_type 'yarn' is not supported",
-        v4.replace("\"ModernBertModel\"", "\"ModernBertForSequenceClassification\""),
-        "whose head this job does not run for modernbert folders yet",
+        Files.readString(cases().folder("modernbert-reranker").resolve("config.json"))
+            .replace("\"classifier_pooling\": \"mean\"", "\"classifier_pooling\": \"max\""),
+        "classifier_pooling 'max' is not supported (cls, mean)",
         v4.replace("\"hidden_activation\": \"gelu\"", "\"hidden_activation\": \"silu\""),
         "hidden_activation 'silu' is not supported");
     cases().assertRefusedInOneLine(refused);

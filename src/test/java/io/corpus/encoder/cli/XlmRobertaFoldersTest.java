@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.testing.SparkTestSession;
-import io.corpus.encoder.testing.Tolerances;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,27 +64,8 @@ class XlmRobertaFoldersTest {
   @ParameterizedTest
   @ValueSource(strings = {"xlmr-3-labels", "xlmr-cross-encoder-1-label"})
   void classifierScoresTextsAndPairsAsThePort(String name) throws Exception {
-    SparkSession spark = SparkTestSession.get();
-    for (boolean pairs : new boolean[] {false, true}) {
-      JsonNode expected = cases().json(name, pairs ? "pairs.json" : "texts.json");
-      Map<String, Row> rows = runJob(name, cases().parquet(spark, expected, pairs), pairs,
-          "input.max-tokens = 32\noutput.token-embeddings = false");
-      double worst = 0;
-      for (JsonNode want : expected) {
-        Row got = rows.get(want.get("id").asText());
-        FolderCases.assertIds(want, got);
-        for (String column : List.of("logits", "scores")) {
-          worst = Math.max(worst, Tolerances.relativeError(want.get(column),
-              got.getList(got.fieldIndex(column))));
-        }
-        if (want.get("logits").size() > 1) {
-          assertEquals(want.get("label").asText(), got.getAs("label"), want.get("id").asText());
-        }
-      }
-      System.out.printf("XlmRobertaFoldersTest: %s %s, worst relative error of logits and "
-          + "scores %.2e%n", name, pairs ? "pairs" : "texts", worst);
-      assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
-    }
+    double worst = cases().classifierWorst(name, 32, "xlm-roberta");
+    assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
   }
 
   /** Folders of other families, remote code and other positions: one line, naming what it found. */
