@@ -1,6 +1,7 @@
 package io.corpus.encoder.kernel;
 
 import io.corpus.encoder.common.ConfigName;
+import org.apache.commons.math3.special.Erf;
 
 /** Feed-forward activations, named as in the configuration ({@code model.activation}). */
 public enum Activation implements ConfigName {
@@ -25,6 +26,16 @@ public enum Activation implements ConfigName {
   /** The activation named {@code name} in the configuration; the error lists the allowed names. */
   public static Activation fromConfigName(String name) {
     return ConfigName.parse(values(), name, "activation");
+  }
+
+  /** act(v) in double, by the formula itself (Commons Math's erf): the references' activation. */
+  public double exact(double v) {
+    return switch (this) {
+      case RELU -> Math.max(0, v);
+      case GELU -> 0.5 * v * (1 + Erf.erf(v / Math.sqrt(2)));
+      case GELU_TANH -> 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI)
+          * (v + 0.044715 * v * v * v)));
+    };
   }
 
   /** Each of {@code rows} rows of x := act(row + bias), in place; rows are bias.length wide. */

@@ -2,7 +2,8 @@ package io.corpus.encoder.model;
 
 import java.io.Serializable;
 import java.util.List;
-import org.apache.commons.math3.special.Erf;
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.kernel.LayerNorm;
 
 /**
  * A sequence-classification head, as Hugging Face's {@code BertForSequenceClassification} and
@@ -98,10 +99,10 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
       for (int i = 0; i < e; i++) {
         sum += (double) poolerWeight[o * e + i] * h[i];
       }
-      pooled[o] = form.gelu() ? 0.5 * sum * (1 + Erf.erf(sum / Math.sqrt(2))) : Math.tanh(sum);
+      pooled[o] = form.gelu() ? Activation.GELU.exact(sum) : Math.tanh(sum);
     }
     if (form.normGamma() != null) {
-      normalize(pooled);
+      pooled = LayerNorm.exact(pooled, form.normGamma(), form.normBeta(), form.normEps());
     }
     float[] logits = new float[labels.size()];
     for (int l = 0; l < logits.length; l++) {
@@ -112,22 +113,6 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
       logits[l] = (float) sum;
     }
     return logits;
-  }
-
-  /** The form's layer norm, in place. */
-  private void normalize(double[] x) {
-    double mean = 0;
-    for (double v : x) {
-      mean += v / x.length;
-    }
-    double variance = 0;
-    for (double v : x) {
-      variance += (v - mean) * (v - mean) / x.length;
-    }
-    double scale = 1 / Math.sqrt(variance + form.normEps());
-    for (int i = 0; i < x.length; i++) {
-      x[i] = (x[i] - mean) * scale * form.normGamma()[i] + form.normBeta()[i];
-    }
   }
 
   /** The scores of {@code logits}, as {@link #scoring} says. */

@@ -56,9 +56,4 @@ public record ModelSettings(
     int own = layer(l).window();
     return new AttentionMask(causal, own > 0 ? own : window);
   }
-
-  /** Whether the layers use rotary positions. */
-  public boolean rotary() {
-    return layers.stream().anyMatch(a -> a.ropeTheta() > 0);
-  }
 }

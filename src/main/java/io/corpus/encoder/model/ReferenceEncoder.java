@@ -1,6 +1,6 @@
 package io.corpus.encoder.model;
 
-import org.apache.commons.math3.special.Erf;
+import io.corpus.encoder.kernel.LayerNorm;
 
 /**
  * The encoder written as plainly as the math, one sequence at a time, in double, with no BLAS and
@@ -128,18 +128,10 @@ public final class ReferenceEncoder {
     double[][] gate = w.gated() ? linear(x, w.ffnGateWeight(), w.ffnGateBias()) : null;
     for (int r = 0; r < h.length; r++) {
       for (int i = 0; i < h[r].length; i++) {
-        h[r][i] = activate(h[r][i]) * (gate == null ? 1 : gate[r][i]);
+        h[r][i] = settings.activation().exact(h[r][i]) * (gate == null ? 1 : gate[r][i]);
       }
     }
     return linear(h, w.ffnOutWeight(), w.ffnOutBias());
-  }
-
-  private double activate(double v) {
-    return switch (settings.activation()) {
-      case RELU -> Math.max(0, v);
-      case GELU -> 0.5 * v * (1 + Erf.erf(v / Math.sqrt(2)));
-      case GELU_TANH -> 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (v + 0.044715 * v * v * v)));
-    };
   }
 
   /** y = x·Wᵀ + b with W (out, in). */
@@ -160,19 +152,9 @@ public final class ReferenceEncoder {
   }
 
   private double[][] norm(double[][] x, float[] gamma, float[] beta) {
-    double[][] y = new double[x.length][width];
+    double[][] y = new double[x.length][];
     for (int r = 0; r < x.length; r++) {
-      double mean = 0;
-      for (double v : x[r]) {
-        mean += v / width;
-      }
-      double var = 0;
-      for (double v : x[r]) {
-        var += (v - mean) * (v - mean) / width;
-      }
-      for (int i = 0; i < width; i++) {
-        y[r][i] = (x[r][i] - mean) / Math.sqrt(var + settings.layerNormEps()) * gamma[i] + beta[i];
-      }
+      y[r] = LayerNorm.exact(x[r], gamma, beta, settings.layerNormEps());
     }
     return y;
   }

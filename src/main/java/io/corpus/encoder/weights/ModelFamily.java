@@ -59,8 +59,8 @@ public interface ModelFamily {
   float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model);
 
   /**
-   * The names of the classifier head's tensors: dense weight, dense bias, out weight, out bias;
-   * empty when the job does not run the family's head.
+   * The names of the classifier head's tensors that must be in a classifier's checkpoint; the
+   * third is the output layer (labels, E), whose rows must be config.json's labels.
    */
   List<String> headTensors();
 

@@ -183,11 +183,6 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
     ModelFamily family = ModelFamily.of(config, file);
     Optional<Classifier> classifier = classifier(config, file, family);
-    if (classifier.isPresent() && family.headTensors().isEmpty()) {
-      throw new WeightsException(file + ": architectures names a sequence classifier, whose "
-          + "head this job does not run for " + family.name() + " folders yet; a folder of "
-          + "the bare encoder gives vectors and token embeddings");
-    }
     SentenceTransformer st = SentenceTransformer.read(folder);
     return new ModelFolder(folder, family, family.positionOffset(config, file),
         positiveInt(config, "num_hidden_layers", folder),

@@ -46,6 +46,11 @@ final class ModernBert implements ModelFamily {
       throw new WeightsException(file + ": global_attn_every_n_layers = " + every
           + " and local_attention = " + localAttention + ", expected at least 1 and 2");
     }
+    JsonNode scaling = config.get("rope_scaling");
+    if (scaling != null && !scaling.isNull()) {
+      throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported (only "
+          + "the default rotary positions)");
+    }
     double globalTheta = theta(config, GLOBAL, "global_rope_theta", 160_000.0, file);
     double localTheta = config.path("local_rope_theta").isNull()
         && !config.has("rope_parameters") ? globalTheta
@@ -81,11 +86,6 @@ final class ModernBert implements ModelFamily {
    */
   private static double theta(JsonNode config, String type, String key, double fallback,
       Path file) {
-    JsonNode scaling = config.get("rope_scaling");
-    if (scaling != null && !scaling.isNull()) {
-      throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported (only "
-          + "the default rotary positions)");
-    }
     JsonNode parameters = config.path("rope_parameters").path(type);
     if (!parameters.isMissingNode() && !parameters.isNull()) {
       String ropeType = parameters.path("rope_type").asText("default");
