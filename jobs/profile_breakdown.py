@@ -1,12 +1,17 @@
 #!/usr/bin/python3
-"""Where a job's task time goes, from a Java Flight Recorder file of the job: the samples of Spark's task threads, Java code (jdk.ExecutionSample, every
-10 ms in JFR's profile settings) and native code such as OpenBLAS (jdk.NativeMethodSample, every
-20 ms), each weighted by its period, put in the first category whose frame is on its stack.
+"""Where a job's task time goes: the CPU samples of Spark's task threads, each put in the first
+category whose frame is on its stack, from either of two profiles of the job:
 
-Usage:
-  JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/job.jfr,settings=profile" \
-    jobs/encode --config FILE
-  /usr/bin/python3 jobs/profile_breakdown.py /tmp/job.jfr
+- async-profiler's collapsed stacks (CPU time, Java and native frames alike; use this one):
+    JAVA_OPTS="-agentpath:DIR/libasyncProfiler.so=start,event=cpu,interval=5ms,threads,\
+file=/tmp/job.collapsed,collapsed" jobs/encode --config FILE
+    /usr/bin/python3 jobs/profile_breakdown.py /tmp/job.collapsed
+  (DIR: linux-x64/ inside the jar tools.profiler:async-profiler:4.1 from Maven Central);
+- a Java Flight Recorder file (-XX:StartFlightRecording=filename=/tmp/job.jfr,settings=profile):
+  Java code (jdk.ExecutionSample, every 10 ms) and native code such as OpenBLAS
+  (jdk.NativeMethodSample, every 20 ms), each weighted by its period. JFR samples a few threads
+  a tick and native ones more sparsely: on the real-text job it gave GELU 16.6 % of task time,
+  while replacing GELU by ReLU changed the layer's speed by nothing measurable.
 """
 import collections, json, subprocess, sys
 
@@ -51,7 +56,43 @@ def category(names):
     return "other (Spark, JVM)"
 
 
+def collapsed(path):
+    """Sample counts per category of the task threads' stacks, and CPU samples per thread kind."""
+    weights = collections.Counter()
+    threads = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            names = stack.split(";")
+            thread = names[0]
+            kind = ("Spark tasks" if thread.startswith("[Executor task launch worker")
+                    else "JIT compiler" if "Compiler" in thread or "C1 " in thread
+                    or "C2 " in thread
+                    else "garbage collector" if thread.startswith(("[GC", "[G1"))
+                    else "driver main" if thread.startswith("[main")
+                    else "other threads")
+            threads[kind] += int(count)
+            if kind == "Spark tasks":
+                frames = [n.replace("/", ".") for n in reversed(names[1:])]
+                weights[category(frames)] += int(count)
+    return weights, threads
+
+
+def report(weights, unit):
+    total = sum(weights.values())
+    for label, w in weights.most_common():
+        print(f"{100.0 * w / total:5.1f} %  {label}")
+    return total
+
+
 def main(path):
+    if not path.endswith(".jfr"):
+        weights, threads = collapsed(path)
+        total = report(weights, "samples")
+        print(f"({total} task-thread samples)")
+        print("CPU samples by thread:")
+        report(threads, "samples")
+        return
     data = json.loads(subprocess.check_output(
         ["jfr", "print", "--json", "--events", "jdk.ExecutionSample,jdk.NativeMethodSample",
          "--stack-depth", "96", path]))

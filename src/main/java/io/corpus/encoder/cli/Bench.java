@@ -1,6 +1,7 @@
 package io.corpus.encoder.cli;
 
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.kernel.Elementwise;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
@@ -9,6 +10,8 @@ import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.model.ReferenceEncoder;
 import io.corpus.encoder.model.TokenBatch;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -29,19 +32,43 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is machine-readable.
  */
 public final class Bench {
-  /** The shape measured; defaults are one BERT-base layer. */
-  record Shape(int width, int heads, int ffn, int length, int batchTokens, int threads,
+  /**
+   * The shape measured; defaults are one BERT-base layer. {@code lengths}: the sequences' lengths
+   * in the order batches take them (a corpus's real lengths, or T over and over).
+   */
+  record Shape(int width, int heads, int ffn, int[] lengths, int batchTokens, int threads,
       double seconds, Activation activation) {
 
     /** FLOPs of one layer over one token of a T-token sequence: projections, attention, FFN. */
-    double flopsPerToken() {
+    double flopsPerToken(int length) {
       return 2.0 * width * 3 * width + 2.0 * width * width + 4.0 * width * ffn
           + 4.0 * length * width;
     }
 
-    /** Tokens in one layer batch: whole sequences, at least one. */
-    int layerTokens() {
-      return Math.max(1, batchTokens / length) * length;
+    /** FLOPs of one layer over all of {@code lengths}. */
+    double flops() {
+      double sum = 0;
+      for (int t : lengths) {
+        sum += t * flopsPerToken(t);
+      }
+      return sum;
+    }
+
+    long tokens() {
+      long sum = 0;
+      for (int t : lengths) {
+        sum += t;
+      }
+      return sum;
+    }
+
+    /** How the lengths read: {@code T=128}, or their count, median and longest. */
+    String describeLengths() {
+      int[] sorted = lengths.clone();
+      java.util.Arrays.sort(sorted);
+      return sorted[0] == sorted[sorted.length - 1] ? "T=" + sorted[0]
+          : String.format("%,d sequences of T from %d to %d, median %d", sorted.length,
+              sorted[0], sorted[sorted.length - 1], sorted[sorted.length / 2]);
     }
 
     /** FLOPs of the sgemm measured: the QKV projection, (N, E)·(E, 3E). */
@@ -54,24 +81,27 @@ public final class Bench {
   private static final long WARM_UP_NANOS = 2_000_000_000L;
 
   /** Time spent and work done by one thread in each of the two measurements. */
-  record Sample(double sgemmSeconds, double sgemmFlops, double layerSeconds, double layerTokens) {}
+  record Sample(double sgemmSeconds, double sgemmFlops, double layerSeconds, double layerFlops,
+      double layerTokens) {}
 
   private Bench() {}
 
   public static void main(String[] args) throws Exception {
     Shape shape = parse(args);
-    System.out.printf("shape: E=%d H=%d F=%d T=%d, %d tokens per batch, %d threads x 1 BLAS "
-        + "thread, %s; BLAS %s%n", shape.width(), shape.heads(), shape.ffn(), shape.length(),
-        shape.batchTokens(), shape.threads(), shape.activation().configName(),
-        RowMajorBlas.implementation());
+    System.out.printf("shape: E=%d H=%d F=%d, %s, %d tokens per batch, %d threads x 1 BLAS "
+        + "thread, %s; BLAS %s; %s%n", shape.width(), shape.heads(), shape.ffn(),
+        shape.describeLengths(), shape.batchTokens(), shape.threads(),
+        shape.activation().configName(), RowMajorBlas.implementation(),
+        Elementwise.INSTANCE.describe());
     List<Sample> samples = interleaved(shape);
     double sgemm = 0;
     double tokensPerSecond = 0;
+    double layer = 0;
     for (Sample t : samples) {          // rates of threads running at once add up
       sgemm += t.sgemmFlops() / t.sgemmSeconds() / 1e9;
       tokensPerSecond += t.layerTokens() / t.layerSeconds();
+      layer += t.layerFlops() / t.layerSeconds() / 1e9;
     }
-    double layer = tokensPerSecond * shape.flopsPerToken() / 1e9;
     System.out.printf("sgemm     (%d x %d . %d x %d):  %8.1f GFLOP/s%n", shape.batchTokens(),
         shape.width(), shape.width(), 3 * shape.width(), sgemm);
     System.out.printf("layer     (fast kernel):            %8.1f GFLOP/s, %,10.0f tokens/s "
@@ -88,7 +118,7 @@ public final class Bench {
     int width = 768;
     int heads = 12;
     int ffn = 3072;
-    int length = 128;
+    int[] lengths = {128};
     int batchTokens = 4096;
     int threads = Runtime.getRuntime().availableProcessors();
     double seconds = 12;
@@ -99,18 +129,39 @@ public final class Bench {
         case "--width" -> width = Integer.parseInt(value);
         case "--heads" -> heads = Integer.parseInt(value);
         case "--ffn" -> ffn = Integer.parseInt(value);
-        case "--length" -> length = Integer.parseInt(value);
+        case "--length" -> lengths = new int[] {Integer.parseInt(value)};
+        case "--lengths" -> lengths = lengthsOf(Path.of(value));
         case "--batch-tokens" -> batchTokens = Integer.parseInt(value);
         case "--threads" -> threads = Integer.parseInt(value);
         case "--seconds" -> seconds = Double.parseDouble(value);
         case "--activation" -> activation = Activation.fromConfigName(value);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
-            + "jobs/bench [--width E] [--heads H] [--ffn F] [--length T] [--batch-tokens N] "
-            + "[--threads N] [--seconds S] [--activation A]");
+            + "jobs/bench [--width E] [--heads H] [--ffn F] [--length T | --lengths FILE] "
+            + "[--batch-tokens N] [--threads N] [--seconds S] [--activation A]");
       }
       i++;
     }
-    return new Shape(width, heads, ffn, length, batchTokens, threads, seconds, activation);
+    if (lengths.length == 1) {        // one length: as many sequences as fill a batch
+      lengths = java.util.Collections.nCopies(Math.max(1, batchTokens / lengths[0]), lengths[0])
+          .stream().mapToInt(Integer::intValue).toArray();
+    }
+    return new Shape(width, heads, ffn, lengths, batchTokens, threads, seconds, activation);
+  }
+
+  /**
+   * The sequences' lengths in a JSON-lines file of token ids, one {@code "ids": [...]} array a
+   * line, as {@code jobs/make-text-corpus} writes {@code ids.jsonl}.
+   */
+  static int[] lengthsOf(Path file) {
+    try (java.util.stream.Stream<String> lines = Files.lines(file)) {
+      return lines.filter(line -> line.contains("\"ids\"")).mapToInt(line -> {
+        String ids = line.substring(line.indexOf('[', line.indexOf("\"ids\"")) + 1,
+            line.indexOf(']', line.indexOf("\"ids\"")));
+        return ids.isBlank() ? 0 : ids.split(",").length;
+      }).filter(t -> t > 0).toArray();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read the lengths in " + file, e);
+    }
   }
 
   /**
@@ -122,19 +173,18 @@ public final class Bench {
   static List<Sample> interleaved(Shape s) throws Exception {
     ModelSettings settings = layerSettings(s);
     EncoderWeights weights = RandomModels.weights(new Random(2), 1, s.width(), s.ffn(), false, 0);
-    int tokens = s.layerTokens();
-    int sgemmRepeats = (int) Math.max(1, Math.round(tokens * s.flopsPerToken() / s.sgemmFlops()));
     ExecutorService pool = Executors.newFixedThreadPool(s.threads());
     CyclicBarrier ready = new CyclicBarrier(s.threads() + 1);
     AtomicBoolean stop = new AtomicBoolean();
     try {
       List<Future<Sample>> futures = new ArrayList<>();
       for (int i = 0; i < s.threads(); i++) {
+        int firstSequence = (int) ((long) i * s.lengths().length / s.threads());
         futures.add(pool.submit(() -> {
-          Runnable layer;
+          LayerBatches layer;
           Runnable sgemm;
           try {
-            layer = layerTask(s, settings, weights);
+            layer = new LayerBatches(s, settings, weights, firstSequence);
             sgemm = sgemmTask(s);
             long warmUpEnd = System.nanoTime() + WARM_UP_NANOS;   // until the JIT has compiled
             for (int run = 0; run < 2 || System.nanoTime() < warmUpEnd; run++) {
@@ -148,12 +198,16 @@ public final class Bench {
           ready.await();
           double sgemmSeconds = 0;
           double layerSeconds = 0;
+          double layerFlops = 0;
+          double layerTokens = 0;
+          double sgemmRuns = 0;
           int pairs = 0;
           while (true) {
             long t0 = System.nanoTime();
             layer.run();
             long t1 = System.nanoTime();
-            for (int r = 0; r < sgemmRepeats; r++) {
+            long repeats = Math.max(1, Math.round(layer.lastFlops() / s.sgemmFlops()));
+            for (int r = 0; r < repeats; r++) {
               sgemm.run();
             }
             long t2 = System.nanoTime();
@@ -162,14 +216,17 @@ public final class Bench {
             }
             layerSeconds += (t1 - t0) / 1e9;
             sgemmSeconds += (t2 - t1) / 1e9;
+            layerFlops += layer.lastFlops();
+            layerTokens += layer.lastTokens();
+            sgemmRuns += repeats;
             pairs++;
           }
           if (pairs == 0) {
             throw new IllegalStateException("--seconds " + s.seconds() + " is shorter than "
                 + "one layer batch and its sgemm products; give more");
           }
-          return new Sample(sgemmSeconds, pairs * sgemmRepeats * s.sgemmFlops(), layerSeconds,
-              (double) pairs * tokens);
+          return new Sample(sgemmSeconds, sgemmRuns * s.sgemmFlops(), layerSeconds, layerFlops,
+              layerTokens);
         }));
       }
       try {
@@ -200,24 +257,53 @@ public final class Bench {
     return () -> RowMajorBlas.linear(n, e, 3 * e, x, 0, w, y, 0, false);
   }
 
-  /** One encoder layer over a batch of T-token sequences. */
-  private static Runnable layerTask(Shape s, ModelSettings settings, EncoderWeights weights) {
-    int sequences = s.layerTokens() / s.length();
-    Encoder encoder = new Encoder(settings, weights);
-    TokenBatch batch = new TokenBatch(s.width(), s.layerTokens());
-    float[] input = gaussian(new Random(3), s.layerTokens() * s.width());
-    return () -> {
+  /**
+   * One encoder layer over batches of whole sequences of the shape's lengths, taken in turn from
+   * a starting sequence (wrapping around) until a batch holds {@code batch-tokens}, as a task
+   * stacks a partition's rows.
+   */
+  private static final class LayerBatches implements Runnable {
+    private final Shape shape;
+    private final Encoder encoder;
+    private final TokenBatch batch;
+    private final float[] token;        // (E): every token's input; the values do not matter
+    private int next;                   // the next sequence to take
+    private double lastFlops;
+    private int lastTokens;
+
+    LayerBatches(Shape shape, ModelSettings settings, EncoderWeights weights, int first) {
+      this.shape = shape;
+      this.encoder = new Encoder(settings, weights);
+      this.batch = new TokenBatch(shape.width(), shape.batchTokens());
+      this.token = gaussian(new Random(3), shape.width());
+      this.next = first;
+    }
+
+    @Override
+    public void run() {
+      int[] lengths = shape.lengths();
       batch.clear();
-      for (int b = 0; b < sequences; b++) {
-        for (int t = 0; t < s.length(); t++) {
-          int offset = batch.appendToken(t);
-          System.arraycopy(input, (b * s.length() + t) * s.width(), batch.tokens(), offset,
-              s.width());
+      lastFlops = 0;
+      do {
+        int t = lengths[next];
+        next = (next + 1) % lengths.length;
+        for (int p = 0; p < t; p++) {
+          System.arraycopy(token, 0, batch.tokens(), batch.appendToken(p), shape.width());
         }
         batch.endSequence();
-      }
+        lastFlops += t * shape.flopsPerToken(t);
+      } while (batch.tokenCount() + lengths[next] <= shape.batchTokens());
+      lastTokens = batch.tokenCount();
       encoder.forward(batch, null);
-    };
+    }
+
+    double lastFlops() {
+      return lastFlops;
+    }
+
+    int lastTokens() {
+      return lastTokens;
+    }
   }
 
   private static ModelSettings layerSettings(Shape s) {
@@ -229,7 +315,7 @@ public final class Bench {
   static double[] naiveRate(Shape s) {
     ModelSettings settings = layerSettings(s);
     EncoderWeights weights = RandomModels.weights(new Random(2), 1, s.width(), s.ffn(), false, 0);
-    int length = Math.min(s.length(), 32);
+    int length = Math.min(s.lengths()[0], 32);
     float[][] x = new float[length][];
     Random random = new Random(4);
     for (int t = 0; t < length; t++) {
@@ -241,9 +327,7 @@ public final class Bench {
     reference.encode(x, null);
     double seconds = (System.nanoTime() - start) / 1e9;
     double tokensPerSecond = length / seconds;
-    Shape shorter = new Shape(s.width(), s.heads(), s.ffn(), length, s.batchTokens(), 1,
-        s.seconds(), s.activation());
-    return new double[] {tokensPerSecond, tokensPerSecond * shorter.flopsPerToken() / 1e9};
+    return new double[] {tokensPerSecond, tokensPerSecond * s.flopsPerToken(length) / 1e9};
   }
 
   private static float[] gaussian(Random random, int count) {

@@ -14,6 +14,9 @@ import java.util.logging.Logger;
 public interface Elementwise {
   Elementwise INSTANCE = Choice.choose();
 
+  /** Which implementation, and its vector width: {@code VectorElementwise (512-bit)}. */
+  String describe();
+
   /** The largest of {@code x[offset, offset + length)} (negative infinity if empty). */
   float max(float[] x, int offset, int length);
 

@@ -10,6 +10,11 @@ final class ScalarElementwise implements Elementwise {
   private static final double SQRT_2_OVER_PI = Math.sqrt(2.0 / Math.PI);
 
   @Override
+  public String describe() {
+    return "ScalarElementwise (no Vector API)";
+  }
+
+  @Override
   public float max(float[] x, int offset, int length) {
     float max = Float.NEGATIVE_INFINITY;
     for (int i = offset; i < offset + length; i++) {

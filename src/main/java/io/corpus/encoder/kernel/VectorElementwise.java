@@ -59,6 +59,11 @@ final class VectorElementwise implements Elementwise {
   private static final FloatVector EXP_P5 = FloatVector.broadcast(S, 5.0000001201e-1f);
 
   @Override
+  public String describe() {
+    return "VectorElementwise (" + S.vectorBitSize() + "-bit)";
+  }
+
+  @Override
   public float max(float[] x, int offset, int length) {
     int end = offset + length;
     int bound = offset + S.loopBound(length);

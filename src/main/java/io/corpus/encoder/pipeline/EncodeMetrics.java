@@ -41,7 +41,7 @@ public final class EncodeMetrics implements Serializable {
     String id = env == null ? "driver" : env.executorId();
     String threads = System.getenv("OPENBLAS_NUM_THREADS");
     executors.add(id + "\t" + RowMajorBlas.implementation() + ", "
-        + Elementwise.INSTANCE.getClass().getSimpleName() + ", OPENBLAS_NUM_THREADS="
+        + Elementwise.INSTANCE.describe() + ", OPENBLAS_NUM_THREADS="
         + (threads == null ? "unset" : threads));
   }
 

@@ -1,0 +1,31 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** jobs/bench's shapes: the lengths a corpus file gives, and the work they count. */
+class BenchShapeTest {
+  @Test
+  void readsOneLengthPerLineOfIds(@TempDir Path dir) throws Exception {
+    Path ids = dir.resolve("ids.jsonl");
+    Files.writeString(ids, "{\"id\":\"a\",\"ids\":[101,7,102]}\n"
+        + "{\"id\":\"b\",\"ids\":[101, 2, 3, 4, 102]}\n\n{\"id\":\"c\",\"ids\":[]}\n");
+    assertArrayEquals(new int[] {3, 5}, Bench.lengthsOf(ids));
+  }
+
+  @Test
+  void countsTheWorkOfEachSequenceAtItsOwnLength() {
+    Bench.Shape shape = Bench.parse(new String[] {"--width", "8", "--heads", "2", "--ffn", "16",
+        "--length", "4", "--batch-tokens", "10"});
+    assertArrayEquals(new int[] {4, 4}, shape.lengths());   // whole sequences filling a batch
+    // per token: QKV 2·8·24, output 2·8·8, feed-forward 4·8·16, attention 4·T·8
+    assertEquals(384 + 128 + 512 + 128, shape.flopsPerToken(4));
+    assertEquals(8 * shape.flopsPerToken(4), shape.flops());
+    assertEquals("T=4", shape.describeLengths());
+  }
+}
