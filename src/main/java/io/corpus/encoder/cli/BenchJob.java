@@ -21,7 +21,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code jobs/bench-job DIR [--rows N] [--length T] [--layers L] [--width E] [--heads H]
- * [--ffn F] [--files N]}: writes an end-to-end benchmark job to DIR (random BERT-shaped weights,
+ * [--ffn F] [--files N] [--row-group-mb M]}: writes an end-to-end benchmark job to DIR (random BERT-shaped weights,
  * N random sequences of T tokens in Parquet, {@code job.conf} with maps off and
  * {@code job-stats.conf} with head statistics on), to be timed as a whole process with
  * {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through 12 BERT-base
@@ -33,7 +33,7 @@ public final class BenchJob {
   public static void main(String[] args) throws IOException {
     if (args.length == 0 || args[0].startsWith("--")) {
       throw new IllegalArgumentException("usage: jobs/bench-job DIR [--rows N] [--length T] "
-          + "[--layers L] [--width E] [--heads H] [--ffn F] [--files N]");
+          + "[--layers L] [--width E] [--heads H] [--ffn F] [--files N] [--row-group-mb M]");
     }
     Path dir = Path.of(args[0]).toAbsolutePath();
     int rows = 256;
@@ -43,6 +43,7 @@ public final class BenchJob {
     int heads = 12;
     int ffn = 3072;
     int files = Math.max(1, Runtime.getRuntime().availableProcessors());
+    int rowGroupMb = 32;
     for (int i = 1; i + 1 < args.length; i += 2) {
       int value = Integer.parseInt(args[i + 1]);
       switch (args[i]) {
@@ -53,6 +54,7 @@ public final class BenchJob {
         case "--heads" -> heads = value;
         case "--ffn" -> ffn = value;
         case "--files" -> files = value;
+        case "--row-group-mb" -> rowGroupMb = value;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -61,7 +63,7 @@ public final class BenchJob {
         TensorNaming.PYTORCH, dir.resolve("weights.safetensors"));
     SparkSession spark = SparkSessions.forJob("bench-job");
     try {
-      writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files);
+      writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files, rowGroupMb);
     } finally {
       spark.stop();
     }
@@ -79,9 +81,12 @@ public final class BenchJob {
         + "them with: time jobs/encode --config " + dir + "/job.conf");
   }
 
-  /** N rows of T random tokens in the given number of files, 32 MB row groups. */
+  /**
+   * N rows of T random tokens in the given number of files, row groups of {@code rowGroupMb}
+   * (32 by default, as a corpus written by Spark has; pandas, pyarrow and DuckDB often write one).
+   */
   private static void writeInput(SparkSession spark, Path path, int rows, int length, int width,
-      int files) {
+      int files, int rowGroupMb) {
     StructType schema = new StructType()
         .add("id", DataTypes.StringType, false)
         .add("embeddings", DataTypes.createArrayType(DataTypes.createArrayType(
@@ -105,7 +110,7 @@ public final class BenchJob {
     };
     spark.range(0, rows, 1, files).as(Encoders.LONG()).mapPartitions(make, Encoders.row(schema))
         .write().mode("overwrite")
-        .option("parquet.block.size", 32 << 20)   // row groups of 32 MB, as a corpus would have
+        .option("parquet.block.size", (long) rowGroupMb << 20)
         .parquet(path.toString());
   }
 }

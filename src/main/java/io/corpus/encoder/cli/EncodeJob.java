@@ -24,6 +24,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -287,11 +289,19 @@ public final class EncodeJob {
         return 2;
       }
       SparkSession spark = null;
+      FutureTask<SparkSession> starting = null;
       // Stop only a session this run started: a caller's session (tests, a notebook) stays up.
       boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
         checkPaths(settings);
+        if (!check) {
+          // Spark starts (seconds of single-threaded set-up) while this thread loads the model.
+          starting = new FutureTask<>(() -> SparkSessions.forJob("corpus-encoder"));
+          Thread thread = new Thread(starting, "spark-start");
+          thread.setDaemon(true);
+          thread.start();
+        }
         LoadedModel model = loadModel(settings);
         if (check) {
           out.println(Checks.describe(settings, model, (System.nanoTime() - start) / 1e9));
@@ -302,7 +312,7 @@ public final class EncodeJob {
             + "BLAS %s%n", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
             model.weights().parameterCount(), (System.nanoTime() - start) / 1e9,
             RowMajorBlas.implementation());
-        spark = SparkSessions.forJob("corpus-encoder");
+        spark = started(starting);
         RunSummary summary = new EncodeJob(spark, settings, model, start).run(out);
         out.printf("done: %,d rows read, %,d written, %,d rejected %s, %,d truncated, %,d tokens "
             + "in %.1f s (forward pass %.1f task-seconds) -> %s%n", summary.rowsRead(),
@@ -317,9 +327,34 @@ public final class EncodeJob {
         }
         return 1;
       } finally {
+        if (spark == null && starting != null) {   // the model failed: the error is out first
+          try {
+            spark = started(starting);
+          } catch (RuntimeException e) {
+            // Spark did not start either; nothing to stop
+          }
+        }
         if (spark != null && !sessionExisted) {
           spark.stop();
         }
+      }
+    }
+
+    /** The session the background start made; its failure rethrown as it was thrown. */
+    private static SparkSession started(FutureTask<SparkSession> starting) {
+      try {
+        return starting.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while Spark was starting", e);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException runtime) {
+          throw runtime;
+        }
+        if (e.getCause() instanceof Error error) {
+          throw error;
+        }
+        throw new IllegalStateException(e.getCause());
       }
     }
   }
