@@ -10,9 +10,12 @@ import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.model.ReferenceEncoder;
 import io.corpus.encoder.model.TokenBatch;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.BrokenBarrierException;
@@ -21,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 /**
  * {@code jobs/bench}: the encoder layer's speed beside the sgemm rate measured in the same
@@ -45,27 +49,10 @@ public final class Bench {
           + 4.0 * length * width;
     }
 
-    /** FLOPs of one layer over all of {@code lengths}. */
-    double flops() {
-      double sum = 0;
-      for (int t : lengths) {
-        sum += t * flopsPerToken(t);
-      }
-      return sum;
-    }
-
-    long tokens() {
-      long sum = 0;
-      for (int t : lengths) {
-        sum += t;
-      }
-      return sum;
-    }
-
     /** How the lengths read: {@code T=128}, or their count, median and longest. */
     String describeLengths() {
       int[] sorted = lengths.clone();
-      java.util.Arrays.sort(sorted);
+      Arrays.sort(sorted);
       return sorted[0] == sorted[sorted.length - 1] ? "T=" + sorted[0]
           : String.format("%,d sequences of T from %d to %d, median %d", sorted.length,
               sorted[0], sorted[sorted.length - 1], sorted[sorted.length / 2]);
@@ -142,8 +129,9 @@ public final class Bench {
       i++;
     }
     if (lengths.length == 1) {        // one length: as many sequences as fill a batch
-      lengths = java.util.Collections.nCopies(Math.max(1, batchTokens / lengths[0]), lengths[0])
-          .stream().mapToInt(Integer::intValue).toArray();
+      int[] filled = new int[Math.max(1, batchTokens / lengths[0])];
+      Arrays.fill(filled, lengths[0]);
+      lengths = filled;
     }
     return new Shape(width, heads, ffn, lengths, batchTokens, threads, seconds, activation);
   }
@@ -153,14 +141,14 @@ public final class Bench {
    * line, as {@code jobs/make-text-corpus} writes {@code ids.jsonl}.
    */
   static int[] lengthsOf(Path file) {
-    try (java.util.stream.Stream<String> lines = Files.lines(file)) {
+    try (Stream<String> lines = Files.lines(file)) {
       return lines.filter(line -> line.contains("\"ids\"")).mapToInt(line -> {
         String ids = line.substring(line.indexOf('[', line.indexOf("\"ids\"")) + 1,
             line.indexOf(']', line.indexOf("\"ids\"")));
         return ids.isBlank() ? 0 : ids.split(",").length;
       }).filter(t -> t > 0).toArray();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("cannot read the lengths in " + file, e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the lengths in " + file, e);
     }
   }
 
