@@ -113,3 +113,13 @@ run_main() {
   # shellcheck disable=SC2046,SC2086
   exec $(java_command) "${cds[@]}" ${JAVA_OPTS:-} "$main_class" "$@"
 }
+
+# For the benchmarks that time whole processes in alternating rounds: the clock in seconds, the
+# mean of their arguments, and the kernels a job ran on (OpenBLAS's core type from its log, the
+# element-wise kernels' vector width from its run summary): print_job_kernels LOG SUMMARY.
+now() { date +%s.%N; }
+mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { printf "%.2f", s / NR }'; }
+print_job_kernels() {
+  grep -o 'BLAS [^;]*' "$1" | head -1 | sed 's/^/ours: /' || true
+  grep -o '[A-Za-z]*Elementwise ([^)]*)' "$2" 2>/dev/null | head -1 | sed 's/^/ours: /' || true
+}
