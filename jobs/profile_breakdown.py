@@ -66,8 +66,7 @@ def collapsed(path):
             names = stack.split(";")
             thread = names[0]
             kind = ("Spark tasks" if thread.startswith("[Executor task launch worker")
-                    else "JIT compiler" if "Compiler" in thread or "C1 " in thread
-                    or "C2 " in thread
+                    else "JIT compiler" if "Compiler" in thread
                     else "garbage collector" if thread.startswith(("[GC", "[G1"))
                     else "driver main" if thread.startswith("[main")
                     else "other threads")
@@ -78,7 +77,7 @@ def collapsed(path):
     return weights, threads
 
 
-def report(weights, unit):
+def report(weights):
     total = sum(weights.values())
     for label, w in weights.most_common():
         print(f"{100.0 * w / total:5.1f} %  {label}")
@@ -88,10 +87,10 @@ def report(weights, unit):
 def main(path):
     if not path.endswith(".jfr"):
         weights, threads = collapsed(path)
-        total = report(weights, "samples")
+        total = report(weights)
         print(f"({total} task-thread samples)")
         print("CPU samples by thread:")
-        report(threads, "samples")
+        report(threads)
         return
     data = json.loads(subprocess.check_output(
         ["jfr", "print", "--json", "--events", "jdk.ExecutionSample,jdk.NativeMethodSample",
@@ -102,9 +101,7 @@ def main(path):
         if not thread.startswith("Executor task launch worker"):
             continue
         weights[category(list(frames(event)))] += PERIOD_MS[event["type"]]
-    total = sum(weights.values())
-    for label, w in weights.most_common():
-        print(f"{100.0 * w / total:5.1f} %  {label}")
+    total = report(weights)
     print(f"({total / 1000:.1f} sampled task-seconds)")
 
 

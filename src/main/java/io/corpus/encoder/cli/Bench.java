@@ -142,11 +142,15 @@ public final class Bench {
    */
   static int[] lengthsOf(Path file) {
     try (Stream<String> lines = Files.lines(file)) {
-      return lines.filter(line -> line.contains("\"ids\"")).mapToInt(line -> {
+      int[] lengths = lines.filter(line -> line.contains("\"ids\"")).mapToInt(line -> {
         String ids = line.substring(line.indexOf('[', line.indexOf("\"ids\"")) + 1,
             line.indexOf(']', line.indexOf("\"ids\"")));
         return ids.isBlank() ? 0 : ids.split(",").length;
       }).filter(t -> t > 0).toArray();
+      if (lengths.length == 0) {
+        throw new IllegalArgumentException(file + " holds no non-empty \"ids\" arrays");
+      }
+      return lengths;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the lengths in " + file, e);
     }

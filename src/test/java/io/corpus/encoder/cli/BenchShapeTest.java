@@ -2,6 +2,8 @@ package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +18,15 @@ class BenchShapeTest {
     Files.writeString(ids, "{\"id\":\"a\",\"ids\":[101,7,102]}\n"
         + "{\"id\":\"b\",\"ids\":[101, 2, 3, 4, 102]}\n\n{\"id\":\"c\",\"ids\":[]}\n");
     assertArrayEquals(new int[] {3, 5}, Bench.lengthsOf(ids));
+  }
+
+  @Test
+  void aFileWithoutIdsIsRefusedByName(@TempDir Path dir) throws Exception {
+    Path empty = dir.resolve("texts.jsonl");
+    Files.writeString(empty, "{\"id\":\"a\",\"text\":\"no ids here\"}\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Bench.lengthsOf(empty));
+    assertTrue(e.getMessage().contains(empty.toString()), e.getMessage());
   }
 
   @Test
