@@ -115,8 +115,7 @@ final class VectorElementwise implements Elementwise {
       maxInto(x, row, bound, maxes);
       if (tail > 0) {
         System.arraycopy(x, row + bound, xTail, 0, tail);
-        FloatVector.fromArray(S, xTail, 0).max(FloatVector.fromArray(S, maxTail, 0))
-            .intoArray(maxTail, 0);
+        maxInto(xTail, 0, S.length(), maxTail);
       }
     }
     System.arraycopy(maxTail, 0, maxes, bound, tail);
@@ -126,24 +125,18 @@ final class VectorElementwise implements Elementwise {
       }
     }
     System.arraycopy(maxes, bound, maxTail, 0, tail);
-    FloatVector sumTail = FloatVector.zero(S);
+    float[] sumTail = new float[S.length()];
     Arrays.fill(sums, 0, cols, 0f);
     for (int r = 0; r < rows; r++) {
       int row = r * cols;
       expInto(x, row, bound, maxes, sums);
       if (tail > 0) {
         System.arraycopy(x, row + bound, xTail, 0, tail);
-        FloatVector e = expNonPositive(FloatVector.fromArray(S, xTail, 0)
-            .sub(FloatVector.fromArray(S, maxTail, 0)));
-        e.intoArray(xTail, 0);
+        expInto(xTail, 0, S.length(), maxTail, sumTail);
         System.arraycopy(xTail, 0, x, row + bound, tail);
-        sumTail = e.add(sumTail);
       }
     }
-    if (tail > 0) {
-      sumTail.intoArray(xTail, 0);
-      System.arraycopy(xTail, 0, sums, bound, tail);
-    }
+    System.arraycopy(sumTail, 0, sums, bound, tail);
   }
 
   // The whole-vector columns of one row, each pass in a method of its own: the JIT compiles
