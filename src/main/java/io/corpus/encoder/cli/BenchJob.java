@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -21,8 +22,9 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code jobs/bench-job DIR [--rows N] [--length T] [--layers L] [--width E] [--heads H]
- * [--ffn F] [--files N] [--row-group-mb M]}: writes an end-to-end benchmark job to DIR (random BERT-shaped weights,
- * N random sequences of T tokens in Parquet, {@code job.conf} with maps off and
+ * [--ffn F] [--files N] [--row-group-mb M] [--page-kb P]}: writes an end-to-end benchmark job to
+ * DIR (random BERT-shaped weights, N random sequences of T tokens in Parquet, {@code job.conf}
+ * with maps off and
  * {@code job-stats.conf} with head statistics on), to be timed as a whole process with
  * {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through 12 BERT-base
  * layers, the shape of jobs/bench_pytorch.py, in as many files as there are cores.
@@ -33,7 +35,8 @@ public final class BenchJob {
   public static void main(String[] args) throws IOException {
     if (args.length == 0 || args[0].startsWith("--")) {
       throw new IllegalArgumentException("usage: jobs/bench-job DIR [--rows N] [--length T] "
-          + "[--layers L] [--width E] [--heads H] [--ffn F] [--files N] [--row-group-mb M]");
+          + "[--layers L] [--width E] [--heads H] [--ffn F] [--files N] [--row-group-mb M] "
+          + "[--page-kb P]");
     }
     Path dir = Path.of(args[0]).toAbsolutePath();
     int rows = 256;
@@ -44,6 +47,7 @@ public final class BenchJob {
     int ffn = 3072;
     int files = Math.max(1, Runtime.getRuntime().availableProcessors());
     int rowGroupMb = 32;
+    int pageKb = 1024;
     for (int i = 1; i + 1 < args.length; i += 2) {
       int value = Integer.parseInt(args[i + 1]);
       switch (args[i]) {
@@ -55,6 +59,7 @@ public final class BenchJob {
         case "--ffn" -> ffn = value;
         case "--files" -> files = value;
         case "--row-group-mb" -> rowGroupMb = value;
+        case "--page-kb" -> pageKb = value;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -63,7 +68,8 @@ public final class BenchJob {
         TensorNaming.PYTORCH, dir.resolve("weights.safetensors"));
     SparkSession spark = SparkSessions.forJob("bench-job");
     try {
-      writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files, rowGroupMb);
+      writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files, rowGroupMb,
+          pageKb);
     } finally {
       spark.stop();
     }
@@ -83,10 +89,13 @@ public final class BenchJob {
 
   /**
    * N rows of T random tokens in the given number of files, row groups of {@code rowGroupMb}
-   * (32 by default, as a corpus written by Spark has; pandas, pyarrow and DuckDB often write one).
+   * (32 by default, as a corpus written by Spark has; pandas, pyarrow and DuckDB often write one)
+   * and pages of about {@code pageKb} (1,024 by default, as pyarrow and DuckDB write them). With
+   * 0, Spark's own writer settings: it checks a page's size only every 100 rows, so rows of T x E
+   * floats (393 KB for 128 x 768) make pages of about 39 MB.
    */
   private static void writeInput(SparkSession spark, Path path, int rows, int length, int width,
-      int files, int rowGroupMb) {
+      int files, int rowGroupMb, int pageKb) {
     StructType schema = new StructType()
         .add("id", DataTypes.StringType, false)
         .add("embeddings", DataTypes.createArrayType(DataTypes.createArrayType(
@@ -108,9 +117,16 @@ public final class BenchJob {
       }
       return out.iterator();
     };
-    spark.range(0, rows, 1, files).as(Encoders.LONG()).mapPartitions(make, Encoders.row(schema))
+    DataFrameWriter<Row> writer = spark.range(0, rows, 1, files).as(Encoders.LONG())
+        .mapPartitions(make, Encoders.row(schema))
         .write().mode("overwrite")
-        .option("parquet.block.size", (long) rowGroupMb << 20)
-        .parquet(path.toString());
+        .option("parquet.block.size", (long) rowGroupMb << 20);
+    if (pageKb > 0) {
+      writer = writer.option("parquet.page.size", pageKb << 10)
+          .option("parquet.page.size.row.check.min", 1)
+          .option("parquet.page.size.row.check.max", 1)
+          .option("parquet.page.size.check.estimate", false);
+    }
+    writer.parquet(path.toString());
   }
 }
