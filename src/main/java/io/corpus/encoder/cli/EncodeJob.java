@@ -22,6 +22,7 @@ import io.corpus.encoder.weights.ModelFolder;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -186,13 +187,14 @@ public final class EncodeJob {
     return String.format("%.2f", (System.nanoTime() - startNanos) / 1e9);
   }
 
-  /** Rejected rows, found by a validation pass that runs no model; an empty table if none. */
+  /**
+   * Rejected rows, found by a validation pass that runs no model; when the encoding set none
+   * aside, an empty table of the same columns, made without planning that pass over the input.
+   */
   private void writeRejects(Dataset<Row> input, EncoderTransformer transformer, boolean any,
       OutputFolder out) {
-    Dataset<Row> rejects = transformer.rejectedRows(input);
-    if (!any) {
-      rejects = rejects.limit(0);
-    }
+    Dataset<Row> rejects = any ? transformer.rejectedRows(input)
+        : spark.createDataFrame(List.of(), RejectedRows.schema(input.schema()));
     rejects.coalesce(1).write().parquet(out.staged("rejects"));
   }
 

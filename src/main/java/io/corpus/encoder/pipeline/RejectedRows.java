@@ -26,11 +26,15 @@ public final class RejectedRows {
 
   private RejectedRows() {}
 
+  /** The schema of the rejects of an input with this schema: its columns, the rule, the reason. */
+  public static StructType schema(StructType input) {
+    return input.add(RULE_COLUMN, DataTypes.StringType, false)
+        .add(REASON_COLUMN, DataTypes.StringType, false);
+  }
+
   /** The input's rows that {@code source} refuses, lazily. */
   static Dataset<Row> of(Dataset<Row> input, SequenceSource source, WeightsHandle model) {
-    StructType schema = input.schema()
-        .add(RULE_COLUMN, DataTypes.StringType, false)
-        .add(REASON_COLUMN, DataTypes.StringType, false);
+    StructType schema = schema(input.schema());
     int columns = input.schema().size();
     JavaRDD<InternalRow> rows = input.queryExecution().toRdd().toJavaRDD();
     JavaRDD<InternalRow> rejected = rows.mapPartitions((Iterator<InternalRow> it) -> {

@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -119,6 +120,11 @@ class EncodeJobInvalidRowsTest {
           List.of("id", "embeddings", "mask", "reject_rule", "reject_reason")));
     }
     assertEquals(bad.size(), rejects.size());
+    // A run with nothing to set aside still leaves a rejects table, empty, with the same columns.
+    Dataset<Row> noRejects = spark.read().parquet(cleanOut.resolve("rejects").toString());
+    assertEquals(0, noRejects.count());
+    assertEquals(spark.read().parquet(mixedOut.resolve("rejects").toString()).schema(),
+        noRejects.schema());
     for (Object[] b : bad) {
       Row row = (Row) b[0];
       assertEquals(b[2], reasons.get(String.valueOf(row.get(0))), "reason of " + row.get(0));
