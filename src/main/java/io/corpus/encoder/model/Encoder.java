@@ -24,6 +24,11 @@ public final class Encoder {
   static final int FFN_BLOCK = 2048;
   /** Longest sequence attended in one piece when its maps are not wanted; longer ones tile. */
   static final int ATTENTION_TILE = 256;
+  /**
+   * Longest sequence whose heads share one softmax pass ({@link HeadAttention#allHeads}) when
+   * its maps are not wanted: the H score matrices, 4·H·T² bytes, stay in L2 (192 KB at H = 12).
+   */
+  static final int ALL_HEADS_LENGTH = 64;
 
   private final ModelSettings settings;
   private final EncoderWeights weights;
@@ -190,6 +195,10 @@ public final class Encoder {
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int first = batch.firstRow(b);
       int t = batch.length(b);
+      if (sink == null && t <= Math.min(ALL_HEADS_LENGTH, head.tile())) {
+        head.allHeads(batch, first, t, heads, mask, qkv, context);
+        continue;
+      }
       boolean full = sink != null || t <= head.tile();
       for (int h = 0; h < heads; h++) {
         int q = first * qkvWidth + h * headWidth;                  // Q_h (T, D), row stride 3E
