@@ -27,9 +27,10 @@ final class HeadAttention {
   private final int headWidth;    // D
   private final float scoreScale; // 1 / √D
   private final int tile;
-  private float[] keyScores = new float[0];   // (T_k, T_q) for full: Sᵀ, a row per key
-  private float[] queryMax = new float[0];    // (T_q) scratch of the softmax
-  private float[] querySum = new float[0];    // (T_q) sum of exp(score − max) per query
+  private float[] keyScores = new float[0];   // (T_k, T_q) for full: Sᵀ, a row per key;
+                                              // (T_k, H·T_q) for allHeads, the heads side by side
+  private float[] queryMax = new float[0];    // (T_q) or (H·T_q): scratch of the softmax
+  private float[] querySum = new float[0];    // (T_q) or (H·T_q): sum of exp(score − max)
   private float[] inverseSum = new float[0];  // (T_q) 1 / querySum, 0 for a fully masked query
   private float[] weights = new float[0];     // (T_q, T_k) for the sink, a row per query
   private final float[] tileScores;        // (tile, tile)
@@ -64,12 +65,7 @@ final class HeadAttention {
   void full(TokenBatch batch, int first, int t, AttentionMask rule, float[] qkv, int q, int k,
       int v, float[] context, int out) {
     int ld = 3 * width;
-    if (keyScores.length < t * t) {
-      keyScores = new float[t * t];
-      queryMax = new float[t];
-      querySum = new float[t];
-      inverseSum = new float[t];
-    }
+    ensureCapacity(t * t, t);
     RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
         0f, keyScores, 0, t);                                               // Sᵀ (T_k, T_q)
     if (rule.any()) {
@@ -95,14 +91,7 @@ final class HeadAttention {
       float[] context) {
     int ld = 3 * width;
     int cols = heads * t;
-    if (keyScores.length < t * cols) {
-      keyScores = new float[t * cols];
-    }
-    if (queryMax.length < cols) {
-      queryMax = new float[cols];
-      querySum = new float[cols];
-      inverseSum = new float[cols];
-    }
+    ensureCapacity(t * cols, cols);
     int row = first * ld;
     for (int h = 0; h < heads; h++) {
       int q = row + h * headWidth;
@@ -121,6 +110,18 @@ final class HeadAttention {
         float sum = querySum[h * t + i];
         MATH.scale(context, out + i * width, headWidth, sum > 0 ? 1f / sum : 0f);
       }
+    }
+  }
+
+  /** Grows the score buffer to {@code scores} values and the per-query ones to {@code queries}. */
+  private void ensureCapacity(int scores, int queries) {
+    if (keyScores.length < scores) {
+      keyScores = new float[scores];
+    }
+    if (queryMax.length < queries) {
+      queryMax = new float[queries];
+      querySum = new float[queries];
+      inverseSum = new float[queries];
     }
   }
 
