@@ -25,7 +25,7 @@ public final class Encoder {
   /** Longest sequence attended in one piece when its maps are not wanted; longer ones tile. */
   static final int ATTENTION_TILE = 256;
   /**
-   * Longest sequence whose heads share one softmax pass ({@link HeadAttention#allHeads}) when
+   * Longest sequence whose heads share one softmax pass ({@link HeadAttention#full}) when
    * its maps are not wanted: the H score matrices, 4·H·T² bytes, stay in L2 (192 KB at H = 12).
    */
   static final int ALL_HEADS_LENGTH = 64;
@@ -196,22 +196,20 @@ public final class Encoder {
       int first = batch.firstRow(b);
       int t = batch.length(b);
       if (sink == null && t <= Math.min(ALL_HEADS_LENGTH, head.tile())) {
-        head.allHeads(batch, first, t, heads, mask, qkv, context);
+        head.full(batch, first, t, 0, heads, mask, qkv, context);     // one softmax pass
         continue;
       }
       boolean full = sink != null || t <= head.tile();
       for (int h = 0; h < heads; h++) {
-        int q = first * qkvWidth + h * headWidth;                  // Q_h (T, D), row stride 3E
-        int k = q + width;                                         // K_h (T, D)
-        int v = q + 2 * width;                                     // V_h (T, D)
-        int out = first * width + h * headWidth;                   // (T, D), row stride E
         if (full) {
-          head.full(batch, first, t, mask, qkv, q, k, v, context, out);
+          head.full(batch, first, t, h, 1, mask, qkv, context);
           if (sink != null) {
             sink.accept(layer, b, h, head.weights(t), 0, t);
           }
         } else {
-          head.tiled(batch, first, t, mask, qkv, q, k, v, context, out);
+          int q = first * qkvWidth + h * headWidth;                // Q_h (T, D), row stride 3E
+          head.tiled(batch, first, t, mask, qkv, q, q + width, q + 2 * width, context,
+              first * width + h * headWidth);                      // K_h, V_h; (T, D) out
         }
       }
     }

@@ -9,8 +9,8 @@ import java.util.Arrays;
  * (N, 3E) QKV buffer, written into the head's D columns of the (N, E) context. Two ways:
  *
  * <ul>
- *   <li>{@link #full}: the whole score matrix, whose weights an {@link AttentionSink} can read
- *       (and {@link #allHeads}, the same for all heads of a short sequence in one softmax pass);
+ *   <li>{@link #full}: the whole score matrix of one head, whose weights an {@link AttentionSink}
+ *       can read, or of several heads side by side, sharing one softmax pass;
  *   <li>{@link #tiled}: query and key tiles of at most {@code tile} tokens with the online-softmax
  *       rescaling of FlashAttention (a running max and sum per query row; the partial output is
  *       rescaled when the max grows), so memory grows with T, not T². Tiles that the causal or
@@ -27,11 +27,10 @@ final class HeadAttention {
   private final int headWidth;    // D
   private final float scoreScale; // 1 / √D
   private final int tile;
-  private float[] keyScores = new float[0];   // (T_k, T_q) for full: Sᵀ, a row per key;
-                                              // (T_k, H·T_q) for allHeads, the heads side by side
-  private float[] queryMax = new float[0];    // (T_q) or (H·T_q): scratch of the softmax
-  private float[] querySum = new float[0];    // (T_q) or (H·T_q): sum of exp(score − max)
-  private float[] inverseSum = new float[0];  // (T_q) 1 / querySum, 0 for a fully masked query
+  private float[] keyScores = new float[0];   // (T_k, count·T_q) for full: Sᵀ, a row per key
+  private float[] queryMax = new float[0];    // (count·T_q) scratch of the softmax
+  private float[] querySum = new float[0];    // (count·T_q) sum of exp(score − max) per query
+  private float[] inverseSum = new float[0];  // (count·T_q) 1 / querySum, 0 if fully masked
   private float[] weights = new float[0];     // (T_q, T_k) for the sink, a row per query
   private final float[] tileScores;        // (tile, tile)
   private final float[] rowMax;            // (tile) running max per query row
@@ -53,48 +52,27 @@ final class HeadAttention {
   }
 
   /**
-   * Full attention of one head. {@code q}, {@code k}, {@code v} are the offsets of Q_h, K_h, V_h
-   * (each (T, D), row stride 3E) in qkv; {@code out} that of the head's (T, D) block of context.
+   * Full attention of heads [h0, h0 + count) of one sequence starting at row {@code first}, each
+   * head's (T, D) block of context written in place. Q_h, K_h and V_h are (T, D) views of qkv
+   * with row stride 3E.
    *
-   * <p>The scores are computed transposed, a row per key: Sᵀ = K_h Q_hᵀ / √D. At T = 128,
-   * D = 64 OpenBLAS runs this product and the value product from it, (Sᵀ)ᵀ V_h, about 40 %
-   * faster than in the query-row orientation, and the softmax runs down columns, with no
-   * reductions across vector lanes. The division by each query's sum is applied to its D outputs
-   * instead of its T weights.
+   * <p>The scores are computed transposed, a row per key: Sᵀ_h = K_h Q_hᵀ / √D, the heads' matrices
+   * side by side in one (T_k, count·T_q) buffer. At T = 128, D = 64 OpenBLAS runs this product
+   * and the value product from it, (Sᵀ_h)ᵀ V_h, about 40 % faster than in the query-row
+   * orientation, and the softmax runs down columns, with no reductions across vector lanes: one
+   * pass down count·T columns. For short sequences all heads at once gain: at T = 21 and 16 lanes
+   * a pass over one head's T columns was one whole vector and a padded tail of 5. A column is
+   * computed the same way whatever its neighbours, so the bits do not depend on count. The
+   * division by each query's sum is applied to its D outputs instead of its T weights.
    */
-  void full(TokenBatch batch, int first, int t, AttentionMask rule, float[] qkv, int q, int k,
-      int v, float[] context, int out) {
+  void full(TokenBatch batch, int first, int t, int h0, int count, AttentionMask rule,
+      float[] qkv, float[] context) {
     int ld = 3 * width;
-    ensureCapacity(t * t, t);
-    RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
-        0f, keyScores, 0, t);                                               // Sᵀ (T_k, T_q)
-    if (rule.any()) {
-      mask(batch, first, rule, keyScores, 0, 0, t, 0, t, 1, t);
-    }
-    MATH.expColumns(keyScores, t, t, queryMax, querySum);                   // unnormalized
-    RowMajorBlas.gemm(true, false, t, headWidth, t, 1f, keyScores, 0, t, qkv, v, ld,
-        0f, context, out, width);                                           // (T_q, D)
-    for (int i = 0; i < t; i++) {
-      inverseSum[i] = querySum[i] > 0 ? 1f / querySum[i] : 0f;
-      MATH.scale(context, out + i * width, headWidth, inverseSum[i]);
-    }
-  }
-
-  /**
-   * {@link #full} for every head of one sequence at once, without weights for a sink: the heads'
-   * transposed score matrices side by side, Sᵀ (T_k, H·T_q), so that the softmax runs down H·T
-   * columns in one pass instead of H passes over T. Short sequences gain: at T = 21 and 16 lanes
-   * each pass over T columns was one whole vector and a padded tail of 5. Every column is
-   * computed exactly as {@link #full} computes it, the same bits.
-   */
-  void allHeads(TokenBatch batch, int first, int t, int heads, AttentionMask rule, float[] qkv,
-      float[] context) {
-    int ld = 3 * width;
-    int cols = heads * t;
+    int cols = count * t;
     ensureCapacity(t * cols, cols);
     int row = first * ld;
-    for (int h = 0; h < heads; h++) {
-      int q = row + h * headWidth;
+    for (int h = 0; h < count; h++) {
+      int q = row + (h0 + h) * headWidth;
       RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, q + width, ld, qkv, q, ld,
           0f, keyScores, h * t, cols);                                    // Sᵀ_h (T_k, T_q)
       if (rule.any()) {
@@ -102,13 +80,16 @@ final class HeadAttention {
       }
     }
     MATH.expColumns(keyScores, t, cols, queryMax, querySum);                // unnormalized
-    for (int h = 0; h < heads; h++) {
-      int out = first * width + h * headWidth;
-      RowMajorBlas.gemm(true, false, t, headWidth, t, 1f, keyScores, h * t, cols,
-          qkv, row + 2 * width + h * headWidth, ld, 0f, context, out, width); // (T_q, D)
+    for (int c = 0; c < cols; c++) {
+      inverseSum[c] = querySum[c] > 0 ? 1f / querySum[c] : 0f;
+    }
+    for (int h = 0; h < count; h++) {
+      int out = first * width + (h0 + h) * headWidth;
+      int v = row + 2 * width + (h0 + h) * headWidth;
+      RowMajorBlas.gemm(true, false, t, headWidth, t, 1f, keyScores, h * t, cols, qkv, v, ld,
+          0f, context, out, width);                                       // (T_q, D)
       for (int i = 0; i < t; i++) {
-        float sum = querySum[h * t + i];
-        MATH.scale(context, out + i * width, headWidth, sum > 0 ? 1f / sum : 0f);
+        MATH.scale(context, out + i * width, headWidth, inverseSum[h * t + i]);
       }
     }
   }
@@ -126,8 +107,8 @@ final class HeadAttention {
   }
 
   /**
-   * The (T, T) weights of the last {@link #full} call, a row per query: built on demand, for a
-   * sink, from the transposed scores and the inverse sums.
+   * The (T, T) weights of the last {@link #full} call, of one head, a row per query: built on
+   * demand, for a sink, from the transposed scores and the inverse sums.
    */
   float[] weights(int t) {
     if (weights.length < t * t) {

@@ -7,8 +7,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@link HeadAttention#allHeads} (every head of a short sequence in one softmax pass) against
- * {@link HeadAttention#full} head by head: the same context, bit for bit, for lengths that fill
+ * {@link HeadAttention#full} on every head of a short sequence at once (one softmax pass) against
+ * the same head by head: the same context, bit for bit, for lengths that fill
  * whole vectors, leave tails, or are a single token, with and without causal and window masks.
  */
 class AllHeadsAttentionTest {
@@ -40,11 +40,9 @@ class AllHeadsAttentionTest {
       int first = batch.firstRow(b);
       int t = batch.length(b);
       for (int h = 0; h < heads; h++) {
-        int q = first * 3 * width + h * headWidth;
-        one.full(batch, first, t, mask, qkv, q, q + width, q + 2 * width, byHead,
-            first * width + h * headWidth);
+        one.full(batch, first, t, h, 1, mask, qkv, byHead);
       }
-      all.allHeads(batch, first, t, heads, mask, qkv, together);
+      all.full(batch, first, t, 0, heads, mask, qkv, together);
     }
     assertArrayEquals(byHead, together);
   }
