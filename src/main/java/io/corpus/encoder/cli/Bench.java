@@ -41,12 +41,21 @@ public final class Bench {
    * in the order batches take them (a corpus's real lengths, or T over and over).
    */
   record Shape(int width, int heads, int ffn, int[] lengths, int batchTokens, int threads,
-      double seconds, Activation activation) {
+      double seconds, Activation activation, int layers) {
 
     /** FLOPs of one layer over one token of a T-token sequence: projections, attention, FFN. */
     double flopsPerToken(int length) {
-      return 2.0 * width * 3 * width + 2.0 * width * width + 4.0 * width * ffn
-          + 4.0 * length * width;
+      return productFlopsPerToken() + 4.0 * length * width;
+    }
+
+    /** FLOPs of one layer's four products per token: QKV, output projection, feed-forward. */
+    double productFlopsPerToken() {
+      return 2.0 * width * 3 * width + 2.0 * width * width + 4.0 * width * ffn;
+    }
+
+    /** Tokens of all the lengths: a corpus's, or the batch of one repeated length. */
+    long tokens() {
+      return Arrays.stream(lengths).asLongStream().sum();
     }
 
     /** How the lengths read: {@code T=128}, or their count, median and longest. */
@@ -96,9 +105,16 @@ public final class Bench {
     double[] naive = naiveRate(shape);
     System.out.printf("reference (plain loops, 1 thread):  %8.1f GFLOP/s, %,10.1f tokens/s%n",
         naive[1], naive[0]);
+    double productsPerSecond = ProductsOnly.tokensPerSecond(shape);
+    double floor = shape.tokens() * shape.layers() / productsPerSecond;
+    System.out.printf("products  (the layer's alone):      %8.1f GFLOP/s, %,10.0f tokens/s; "
+        + "%,d tokens through %d layers: %.1f s on %d threads%n",
+        productsPerSecond * shape.productFlopsPerToken() / 1e9, productsPerSecond,
+        shape.tokens(), shape.layers(), floor, shape.threads());
     System.out.printf("RESULT sgemm_gflops=%.1f layer_gflops=%.1f layer_tokens_per_s=%.0f "
-        + "layer_vs_sgemm=%.3f naive_tokens_per_s=%.1f%n", sgemm, layer, tokensPerSecond,
-        layer / sgemm, naive[0]);
+        + "layer_vs_sgemm=%.3f naive_tokens_per_s=%.1f products_tokens_per_s=%.0f "
+        + "products_floor_s=%.2f%n", sgemm, layer, tokensPerSecond, layer / sgemm, naive[0],
+        productsPerSecond, floor);
   }
 
   static Shape parse(String[] args) {
@@ -110,6 +126,7 @@ public final class Bench {
     int threads = Runtime.getRuntime().availableProcessors();
     double seconds = 12;
     Activation activation = Activation.GELU;
+    int layers = 1;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
       switch (args[i]) {
@@ -122,9 +139,10 @@ public final class Bench {
         case "--threads" -> threads = Integer.parseInt(value);
         case "--seconds" -> seconds = Double.parseDouble(value);
         case "--activation" -> activation = Activation.fromConfigName(value);
+        case "--layers" -> layers = Integer.parseInt(value);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
             + "jobs/bench [--width E] [--heads H] [--ffn F] [--length T | --lengths FILE] "
-            + "[--batch-tokens N] [--threads N] [--seconds S] [--activation A]");
+            + "[--batch-tokens N] [--threads N] [--seconds S] [--activation A] [--layers L]");
       }
       i++;
     }
@@ -133,7 +151,8 @@ public final class Bench {
       Arrays.fill(filled, lengths[0]);
       lengths = filled;
     }
-    return new Shape(width, heads, ffn, lengths, batchTokens, threads, seconds, activation);
+    return new Shape(width, heads, ffn, lengths, batchTokens, threads, seconds, activation,
+        layers);
   }
 
   /**

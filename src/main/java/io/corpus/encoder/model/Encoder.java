@@ -21,7 +21,7 @@ public final class Encoder {
    * alternating jobs/bench pairs (the products' rate still grows with their rows); 4096 doubles
    * the buffer for no measurable gain, 512 lost 3 %.
    */
-  static final int FFN_BLOCK = 2048;
+  public static final int FFN_BLOCK = 2048;
   /** Longest sequence attended in one piece when its maps are not wanted; longer ones tile. */
   static final int ATTENTION_TILE = 256;
   /**

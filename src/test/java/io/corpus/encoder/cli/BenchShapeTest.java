@@ -37,5 +37,17 @@ class BenchShapeTest {
     // per token: QKV 2·8·24, output 2·8·8, feed-forward 4·8·16, attention 4·T·8
     assertEquals(384 + 128 + 512 + 128, shape.flopsPerToken(4));
     assertEquals("T=4", shape.describeLengths());
+    assertEquals(384 + 128 + 512, shape.productFlopsPerToken());   // the floor's products
+    assertEquals(8, shape.tokens());
+    assertEquals(1, shape.layers());
+  }
+
+  @Test
+  void aCorpusFloorCountsEveryTokenThroughEveryLayer(@TempDir Path dir) throws Exception {
+    Path ids = dir.resolve("ids.jsonl");
+    Files.writeString(ids, "{\"ids\":[101,7,102]}\n{\"ids\":[101,2,3,4,102]}\n");
+    Bench.Shape shape = Bench.parse(new String[] {"--lengths", ids.toString(), "--layers", "6"});
+    assertEquals(8, shape.tokens());
+    assertEquals(6, shape.layers());
   }
 }
