@@ -106,15 +106,17 @@ public final class Bench {
     System.out.printf("reference (plain loops, 1 thread):  %8.1f GFLOP/s, %,10.1f tokens/s%n",
         naive[1], naive[0]);
     double productsPerSecond = ProductsOnly.tokensPerSecond(shape);
-    double floor = shape.tokens() * shape.layers() / productsPerSecond;
-    System.out.printf("products  (the layer's alone):      %8.1f GFLOP/s, %,10.0f tokens/s; "
-        + "%,d tokens through %d layers: %.1f s on %d threads%n",
-        productsPerSecond * shape.productFlopsPerToken() / 1e9, productsPerSecond,
-        shape.tokens(), shape.layers(), floor, shape.threads());
+    double tokenLayers = (double) shape.tokens() * shape.layers();
+    double floor = tokenLayers / productsPerSecond;
+    System.out.printf("products  (the layer's alone):      %8.1f GFLOP/s, %,10.0f tokens/s%n",
+        productsPerSecond * shape.productFlopsPerToken() / 1e9, productsPerSecond);
+    System.out.printf("%,d tokens through %d layers on %d threads: the layers %.1f s, their "
+        + "products alone %.1f s%n", shape.tokens(), shape.layers(), shape.threads(),
+        tokenLayers / tokensPerSecond, floor);
     System.out.printf("RESULT sgemm_gflops=%.1f layer_gflops=%.1f layer_tokens_per_s=%.0f "
         + "layer_vs_sgemm=%.3f naive_tokens_per_s=%.1f products_tokens_per_s=%.0f "
-        + "products_floor_s=%.2f%n", sgemm, layer, tokensPerSecond, layer / sgemm, naive[0],
-        productsPerSecond, floor);
+        + "layers_s=%.2f products_floor_s=%.2f%n", sgemm, layer, tokensPerSecond, layer / sgemm,
+        naive[0], productsPerSecond, tokenLayers / tokensPerSecond, floor);
   }
 
   static Shape parse(String[] args) {
