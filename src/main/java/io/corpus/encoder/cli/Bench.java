@@ -343,7 +343,7 @@ public final class Bench {
     return new double[] {tokensPerSecond, tokensPerSecond * s.flopsPerToken(length) / 1e9};
   }
 
-  private static float[] gaussian(Random random, int count) {
+  static float[] gaussian(Random random, int count) {
     float[] out = new float[count];
     for (int i = 0; i < count; i++) {
       out[i] = (float) random.nextGaussian();

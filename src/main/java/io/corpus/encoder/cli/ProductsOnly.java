@@ -43,14 +43,14 @@ final class ProductsOnly implements Runnable {
     this.ffn = s.ffn();
     this.block = Math.min(n, Encoder.FFN_BLOCK);
     Random random = new Random(5);
-    this.x = uniform(random, n * width);
-    this.inProj = uniform(random, 3 * width * width);
+    this.x = Bench.gaussian(random, n * width);
+    this.inProj = Bench.gaussian(random, 3 * width * width);
     this.qkv = new float[n * 3 * width];
-    this.outProj = uniform(random, width * width);
+    this.outProj = Bench.gaussian(random, width * width);
     this.out = new float[n * width];
-    this.ffnIn = uniform(random, ffn * width);
+    this.ffnIn = Bench.gaussian(random, ffn * width);
     this.hidden = new float[block * ffn];
-    this.ffnOut = uniform(random, width * ffn);
+    this.ffnOut = Bench.gaussian(random, width * ffn);
   }
 
   /** One layer's products over the batch. */
@@ -104,13 +104,5 @@ final class ProductsOnly implements Runnable {
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  private static float[] uniform(Random random, int count) {
-    float[] values = new float[count];
-    for (int i = 0; i < count; i++) {
-      values[i] = random.nextFloat() - 0.5f;
-    }
-    return values;
   }
 }
