@@ -32,8 +32,10 @@ import java.util.stream.Stream;
  * each, as Spark tasks) alternates the two for {@code --seconds}: a layer batch, then as many
  * sgemm products as make about the same work. Both rates are then sampled over the same moments
  * of a noisy, shared machine, which separate rounds were not (a neighbour's load comes and goes
- * over seconds: alone, the sgemm figure varied 120-230 GFLOP/s between runs here). The last line
- * is machine-readable.
+ * over seconds: alone, the sgemm figure varied 120-230 GFLOP/s between runs here). Then the
+ * layer's products alone ({@link ProductsOnly}) on every thread, and the time the lengths' tokens
+ * take through {@code --layers} layers at both rates: the floor under a job over those tokens.
+ * The last line is machine-readable.
  */
 public final class Bench {
   /**
