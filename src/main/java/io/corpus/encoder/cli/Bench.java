@@ -131,6 +131,7 @@ public final class Bench {
     double seconds = 12;
     Activation activation = Activation.GELU;
     int layers = 1;
+    int sequences = 0;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
       switch (args[i]) {
@@ -144,14 +145,16 @@ public final class Bench {
         case "--seconds" -> seconds = Double.parseDouble(value);
         case "--activation" -> activation = Activation.fromConfigName(value);
         case "--layers" -> layers = Integer.parseInt(value);
+        case "--sequences" -> sequences = Integer.parseInt(value);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
-            + "jobs/bench [--width E] [--heads H] [--ffn F] [--length T | --lengths FILE] "
-            + "[--batch-tokens N] [--threads N] [--seconds S] [--activation A] [--layers L]");
+            + "jobs/bench [--width E] [--heads H] [--ffn F] [--length T [--sequences N] | "
+            + "--lengths FILE] [--batch-tokens N] [--threads N] [--seconds S] [--activation A] "
+            + "[--layers L]");
       }
       i++;
     }
-    if (lengths.length == 1) {        // one length: as many sequences as fill a batch
-      int[] filled = new int[Math.max(1, batchTokens / lengths[0])];
+    if (lengths.length == 1) {        // one length: N sequences, or as many as fill a batch
+      int[] filled = new int[sequences > 0 ? sequences : Math.max(1, batchTokens / lengths[0])];
       Arrays.fill(filled, lengths[0]);
       lengths = filled;
     }

@@ -50,4 +50,12 @@ class BenchShapeTest {
     assertEquals(8, shape.tokens());
     assertEquals(6, shape.layers());
   }
+
+  @Test
+  void aRepeatedLengthCountsTheSequencesAsked() {
+    Bench.Shape shape = Bench.parse(new String[] {"--length", "128", "--sequences", "256",
+        "--layers", "12"});
+    assertEquals(256 * 128, shape.tokens());
+    assertEquals("T=128", shape.describeLengths());
+  }
 }
