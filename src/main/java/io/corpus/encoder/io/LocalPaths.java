@@ -17,12 +17,16 @@ final class LocalPaths {
 
   private LocalPaths() {}
 
-  /** The local path of {@code path} when {@code fs} is the local file system, else null. */
+  /**
+   * The local path of {@code path} when {@code fs} is the local file system, else null. Taken
+   * from the URI's decoded path: Hadoop keeps characters outside ASCII raw in its URIs, which
+   * {@code Path.of(URI)} refuses ("Bad escape").
+   */
   static java.nio.file.Path of(FileSystem fs, Path path) {
     if (!"file".equals(fs.getUri().getScheme())) {
       return null;
     }
-    return java.nio.file.Path.of(fs.makeQualified(path).toUri());
+    return java.nio.file.Path.of(fs.makeQualified(path).toUri().getPath());
   }
 
   /**

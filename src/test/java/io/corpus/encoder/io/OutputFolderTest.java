@@ -68,6 +68,22 @@ class OutputFolderTest {
     assertEquals(List.of("notes.txt"), leftBeside());
   }
 
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"données", "日本", "a b%20c"})
+  void commitsToAPathOfAnyCharacters(String name) throws IOException {
+    Path target = dir.resolve(name);
+    OutputFolder out = open(target, OutputFolder.Replace.EARLIER_OUTPUT);
+    writeOutput(Path.of(new org.apache.hadoop.fs.Path(out.staging()).toUri().getPath()), "old");
+    out.commit();
+    assertEquals("old", versionOf(target));
+    OutputFolder again = open(target, OutputFolder.Replace.EARLIER_OUTPUT);
+    writeOutput(Path.of(new org.apache.hadoop.fs.Path(again.staging()).toUri().getPath()), "new");
+    again.commit();
+    assertEquals("new", versionOf(target));
+    assertTrue(Files.exists(target.resolve(OutputFolder.MARKER)));
+    assertEquals(List.of(name), leftBeside().stream().filter(n -> !n.equals("out")).toList());
+  }
+
   @Test
   void overwriteRefusesAFolderTheJobDidNotWrite() throws IOException {
     Path target = dir.resolve("home-like");
