@@ -65,7 +65,7 @@ ensure_built() {
   if [ ! -f "$BUILD_STAMP" ] || [ ! -f "$JAR" ] \
       || [ -n "$(find "$ROOT/src/main" "$ROOT/pom.xml" -newer "$BUILD_STAMP" -print -quit)" ]; then
     echo "setup: building with Maven (the first build downloads Spark, a few minutes)" >&2
-    (cd "$ROOT" && mvn -q -B -ntp -DskipTests package) >&2   # also writes target/classpath.txt
+    (cd "$ROOT" && mvn -q -B -ntp -Dstyle.color=never -DskipTests package) >&2   # and classpath.txt
     touch "$BUILD_STAMP"
     rm -f "$CDS_ARCHIVE"
   fi

@@ -70,4 +70,70 @@ class OutputPathsTest {
     }
     allowed(Path.of(home, "vectors").toString());
   }
+
+  private String refusalReading(String output, String input) {
+    return assertThrows(IllegalArgumentException.class,
+        () -> OutputPaths.check(output, Map.of("input.path", input))).getMessage();
+  }
+
+  @Test
+  void aGlobInTheInputIsComparedAsSparkExpandsIt() throws Exception {
+    Path data = Files.createDirectories(dir.resolve("data"));
+    Files.writeString(data.resolve("data"), "the input file");
+    String glob = data + "/d*";
+    // The case: the output is the very file the glob reads.
+    assertEquals("output.path " + data.resolve("data") + " is matched by input.path " + glob
+        + ": the output must be a folder apart from what the job reads",
+        refusalReading(data.resolve("data").toString(), glob));
+    // An earlier output that the glob would read back, whether or not it exists yet.
+    assertEquals("output.path " + data.resolve("docs-vectors") + " is matched by input.path "
+        + glob + ": the output must be a folder apart from what the job reads",
+        refusalReading(data.resolve("docs-vectors").toString(), glob));
+    assertEquals("output.path " + data.resolve("docs/out") + " lies inside a match of "
+        + "input.path " + glob + ": the output must be a folder apart from what the job reads",
+        refusalReading(data.resolve("docs/out").toString(), glob));
+    assertEquals("output.path " + dir.resolve("x1") + " may hold matches of input.path " + dir
+        + "/x?/part-*.parquet: the output must be a folder apart from what the job reads",
+        refusalReading(dir.resolve("x1").toString(), dir + "/x?/part-*.parquet"));
+    assertEquals("output.path " + data.resolve("b") + " is matched by input.path " + data
+        + "/{a,b}: the output must be a folder apart from what the job reads",
+        refusalReading(data.resolve("b").toString(), data + "/{a,b}"));
+    // A glob through a link: its real folder is compared.
+    Files.createSymbolicLink(dir.resolve("link"), data);
+    assertEquals("output.path " + data.resolve("data") + " is matched by input.path " + dir
+        + "/link/d*: the output must be a folder apart from what the job reads",
+        refusalReading(data.resolve("data").toString(), dir + "/link/d*"));
+    // What the glob matches on disk, through a link the pattern cannot see.
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere/inner"));
+    Files.createSymbolicLink(data.resolve("dlink"), dir.resolve("elsewhere"));
+    assertEquals("output.path " + elsewhere + " lies inside " + dir.resolve("elsewhere")
+        + ", a match of input.path " + glob + ": the output must be a folder apart from what the "
+        + "job reads", refusalReading(elsewhere.toString(), glob));
+    assertDoesNotThrow(() -> OutputPaths.check(data.resolve("vectors").toString(),
+        Map.of("input.path", glob)));
+    assertDoesNotThrow(() -> OutputPaths.check(dir.resolve("out").toString(),
+        Map.of("input.path", glob)));
+  }
+
+  @Test
+  void systemAndTopLevelFoldersAreRefused() {
+    assertEquals("output.path /usr is a top-level folder of its file system, which other "
+        + "programs share: the job replaces its output path whole, so name a folder of its own "
+        + "inside one (/usr/vectors)", refusal("/usr"));
+    assertEquals("output.path /tmp is a top-level folder of its file system, which other "
+        + "programs share: the job replaces its output path whole, so name a folder of its own "
+        + "inside one (/tmp/vectors)", refusal("/tmp"));
+    assertEquals("output.path /etc/ssh lies inside the system folder /etc: the job replaces its "
+        + "output path whole, so name a folder of its own", refusal("/etc/ssh"));
+    assertEquals("output.path /usr/local/share/x lies inside the system folder /usr: the job "
+        + "replaces its output path whole, so name a folder of its own",
+        refusal("/usr/local/share/x"));
+    assertEquals("output.path hdfs://nn/user is a top-level folder of its file system, which "
+        + "other programs share: the job replaces its output path whole, so name a folder of its "
+        + "own inside one (/user/vectors)", refusal("hdfs://nn/user"));
+    allowed("/tmp/vectors");
+    allowed("/srv/corpus/vectors");
+    allowed("s3a://bucket/vectors");
+    allowed("hdfs://nn/user/me/vectors");
+  }
 }
