@@ -10,15 +10,17 @@ import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.text.TextTokenizer;
 
 /**
- * {@code jobs/encode --config FILE --check}: every check a job makes before Spark starts (the
- * settings, the output path, the model folder or weights file with every tensor's shape, the
- * tokenizer against the embedding table), then one paragraph on what was found; no Spark.
+ * {@code jobs/encode --config FILE --check}: every check a job makes before its first task (the
+ * settings, {@link Preflight}'s paths, output and input columns, the model folder or weights file
+ * with every tensor's shape, the tokenizer against the embedding table), then one paragraph on
+ * what was found; no Spark.
  */
 final class Checks {
   private Checks() {}
 
   /** The tokenizer checked (text input), then what the job would run, in a few lines. */
-  static String describe(JobSettings settings, LoadedModel model, double seconds) {
+  static String describe(JobSettings settings, LoadedModel model, Preflight.Found found,
+      double seconds) {
     StringBuilder s = new StringBuilder("check: ok in " + String.format("%.1f", seconds) + " s\n");
     EncoderWeights w = model.weights().encoder();
     s.append(String.format("model: %s%s; %d layers, E = %d, H = %d, F = %d, %,d parameters%n",
@@ -41,7 +43,8 @@ final class Checks {
           model.weights().embeddings().vocabularySize(), maxTokens));
     }
     s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
-        .append(" from ").append(in.path()).append('\n');
+        .append(" from ").append(in.path()).append("; columns ").append(found.inputColumns())
+        .append('\n');
     ClassifierHead head = model.weights().head();
     s.append("output: ").append(settings.output().path()).append("; pooling ")
         .append(settings.output().pooling().configName())

@@ -6,7 +6,6 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.OutputFolder;
-import io.corpus.encoder.io.OutputPaths;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.RunSummary;
@@ -15,7 +14,6 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
-import io.corpus.encoder.pipeline.InputColumns;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.RejectedRows;
 import io.corpus.encoder.weights.ModelFolder;
@@ -71,18 +69,6 @@ public final class EncodeJob {
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model());
   }
 
-  /**
-   * Refuses, before Spark starts, an output path whose replacing could destroy what the job
-   * reads, the file system's root or the user's home.
-   */
-  public static void checkPaths(JobSettings settings) {
-    Map<String, String> reads = new LinkedHashMap<>();
-    reads.put("input.path", settings.input().path());
-    reads.put(settings.weights().isFolder() ? "model.path" : "model.weights",
-        settings.weights().location());
-    OutputPaths.check(settings.output().path(), reads);
-  }
-
   /** What {@code output.mode} lets the job replace. */
   static OutputFolder.Replace replaces(JobSettings.OutputMode mode) {
     return switch (mode) {
@@ -95,7 +81,7 @@ public final class EncodeJob {
   /** Runs the whole job and returns its summary; the output is committed when this returns. */
   public RunSummary run(PrintStream console) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    checkPaths(settings);
+    Preflight.checkPaths(settings);
     OutputFolder out = OutputFolder.open(settings.output().path(), hadoop,
         replaces(settings.output().mode()));
     // The session's settings this job changes, put back as they were when it ends.
@@ -134,13 +120,7 @@ public final class EncodeJob {
     // ones, and left cores idle at the end. Splitting when reading costs no shuffle.
     session.set("spark.sql.files.minPartitionNum", String.valueOf(PARTITIONS_PER_SLOT * slots()));
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
-    if (!settings.input().tokensColumn().isEmpty()) {
-      InputColumns.requireTokens(input.schema(), settings.input().tokensColumn());
-    }
-    JobSettings.Report report = settings.output().report();
-    if (report.enabled() && !report.colorColumn().isEmpty()) {
-      InputColumns.requireColorColumn(input.schema(), report.colorColumn());
-    }
+    Preflight.checkColumns(settings, input.schema());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop);
     long rowsRead = plan.rows();
@@ -152,7 +132,7 @@ public final class EncodeJob {
         .setLoadedModel(model);
     try {
       EncodedTables tables = new EncodedTables(spark, settings);
-      Dataset<Row> encoded = tables.configure(transformer).transform(toEncode);
+      Dataset<Row> encoded = transformer.transform(toEncode);
       phases.end("plan");
       LOG.info("planned, {} s since start", elapsed());
       try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
@@ -296,7 +276,7 @@ public final class EncodeJob {
       boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
-        checkPaths(settings);
+        Preflight.Found found = Preflight.beforeModel(settings);
         if (!check) {
           // Spark starts (seconds of single-threaded set-up) while this thread loads the model.
           starting = new FutureTask<>(() -> SparkSessions.forJob("corpus-encoder"));
@@ -305,8 +285,9 @@ public final class EncodeJob {
           thread.start();
         }
         LoadedModel model = loadModel(settings);
+        Preflight.withModel(settings, model);
         if (check) {
-          out.println(Checks.describe(settings, model, (System.nanoTime() - start) / 1e9));
+          out.println(Checks.describe(settings, model, found, (System.nanoTime() - start) / 1e9));
           return 0;
         }
         EncoderWeights w = model.weights().encoder();

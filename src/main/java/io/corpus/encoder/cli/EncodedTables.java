@@ -38,20 +38,25 @@ final class EncodedTables {
     this.spark = spark;
     this.settings = settings;
     this.attention = settings.output().attention();
+    if (attention.enabled()) {
+      separateColumns.add(ATTENTION_COLUMN);
+    }
+    if (attention.rollout()) {
+      separateColumns.add(ROLLOUT_COLUMN);
+    }
   }
 
   /** Asks the transformer for the attention columns these tables need. */
-  EncoderTransformer configure(EncoderTransformer transformer) {
+  static EncoderTransformer withAttentionColumns(EncoderTransformer transformer,
+      AttentionOutputs attention) {
     if (attention.enabled()) {
       transformer.setAttentionCol(ATTENTION_COLUMN);
-      separateColumns.add(ATTENTION_COLUMN);
     }
     if (attention.stats()) {
       transformer.setStatsCol(STATS_COLUMN);
     }
     if (attention.rollout()) {
       transformer.setRolloutCol(ROLLOUT_COLUMN);
-      separateColumns.add(ROLLOUT_COLUMN);
     }
     return transformer;
   }

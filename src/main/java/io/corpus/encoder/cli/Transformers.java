@@ -13,6 +13,7 @@ import java.util.Map;
 final class Transformers {
   private Transformers() {}
 
+  /** The job's transformer: its settings as params, and the attention columns its tables need. */
   static EncoderTransformer fromSettings(JobSettings s) {
     ModelSettings m = s.model();
     JobSettings.Input in = s.input();
@@ -62,7 +63,7 @@ final class Transformers {
       t.setMaxTokens(in.maxTokens()).setOnTooLong(in.onTooLong().configName())
           .setChunkOverlap(in.chunkOverlap());
     }
-    return t;
+    return EncodedTables.withAttentionColumns(t, s.output().attention());
   }
 
   static Map<String, Object> describe(JobSettings s, LoadedModel model) {

@@ -29,6 +29,12 @@ final class LocalPaths {
     return java.nio.file.Path.of(fs.makeQualified(path).toUri().getPath());
   }
 
+  /** Whether {@code path} names a file system other than the local disk (a scheme not file). */
+  static boolean isRemote(Path path) {
+    String scheme = path.toUri().getScheme();
+    return scheme != null && !scheme.equals("file");
+  }
+
   /**
    * Swaps the entries at {@code a} and {@code b} atomically; false where the system cannot (not
    * Linux, an old kernel, a file system without the flag), and nothing was changed.

@@ -113,6 +113,38 @@ public final class OutputFolder implements AutoCloseable {
     }
   }
 
+  /**
+   * Before Spark starts, without taking the lock: refuses what {@link #open} would refuse at a
+   * local output path (another job's lock, what is there and may not be replaced, counting an
+   * old output that a killed commit left aside, which {@code open} puts back). Other file systems
+   * are not opened here: {@code open} checks them when Spark's settings are in place.
+   */
+  public static void checkBeforeStart(String target, Replace replace) {
+    Path path = new Path(target);
+    if (LocalPaths.isRemote(path)) {
+      return;
+    }
+    try {
+      FileSystem fs = FileSystem.getLocal(new Configuration());
+      path = fs.makeQualified(path);
+      if (path.getParent() == null) {
+        return;   // OutputPaths refuses the root
+      }
+      OutputLock.checkFree(fs, path);
+      Path existing = path;
+      if (!fs.exists(path) && fs.exists(path.getParent())) {
+        for (FileStatus status : fs.listStatus(path.getParent())) {
+          if (status.getPath().getName().startsWith("." + path.getName() + ".previous-")) {
+            existing = status.getPath();
+          }
+        }
+      }
+      checkReplaceable(fs, existing, target, replace);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot look at output.path " + target, e);
+    }
+  }
+
   /** Path of {@code name} inside the staging folder, as a string for Spark's writers. */
   public String staged(String name) {
     return new Path(staging, name).toString();
@@ -270,35 +302,41 @@ public final class OutputFolder implements AutoCloseable {
   /** Refuses when what is at the output path is not this folder's to replace. */
   private void checkReplaceable() {
     try {
-      if (!fs.exists(target)) {
-        return;
-      }
-      if (replace == Replace.NOTHING) {
-        throw new IllegalArgumentException("Output path " + shown + " exists; set output.mode "
-            + "= overwrite to replace it");
-      }
-      FileStatus status = fs.getFileStatus(target);
-      if (!status.isDirectory()) {
-        throw new IllegalArgumentException("Output path " + shown + " is a file, not a folder; "
-            + "it is left as it is");
-      }
-      if (replace == Replace.ANY_FOLDER) {
-        return;
-      }
-      Set<String> names = new TreeSet<>();
-      for (FileStatus entry : fs.listStatus(target)) {
-        names.add(entry.getPath().getName());
-      }
-      boolean earlierOutput = names.contains(MARKER) || (LEGACY_ENTRIES.containsAll(names)
-          && names.contains("run-summary.json") && names.contains("embeddings"));
-      if (!names.isEmpty() && !earlierOutput) {
-        throw new IllegalArgumentException("Output path " + shown + " is a folder this job did "
-            + "not write (no " + MARKER + " file; it holds " + shortList(names) + "): overwrite "
-            + "replaces only an empty folder or an earlier output. Choose another output.path, "
-            + "or set output.mode = replace-any-folder to replace this folder and all it holds");
-      }
+      checkReplaceable(fs, target, shown, replace);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot look at " + target, e);
+    }
+  }
+
+  /** Refuses when {@code target} (configured as {@code shown}) may not be replaced. */
+  private static void checkReplaceable(FileSystem fs, Path target, String shown, Replace replace)
+      throws IOException {
+    if (!fs.exists(target)) {
+      return;
+    }
+    if (replace == Replace.NOTHING) {
+      throw new IllegalArgumentException("Output path " + shown + " exists; set output.mode "
+          + "= overwrite to replace it");
+    }
+    FileStatus status = fs.getFileStatus(target);
+    if (!status.isDirectory()) {
+      throw new IllegalArgumentException("Output path " + shown + " is a file, not a folder; "
+          + "it is left as it is");
+    }
+    if (replace == Replace.ANY_FOLDER) {
+      return;
+    }
+    Set<String> names = new TreeSet<>();
+    for (FileStatus entry : fs.listStatus(target)) {
+      names.add(entry.getPath().getName());
+    }
+    boolean earlierOutput = names.contains(MARKER) || (LEGACY_ENTRIES.containsAll(names)
+        && names.contains("run-summary.json") && names.contains("embeddings"));
+    if (!names.isEmpty() && !earlierOutput) {
+      throw new IllegalArgumentException("Output path " + shown + " is a folder this job did "
+          + "not write (no " + MARKER + " file; it holds " + shortList(names) + "): overwrite "
+          + "replaces only an empty folder or an earlier output. Choose another output.path, "
+          + "or set output.mode = replace-any-folder to replace this folder and all it holds");
     }
   }
 

@@ -136,16 +136,39 @@ public final class OutputLock implements AutoCloseable {
         }
         other = read(fs, lock);
       }
-      throw new IllegalStateException("Output path " + shown(target) + " is being written by "
-          + other.map(Holder::toString).orElse("another job (its lock file is unreadable)")
-          + " (lock file " + shown(lock) + "); if that job is gone and ran on another host, delete the "
-          + "lock file");
+      throw held(target, lock, other);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot take the lock " + lock, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while taking the lock " + lock, e);
     }
+  }
+
+  /**
+   * Refuses, without taking it, a lock of {@code target} that a running job holds (or one whose
+   * holder cannot be read); a lock of a process gone from this host is left for
+   * {@link #acquire} to take over.
+   */
+  public static void checkFree(FileSystem fs, Path target) throws IOException {
+    Path lock = pathFor(target);
+    if (!fs.exists(lock)) {
+      return;
+    }
+    Optional<Holder> other = read(fs, lock);
+    if (other.isEmpty() && !fs.exists(lock)) {
+      return;   // released meanwhile
+    }
+    if (other.isEmpty() || !other.get().deadOnThisHost()) {
+      throw held(target, lock, other);
+    }
+  }
+
+  private static IllegalStateException held(Path target, Path lock, Optional<Holder> other) {
+    return new IllegalStateException("Output path " + shown(target) + " is being written by "
+        + other.map(Holder::toString).orElse("another job (its lock file is unreadable)")
+        + " (lock file " + shown(lock) + "); if that job is gone and ran on another host, "
+        + "delete the lock file");
   }
 
   public Holder holder() {

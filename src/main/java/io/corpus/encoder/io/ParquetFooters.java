@@ -78,19 +78,26 @@ public final class ParquetFooters {
       }
       Map<String, List<RowGroup>> byFile = new LinkedHashMap<>();
       for (Map.Entry<String, Future<List<RowGroup>>> entry : pending.entrySet()) {
-        byFile.put(entry.getKey(), entry.getValue().get());
+        try {
+          byFile.put(entry.getKey(), entry.getValue().get());
+        } catch (ExecutionException e) {
+          throw unreadable(entry.getKey(), e.getCause());
+        }
       }
       return byFile;
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      throw new UncheckedIOException("Cannot read a Parquet footer: " + cause.getMessage(),
-          cause instanceof IOException io ? io : new IOException(cause));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while reading Parquet footers", e);
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** The failure to read {@code file}'s footer, naming the file and what Parquet said. */
+  static UncheckedIOException unreadable(String file, Throwable cause) {
+    return new UncheckedIOException("Cannot read the Parquet footer of " + file + " (a damaged "
+        + "or truncated file, or not Parquet): " + cause.getMessage(),
+        cause instanceof IOException io ? io : new IOException(cause));
   }
 
   private static List<RowGroup> read(Path file, Configuration conf) throws IOException {

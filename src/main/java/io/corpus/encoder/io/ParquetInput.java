@@ -2,10 +2,13 @@ package io.corpus.encoder.io;
 
 import io.corpus.encoder.io.SplitPlan.FileRange;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -93,6 +96,53 @@ public final class ParquetInput {
     };
   }
 
+  /**
+   * The input's schema from one footer, read before Spark starts where that is how Spark will
+   * read it: a local file, a flat local folder of files, or a local glob's first match. Empty for
+   * other file systems and partitioned folders, which Spark's reader checks. Refuses a local path
+   * that does not exist, a glob that matches nothing, a folder without data files and a first
+   * data file that is not Parquet, naming them.
+   */
+  public static Optional<StructType> schemaBeforeSpark(String input) {
+    Path path = new Path(input);
+    if (LocalPaths.isRemote(path)) {
+      return Optional.empty();
+    }
+    try {
+      FileSystem fs = FileSystem.getLocal(new Configuration());
+      List<FileStatus> matches = new ArrayList<>();
+      if (OutputPaths.isGlob(input)) {
+        FileStatus[] found = fs.globStatus(path);
+        matches.addAll(Arrays.asList(found == null ? new FileStatus[0] : found));
+        matches.removeIf(m -> isHidden(m.getPath()));
+        if (matches.isEmpty()) {
+          throw new IllegalArgumentException("input.path " + input + " matches no file");
+        }
+        matches.sort(Comparator.comparing(FileStatus::getPath));
+      } else if (!fs.exists(path)) {
+        throw new IllegalArgumentException("input.path " + input + " does not exist");
+      } else {
+        matches.add(fs.getFileStatus(path));
+      }
+      Path first = null;
+      for (FileStatus match : matches) {
+        first = match.isDirectory() ? firstDataFile(fs, match.getPath()) : match.getPath();
+        if (first == null && match.isDirectory() && hasSubfolders(fs, match.getPath())) {
+          return Optional.empty();   // partitioned (key=value) or nested: Spark discovers it
+        }
+        if (first != null) {
+          break;
+        }
+      }
+      if (first == null) {
+        throw new IllegalArgumentException("input.path " + input + " holds no Parquet file");
+      }
+      return Optional.of(schemaOf(first, fs.getConf(), new SQLConf()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot look at input.path " + input, e);
+    }
+  }
+
   /** The schema of the first data file, or null if the path is not a flat set of files. */
   private static StructType flatFolderSchema(Path path, Configuration conf, SQLConf sqlConf) {
     try {
@@ -100,33 +150,54 @@ public final class ParquetInput {
       if (!fs.exists(path)) {
         return null;   // Spark's reader says it clearly: [PATH_NOT_FOUND]
       }
-      Path first = null;
-      for (FileStatus status : fs.isFile(path) ? new FileStatus[] {fs.getFileStatus(path)}
-          : fs.listStatus(path)) {
-        String name = status.getPath().getName();
-        if (name.startsWith("_") || name.startsWith(".")) {
-          continue;
-        }
-        if (status.isDirectory()) {
-          return null;   // partitioned (key=value) or nested: leave it to Spark
-        }
-        if (first == null) {
-          first = status.getPath();
-        }
-      }
-      if (first == null) {
-        return null;
-      }
-      try (ParquetFileReader reader = ParquetFileReader.open(
-          HadoopInputFile.fromPath(first, conf))) {
-        // The session's SQL settings (binary as string, INT96 as timestamp, ...), as Spark's own
-        // inference uses: a Hadoop Configuration does not hold them, and that constructor throws.
-        return new ParquetToSparkSchemaConverter(sqlConf)
-            .convert(reader.getFileMetaData().getSchema());
-      }
+      Path first = fs.isFile(path) ? path : firstDataFile(fs, path);
+      return first == null ? null : schemaOf(first, conf, sqlConf);
     } catch (IOException | RuntimeException e) {
       return null;       // not readable as Parquet here: Spark's reader will say why
     }
   }
 
+  /** The first data file of a flat folder; null if it has none or holds a folder. */
+  private static Path firstDataFile(FileSystem fs, Path folder) throws IOException {
+    Path first = null;
+    for (FileStatus status : fs.listStatus(folder)) {
+      if (isHidden(status.getPath())) {
+        continue;
+      }
+      if (status.isDirectory()) {
+        return null;   // partitioned (key=value) or nested: leave it to Spark
+      }
+      if (first == null || status.getPath().compareTo(first) < 0) {
+        first = status.getPath();
+      }
+    }
+    return first;
+  }
+
+  private static boolean hasSubfolders(FileSystem fs, Path folder) throws IOException {
+    for (FileStatus status : fs.listStatus(folder)) {
+      if (!isHidden(status.getPath()) && status.isDirectory()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Spark's markers and checksums (_SUCCESS, .crc): not data. */
+  private static boolean isHidden(Path path) {
+    return path.getName().startsWith("_") || path.getName().startsWith(".");
+  }
+
+  /** A data file's schema as Spark reads it; refuses, naming it, a file that is not Parquet. */
+  private static StructType schemaOf(Path file, Configuration conf, SQLConf sqlConf) {
+    try (ParquetFileReader reader = ParquetFileReader.open(
+        HadoopInputFile.fromPath(file, conf))) {
+      // The session's SQL settings (binary as string, INT96 as timestamp, ...), as Spark's own
+      // inference uses: a Hadoop Configuration does not hold them, and that constructor throws.
+      return new ParquetToSparkSchemaConverter(sqlConf)
+          .convert(reader.getFileMetaData().getSchema());
+    } catch (IOException | RuntimeException e) {
+      throw ParquetFooters.unreadable(file.toString(), e);
+    }
+  }
 }

@@ -1,0 +1,91 @@
+package io.corpus.encoder.cli;
+
+import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.io.OutputPaths;
+import io.corpus.encoder.io.ParquetInput;
+import io.corpus.encoder.pipeline.InputColumns;
+import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.weights.ModelFolder;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Every check a job makes before its first task, made before Spark starts: by the job, and by
+ * {@code jobs/encode --check}, which so refuses what the job would refuse, in the same line.
+ * {@link #beforeModel} needs no weights: the paths, what is at the output path (its lock, whether
+ * it may be replaced), the input's columns read from one footer against the params, and the
+ * attention layers and heads against the model folder's config.json. {@link #withModel} checks
+ * the same indices against the loaded weights (a weights file has no config). What only Spark
+ * can see (a remote file system, a partitioned input) is checked when Spark has started, by the
+ * same code. Driver only.
+ */
+final class Preflight {
+  /** What the checks read, for {@code --check}'s summary: how the input's columns were seen. */
+  record Found(String inputColumns) {}
+
+  private Preflight() {}
+
+  static Found beforeModel(JobSettings settings) {
+    checkPaths(settings);
+    OutputFolder.checkBeforeStart(settings.output().path(),
+        EncodeJob.replaces(settings.output().mode()));
+    if (settings.weights().isFolder()) {
+      ModelFolder folder = ModelFolder.read(Path.of(settings.weights().folder()));
+      settings.output().attention().checkIndices(folder.layers(), folder.heads());
+    }
+    Optional<StructType> schema = ParquetInput.schemaBeforeSpark(settings.input().path());
+    if (schema.isEmpty()) {
+      return new Found("checked when Spark reads the input (a partitioned folder or a file "
+          + "system other than the local disk)");
+    }
+    checkColumns(settings, schema.get());
+    return new Found(String.join(", ", schema.get().fieldNames()));
+  }
+
+  static void withModel(JobSettings settings, LoadedModel model) {
+    settings.output().attention().checkIndices(model.weights().encoder().layerCount(),
+        model.settings().heads());
+  }
+
+  /**
+   * Refuses, in one line naming both paths, an output path whose replacing could destroy what the
+   * job reads or what is not its own ({@link OutputPaths}), and a path this JVM cannot name.
+   */
+  static void checkPaths(JobSettings settings) {
+    Map<String, String> reads = new LinkedHashMap<>();
+    reads.put("input.path", settings.input().path());
+    reads.put(settings.weights().isFolder() ? "model.path" : "model.weights",
+        settings.weights().location());
+    Map<String, String> paths = new LinkedHashMap<>(reads);
+    paths.put("output.path", settings.output().path());
+    Charset names = Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+    if (!names.equals(StandardCharsets.UTF_8)) {
+      for (Map.Entry<String, String> path : paths.entrySet()) {
+        if (!names.newEncoder().canEncode(path.getValue())) {
+          throw new IllegalArgumentException(path.getKey() + " " + path.getValue() + " has "
+              + "characters that file names cannot hold in this locale (" + names + "); run "
+              + "with a UTF-8 locale, for example LANG=C.UTF-8");
+        }
+      }
+    }
+    OutputPaths.check(settings.output().path(), reads);
+  }
+
+  /** The input's columns against the params and the report's, as the job checks them. */
+  static void checkColumns(JobSettings settings, StructType schema) {
+    Transformers.fromSettings(settings).transformSchema(schema);
+    if (!settings.input().tokensColumn().isEmpty()) {
+      InputColumns.requireTokens(schema, settings.input().tokensColumn());
+    }
+    JobSettings.Report report = settings.output().report();
+    if (report.enabled() && !report.colorColumn().isEmpty()) {
+      InputColumns.requireColorColumn(schema, report.colorColumn());
+    }
+  }
+}

@@ -1,0 +1,163 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkTestSession;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The job's refusals, each made before Spark does any work, and {@code --check} giving the same
+ * line: a config per refusal, run both ways through the command line.
+ */
+class PreflightTest {
+  @TempDir
+  Path tmp;
+
+  private record Run(int code, String error) {}
+
+  private Run run(Path config, boolean check) {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    String[] args = check ? new String[] {"--config", config.toString(), "--check"}
+        : new String[] {"--config", config.toString()};
+    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(args);
+    return new Run(code, err.toString(StandardCharsets.UTF_8).strip());
+  }
+
+  private Path config(String name, String... lines) throws Exception {
+    Path file = tmp.resolve(name + ".conf");
+    Files.writeString(file, String.join("\n", lines) + "\nexecution.progress = false\n");
+    return file;
+  }
+
+  private static String q(Object path) {
+    return "\"" + path + "\"";
+  }
+
+  @Test
+  void everyRefusalComesBeforeSparkWorksAndCheckGivesTheSameLine() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path data = Files.createDirectories(tmp.resolve("data"));
+    Path docs = data.resolve("docs.parquet");
+    spark.sql("SELECT 'a' AS id, 'A short sentence.' AS text, 1 AS n, 'x' AS category")
+        .coalesce(1).write().parquet(docs.toString());
+    Path model = SharedModels.miniLm();
+    String in = "input.path = " + q(docs);
+    String text = "input.text-column = text";
+    String miniLm = "model.path = " + q(model);
+    Path notOurs = Files.createDirectories(tmp.resolve("not-ours"));
+    Files.writeString(notOurs.resolve("notes.txt"), "mine");
+    Path locked = tmp.resolve("locked");
+    ProcessHandle self = ProcessHandle.current();
+    Files.writeString(tmp.resolve(".locked.lock"), "host=" + java.net.InetAddress.getLocalHost()
+        .getHostName() + " pid=" + self.pid() + " process-start=" + self.info().startInstant()
+        .map(Instant::toString).orElse("") + " run=other-run\n");
+    Path broken = Files.createDirectories(tmp.resolve("broken.parquet"));
+    Path part;
+    try (Stream<Path> files = Files.list(docs)) {
+      part = files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(part);
+    Files.write(broken.resolve("part-0.parquet"),
+        java.util.Arrays.copyOf(bytes, bytes.length - 3));
+
+    Map<Path, String> cases = new LinkedHashMap<>();
+    cases.put(config("glob", "input.path = " + q(data + "/d*"), text, miniLm,
+        "output.path = " + q(data.resolve("docs-vectors")), "output.mode = replace-any-folder"),
+        "output.path " + data.resolve("docs-vectors") + " is matched by input.path " + data
+            + "/d*: the output must be a folder apart from what the job reads");
+    cases.put(config("system", in, text, miniLm, "output.path = /usr",
+        "output.mode = replace-any-folder"), "output.path /usr is a top-level folder of its "
+            + "file system, which other programs share: the job replaces its output path whole, "
+            + "so name a folder of its own inside one (/usr/vectors)");
+    cases.put(config("not-ours", in, text, miniLm, "output.path = " + q(notOurs),
+        "output.mode = overwrite"), "Output path " + notOurs + " is a folder this job did not "
+            + "write (no " + OutputFolder.MARKER + " file; it holds notes.txt): overwrite "
+            + "replaces only an empty folder or an earlier output. Choose another output.path, "
+            + "or set output.mode = replace-any-folder to replace this folder and all it holds");
+    cases.put(config("exists", in, text, miniLm, "output.path = " + q(notOurs)),
+        "Output path " + notOurs + " exists; set output.mode = overwrite to replace it");
+    cases.put(config("locked", in, text, miniLm, "output.path = " + q(locked)),
+        "Output path " + locked + " is being written by run other-run of process " + self.pid()
+            + " on ");
+    cases.put(config("layers", in, text, miniLm, "output.path = " + q(tmp.resolve("o1")),
+        "output.attention.enabled = true", "output.attention.layers = [0, 6]"),
+        "Attention layer 6 does not exist: the model has 6 layers (0-based)");
+    cases.put(config("heads", in, text, miniLm, "output.path = " + q(tmp.resolve("o1")),
+        "output.attention.stats = true", "output.attention.enabled = true",
+        "output.attention.heads = [12]"),
+        "Attention head 12 does not exist: the model has 12 heads (0-based)");
+    cases.put(config("pair-missing", in, "input.text-pair-columns = [text, passage]", miniLm,
+        "output.path = " + q(tmp.resolve("o2"))), "The input has no second text column "
+            + "'passage'; its columns are [id, text, n, category]");
+    cases.put(config("pair-type", in, "input.text-pair-columns = [text, n]", miniLm,
+        "output.path = " + q(tmp.resolve("o3"))), "Column n must be of type string but was int");
+    cases.put(config("text-missing", in, "input.text-column = body", miniLm,
+        "output.path = " + q(tmp.resolve("o3"))), "The input has no text column 'body'; its "
+            + "columns are [id, text, n, category]");
+    cases.put(config("color", in, text, miniLm, "output.path = " + q(tmp.resolve("o4")),
+        "output.report.enabled = true", "output.report.color-column = topic"),
+        "output.report.color-column = topic is not a column of the input; its columns are [id, "
+            + "text, n, category]");
+    cases.put(config("no-input", "input.path = " + q(data.resolve("missing.parquet")), text,
+        miniLm, "output.path = " + q(tmp.resolve("o5"))), "input.path "
+            + data.resolve("missing.parquet") + " does not exist");
+    cases.put(config("no-match", "input.path = " + q(data + "/x*"), text, miniLm,
+        "output.path = " + q(tmp.resolve("o5"))), "input.path " + data + "/x* matches no file");
+    cases.put(config("broken", "input.path = " + q(broken), text, miniLm,
+        "output.path = " + q(tmp.resolve("o6"))), "Cannot read the Parquet footer of file:"
+            + broken.resolve("part-0.parquet") + " (a damaged or truncated file, or not "
+            + "Parquet): ");
+    cases.put(config("in-model", in, text, miniLm, "output.path = "
+        + q(model.resolve("vectors"))), "output.path " + model.resolve("vectors")
+            + " lies inside model.path " + model + ": the output must be a folder apart from "
+            + "what the job reads");
+
+    AtomicInteger sparkJobs = new AtomicInteger();
+    SparkListener counter = new SparkListener() {
+      @Override
+      public void onJobStart(SparkListenerJobStart start) {
+        sparkJobs.incrementAndGet();
+      }
+    };
+    spark.sparkContext().addSparkListener(counter);
+    List<String> wrong = new ArrayList<>();
+    try {
+      for (Map.Entry<Path, String> c : cases.entrySet()) {
+        Run checked = run(c.getKey(), true);
+        Run job = run(c.getKey(), false);
+        String name = c.getKey().getFileName().toString();
+        if (checked.code() != 1 || job.code() != 1 || !checked.error().equals(job.error())
+            || !checked.error().startsWith("error: " + c.getValue())) {
+          wrong.add(name + ": --check " + checked + ", job " + job);
+        }
+      }
+    } finally {
+      spark.sparkContext().removeSparkListener(counter);
+    }
+    assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    assertEquals(0, sparkJobs.get(), "a refused job ran Spark work");
+    assertTrue(Files.exists(locked.resolveSibling(".locked.lock")), "another job's lock kept");
+    assertEquals("mine", Files.readString(notOurs.resolve("notes.txt")));
+  }
+}
