@@ -2,6 +2,7 @@ package io.corpus.encoder.cli;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.corpus.encoder.config.EnvironmentValues;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
@@ -124,7 +125,7 @@ public final class EncodeJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop);
     long rowsRead = plan.rows();
-    LOG.info("{} rows in {}: {}; {} s since start", rowsRead, settings.input().path(),
+    LOG.info("{} rows in {}: {}; {} s since start", rowsRead, shown(settings.input().path()),
         plan.reason(), elapsed());
     Dataset<Row> toEncode = ParquetInput.spread(input, plan, plannedSlots());
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
@@ -153,14 +154,19 @@ public final class EncodeJob {
       EncoderWeights w = model.weights().encoder();
       AttentionReport.write(spark, out.staging(), settings, String.format(
           "Encoder %s: %d layers, E = %d, %d heads, F = %d. Input %s, %,d rows.",
-          settings.weights().location(), w.layerCount(), w.width(), settings.model().heads(),
-          w.ffnWidth(), settings.input().path(), rowsRead));
+          shown(settings.weights().location()), w.layerCount(), w.width(),
+          settings.model().heads(), w.ffnWidth(), shown(settings.input().path()), rowsRead));
       phases.end("report");
       LOG.info("report written, {} s since start", elapsed());
     }
     RunSummary summary = summarize(out, plan, metrics);
     summary.write(out.staged("run-summary.json"), hadoop);
     return summary;
+  }
+
+  /** A setting's value for the log and the outputs: redacted if it came from the environment. */
+  private String shown(String value) {
+    return settings.environment().redact(value);
   }
 
   private String elapsed() {
@@ -212,7 +218,7 @@ public final class EncodeJob {
       }
     }
     Map<String, Object> outputs = new LinkedHashMap<>();
-    outputs.put("path", settings.output().path());
+    outputs.put("path", shown(settings.output().path()));
     outputs.put("pooling", settings.output().pooling().configName());
     outputs.put("normalize", settings.output().normalize());
     outputs.put("token_embeddings", settings.output().tokenEmbeddings());
@@ -270,6 +276,7 @@ public final class EncodeJob {
         err.println("error: --config FILE is required");
         return 2;
       }
+      EnvironmentValues environment = SettingsParser.environmentValues(Path.of(config));
       SparkSession spark = null;
       FutureTask<SparkSession> starting = null;
       // Stop only a session this run started: a caller's session (tests, a notebook) stays up.
@@ -287,7 +294,8 @@ public final class EncodeJob {
         LoadedModel model = loadModel(settings);
         Preflight.withModel(settings, model);
         if (check) {
-          out.println(Checks.describe(settings, model, found, (System.nanoTime() - start) / 1e9));
+          out.println(environment.redact(Checks.describe(settings, model, found,
+              (System.nanoTime() - start) / 1e9)));
           return 0;
         }
         EncoderWeights w = model.weights().encoder();
@@ -297,14 +305,10 @@ public final class EncodeJob {
             RowMajorBlas.implementation());
         spark = started(starting);
         RunSummary summary = new EncodeJob(spark, settings, model, start).run(out);
-        out.printf("done: %,d rows read, %,d written, %,d rejected %s, %,d truncated, %,d tokens "
-            + "in %.1f s (forward pass %.1f task-seconds) -> %s%n", summary.rowsRead(),
-            summary.rowsWritten(), summary.rowsRejected(), summary.rejectedByRule(),
-            summary.rowsTruncated(), summary.tokens(), summary.seconds(),
-            summary.forwardSeconds(), settings.output().path());
+        out.println(environment.redact(doneLine(summary, settings)));
         return 0;
       } catch (Exception e) {   // Spark's own SparkException is checked, but thrown unchecked
-        err.println("error: " + Errors.describe(e));
+        err.println("error: " + environment.redact(Errors.describe(e)));
         if (verbose) {
           e.printStackTrace(err);
         }
@@ -321,6 +325,18 @@ public final class EncodeJob {
           spark.stop();
         }
       }
+    }
+
+    /** What the job did, in one line: counts, time, and where its output and report are. */
+    static String doneLine(RunSummary summary, JobSettings settings) {
+      String path = settings.output().path();
+      return String.format("done: %,d rows read, %,d written, %,d rejected%s, %,d truncated, %,d "
+          + "tokens in %.1f s (forward pass %.1f task-seconds) -> %s%s", summary.rowsRead(),
+          summary.rowsWritten(), summary.rowsRejected(), summary.rejectedByRule().isEmpty() ? ""
+              : " " + summary.rejectedByRule(), summary.rowsTruncated(), summary.tokens(),
+          summary.seconds(), summary.forwardSeconds(), path,
+          settings.output().report().enabled() ? "; report " + path.replaceAll("/+$", "")
+              + "/report/index.html" : "");
     }
 
     /** The session the background start made; its failure rethrown as it was thrown. */

@@ -71,7 +71,7 @@ final class Transformers {
     EncoderWeights w = model.weights().encoder();
     Map<String, Object> d = new LinkedHashMap<>();
     if (s.weights().isFolder()) {
-      d.put("path", s.weights().folder());
+      d.put("path", s.environment().redact(s.weights().folder()));
       d.put("family", model.folder().family().name());
       d.put("vocabulary", model.weights().embeddings().vocabularySize());
       d.put("max_tokens", s.input().maxTokens());
@@ -81,7 +81,7 @@ final class Transformers {
             java.util.Locale.ROOT));
       }
     } else {
-      d.put("weights", s.weights().path());
+      d.put("weights", s.environment().redact(s.weights().path()));
       d.put("naming", s.weights().naming().configName());
     }
     d.put("input", s.input().kind().name().toLowerCase(java.util.Locale.ROOT));

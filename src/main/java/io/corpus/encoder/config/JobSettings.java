@@ -6,13 +6,17 @@ import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.Serializable;
 
-/** Everything one encode job needs, as parsed from its configuration by {@link SettingsParser}. */
+/**
+ * Everything one encode job needs, as parsed from its configuration by {@link SettingsParser};
+ * {@code environment} holds the values that came from environment variables, never to be shown.
+ */
 public record JobSettings(
     Input input,
     Weights weights,
     ModelSettings model,
     Output output,
-    Execution execution) implements Serializable {
+    Execution execution,
+    EnvironmentValues environment) implements Serializable {
 
   /**
    * Where the sequences come from: exactly one of {@code embeddingsColumn}, {@code idsColumn} and

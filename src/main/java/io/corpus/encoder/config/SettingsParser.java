@@ -47,6 +47,20 @@ public final class SettingsParser {
   }
 
   /**
+   * The values {@code file} takes from environment variables, for redacting a refusal of the
+   * file itself; none when it cannot be read (its refusal then shows no value).
+   */
+  public static EnvironmentValues environmentValues(Path file) {
+    try {
+      return EnvironmentValues.of(ConfigFactory.parseFile(file.toFile(),
+          ConfigParseOptions.defaults().setAllowMissing(false)
+              .setIncluder(new RequiredIncludes())).resolve());
+    } catch (RuntimeException e) {
+      return EnvironmentValues.NONE;
+    }
+  }
+
+  /**
    * Parses settings given as a {@link Config}; relative paths resolve against {@code baseDir}
    * (the config file's folder), or stay as given when it is null.
    */
@@ -123,7 +137,7 @@ public final class SettingsParser {
         Settings.READER_BATCH_ROWS.read(c),
         Settings.MIN_PARTITIONS.read(c),
         Settings.PROGRESS.read(c));
-    return new JobSettings(input, weights, model, output, execution);
+    return new JobSettings(input, weights, model, output, execution, EnvironmentValues.of(c));
   }
 
   /** model.path or model.weights, exactly one. */

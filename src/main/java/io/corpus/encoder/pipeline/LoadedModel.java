@@ -42,7 +42,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
   public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings) {
     FolderWeights w = WeightsLoader.load(folder);
     if (!w.leftOut().isEmpty()) {
-      LOG.info("Left out of {}: {} tensors the encoder does not use: {}", folder.folder(),
+      LOG.info("Left out of the model folder: {} tensors the encoder does not use: {}",
           w.leftOut().size(), w.leftOut());
     }
     byte[] tokenizer = null;

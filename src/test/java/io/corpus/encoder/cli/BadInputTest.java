@@ -3,6 +3,7 @@ package io.corpus.encoder.cli;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.unhex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.io.RunSummary;
@@ -127,5 +128,33 @@ class BadInputTest {
         .collectAsList().stream().map(r -> HexFormat.of().formatHex((byte[]) r.getAs("id")))
         .collect(Collectors.toCollection(TreeSet::new));
     assertEquals(new TreeSet<>(List.of(hex)), kept);
+  }
+
+  /** A path from an environment variable (the suite sets it) is named, never shown. */
+  @Test
+  void aPathFromTheEnvironmentIsNamedNeverShown() throws Exception {
+    String secret = System.getenv("ENCODER_TEST_SECRET");
+    assertTrue(secret != null && secret.contains("hunter2"), "the suite sets the variable");
+    Path input = SharedModels.miniLm().resolve("expected/texts.parquet");
+    JobRunner.Result refused = run("input.path = " + quoted(input), "input.text-column = text",
+        "model.path = ${?ENCODER_TEST_SECRET}", "output.path = " + quoted(tmp.resolve("out")));
+    assertEquals(1, refused.code());
+    assertEquals("error: model.path <model.path from the environment> is not a folder",
+        refused.error().replaceAll("(is not a folder).*", "$1"));
+    assertFalse(refused.error().contains("hunter2"), refused.error());
+
+    Path config = tmp.resolve("check.conf");
+    Files.writeString(config, String.join("\n", "input.path = " + quoted(input),
+        "input.text-column = text", "model.path = " + quoted(SharedModels.miniLm()),
+        "output.path = ${?ENCODER_TEST_SECRET}"));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    int code = new EncodeJob.CommandLine(new java.io.PrintStream(out),
+        new java.io.PrintStream(new java.io.ByteArrayOutputStream())).run(
+            new String[] {"--config", config.toString(), "--check"});
+    String summary = out.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, summary);
+    assertTrue(summary.contains("output: <output.path from the environment>; pooling mean"),
+        summary);
+    assertFalse(summary.contains("hunter2"), summary);
   }
 }
