@@ -42,9 +42,9 @@ final class EmbeddingsSource extends SequenceSource {
   }
 
   private RejectRule.Rejection check(InternalRow row, TokenBatch batch) {
-    RejectRule.Rejection nullId = nullId(row);
-    if (nullId != null) {
-      return nullId;
+    RejectRule.Rejection badRow = checkRow(row);
+    if (badRow != null) {
+      return badRow;
     }
     if (row.isNullAt(columns.sequenceOrdinal())) {
       return RejectRule.NULL_EMBEDDINGS.because("embeddings are null");

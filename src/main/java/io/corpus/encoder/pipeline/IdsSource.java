@@ -26,9 +26,9 @@ final class IdsSource extends EmbeddedSource {
   }
 
   private SequenceRead read(InternalRow row, TokenBatch batch, TokenEmbeddings embeddings) {
-    RejectRule.Rejection nullId = nullId(row);
-    if (nullId != null) {
-      return nullId;
+    RejectRule.Rejection badRow = checkRow(row);
+    if (badRow != null) {
+      return badRow;
     }
     if (row.isNullAt(columns.sequenceOrdinal())) {
       return RejectRule.NULL_IDS.because("token ids are null");

@@ -2,7 +2,9 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.InputKind;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -28,6 +30,10 @@ public final class InputColumns implements Serializable {
   private final int maskOrdinal;              // -1 without a mask column
   private final boolean maskIsBoolean;
   private final int pairOrdinal;              // TEXT: the second text of a pair; -1 without
+  private final List<StringColumn> otherStringColumns;
+
+  /** A column that holds strings (at any depth), by its place in the row. */
+  public record StringColumn(int ordinal, String name, DataType type) implements Serializable {}
 
   /** Token-vector input, as the encoder has always read it. */
   public InputColumns(StructType schema, String idColumn, String embeddingsColumn,
@@ -95,6 +101,20 @@ public final class InputColumns implements Serializable {
         throw wrongType(pairColumn, "string", pair);
       }
     }
+    List<StringColumn> strings = new ArrayList<>();
+    for (int i = 0; i < schema.size(); i++) {
+      boolean text = kind == InputKind.TEXT && (i == sequenceOrdinal || i == pairOrdinal);
+      if (!text && InvalidUtf8.holdsStrings(schema.fields()[i].dataType())) {
+        strings.add(new StringColumn(i, schema.fields()[i].name(),
+            schema.fields()[i].dataType()));
+      }
+    }
+    this.otherStringColumns = List.copyOf(strings);
+  }
+
+  /** The columns holding strings, the id's included, but not the text a text source reads. */
+  public List<StringColumn> otherStringColumns() {
+    return otherStringColumns;
   }
 
   /** Whether each row is a pair of texts, the second in {@link #pairOrdinal}. */

@@ -10,6 +10,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -61,12 +62,10 @@ public final class RejectedRows {
       StructType schema, int columns) {
     Object[] values = new Object[columns + 2];
     for (int i = 0; i < columns; i++) {
-      values[i] = row.get(i, schema.fields()[i].dataType());
-      if (values[i] instanceof UTF8String text && !text.isValid()) {
-        // Parquet strings are UTF-8: a reader such as DuckDB refuses the file otherwise. The
-        // reason gives the offending bytes; the copy has U+FFFD in their place.
-        values[i] = text.makeValid();
-      }
+      // Parquet strings are UTF-8: a reader such as DuckDB refuses the file otherwise. The
+      // reason gives the offending bytes; the copy has U+FFFD in their place.
+      DataType type = schema.fields()[i].dataType();
+      values[i] = InvalidUtf8.repaired(row.isNullAt(i) ? null : row.get(i, type), type);
     }
     values[columns] = UTF8String.fromString(rejection.rule().ruleName());
     values[columns + 1] = UTF8String.fromString(rejection.toString());

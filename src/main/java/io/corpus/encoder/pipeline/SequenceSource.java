@@ -74,9 +74,23 @@ abstract class SequenceSource implements Serializable {
     default void close() {}
   }
 
-  /** The id check every source makes first. */
-  final RejectRule.Rejection nullId(InternalRow row) {
-    return row.isNullAt(columns.idOrdinal()) ? RejectRule.NULL_ID.because("id is null") : null;
+  /**
+   * The checks every source makes first: a null id, then a string anywhere in the row, other
+   * than the text the source checks itself, that is not UTF-8 (the row is copied to the output,
+   * whose readers would refuse it).
+   */
+  final RejectRule.Rejection checkRow(InternalRow row) {
+    if (row.isNullAt(columns.idOrdinal())) {
+      return RejectRule.NULL_ID.because("id is null");
+    }
+    for (InputColumns.StringColumn c : columns.otherStringColumns()) {
+      String where = InvalidUtf8.find(row, c.ordinal(), c.type());
+      if (where != null) {
+        return RejectRule.INVALID_UTF8.because("column " + c.name() + " is not valid UTF-8: "
+            + where);
+      }
+    }
+    return null;
   }
 
   /** The row's mask, or null without a mask column; the caller checked it with checkMask. */

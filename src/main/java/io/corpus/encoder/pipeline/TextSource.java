@@ -4,13 +4,7 @@ import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.TextTokenizer;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -54,22 +48,11 @@ final class TextSource extends EmbeddedSource {
     };
   }
 
-  /** The offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
-  static int firstInvalidByte(byte[] bytes) {
-    ByteBuffer in = ByteBuffer.wrap(bytes);
-    CharBuffer out = CharBuffer.allocate(Math.max(16, bytes.length));
-    CoderResult result = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT)
-        .decode(in, out, true);
-    return result.isError() ? in.position() : bytes.length;
-  }
-
   private SequenceRead read(InternalRow row, TokenBatch batch, TextTokenizer tokenizer,
       TokenEmbeddings embeddings) {
-    RejectRule.Rejection nullId = nullId(row);
-    if (nullId != null) {
-      return nullId;
+    RejectRule.Rejection badRow = checkRow(row);
+    if (badRow != null) {
+      return badRow;
     }
     RejectRule.Rejection bad = checkText(row, columns.sequenceOrdinal(),
         columns.hasPair() ? "first text" : "text");
@@ -145,9 +128,8 @@ final class TextSource extends EmbeddedSource {
     }
     UTF8String text = row.getUTF8String(ordinal);
     if (!text.isValid()) {
-      int at = firstInvalidByte(text.getBytes());
-      return RejectRule.INVALID_UTF8.because(what + " is not valid UTF-8: byte " + at + " of "
-          + text.numBytes() + " is 0x" + HexFormat.of().toHexDigits(text.getBytes()[at]));
+      return RejectRule.INVALID_UTF8.because(what + " is not valid UTF-8: "
+          + InvalidUtf8.badByte(text.getBytes()));
     }
     return null;
   }

@@ -63,6 +63,42 @@ class BadInputTest {
   }
 
   @Test
+  void aRowWithAStringThatIsNotUtf8InAnyColumnIsSetAsideNamingTheColumn() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path input = tmp.resolve("columns.parquet");
+    // 0xFF in the id, in another string column, and inside an array of strings.
+    spark.sql("SELECT 'ok' AS id, 'A short sentence.' AS text, 'fine' AS title, "
+        + "array('a', 'b') AS tags UNION ALL "
+        + "SELECT cast(X'6964FF' AS string), 'Another one.', 'fine', array('a') UNION ALL "
+        + "SELECT 'title', 'Third.', cast(X'6162FF6364' AS string), array('a') UNION ALL "
+        + "SELECT 'tags', 'Fourth.', 'fine', array('a', cast(X'FF' AS string))")
+        .coalesce(1).write().parquet(input.toString());
+    Path out = tmp.resolve("out");
+    JobRunner.Result result = run("input.path = " + quoted(input), "input.text-column = text",
+        "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(out));
+    assertEquals(0, result.code(), result.error());
+    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+    assertEquals(Map.of("invalid-utf8", 3L), summary.rejectedByRule());
+    assertEquals(1, summary.rowsWritten());
+    spark.read().parquet(out.resolve("rejects").toString()).createOrReplaceTempView("rejects");
+    Map<String, String> reasons = spark.sql("SELECT id, reject_reason FROM rejects")
+        .collectAsList().stream().collect(Collectors.toMap(r -> r.getString(0),
+            r -> r.getString(1)));
+    assertEquals(Map.of(
+        "id\uFFFD", "invalid-utf8: column id is not valid UTF-8: byte 2 of 3 is 0xff",
+        "title", "invalid-utf8: column title is not valid UTF-8: byte 2 of 5 is 0xff",
+        "tags", "invalid-utf8: column tags is not valid UTF-8: element 1, byte 0 of 1 is 0xff"),
+        reasons);
+    // Every string of both tables is UTF-8, the rejects' copies repaired.
+    spark.read().parquet(out.resolve("embeddings").toString()).createOrReplaceTempView("written");
+    for (String table : List.of("written", "rejects")) {
+      assertEquals(0L, spark.sql("SELECT count(*) FROM " + table + " WHERE NOT is_valid_utf8(id) "
+          + "OR NOT is_valid_utf8(title) OR exists(tags, t -> NOT is_valid_utf8(t))")
+          .first().getLong(0), table);
+    }
+  }
+
+  @Test
   void aTokenizerWithIdsBeyondTheEmbeddingTableIsRefusedBeforeAnyTask() throws Exception {
     Path folder = SharedModels.miniLm();
     Path mixed = Files.createDirectories(tmp.resolve("mixed"));

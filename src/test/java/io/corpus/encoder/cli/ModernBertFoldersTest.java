@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.text.TextTokenizer;
@@ -139,7 +140,8 @@ class ModernBertFoldersTest {
   @Test
   void checkNamesTheFamilyAndTheLayerPattern() throws Exception {
     Path config = tmp.resolve("check.conf");
-    Files.writeString(config, "input { path = \"" + tmp.resolve("absent.parquet")
+    Files.writeString(config, "input { path = \""
+        + SharedModels.miniLm().resolve("expected/texts.parquet")
         + "\", text-column = text }\nmodel.path = \"" + cases().folder("modernbert-embedding")
         + "\"\noutput.path = \"" + tmp.resolve("never") + "\"\n");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
