@@ -1,13 +1,11 @@
 package io.corpus.encoder.cli;
 
-import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.pipeline.LoadedModel;
-import io.corpus.encoder.text.TextTokenizer;
 
 /**
  * {@code jobs/encode --config FILE --check}: every check a job makes before its first task (the
@@ -20,7 +18,7 @@ final class Checks {
 
   /** The tokenizer checked (text input), then what the job would run, in a few lines. */
   static String describe(JobSettings settings, LoadedModel model, Preflight.Found found,
-      double seconds) {
+      Preflight.Tokenizer tokenizer, double seconds) {
     StringBuilder s = new StringBuilder("check: ok in " + String.format("%.1f", seconds) + " s\n");
     EncoderWeights w = model.weights().encoder();
     s.append(String.format("model: %s%s; %d layers, E = %d, H = %d, F = %d, %,d parameters%n",
@@ -31,16 +29,11 @@ final class Checks {
       s.append("layers: ").append(layerPattern(model.settings())).append('\n');
     }
     JobSettings.Input in = settings.input();
-    if (model.isFolder() && model.tokenizerJson() != null) {
-      int chunkOverlap = in.onTooLong() == JobSettings.OnTooLong.CHUNK ? in.chunkOverlap() : -1;
-      int maxTokens = in.kind() == InputKind.EMBEDDINGS ? model.folder().tokenLimit(0, "")
-          : in.maxTokens();
-      TextTokenizer.Vocabulary vocabulary = TextTokenizer.check(model.tokenizerJson(),
-          String.valueOf(model.folder().tokenizer().orElseThrow()), maxTokens, chunkOverlap,
-          model.weights().embeddings().vocabularySize());
+    if (tokenizer != null) {
       s.append(String.format("tokenizer: %,d ids (highest %,d) for an embedding table of %,d "
-          + "rows; at most %d tokens a sequence%n", vocabulary.size(), vocabulary.highestId(),
-          model.weights().embeddings().vocabularySize(), maxTokens));
+          + "rows; at most %d tokens a sequence%n", tokenizer.vocabulary().size(),
+          tokenizer.vocabulary().highestId(), model.weights().embeddings().vocabularySize(),
+          tokenizer.maxTokens()));
     }
     s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
         .append(" from ").append(in.path()).append("; columns ").append(found.inputColumns())

@@ -292,9 +292,9 @@ public final class EncodeJob {
           thread.start();
         }
         LoadedModel model = loadModel(settings);
-        Preflight.withModel(settings, model);
+        Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);
         if (check) {
-          out.println(environment.redact(Checks.describe(settings, model, found,
+          out.println(environment.redact(Checks.describe(settings, model, found, tokenizer,
               (System.nanoTime() - start) / 1e9)));
           return 0;
         }

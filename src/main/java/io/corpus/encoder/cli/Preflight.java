@@ -1,11 +1,13 @@
 package io.corpus.encoder.cli;
 
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.OutputPaths;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.pipeline.InputColumns;
 import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +22,9 @@ import org.apache.spark.sql.types.StructType;
  * {@code jobs/encode --check}, which so refuses what the job would refuse, in the same line.
  * {@link #beforeModel} needs no weights: the paths, what is at the output path (its lock, whether
  * it may be replaced), the input's columns read from one footer against the params, and the
- * attention layers and heads against the model folder's config.json. {@link #withModel} checks
- * the same indices against the loaded weights (a weights file has no config). What only Spark
+ * attention layers and heads against the model folder's config.json. {@link #withModel}, made
+ * while Spark starts, checks the same indices against the loaded weights (a weights file has no
+ * config) and the tokenizer against the embedding table and max-tokens. What only Spark
  * can see (a remote file system, a partitioned input) is checked when Spark has started, by the
  * same code. Driver only.
  */
@@ -48,9 +51,28 @@ final class Preflight {
     return new Found(String.join(", ", schema.get().fieldNames()));
   }
 
-  static void withModel(JobSettings settings, LoadedModel model) {
+  /** The folder's tokenizer as checked: its ids, and the longest sequence it makes. */
+  record Tokenizer(TextTokenizer.Vocabulary vocabulary, int maxTokens) {}
+
+  /**
+   * The checks that need the weights, made while Spark starts: attention indices against the
+   * layers, and the folder's tokenizer against the embedding table and max-tokens (room for text
+   * beside the special tokens, a chunk overlap a window can hold). Returns the tokenizer checked,
+   * or null without one.
+   */
+  static Tokenizer withModel(JobSettings settings, LoadedModel model) {
     settings.output().attention().checkIndices(model.weights().encoder().layerCount(),
         model.settings().heads());
+    if (!model.isFolder() || model.tokenizerJson() == null) {
+      return null;
+    }
+    JobSettings.Input in = settings.input();
+    int chunkOverlap = in.onTooLong() == JobSettings.OnTooLong.CHUNK ? in.chunkOverlap() : -1;
+    int maxTokens = in.kind() == InputKind.EMBEDDINGS ? model.folder().tokenLimit(0, "")
+        : in.maxTokens();
+    return new Tokenizer(TextTokenizer.check(model.tokenizerJson(),
+        String.valueOf(model.folder().tokenizer().orElseThrow()), maxTokens, chunkOverlap,
+        model.weights().embeddings().vocabularySize()), maxTokens);
   }
 
   /**

@@ -1,6 +1,8 @@
 package io.corpus.encoder.config;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigList;
+import com.typesafe.config.ConfigValue;
 import java.util.Arrays;
 import java.util.List;
 
@@ -149,6 +151,9 @@ public final class Setting<T> {
    */
   @SuppressWarnings("unchecked")
   public T read(Config c) {
+    if (type == Type.INT || type == Type.INT_LIST) {
+      requireWholeNumbers(c);
+    }
     Object value = switch (type) {
       case STRING -> c.getString(key);
       case INT -> c.getInt(key);
@@ -160,6 +165,18 @@ public final class Setting<T> {
     T typed = (T) value;
     check(typed, shown(c, key, type == Type.STRING ? "'" + value + "'" : value));
     return typed;
+  }
+
+  /** Refuses 1.5 where a count is expected: the config library would read it as 1. */
+  private void requireWholeNumbers(Config c) {
+    ConfigValue value = c.getValue(key);
+    List<ConfigValue> numbers = value instanceof ConfigList list ? list : List.of(value);
+    for (ConfigValue number : numbers) {
+      if (number.unwrapped() instanceof Number n && n.doubleValue() != Math.rint(n.doubleValue())) {
+        throw new SettingsException(key + " must be a whole number, got "
+            + shown(c, key, number.unwrapped()));
+      }
+    }
   }
 
   /** A value for a message: itself, or only the fact that it came from the environment. */

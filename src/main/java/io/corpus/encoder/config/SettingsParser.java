@@ -33,6 +33,10 @@ public final class SettingsParser {
 
   /** Parses {@code file}, falling back to the defaults for keys it leaves out. */
   public static JobSettings parseFile(Path file) {
+    if (Files.isDirectory(file)) {
+      throw new SettingsException("--config " + file + " is a folder; name the job's .conf "
+          + "file in it");
+    }
     if (!Files.isRegularFile(file)) {
       throw new SettingsException("Config file not found: " + file);
     }
@@ -335,6 +339,8 @@ public final class SettingsParser {
    * config (a key file, a binary) must not be shown in an error.
    */
   static String withoutQuotes(String message) {
-    return message.replaceAll("'[^'\\n]*'", "'…'").replaceAll("\"[^\"\\n]*\"", "\"…\"");
+    // A quoted run of punctuation is the parser's expected token (')', '}', ','): kept.
+    return message.replaceAll("'(?![\\p{Punct}]{1,2}')[^'\\n]*'", "'…'")
+        .replaceAll("\"(?![\\p{Punct}]{1,2}\")[^\"\\n]*\"", "\"…\"");
   }
 }

@@ -94,7 +94,12 @@ public final class TextTokenizer implements AutoCloseable {
       throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
           + "tokenizer: " + e.getMessage(), e);
     }
-    if (chunkOverlap >= maxTokens - specialTokens) {
+    if (maxTokens <= specialTokens) {
+      throw new IllegalArgumentException("max-tokens = " + maxTokens + " leaves no room for "
+          + "text: " + where + " adds " + specialTokens + " special tokens to every sequence, so "
+          + "set at least " + (specialTokens + 1));
+    }
+    if (chunkOverlap >= 0 && chunkOverlap >= maxTokens - specialTokens) {
       throw new IllegalArgumentException("The chunk overlap " + chunkOverlap + " must be smaller "
           + "than a window's " + (maxTokens - specialTokens) + " content tokens (" + maxTokens
           + " tokens less " + specialTokens + " special ones)");

@@ -56,6 +56,10 @@ final class ModernBert implements ModelFamily {
         && !config.has("rope_parameters") ? globalTheta
         : theta(config, LOCAL, "local_rope_theta", 10_000.0, file);
     JsonNode types = config.get("layer_types");
+    if (types != null && !types.isNull() && types.size() != layers) {
+      throw new WeightsException(file + ": layer_types has " + types.size() + " entries for "
+          + layers + " layers (num_hidden_layers); expected one per layer");
+    }
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
       boolean global = i % every == 0;
@@ -69,10 +73,6 @@ final class ModernBert implements ModelFamily {
       }
       attention.add(global ? new LayerAttention(0, globalTheta)
           : new LayerAttention(localAttention / 2, localTheta));
-    }
-    if (types != null && !types.isNull() && types.size() != layers) {
-      throw new WeightsException(file + ": layer_types has " + types.size() + " entries for "
-          + layers + " layers");
     }
     return new Architecture(ModelFamily.activation(config, "hidden_activation", file),
         config.path("norm_eps").asDouble(1e-5), true, true,

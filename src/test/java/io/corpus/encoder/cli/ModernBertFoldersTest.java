@@ -171,6 +171,8 @@ class ModernBertFoldersTest {
     String v4 = Files.readString(cases().folder("modernbert-embedding").resolve("config.json"));
     String v5 = Files.readString(cases().folder("modernbert-mlm").resolve("config.json"));
     Map<String, String> refused = Map.of(
+        v5.replaceFirst(",\\s*\"full_attention\"\\s*]", "]"),
+        "layer_types has 2 entries for 3 layers (num_hidden_layers); expected one per layer",
         v5.replaceFirst("\"sliding_attention\"", "\"full_attention\""),
         "layer_types[1] is 'full_attention' but global_attn_every_n_layers = 2 makes layer 1 "
             + "sliding_attention",

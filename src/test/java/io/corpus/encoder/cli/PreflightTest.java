@@ -132,6 +132,25 @@ class PreflightTest {
             + " lies inside model.path " + model + ": the output must be a folder apart from "
             + "what the job reads");
 
+    cases.put(config("max-tokens-1", in, text, miniLm, "input.max-tokens = 1",
+        "output.path = " + q(tmp.resolve("o7"))), "max-tokens = 1 leaves no room for text: "
+            + model.resolve("tokenizer.json") + " adds 2 special tokens to every sequence, so "
+            + "set at least 3");
+    cases.put(config("max-tokens-2", in, text, miniLm, "input.max-tokens = 2",
+        "output.path = " + q(tmp.resolve("o7"))), "max-tokens = 2 leaves no room for text");
+    cases.put(config("max-tokens-fraction", in, text, miniLm, "input.max-tokens = 1.5",
+        "output.path = " + q(tmp.resolve("o7"))), "input.max-tokens must be a whole number, got "
+            + "1.5");
+    cases.put(config("overlap", in, text, miniLm, "input.max-tokens = 8",
+        "input.on-too-long = chunk", "input.chunk-overlap = 6",
+        "output.path = " + q(tmp.resolve("o7"))), "The chunk overlap 6 must be smaller than a "
+            + "window's 6 content tokens (8 tokens less 2 special ones)");
+    cases.put(config("brace", "input { " + in, text, miniLm,
+        "output.path = " + q(tmp.resolve("o7"))), "Cannot parse " + tmp.resolve("brace.conf")
+            + ": " + tmp.resolve("brace.conf") + ": 6: expecting a close parentheses ')' here, "
+            + "not: end of file");
+    cases.put(data, "--config " + data + " is a folder; name the job's .conf file in it");
+
     AtomicInteger sparkJobs = new AtomicInteger();
     SparkListener counter = new SparkListener() {
       @Override
