@@ -65,7 +65,9 @@ ensure_built() {
   if [ ! -f "$BUILD_STAMP" ] || [ ! -f "$JAR" ] \
       || [ -n "$(find "$ROOT/src/main" "$ROOT/pom.xml" -newer "$BUILD_STAMP" -print -quit)" ]; then
     echo "setup: building with Maven (the first build downloads Spark, a few minutes)" >&2
-    (cd "$ROOT" && mvn -q -B -ntp -Dstyle.color=never -DskipTests package) >&2   # and classpath.txt
+    # Also writes target/classpath.txt. Maven 3.8 prints colour resets even in quiet batch mode:
+    # stripped, so that a log file of the job holds none.
+    (cd "$ROOT" && mvn -q -B -ntp -DskipTests package) 2>&1 | sed $'s/\x1b\\[[0-9;]*m//g' >&2
     touch "$BUILD_STAMP"
     rm -f "$CDS_ARCHIVE"
   fi

@@ -36,7 +36,7 @@ final class Checks {
           tokenizer.maxTokens()));
     }
     s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
-        .append(" from ").append(in.path()).append("; columns ").append(found.inputColumns())
+        .append(" from ").append(in.path()).append(": ").append(found.input())
         .append('\n');
     ClassifierHead head = model.weights().head();
     s.append("output: ").append(settings.output().path()).append("; pooling ")

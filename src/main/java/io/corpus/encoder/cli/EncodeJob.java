@@ -283,7 +283,7 @@ public final class EncodeJob {
       boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
-        Preflight.Found found = Preflight.beforeModel(settings);
+        Preflight.Found found = Preflight.beforeModel(settings, check);
         if (!check) {
           // Spark starts (seconds of single-threaded set-up) while this thread loads the model.
           starting = new FutureTask<>(() -> SparkSessions.forJob("corpus-encoder"));

@@ -4,6 +4,7 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.OutputPaths;
+import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.pipeline.InputColumns;
 import io.corpus.encoder.pipeline.LoadedModel;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -29,12 +31,17 @@ import org.apache.spark.sql.types.StructType;
  * same code. Driver only.
  */
 final class Preflight {
-  /** What the checks read, for {@code --check}'s summary: how the input's columns were seen. */
-  record Found(String inputColumns) {}
+  /** What the checks read, for {@code --check}'s summary: the input's rows and columns. */
+  record Found(String input) {}
 
   private Preflight() {}
 
-  static Found beforeModel(JobSettings settings) {
+  /**
+   * The checks that need no weights. With {@code everyFooter} ({@code --check}) a local input's
+   * every footer is read, as the job reads them when it plans its splits, so a damaged file
+   * other than the first is refused here too.
+   */
+  static Found beforeModel(JobSettings settings, boolean everyFooter) {
     checkPaths(settings);
     OutputFolder.checkBeforeStart(settings.output().path(),
         EncodeJob.replaces(settings.output().mode()));
@@ -42,13 +49,23 @@ final class Preflight {
       ModelFolder folder = ModelFolder.read(Path.of(settings.weights().folder()));
       settings.output().attention().checkIndices(folder.layers(), folder.heads());
     }
-    Optional<StructType> schema = ParquetInput.schemaBeforeSpark(settings.input().path());
-    if (schema.isEmpty()) {
-      return new Found("checked when Spark reads the input (a partitioned folder or a file "
-          + "system other than the local disk)");
+    Optional<ParquetInput.LocalTable> table = ParquetInput.schemaBeforeSpark(
+        settings.input().path());
+    if (table.isEmpty()) {
+      return new Found("columns checked when Spark reads the input (a partitioned folder or a "
+          + "file system other than the local disk)");
     }
-    checkColumns(settings, schema.get());
-    return new Found(String.join(", ", schema.get().fieldNames()));
+    StructType schema = table.get().schema();
+    checkColumns(settings, schema);
+    String columns = "columns " + String.join(", ", schema.fieldNames());
+    if (!everyFooter) {
+      return new Found(columns);
+    }
+    long rows = ParquetFooters.rowCount(ParquetFooters.rowGroups(table.get().files(),
+        new Configuration()).values());
+    int files = table.get().files().size();
+    return new Found(String.format("%,d rows in %,d file%s; %s", rows, files,
+        files == 1 ? "" : "s", columns));
   }
 
   /** The folder's tokenizer as checked: its ids, and the longest sequence it makes. */

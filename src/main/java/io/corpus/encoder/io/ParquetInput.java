@@ -97,13 +97,20 @@ public final class ParquetInput {
   }
 
   /**
+   * A local input as Spark will read it: the schema of its first data file, and every data file.
+   *
+   * @param files the data files' paths, in order
+   */
+  public record LocalTable(StructType schema, List<String> files) {}
+
+  /**
    * The input's schema from one footer, read before Spark starts where that is how Spark will
-   * read it: a local file, a flat local folder of files, or a local glob's first match. Empty for
+   * read it: a local file, a flat local folder of files, or a local glob's matches. Empty for
    * other file systems and partitioned folders, which Spark's reader checks. Refuses a local path
    * that does not exist, a glob that matches nothing, a folder without data files and a first
    * data file that is not Parquet, naming them.
    */
-  public static Optional<StructType> schemaBeforeSpark(String input) {
+  public static Optional<LocalTable> schemaBeforeSpark(String input) {
     Path path = new Path(input);
     if (LocalPaths.isRemote(path)) {
       return Optional.empty();
@@ -124,20 +131,21 @@ public final class ParquetInput {
       } else {
         matches.add(fs.getFileStatus(path));
       }
-      Path first = null;
+      List<Path> files = new ArrayList<>();
       for (FileStatus match : matches) {
-        first = match.isDirectory() ? firstDataFile(fs, match.getPath()) : match.getPath();
-        if (first == null && match.isDirectory() && hasSubfolders(fs, match.getPath())) {
+        if (!match.isDirectory()) {
+          files.add(match.getPath());
+        } else if (hasSubfolders(fs, match.getPath())) {
           return Optional.empty();   // partitioned (key=value) or nested: Spark discovers it
-        }
-        if (first != null) {
-          break;
+        } else {
+          files.addAll(dataFiles(fs, match.getPath()));
         }
       }
-      if (first == null) {
+      if (files.isEmpty()) {
         throw new IllegalArgumentException("input.path " + input + " holds no Parquet file");
       }
-      return Optional.of(schemaOf(first, fs.getConf(), new SQLConf()));
+      return Optional.of(new LocalTable(schemaOf(files.get(0), fs.getConf(), new SQLConf()),
+          files.stream().map(Path::toString).toList()));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot look at input.path " + input, e);
     }
@@ -150,28 +158,26 @@ public final class ParquetInput {
       if (!fs.exists(path)) {
         return null;   // Spark's reader says it clearly: [PATH_NOT_FOUND]
       }
-      Path first = fs.isFile(path) ? path : firstDataFile(fs, path);
-      return first == null ? null : schemaOf(first, conf, sqlConf);
+      if (fs.isFile(path)) {
+        return schemaOf(path, conf, sqlConf);
+      }
+      List<Path> files = hasSubfolders(fs, path) ? List.of() : dataFiles(fs, path);
+      return files.isEmpty() ? null : schemaOf(files.get(0), conf, sqlConf);
     } catch (IOException | RuntimeException e) {
       return null;       // not readable as Parquet here: Spark's reader will say why
     }
   }
 
-  /** The first data file of a flat folder; null if it has none or holds a folder. */
-  private static Path firstDataFile(FileSystem fs, Path folder) throws IOException {
-    Path first = null;
+  /** The data files of a flat folder, in order. */
+  private static List<Path> dataFiles(FileSystem fs, Path folder) throws IOException {
+    List<Path> files = new ArrayList<>();
     for (FileStatus status : fs.listStatus(folder)) {
-      if (isHidden(status.getPath())) {
-        continue;
-      }
-      if (status.isDirectory()) {
-        return null;   // partitioned (key=value) or nested: leave it to Spark
-      }
-      if (first == null || status.getPath().compareTo(first) < 0) {
-        first = status.getPath();
+      if (!isHidden(status.getPath()) && !status.isDirectory()) {
+        files.add(status.getPath());
       }
     }
-    return first;
+    files.sort(null);
+    return files;
   }
 
   private static boolean hasSubfolders(FileSystem fs, Path folder) throws IOException {

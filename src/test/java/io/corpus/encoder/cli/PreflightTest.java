@@ -127,6 +127,15 @@ class PreflightTest {
         "output.path = " + q(tmp.resolve("o6"))), "Cannot read the Parquet footer of file:"
             + broken.resolve("part-0.parquet") + " (a damaged or truncated file, or not "
             + "Parquet): ");
+    // A good first file, then a damaged one: the job finds it planning its splits, --check too.
+    Path secondBroken = Files.createDirectories(tmp.resolve("second-broken.parquet"));
+    Files.write(secondBroken.resolve("part-0.parquet"), bytes);
+    Files.write(secondBroken.resolve("part-1.parquet"),
+        java.util.Arrays.copyOf(bytes, bytes.length / 2));
+    cases.put(config("second-broken", "input.path = " + q(secondBroken), text, miniLm,
+        "output.path = " + q(tmp.resolve("o6"))), "Cannot read the Parquet footer of file:"
+            + secondBroken.resolve("part-1.parquet") + " (a damaged or truncated file, or not "
+            + "Parquet): ");
     cases.put(config("in-model", in, text, miniLm, "output.path = "
         + q(model.resolve("vectors"))), "output.path " + model.resolve("vectors")
             + " lies inside model.path " + model + ": the output must be a folder apart from "
