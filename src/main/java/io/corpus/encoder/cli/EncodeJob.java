@@ -198,7 +198,7 @@ public final class EncodeJob {
     if (!settings.execution().progress()) {
       return null;
     }
-    return ProgressListener.start(spark.sparkContext(), metrics.sequencesEncoded().id(), total,
+    return ProgressListener.start(spark.sparkContext(), metrics.rowsDone().id(), total,
         console, 5);
   }
 
@@ -236,7 +236,8 @@ public final class EncodeJob {
         JobPhases.round(phases.taskSeconds() - read - forward - build));
     return new RunSummary(plan.rows(), written, chunks, rejected, byRule,
         metrics.rowsTruncated().value(),
-        metrics.tokensEncoded().value(), (System.nanoTime() - startNanos) / 1e9, forward,
+        metrics.tokensEncoded().value(), metrics.largestBatch().value(),
+        (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
         metrics.executors(), Transformers.describe(settings, model), outputs);
   }

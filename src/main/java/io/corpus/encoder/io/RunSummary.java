@@ -24,6 +24,8 @@ import org.apache.hadoop.fs.Path;
  * @param rowsTruncated token ids or texts cut to {@code input.max-tokens} (on-too-long =
  *     truncate); counted by the tasks (a retried task may count twice)
  * @param tokens real tokens that went through the encoder
+ * @param largestBatchTokens the most tokens one forward pass of a task held (batch-tokens plus at
+ *     most one sequence): what the task's buffers grew to
  * @param seconds wall time of the job, start-up included
  * @param forwardSeconds time the tasks spent in the encoder's forward pass, summed over tasks
  * @param phases wall seconds per phase of the job, in order: jvm (start-up before main), start
@@ -45,6 +47,7 @@ public record RunSummary(
     Map<String, Long> rejectedByRule,
     long rowsTruncated,
     long tokens,
+    long largestBatchTokens,
     double seconds,
     double forwardSeconds,
     Map<String, Double> phases,

@@ -15,8 +15,9 @@ import org.apache.spark.util.LongAccumulator;
  * twice, so the run summary counts committed output, and these serve progress and checks.
  */
 public final class EncodeMetrics implements Serializable {
-  private final LongAccumulator sequencesEncoded;
+  private final LongAccumulator rowsDone;
   private final LongAccumulator tokensEncoded;
+  private final MaxAccumulator largestBatch = new MaxAccumulator();
   private final LongAccumulator rowsSkipped;
   private final LongAccumulator rowsTruncated;
   private final LongAccumulator forwardNanos;
@@ -25,8 +26,9 @@ public final class EncodeMetrics implements Serializable {
   private final CollectionAccumulator<String> executors;
 
   public EncodeMetrics(SparkContext sc) {
-    this.sequencesEncoded = sc.longAccumulator("encoder.sequences");
+    this.rowsDone = sc.longAccumulator("encoder.rows-done");
     this.tokensEncoded = sc.longAccumulator("encoder.tokens");
+    sc.register(largestBatch, "encoder.largest-batch-tokens");
     this.rowsSkipped = sc.longAccumulator("encoder.rows-skipped");
     this.rowsTruncated = sc.longAccumulator("encoder.rows-truncated");
     this.forwardNanos = sc.longAccumulator("encoder.forward-nanos");
@@ -58,14 +60,25 @@ public final class EncodeMetrics implements Serializable {
     return byId;
   }
 
-  /** Sequences run through the forward pass (each once, whatever is written). */
-  public LongAccumulator sequencesEncoded() {
-    return sequencesEncoded;
+  /**
+   * Input rows finished: every sequence of theirs through the forward pass (all the windows of
+   * a chunked text), or set aside. What progress counts.
+   */
+  public LongAccumulator rowsDone() {
+    return rowsDone;
   }
 
   /** Real tokens run through the forward pass. */
   public LongAccumulator tokensEncoded() {
     return tokensEncoded;
+  }
+
+  /**
+   * The most tokens one forward pass held: what a task's buffers grew to (about 4 · tokens ·
+   * (6E + F) bytes), at most batch-tokens plus one sequence.
+   */
+  public MaxAccumulator largestBatch() {
+    return largestBatch;
   }
 
   /** Time the tasks spent in the forward pass, summed over tasks. */

@@ -19,7 +19,8 @@ import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The task-side loop: pull rows until a batch holds {@code batchTokens} tokens, run the encoder
- * once over the batch, hand out one output row per input row, repeat. Everything this function
+ * once over the batch, hand out one output row per input row (per window of a chunked text; a
+ * long text's windows go into as many batches as they fill), repeat. Everything this function
  * holds is serializable settings and the model's handle; the source's reader (a tokenizer), the
  * encoder and its buffers are made per partition.
  */
@@ -65,6 +66,10 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     private final List<InternalRow> batchRows = new ArrayList<>();
     private final List<SequenceRead.Accepted> batchReads = new ArrayList<>();
     private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
+    // A chunked text whose windows are not all in a batch yet: its row, its windows, the next.
+    private InternalRow chunkedRow;
+    private SequenceRead.Chunks chunks;
+    private int nextWindow;
 
     Batches(Iterator<InternalRow> input) {
       this.input = input;
@@ -83,7 +88,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
 
     @Override
     public boolean hasNext() {
-      if (ready.isEmpty() && input.hasNext()) {
+      while (ready.isEmpty() && (chunks != null || input.hasNext())) {
         encodeNextBatch();
       }
       return !ready.isEmpty();
@@ -102,29 +107,37 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       batch.clear();
       batchRows.clear();
       batchReads.clear();
-      while (input.hasNext() && batch.tokenCount() < batchTokens) {
+      int rowsFinished = 0;
+      while ((chunks != null || input.hasNext()) && batch.tokenCount() < batchTokens) {
+        if (chunks != null) {
+          rowsFinished += takeWindow();
+          continue;
+        }
         InternalRow row = input.next().copy();
         SequenceRead read = reader.read(row, batch);
         if (read instanceof SequenceRead.Accepted accepted) {
           batchRows.add(row);
           batchReads.add(accepted);
+          rowsFinished++;
           if (accepted.truncated()) {
             metrics.rowsTruncated().add(1);
           }
-        } else if (read instanceof SequenceRead.Chunks chunks) {
-          for (SequenceRead.Accepted window : chunks.windows()) {
-            batchRows.add(row);   // each window is an output row with the row's columns
-            batchReads.add(window);
-          }
+        } else if (read instanceof SequenceRead.Chunks windows) {
+          chunkedRow = row;
+          chunks = windows;
+          nextWindow = 0;
+          rowsFinished += windows.windows().isEmpty() ? finishChunks() : 0;
         } else if (failOnInvalid) {
           throw new InvalidRowException(describeId(row), (RejectRule.Rejection) read);
         } else {
           metrics.rowsSkipped().add(1);
+          metrics.rowsDone().add(1);
         }
       }
       long start = System.nanoTime();
       metrics.readNanos().add(start - readStart);
       if (batchRows.isEmpty()) {
+        metrics.rowsDone().add(rowsFinished);
         return;
       }
       if (collector != null) {
@@ -143,8 +156,27 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
             head));
       }
       metrics.outputNanos().add(System.nanoTime() - outputStart);
-      metrics.sequencesEncoded().add(batch.sequenceCount());
+      metrics.rowsDone().add(rowsFinished);
       metrics.tokensEncoded().add(batch.tokenCount());
+      metrics.largestBatch().add((long) batch.tokenCount());
+    }
+
+    /**
+     * Appends the chunked text's next window to the batch, an output row with the text's
+     * columns; returns 1 when that was its last window (the row is finished with this batch).
+     */
+    private int takeWindow() {
+      chunks.input().append(nextWindow, batch);
+      batchRows.add(chunkedRow);
+      batchReads.add(chunks.windows().get(nextWindow));
+      nextWindow++;
+      return nextWindow == chunks.windows().size() ? finishChunks() : 0;
+    }
+
+    private int finishChunks() {
+      chunks = null;
+      chunkedRow = null;
+      return 1;
     }
 
     private String describeId(InternalRow row) {

@@ -31,6 +31,18 @@ sealed interface SequenceRead
    */
   record Chunk(int index, int start, int end) implements java.io.Serializable {}
 
-  /** A row whose text became several sequences, now the batch's last ones, in order. */
-  record Chunks(java.util.List<Accepted> windows) implements SequenceRead {}
+  /**
+   * A row whose text became several sequences, one per window, not yet in the batch: the task
+   * appends them one by one as its batches have room, so a long document flows through batches
+   * of the usual size.
+   *
+   * @param windows each window's output, in the text's order
+   * @param input appends window {@code i}'s tokens to a batch as its last sequence
+   */
+  record Chunks(java.util.List<Accepted> windows, WindowInput input) implements SequenceRead {}
+
+  /** How a window's tokens enter a batch. */
+  interface WindowInput {
+    void append(int window, io.corpus.encoder.model.TokenBatch batch);
+  }
 }

@@ -64,7 +64,7 @@ final class TextSource extends EmbeddedSource {
     }
     String text = row.getUTF8String(columns.sequenceOrdinal()).toString();
     if (chunkOverlap >= 0) {
-      return chunks(tokenizer.windows(text), batch, embeddings);
+      return chunks(tokenizer.windows(text), embeddings);
     }
     TextTokenizer.Tokens tokens = columns.hasPair()
         ? tokenizer.encode(text, row.getUTF8String(columns.pairOrdinal()).toString())
@@ -83,9 +83,11 @@ final class TextSource extends EmbeddedSource {
         columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null);
   }
 
-  /** Every window of a text, each its own sequence; none appended if one cannot be encoded. */
-  private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenBatch batch,
-      TokenEmbeddings embeddings) {
+  /**
+   * Every window of a text, each its own sequence, for the task to append as its batches have
+   * room; refused whole if one cannot be encoded.
+   */
+  private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenEmbeddings embeddings) {
     for (TextTokenizer.Window window : windows) {
       RejectRule.Rejection outside = outsideTheModel(window.tokens(), embeddings);
       if (outside != null) {
@@ -96,11 +98,11 @@ final class TextSource extends EmbeddedSource {
     for (int i = 0; i < windows.size(); i++) {
       TextTokenizer.Window window = windows.get(i);
       int[] ids = window.tokens().ids();
-      embeddings.append(ids, window.tokens().typeIds(), batch);
       sequences.add(new SequenceRead.Accepted(ids.length, ids, window.tokens().tokens(), null,
           false, new SequenceRead.Chunk(i, window.start(), window.end())));
     }
-    return new SequenceRead.Chunks(sequences);
+    return new SequenceRead.Chunks(sequences, (i, batch) -> embeddings.append(
+        windows.get(i).tokens().ids(), windows.get(i).tokens().typeIds(), batch));
   }
 
   /** A token id or type id that the embedding layer has no row for, or null. */

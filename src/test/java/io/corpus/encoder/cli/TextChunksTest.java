@@ -115,6 +115,50 @@ class TextChunksTest {
     assertTrue(worst >= 1 - 1e-6, "worst cosine " + worst);
   }
 
+  /**
+   * A text of many windows flows through batches of the usual size (it used to make one batch of
+   * all its windows: a 1 MB document, about 250,000 tokens, held gigabytes and showed no progress
+   * until it was done), with the same vectors as one batch of everything.
+   */
+  @Test
+  void aLongTextFlowsThroughBatchesOfTheUsualSize() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 60; i++) {
+      text.append("Sentence ").append(i).append(" of a long document about rivers and tides. ");
+    }
+    Path input = tmp.resolve("long.parquet");
+    spark.createDataFrame(List.of(RowFactory.create("long", text.toString()),
+        RowFactory.create("short", "A short one.")), new StructType()
+            .add("id", DataTypes.StringType).add("text", DataTypes.StringType))
+        .coalesce(1).write().parquet(input.toString());
+    Map<String, double[]> vectors = new HashMap<>();
+    for (int batchTokens : new int[] {64, 100_000}) {
+      Path out = tmp.resolve("out-" + batchTokens);
+      JobRunner.Result result = run("input { path = \"" + input + "\", text-column = text,",
+          "  max-tokens = 32, on-too-long = chunk, chunk-overlap = 4 }",
+          "model.path = \"" + SharedModels.miniLm() + "\"",
+          "output { path = \"" + out + "\", token-embeddings = false }",
+          "execution.batch-tokens = " + batchTokens);
+      assertEquals(0, result.code(), result.error());
+      RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+      assertEquals(2, summary.rowsWritten());
+      assertTrue(summary.chunksWritten() > 20, "windows: " + summary.chunksWritten());
+      if (batchTokens == 64) {
+        assertTrue(summary.largestBatchTokens() < 64 + 32, "largest batch "
+            + summary.largestBatchTokens() + " tokens for batch-tokens 64 and 32-token windows");
+      }
+      for (Row r : spark.read().parquet(out.resolve("embeddings").toString()).collectAsList()) {
+        String key = r.getAs("id") + "/" + r.getAs("chunk");
+        double[] v = SparkInputs.vector(r.getAs("pooled"));
+        double[] other = vectors.putIfAbsent(key, v);
+        if (other != null) {
+          assertTrue(Tolerances.cosine(v, other) >= 1 - 1e-6, key);
+        }
+      }
+    }
+  }
+
   @Test
   void anOverlapNotSmallerThanTheWindowIsRefusedBeforeAnyTask() throws Exception {
     Path model = SharedModels.miniLm();
