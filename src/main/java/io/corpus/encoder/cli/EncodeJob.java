@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -131,37 +132,41 @@ public final class EncodeJob {
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedModel(model);
-    try {
-      EncodedTables tables = new EncodedTables(spark, settings);
-      Dataset<Row> encoded = transformer.transform(toEncode);
-      phases.end("plan");
-      LOG.info("planned, {} s since start", elapsed());
-      try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
-        tables.write(encoded, out);
+    try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
+      Consumer<String> phase = progress == null ? name -> { } : progress::phase;
+      try {
+        EncodedTables tables = new EncodedTables(spark, settings);
+        Dataset<Row> encoded = transformer.transform(toEncode);
+        phases.end("plan");
+        LOG.info("planned, {} s since start", elapsed());
+        tables.write(encoded, out, phase);
         if (progress != null) {
           progress.print();
         }
+        phases.end("encode");
+        LOG.info("encoded and written, {} s since start", elapsed());
+        phase.accept("writing the rejected rows");
+        writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
+        phases.end("rejects");
+        LOG.info("rejects written, {} s since start", elapsed());
+      } finally {
+        transformer.release();   // the broadcast weights, on every executor
       }
-      phases.end("encode");
-      LOG.info("encoded and written, {} s since start", elapsed());
-      writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
-      phases.end("rejects");
-      LOG.info("rejects written, {} s since start", elapsed());
-    } finally {
-      transformer.release();   // the broadcast weights, on every executor
+      if (settings.output().report().enabled()) {
+        phase.accept("writing the report");
+        EncoderWeights w = model.weights().encoder();
+        AttentionReport.write(spark, out.staging(), settings, String.format(
+            "Encoder %s: %d layers, E = %d, %d heads, F = %d. Input %s, %,d rows.",
+            shown(settings.weights().location()), w.layerCount(), w.width(),
+            settings.model().heads(), w.ffnWidth(), shown(settings.input().path()), rowsRead));
+        phases.end("report");
+        LOG.info("report written, {} s since start", elapsed());
+      }
+      phase.accept("counting the written rows");
+      RunSummary summary = summarize(out, plan, metrics);
+      summary.write(out.staged("run-summary.json"), hadoop);
+      return summary;
     }
-    if (settings.output().report().enabled()) {
-      EncoderWeights w = model.weights().encoder();
-      AttentionReport.write(spark, out.staging(), settings, String.format(
-          "Encoder %s: %d layers, E = %d, %d heads, F = %d. Input %s, %,d rows.",
-          shown(settings.weights().location()), w.layerCount(), w.width(),
-          settings.model().heads(), w.ffnWidth(), shown(settings.input().path()), rowsRead));
-      phases.end("report");
-      LOG.info("report written, {} s since start", elapsed());
-    }
-    RunSummary summary = summarize(out, plan, metrics);
-    summary.write(out.staged("run-summary.json"), hadoop);
-    return summary;
   }
 
   /** A setting's value for the log and the outputs: redacted if it came from the environment. */
@@ -198,8 +203,8 @@ public final class EncodeJob {
     if (!settings.execution().progress()) {
       return null;
     }
-    return ProgressListener.start(spark.sparkContext(), metrics.rowsDone().id(), total,
-        console, 5);
+    return ProgressListener.start(spark.sparkContext(), metrics.rowsDone().id(),
+        metrics.tokensEncoded().id(), total, console, 5);
   }
 
   private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics) {

@@ -11,6 +11,7 @@ import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.HeadStatsTable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
@@ -61,31 +62,36 @@ final class EncodedTables {
     return transformer;
   }
 
-  /** Writes every table into the staging folder. */
-  void write(Dataset<Row> encoded, OutputFolder out) {
+  /**
+   * Writes every table into the staging folder; {@code phase} hears what it writes once the
+   * rows are encoded (the maps, the statistics).
+   */
+  void write(Dataset<Row> encoded, OutputFolder out, Consumer<String> phase) {
     if (separateColumns.isEmpty()) {
       floatTable(encoded.write()).parquet(out.staged("embeddings"));
     } else {
       encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
       floatTable(encoded.drop(separateColumns.toArray(new String[0])).write())
           .parquet(out.staged("embeddings"));
-      writeMapTables(encoded, out);
+      writeMapTables(encoded, out, phase);
       encoded.unpersist();
     }
     if (attention.stats()) {
+      phase.accept("summing the head statistics");
       HeadStatsTable.of(spark.read().parquet(out.staged("embeddings")), STATS_COLUMN)
           .coalesce(1).write().parquet(out.staged("head-stats"));
     }
   }
 
   /** attention/ (by layer) and rollout/, as asked for. */
-  private void writeMapTables(Dataset<Row> encoded, OutputFolder out) {
+  private void writeMapTables(Dataset<Row> encoded, OutputFolder out, Consumer<String> phase) {
     // The row's key: its id, and with texts cut into windows, which window.
     List<Column> key = new ArrayList<>(List.of(col(settings.input().idColumn())));
     if (settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK) {
       key.add(col(InputKind.CHUNK_COLUMN));
     }
     if (attention.enabled()) {
+      phase.accept("writing the attention maps");
       List<Column> keyAndMap = new ArrayList<>(key);
       keyAndMap.add(explode(col(ATTENTION_COLUMN)).as("a"));
       List<Column> keyAndFields = new ArrayList<>(key);
@@ -99,6 +105,7 @@ final class EncodedTables {
           .parquet(out.staged("attention"));
     }
     if (attention.rollout()) {
+      phase.accept("writing the rollout");
       List<Column> keyAndRollout = new ArrayList<>(key);
       keyAndRollout.add(col(ROLLOUT_COLUMN).as("weights"));
       floatTable(encoded.where(col(ROLLOUT_COLUMN).isNotNull())

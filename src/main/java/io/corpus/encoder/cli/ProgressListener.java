@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.spark.scheduler.AccumulableInfo;
 import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.AccumulableInfo;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
@@ -15,31 +15,42 @@ import scala.Tuple4;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Prints "rows done of rows total, rate, time left" while a job runs. Counts come from one
- * accumulator: finished tasks report their final value, running tasks report theirs with each
- * executor heartbeat, so the figure moves between task ends too. Driver only.
+ * Prints, while a job runs, "rows done of rows total, tokens, rate, time left"; once every row is
+ * done, what the job is doing instead (writing the attention maps, the report), with the time it
+ * has taken so far. Counts come from two accumulators, rows finished and tokens encoded: finished
+ * tasks report their final values, running tasks theirs with each executor heartbeat, so the
+ * figures move between task ends too (and tokens move within one long text). Driver only.
  */
 final class ProgressListener extends SparkListener implements AutoCloseable {
-  private final long accumulatorId;
+  private final Counter rows;
+  private final Counter tokens;
   private final long total;
   private final PrintStream out;
   private final long startNanos = System.nanoTime();
-  private final Map<Long, Long> running = new ConcurrentHashMap<>();
-  private volatile long finished;
   private final ScheduledExecutorService timer;
+  private volatile String phase;
+  private volatile long phaseStartNanos;
+  private boolean allDonePrinted;
   private SparkContext registeredWith;
 
-  /** A listener registered with {@code sc}, printing every {@code periodSeconds}; close it. */
-  static ProgressListener start(SparkContext sc, long accumulatorId, long total, PrintStream out,
-      long periodSeconds) {
-    ProgressListener listener = new ProgressListener(accumulatorId, total, out, periodSeconds);
+  /**
+   * A listener registered with {@code sc}, printing every {@code periodSeconds}; close it.
+   *
+   * @param rowsId the accumulator of input rows finished (encoded or set aside)
+   * @param tokensId the accumulator of tokens encoded
+   */
+  static ProgressListener start(SparkContext sc, long rowsId, long tokensId, long total,
+      PrintStream out, long periodSeconds) {
+    ProgressListener listener = new ProgressListener(rowsId, tokensId, total, out,
+        periodSeconds);
     sc.addSparkListener(listener);
     listener.registeredWith = sc;
     return listener;
   }
 
-  ProgressListener(long accumulatorId, long total, PrintStream out, long periodSeconds) {
-    this.accumulatorId = accumulatorId;
+  ProgressListener(long rowsId, long tokensId, long total, PrintStream out, long periodSeconds) {
+    this.rows = new Counter(rowsId);
+    this.tokens = new Counter(tokensId);
     this.total = total;
     this.out = out;
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -47,58 +58,51 @@ final class ProgressListener extends SparkListener implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    timer.scheduleAtFixedRate(this::print, periodSeconds, periodSeconds, TimeUnit.SECONDS);
+    if (periodSeconds > 0) {
+      timer.scheduleAtFixedRate(this::print, periodSeconds, periodSeconds, TimeUnit.SECONDS);
+    }
+  }
+
+  /** What the job does once the rows are encoded ("writing the attention maps"). */
+  void phase(String name) {
+    phase = name;
+    phaseStartNanos = System.nanoTime();
   }
 
   long done() {
-    long sum = finished;
-    for (long v : running.values()) {
-      sum += v;
-    }
-    return Math.min(sum, total);
+    return Math.min(rows.value(), total);
   }
 
   @Override
   public void onExecutorMetricsUpdate(SparkListenerExecutorMetricsUpdate update) {
     for (Tuple4<Object, Object, Object, scala.collection.immutable.Seq<AccumulableInfo>> task
         : CollectionConverters.asJava(update.accumUpdates())) {
-      Long value = valueOf(task._4());
-      if (value != null) {
-        running.put((Long) task._1(), value);
-      }
+      rows.running((Long) task._1(), task._4());
+      tokens.running((Long) task._1(), task._4());
     }
   }
 
   @Override
   public void onTaskEnd(SparkListenerTaskEnd end) {
-    long taskId = end.taskInfo().taskId();
-    running.remove(taskId);
-    if (end.reason() instanceof org.apache.spark.Success$) {
-      Long value = valueOf(end.taskInfo().accumulables());
-      if (value != null) {
-        synchronized (this) {
-          finished += value;
-        }
-      }
-    }
+    boolean succeeded = end.reason() instanceof org.apache.spark.Success$;
+    rows.ended(end.taskInfo().taskId(), succeeded, end.taskInfo().accumulables());
+    tokens.ended(end.taskInfo().taskId(), succeeded, end.taskInfo().accumulables());
   }
 
-  private Long valueOf(scala.collection.immutable.Seq<AccumulableInfo> infos) {
-    for (AccumulableInfo info : CollectionConverters.asJava(infos)) {
-      if (info.id() == accumulatorId && info.update().isDefined()) {
-        return ((Number) info.update().get()).longValue();
-      }
-    }
-    return null;
-  }
-
-  void print() {
+  synchronized void print() {
     long done = done();
     double seconds = (System.nanoTime() - startNanos) / 1e9;
-    double rate = done / Math.max(seconds, 1e-9);
-    String left = done == 0 ? "?" : String.format("%.0f s", (total - done) / rate);
-    out.printf("progress: %,d of %,d rows (%.1f%%), %.1f rows/s, about %s left%n",
-        done, total, total == 0 ? 100.0 : 100.0 * done / total, rate, left);
+    if (done < total || !allDonePrinted) {
+      double rate = done / Math.max(seconds, 1e-9);
+      String left = done == 0 ? "?" : String.format("%.0f s", (total - done) / rate);
+      out.printf("progress: %,d of %,d rows (%.1f%%), %,d tokens at %,.0f tokens/s, about %s "
+          + "left%n", done, total, total == 0 ? 100.0 : 100.0 * done / total, tokens.value(),
+          tokens.value() / Math.max(seconds, 1e-9), left);
+      allDonePrinted = done >= total;
+    } else if (phase != null) {
+      out.printf("progress: all %,d rows encoded; %s, %.0f s so far%n", total, phase,
+          (System.nanoTime() - phaseStartNanos) / 1e9);
+    }
   }
 
   @Override
@@ -107,6 +111,50 @@ final class ProgressListener extends SparkListener implements AutoCloseable {
     if (registeredWith != null) {
       registeredWith.removeSparkListener(this);
       registeredWith = null;
+    }
+  }
+
+  /** One accumulator's total: finished tasks' final values plus running tasks' latest. */
+  private static final class Counter {
+    private final long accumulatorId;
+    private final Map<Long, Long> running = new ConcurrentHashMap<>();
+    private volatile long finished;
+
+    Counter(long accumulatorId) {
+      this.accumulatorId = accumulatorId;
+    }
+
+    long value() {
+      long sum = finished;
+      for (long v : running.values()) {
+        sum += v;
+      }
+      return sum;
+    }
+
+    void running(long taskId, scala.collection.immutable.Seq<AccumulableInfo> infos) {
+      Long value = valueOf(infos);
+      if (value != null) {
+        running.put(taskId, value);
+      }
+    }
+
+    synchronized void ended(long taskId, boolean succeeded,
+        scala.collection.immutable.Seq<AccumulableInfo> infos) {
+      running.remove(taskId);
+      Long value = succeeded ? valueOf(infos) : null;
+      if (value != null) {
+        finished += value;
+      }
+    }
+
+    private Long valueOf(scala.collection.immutable.Seq<AccumulableInfo> infos) {
+      for (AccumulableInfo info : CollectionConverters.asJava(infos)) {
+        if (info.id() == accumulatorId && info.update().isDefined()) {
+          return ((Number) info.update().get()).longValue();
+        }
+      }
+      return null;
     }
   }
 }

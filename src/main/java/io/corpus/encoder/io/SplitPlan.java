@@ -94,7 +94,7 @@ public record SplitPlan(int splits, int busySplits, int rowGroups, long rows, do
     }
     return new SplitPlan(work.length, busy, rowGroups, rows, balance, Spread.STRIDED_READS,
         layout + ": row groups cannot be split, so each of " + slots + " tasks reads the input "
-            + "and keeps every " + slots + "th row");
+            + "and keeps one row in " + slots);
   }
 
   /** When the last slot finishes, splits taken in order by the slot that frees first. */

@@ -74,7 +74,8 @@
 
     var first = ints(map.duplicates.first), second = ints(map.duplicates.second);
     var cosine = floats(map.duplicates.cosine);
-    document.getElementById('dup-note').textContent = map.duplicateCount + ' pairs of rows on '
+    document.getElementById('dup-note').textContent = map.duplicateCount
+      + (map.duplicateCount === 1 ? ' pair' : ' pairs') + ' of rows on '
       + 'the map at cosine ' + map.duplicatesAbove + ' or more'
       + (first.length < map.duplicateCount ? ', the ' + first.length + ' closest listed' : '')
       + '.';

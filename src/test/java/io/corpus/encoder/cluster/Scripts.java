@@ -35,17 +35,22 @@ final class Scripts {
 
   /**
    * A running script: its process (the JVM itself for scripts that exec Java) and its log, which
-   * a thread copies line by line from the process, waking whoever waits for a line.
+   * a thread copies line by line from the process, waking whoever waits for a line. Its progress,
+   * done and error lines are echoed to the test's console, so a run of minutes is not silent.
    */
   static final class Running {
+    private static final Pattern ECHOED = Pattern.compile("^(progress|done|error|check): ");
     private final Process process;
     private final Path log;
+    private final String name;
+    private final long startNanos = System.nanoTime();
     private final List<String> lines = new ArrayList<>();
     private boolean ended;
 
-    private Running(Process process, Path log) {
+    private Running(Process process, Path log, String name) {
       this.process = process;
       this.log = log;
+      this.name = name;
       Thread follower = new Thread(this::follow, "follow-" + log.getFileName());
       follower.setDaemon(true);
       follower.start();
@@ -59,6 +64,9 @@ final class Scripts {
           out.write(line);
           out.newLine();
           out.flush();
+          if (ECHOED.matcher(line).find()) {
+            System.out.printf("it %s (%.0f s): %s%n", name, seconds(), line);
+          }
           synchronized (this) {
             lines.add(line);
             notifyAll();
@@ -76,6 +84,10 @@ final class Scripts {
 
     Process process() {
       return process;
+    }
+
+    private double seconds() {
+      return (System.nanoTime() - startNanos) / 1e9;
     }
 
     synchronized String output() {
@@ -113,6 +125,8 @@ final class Scripts {
           wait();   // the last lines, still being copied
         }
       }
+      System.out.printf("it %s: exit %d after %.0f s (log %s)%n", name, process.exitValue(),
+          seconds(), log);
       return process.exitValue();
     }
   }
@@ -126,7 +140,8 @@ final class Scripts {
         .redirectErrorStream(true);
     builder.environment().put("ENCODER_CLUSTER_DIR", clusterDir.toString());
     builder.environment().put("ENCODER_HEAP", "1g");
-    return new Running(builder.start(), log);
+    System.out.printf("it %s: jobs/%s %s%n", logName, script, String.join(" ", args));
+    return new Running(builder.start(), log, logName);
   }
 
   /** Runs a script to its end and returns its output; fails the test on a non-zero exit. */
