@@ -211,9 +211,13 @@ public final class EncodeJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows: every row written has exactly one window 0.
+    Dataset<Row> rows = spark.read().parquet(out.staged("embeddings"));
+    if (settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK) {
+      rows = rows.where(col(InputKind.CHUNK_COLUMN).equalTo(0));
+    }
     long written = settings.input().onTooLong() != JobSettings.OnTooLong.CHUNK ? chunks
-        : spark.read().parquet(out.staged("embeddings")).where(col(InputKind.CHUNK_COLUMN)
-            .equalTo(0)).count();
+        : rows.count();
+    DuplicateIds duplicates = DuplicateIds.of(rows, settings.input().idColumn());
     long rejected = ParquetFooters.rowCountOfFolder(out.staged("rejects"), hadoop);
     Map<String, Long> byRule = new TreeMap<>();
     if (rejected > 0) {
@@ -239,7 +243,8 @@ public final class EncodeJob {
     taskSeconds.put("output_rows", JobPhases.round(build));
     taskSeconds.put("write_and_other",
         JobPhases.round(phases.taskSeconds() - read - forward - build));
-    return new RunSummary(plan.rows(), written, chunks, rejected, byRule,
+    return new RunSummary(plan.rows(), written, chunks, rejected, duplicates.ids(),
+        duplicates.extraRows(), byRule,
         metrics.rowsTruncated().value(),
         metrics.tokensEncoded().value(), metrics.largestBatch().value(),
         (System.nanoTime() - startNanos) / 1e9, forward,
@@ -311,7 +316,8 @@ public final class EncodeJob {
             RowMajorBlas.implementation());
         spark = started(starting);
         RunSummary summary = new EncodeJob(spark, settings, model, start).run(out);
-        out.println(environment.redact(doneLine(summary, settings)));
+        out.println(environment.redact(doneLine(summary, settings.output().path(),
+            settings.output().report().enabled())));
         return 0;
       } catch (Exception e) {   // Spark's own SparkException is checked, but thrown unchecked
         err.println("error: " + environment.redact(Errors.describe(e)));
@@ -334,14 +340,15 @@ public final class EncodeJob {
     }
 
     /** What the job did, in one line: counts, time, and where its output and report are. */
-    static String doneLine(RunSummary summary, JobSettings settings) {
-      String path = settings.output().path();
-      return String.format("done: %,d rows read, %,d written, %,d rejected%s, %,d truncated, %,d "
+    static String doneLine(RunSummary summary, String path, boolean report) {
+      return String.format("done: %,d rows read, %,d written, %,d rejected%s, %,d truncated, %s%,d "
           + "tokens in %.1f s (forward pass %.1f task-seconds) -> %s%s", summary.rowsRead(),
           summary.rowsWritten(), summary.rowsRejected(), summary.rejectedByRule().isEmpty() ? ""
-              : " " + summary.rejectedByRule(), summary.rowsTruncated(), summary.tokens(),
+              : " " + summary.rejectedByRule(), summary.rowsTruncated(),
+          summary.duplicateIds() == 0 ? "" : String.format("%,d ids on more than one row, ",
+              summary.duplicateIds()), summary.tokens(),
           summary.seconds(), summary.forwardSeconds(), path,
-          settings.output().report().enabled() ? "; report " + path.replaceAll("/+$", "")
+          report ? "; report " + path.replaceAll("/+$", "")
               + "/report/index.html" : "");
     }
 

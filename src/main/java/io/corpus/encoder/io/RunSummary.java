@@ -20,6 +20,8 @@ import org.apache.hadoop.fs.Path;
  * @param chunksWritten rows in {@code embeddings/}: rowsWritten, or, with texts cut into
  *     windows (on-too-long = chunk), one per window
  * @param rowsRejected rows in {@code rejects/}
+ * @param duplicateIds ids that more than one written row carries (a join on the id multiplies)
+ * @param rowsRepeatingAnId written rows beyond the first of each such id
  * @param rejectedByRule rejected rows per rule name
  * @param rowsTruncated token ids or texts cut to {@code input.max-tokens} (on-too-long =
  *     truncate); counted by the tasks (a retried task may count twice)
@@ -44,6 +46,8 @@ public record RunSummary(
     long rowsWritten,
     long chunksWritten,
     long rowsRejected,
+    long duplicateIds,
+    long rowsRepeatingAnId,
     Map<String, Long> rejectedByRule,
     long rowsTruncated,
     long tokens,

@@ -99,6 +99,25 @@ class BadInputTest {
   }
 
   @Test
+  void idsOnMoreThanOneRowAreCounted() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path input = tmp.resolve("repeated.parquet");
+    spark.sql("SELECT * FROM VALUES ('a', 'One.'), ('a', 'Two.'), ('b', 'Three.'), "
+        + "('c', 'Four.'), ('c', 'Five.'), ('c', 'Six.') AS t(id, text)").coalesce(1).write()
+        .parquet(input.toString());
+    Path out = tmp.resolve("out");
+    JobRunner.Result result = run("input.path = " + quoted(input), "input.text-column = text",
+        "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(out));
+    assertEquals(0, result.code(), result.error());
+    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+    assertEquals(6, summary.rowsWritten(), "every row is written");
+    assertEquals(2, summary.duplicateIds(), "a and c");
+    assertEquals(3, summary.rowsRepeatingAnId(), "a once, c twice");
+    assertTrue(EncodeJob.CommandLine.doneLine(summary, out.toString(), false)
+        .contains(", 2 ids on more than one row, "));
+  }
+
+  @Test
   void aTokenizerWithIdsBeyondTheEmbeddingTableIsRefusedBeforeAnyTask() throws Exception {
     Path folder = SharedModels.miniLm();
     Path mixed = Files.createDirectories(tmp.resolve("mixed"));
