@@ -40,19 +40,27 @@ class BadInputTest {
     return "\"" + path + "\"";
   }
 
-  @Test
-  void textThatIsNotUtf8IsSetAsideWithTheOffendingByte() throws Exception {
-    SparkSession spark = SparkTestSession.get();
+  /**
+   * The rows of {@code sql} (an id and a text column) through all-MiniLM-L6-v2 into
+   * {@code tmp/out}; the job must succeed. Returns its summary.
+   */
+  private RunSummary textJob(String sql) throws Exception {
     Path input = tmp.resolve("texts.parquet");
-    // "ab" 0xFF "cd": a byte no UTF-8 text holds; Spark keeps a binary's bytes as they are.
-    spark.sql("SELECT 'ok' AS id, 'A short sentence.' AS text UNION ALL "
-        + "SELECT 'bad', cast(X'6162FF6364' AS string)").coalesce(1).write()
-        .parquet(input.toString());
+    SparkTestSession.get().sql(sql).coalesce(1).write().parquet(input.toString());
     Path out = tmp.resolve("out");
     JobRunner.Result result = run("input.path = " + quoted(input), "input.text-column = text",
         "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(out));
     assertEquals(0, result.code(), result.error());
-    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+    return RunSummary.read(out.resolve("run-summary.json"));
+  }
+
+  @Test
+  void textThatIsNotUtf8IsSetAsideWithTheOffendingByte() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    // "ab" 0xFF "cd": a byte no UTF-8 text holds; Spark keeps a binary's bytes as they are.
+    RunSummary summary = textJob("SELECT 'ok' AS id, 'A short sentence.' AS text UNION ALL "
+        + "SELECT 'bad', cast(X'6162FF6364' AS string)");
+    Path out = tmp.resolve("out");
     assertEquals(Map.of("invalid-utf8", 1L), summary.rejectedByRule());
     assertEquals(1, summary.rowsWritten());
     Row reject = spark.read().parquet(out.resolve("rejects").toString()).first();
@@ -65,19 +73,13 @@ class BadInputTest {
   @Test
   void aRowWithAStringThatIsNotUtf8InAnyColumnIsSetAsideNamingTheColumn() throws Exception {
     SparkSession spark = SparkTestSession.get();
-    Path input = tmp.resolve("columns.parquet");
     // 0xFF in the id, in another string column, and inside an array of strings.
-    spark.sql("SELECT 'ok' AS id, 'A short sentence.' AS text, 'fine' AS title, "
-        + "array('a', 'b') AS tags UNION ALL "
+    RunSummary summary = textJob("SELECT 'ok' AS id, 'A short sentence.' AS text, 'fine' AS "
+        + "title, array('a', 'b') AS tags UNION ALL "
         + "SELECT cast(X'6964FF' AS string), 'Another one.', 'fine', array('a') UNION ALL "
         + "SELECT 'title', 'Third.', cast(X'6162FF6364' AS string), array('a') UNION ALL "
-        + "SELECT 'tags', 'Fourth.', 'fine', array('a', cast(X'FF' AS string))")
-        .coalesce(1).write().parquet(input.toString());
+        + "SELECT 'tags', 'Fourth.', 'fine', array('a', cast(X'FF' AS string))");
     Path out = tmp.resolve("out");
-    JobRunner.Result result = run("input.path = " + quoted(input), "input.text-column = text",
-        "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(out));
-    assertEquals(0, result.code(), result.error());
-    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
     assertEquals(Map.of("invalid-utf8", 3L), summary.rejectedByRule());
     assertEquals(1, summary.rowsWritten());
     spark.read().parquet(out.resolve("rejects").toString()).createOrReplaceTempView("rejects");
@@ -100,16 +102,9 @@ class BadInputTest {
 
   @Test
   void idsOnMoreThanOneRowAreCounted() throws Exception {
-    SparkSession spark = SparkTestSession.get();
-    Path input = tmp.resolve("repeated.parquet");
-    spark.sql("SELECT * FROM VALUES ('a', 'One.'), ('a', 'Two.'), ('b', 'Three.'), "
-        + "('c', 'Four.'), ('c', 'Five.'), ('c', 'Six.') AS t(id, text)").coalesce(1).write()
-        .parquet(input.toString());
+    RunSummary summary = textJob("SELECT * FROM VALUES ('a', 'One.'), ('a', 'Two.'), "
+        + "('b', 'Three.'), ('c', 'Four.'), ('c', 'Five.'), ('c', 'Six.') AS t(id, text)");
     Path out = tmp.resolve("out");
-    JobRunner.Result result = run("input.path = " + quoted(input), "input.text-column = text",
-        "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(out));
-    assertEquals(0, result.code(), result.error());
-    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
     assertEquals(6, summary.rowsWritten(), "every row is written");
     assertEquals(2, summary.duplicateIds(), "a and c");
     assertEquals(3, summary.rowsRepeatingAnId(), "a once, c twice");

@@ -18,11 +18,25 @@ final class JobRunner {
 
   /** Writes {@code lines} (progress off) as a config file in {@code dir} and runs the job. */
   static Result run(Path dir, String... lines) throws IOException {
-    Path config = dir.resolve("job-" + System.nanoTime() + ".conf");
+    return runConfig(config(dir, "job-" + System.nanoTime(), lines));
+  }
+
+  /** {@code lines} and progress off, as {@code dir/NAME.conf}. */
+  static Path config(Path dir, String name, String... lines) throws IOException {
+    Path config = dir.resolve(name + ".conf");
     Files.writeString(config, String.join("\n", lines) + "\nexecution.progress = false\n");
+    return config;
+  }
+
+  /** {@code jobs/encode --config CONFIG} and any further arguments ({@code --check}). */
+  static Result runConfig(Path config, String... more) {
+    String[] args = new String[2 + more.length];
+    args[0] = "--config";
+    args[1] = config.toString();
+    System.arraycopy(more, 0, args, 2, more.length);
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+        new PrintStream(err)).run(args);
     return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
   }
 

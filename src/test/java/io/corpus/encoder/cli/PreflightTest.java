@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -32,21 +29,8 @@ class PreflightTest {
   @TempDir
   Path tmp;
 
-  private record Run(int code, String error) {}
-
-  private Run run(Path config, boolean check) {
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    String[] args = check ? new String[] {"--config", config.toString(), "--check"}
-        : new String[] {"--config", config.toString()};
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err)).run(args);
-    return new Run(code, err.toString(StandardCharsets.UTF_8).strip());
-  }
-
   private Path config(String name, String... lines) throws Exception {
-    Path file = tmp.resolve(name + ".conf");
-    Files.writeString(file, String.join("\n", lines) + "\nexecution.progress = false\n");
-    return file;
+    return JobRunner.config(tmp, name, lines);
   }
 
   private static String q(Object path) {
@@ -171,8 +155,8 @@ class PreflightTest {
     List<String> wrong = new ArrayList<>();
     try {
       for (Map.Entry<Path, String> c : cases.entrySet()) {
-        Run checked = run(c.getKey(), true);
-        Run job = run(c.getKey(), false);
+        JobRunner.Result checked = JobRunner.runConfig(c.getKey(), "--check");
+        JobRunner.Result job = JobRunner.runConfig(c.getKey());
         String name = c.getKey().getFileName().toString();
         if (checked.code() != 1 || job.code() != 1 || !checked.error().equals(job.error())
             || !checked.error().startsWith("error: " + c.getValue())) {
