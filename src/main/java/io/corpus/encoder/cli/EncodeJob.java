@@ -230,6 +230,8 @@ public final class EncodeJob {
     outputs.put("path", shown(settings.output().path()));
     outputs.put("pooling", settings.output().pooling().configName());
     outputs.put("normalize", settings.output().normalize());
+    outputs.put("dimensions", settings.output().dimensions() > 0
+        ? settings.output().dimensions() : model.weights().encoder().width());
     outputs.put("token_embeddings", settings.output().tokenEmbeddings());
     outputs.put("attention", settings.output().attention());
     phases.end("count");

@@ -6,6 +6,7 @@ import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.OutputPaths;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.ParquetInput;
+import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.InputColumns;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.text.TextTokenizer;
@@ -48,6 +49,7 @@ final class Preflight {
     if (settings.weights().isFolder()) {
       ModelFolder folder = ModelFolder.read(Path.of(settings.weights().folder()));
       settings.output().attention().checkIndices(folder.layers(), folder.heads());
+      EncoderTransformer.checkDimensions(settings.output().dimensions(), folder.width());
     }
     Optional<ParquetInput.LocalTable> table = ParquetInput.schemaBeforeSpark(
         settings.input().path());
@@ -80,6 +82,8 @@ final class Preflight {
   static Tokenizer withModel(JobSettings settings, LoadedModel model) {
     settings.output().attention().checkIndices(model.weights().encoder().layerCount(),
         model.settings().heads());
+    EncoderTransformer.checkDimensions(settings.output().dimensions(),
+        model.weights().encoder().width());
     if (!model.isFolder() || model.tokenizerJson() == null) {
       return null;
     }

@@ -26,6 +26,7 @@ final class Transformers {
         .setPooledCol("pooled")
         .setPooling(s.output().pooling().configName())
         .setNormalize(String.valueOf(s.output().normalize()))
+        .setDimensions(s.output().dimensions())
         .setAttentionLayers(ints(s.output().attention().layers()))
         .setAttentionHeads(ints(s.output().attention().heads()))
         .setAttentionSample(s.output().attention().sample())

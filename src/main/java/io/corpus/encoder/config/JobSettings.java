@@ -116,10 +116,11 @@ public record JobSettings(
   /**
    * Where and what to write: {@code pooling} and {@code normalize} are resolved (a model
    * folder's sentence-transformers modules, unless the config overrides them);
+   * {@code dimensions} (0 = all) cuts the pooled vector before it is normalized;
    * {@code tokenEmbeddings} false writes the pooled vector without the (T, E) token vectors.
    */
   public record Output(String path, OutputMode mode, Pooling pooling, boolean normalize,
-      boolean tokenEmbeddings, AttentionOutputs attention, Report report)
+      int dimensions, boolean tokenEmbeddings, AttentionOutputs attention, Report report)
       implements Serializable {}
 
   /**

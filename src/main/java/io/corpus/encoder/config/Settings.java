@@ -93,6 +93,9 @@ public final class Settings {
   public static final Setting<String> NORMALIZE = Setting.choice("output.normalize",
       "normalize", "auto", new String[] {"auto", "true", "false"},
       "L2-normalize the pooled vector: true, false or auto (the folder's Normalize module)");
+  public static final Setting<Integer> DIMENSIONS = Setting.atLeast("output.dimensions",
+      "dimensions", 0, 0, "Matryoshka: the pooled vector's first N values, then normalized when "
+          + "normalizing; 0 = all E");
   public static final Setting<Boolean> TOKEN_EMBEDDINGS = Setting.flag(
       "output.token-embeddings", "", true, "write the (T, E) token vectors");
   public static final Setting<Boolean> ATTENTION_ENABLED = Setting.flag(
@@ -156,7 +159,8 @@ public final class Settings {
       IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN,
       MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
-      POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, TOKEN_EMBEDDINGS,
+      POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, DIMENSIONS,
+      TOKEN_EMBEDDINGS,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,
       ATTENTION_ROLLOUT, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,

@@ -133,6 +133,7 @@ public final class SettingsParser {
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
         pooling,
         ModelFolder.normalize(Settings.NORMALIZE.read(c), folder),
+        dimensions(c, pooling),
         Settings.TOKEN_EMBEDDINGS.read(c),
         attention,
         report);
@@ -142,6 +143,16 @@ public final class SettingsParser {
         Settings.MIN_PARTITIONS.read(c),
         Settings.PROGRESS.read(c));
     return new JobSettings(input, weights, model, output, execution, EnvironmentValues.of(c));
+  }
+
+  /** output.dimensions, which cuts a pooled vector: refused without one. */
+  private static int dimensions(Config c, Pooling pooling) {
+    int dimensions = Settings.DIMENSIONS.read(c);
+    if (dimensions > 0 && pooling == Pooling.NONE) {
+      throw new SettingsException("output.dimensions = " + dimensions + " cuts the pooled "
+          + "vector, but output.pooling = none writes none");
+    }
+    return dimensions;
   }
 
   /** model.path or model.weights, exactly one. */

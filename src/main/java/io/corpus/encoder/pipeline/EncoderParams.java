@@ -52,6 +52,7 @@ public abstract class EncoderParams extends Transformer {
   final Param<String> pooledCol;
   final Param<String> pooling;
   final Param<String> normalize;
+  final IntParam dimensions;
   final Param<String> attentionCol;
   final IntArrayParam attentionLayers;
   final IntArrayParam attentionHeads;
@@ -94,6 +95,7 @@ public abstract class EncoderParams extends Transformer {
     chunkOverlap = intParam(Settings.CHUNK_OVERLAP);
     pooling = param(Settings.POOLING);
     normalize = param(Settings.NORMALIZE);
+    dimensions = intParam(Settings.DIMENSIONS);
     attentionLayers = indicesParam(Settings.ATTENTION_LAYERS);
     attentionHeads = indicesParam(Settings.ATTENTION_HEADS);
     attentionSample = doubleParam(Settings.ATTENTION_SAMPLE);
@@ -210,6 +212,7 @@ public abstract class EncoderParams extends Transformer {
   public Param<String> pooledCol() { return pooledCol; }
   public Param<String> pooling() { return pooling; }
   public Param<String> normalize() { return normalize; }
+  public IntParam dimensions() { return dimensions; }
   public Param<String> attentionCol() { return attentionCol; }
   public IntArrayParam attentionLayers() { return attentionLayers; }
   public IntArrayParam attentionHeads() { return attentionHeads; }

@@ -99,6 +99,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
   public EncoderTransformer setPooling(String v) { set(pooling, v); return this; }
   public EncoderTransformer setNormalize(String v) { set(normalize, v); return this; }
+  public EncoderTransformer setDimensions(int v) { set(dimensions, v); return this; }
   public EncoderTransformer setAttentionCol(String v) { set(attentionCol, v); return this; }
   public EncoderTransformer setAttentionLayers(int[] v) { set(attentionLayers, v); return this; }
   public EncoderTransformer setAttentionHeads(int[] v) { set(attentionHeads, v); return this; }
@@ -293,6 +294,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return ModelFolder.pooling($(pooling), fromFolder() ? folder() : null);
   }
 
+  /** Refuses a Matryoshka cut longer than the pooled vector (0: no cut). */
+  public static void checkDimensions(int dimensions, int width) {
+    if (dimensions > width) {
+      throw new IllegalArgumentException("dimensions = " + dimensions + " is more than the "
+          + "model's " + width + " (its pooled vector's width E)");
+    }
+  }
+
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
   public boolean resolvedNormalize() {
     return ModelFolder.normalize($(normalize), fromFolder() ? folder() : null);
@@ -316,10 +325,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
+    checkDimensions(intValue(dimensions), m.weights().encoder().width());
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m), m.settings(),
         source(columns, m),
-        new OutputRows(layout, resolvedPooling(), resolvedNormalize(), m.settings().heads()),
+        new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(dimensions),
+            m.settings().heads()),
         layout.attention(), intValue(batchTokens), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());

@@ -27,17 +27,22 @@ final class OutputRows implements Serializable {
   private final OutputLayout layout;
   private final Pooling pooling;
   private final boolean normalize;
+  private final int dimensions;   // 0: the whole pooled vector
   private final int heads;
 
   /**
    * @param pooling the pooled vector's pooling (when the layout has one)
    * @param normalize scale the pooled vector to unit L2 norm
+   * @param dimensions keep the pooled vector's first values only, before it is normalized (0 =
+   *     all)
    * @param heads H, for the statistics sums
    */
-  OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int heads) {
+  OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
+      int heads) {
     this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
+    this.dimensions = dimensions;
     this.heads = heads;
   }
 
@@ -78,6 +83,9 @@ final class OutputRows implements Serializable {
     if (layout.withPooled()) {
       float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b),
           batch.width());
+      if (dimensions > 0 && dimensions < pooled.length) {
+        pooled = Arrays.copyOf(pooled, dimensions);
+      }
       if (normalize) {
         Pooling.normalize(pooled);
       }

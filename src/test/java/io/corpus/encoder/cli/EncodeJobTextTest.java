@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.Tolerances;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -97,6 +99,36 @@ class EncodeJobTextTest {
     assertEquals(1, summary.rowsTruncated(), "one reference text is longer than 256 tokens");
     assertEquals("text", summary.model().get("input"));
     assertEquals(256, summary.model().get("max_tokens"));
+  }
+
+  /**
+   * output.dimensions = 128: the reference's sentence vector cut to its first 128 values, then
+   * made a unit vector again (cutting after the normalization would leave norms below 1).
+   */
+  @Test
+  void matryoshkaDimensionsCutThePooledVectorBeforeItIsNormalized() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    RealModelReference reference = RealModelReference.miniLm(spark);
+    Path output = tmp.resolve("out");
+    Run run = run(config(
+        "input.path = " + quoted(reference.folder().resolve("expected/texts.parquet")),
+        "input.text-column = text", "model.path = " + quoted(reference.folder()),
+        "output.path = " + quoted(output), "output.dimensions = 128",
+        "output.token-embeddings = false"));
+    assertEquals(0, run.exit, run.err);
+    double worst = 1;
+    for (Row r : spark.read().parquet(output.resolve("embeddings").toString()).collectAsList()) {
+      double[] got = SparkInputs.vector(r.getAs("pooled"));
+      assertEquals(128, got.length);
+      double norm = Math.sqrt(java.util.stream.DoubleStream.of(got).map(v -> v * v).sum());
+      assertEquals(1.0, norm, 1e-5, "a unit vector");
+      double[] want = Arrays.copyOf(reference.rows().get((String) r.getAs("id")).sentence(),
+          128);
+      worst = Math.min(worst, Tolerances.cosine(got, want));
+    }
+    assertTrue(worst >= RealModelReference.COSINE, "worst cosine " + worst);
+    assertEquals(128, RunSummary.read(output.resolve("run-summary.json")).outputs()
+        .get("dimensions"));
   }
 
   @Test

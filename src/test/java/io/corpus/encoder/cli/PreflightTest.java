@@ -142,6 +142,12 @@ class PreflightTest {
         "output.path = " + q(tmp.resolve("o7"))), "Cannot parse " + tmp.resolve("brace.conf")
             + ": " + tmp.resolve("brace.conf") + ": 6: expecting a close parentheses ')' here, "
             + "not: end of file");
+    cases.put(config("dimensions", in, text, miniLm, "output.dimensions = 500",
+        "output.path = " + q(tmp.resolve("o8"))), "dimensions = 500 is more than the model's 384 "
+            + "(its pooled vector's width E)");
+    cases.put(config("dimensions-unpooled", in, text, miniLm, "output.dimensions = 64",
+        "output.pooling = none", "output.path = " + q(tmp.resolve("o8"))), "output.dimensions = "
+            + "64 cuts the pooled vector, but output.pooling = none writes none");
     cases.put(data, "--config " + data + " is a folder; name the job's .conf file in it");
 
     AtomicInteger sparkJobs = new AtomicInteger();
