@@ -6,6 +6,7 @@ import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.weights.ModelFolder;
 
 /**
  * {@code jobs/encode --config FILE --check}: every check a job makes before its first task (the
@@ -34,6 +35,11 @@ final class Checks {
           + "rows; at most %d tokens a sequence%n", tokenizer.vocabulary().size(),
           tokenizer.vocabulary().highestId(), model.weights().embeddings().vocabularySize(),
           tokenizer.maxTokens()));
+    }
+    if (model.isFolder() && in.kind() == io.corpus.encoder.config.InputKind.TEXT) {
+      ModelFolder.Prompt prompt = Transformers.fromSettings(settings).resolvedPrompt();
+      s.append("prompt: ").append(prompt.text().isEmpty() ? "none" : "'" + prompt.text() + "'"
+          + (prompt.name().isEmpty() ? "" : " (" + prompt.name() + ")")).append('\n');
     }
     s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
         .append(" from ").append(in.path()).append(": ").append(found.input())

@@ -5,6 +5,7 @@ import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.weights.ModelFolder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +63,10 @@ final class Transformers {
     }
     if (in.kind() != io.corpus.encoder.config.InputKind.EMBEDDINGS) {
       t.setMaxTokens(in.maxTokens()).setOnTooLong(in.onTooLong().configName())
-          .setChunkOverlap(in.chunkOverlap());
+          .setChunkOverlap(in.chunkOverlap()).setPromptName(in.prompt().name());
+      if (in.prompt().textGiven()) {
+        t.setPrompt(in.prompt().text());
+      }
     }
     return EncodedTables.withAttentionColumns(t, s.output().attention());
   }
@@ -76,6 +80,9 @@ final class Transformers {
       d.put("family", model.folder().family().name());
       d.put("vocabulary", model.weights().embeddings().vocabularySize());
       d.put("max_tokens", s.input().maxTokens());
+      ModelFolder.Prompt prompt = fromSettings(s).resolvedPrompt();
+      d.put("prompt_name", prompt.name().isEmpty() ? null : prompt.name());
+      d.put("prompt", prompt.text());
       if (model.weights().head() != null) {
         d.put("classifier_labels", model.weights().head().labels());
         d.put("classifier_scores", model.weights().head().scoring().name().toLowerCase(

@@ -24,12 +24,15 @@ public record JobSettings(
    * {@code pairColumn} (the second text of a pair, with {@code textColumn} the first),
    * {@code maskColumn} and {@code tokensColumn} when there is none. {@code maxLength} (embeddings;
    * 0 = no limit) rejects longer rows; {@code maxTokens} (ids and text, resolved from the model
-   * folder when not given) cuts or rejects them, as {@code onTooLong} says.
+   * folder when not given) cuts or rejects them, as {@code onTooLong} says. {@code prompt} is
+   * the prompt put before every text, as given ({@code input.prompt} only when the file sets it,
+   * "" included); the folder's default applies when neither is given.
    */
   public record Input(String path, String idColumn, String embeddingsColumn, String idsColumn,
       String textColumn, String pairColumn, String typeIdsColumn, String maskColumn,
       String tokensColumn,
-      int maxLength, int maxTokens, OnTooLong onTooLong, int chunkOverlap, OnInvalid onInvalid)
+      int maxLength, int maxTokens, OnTooLong onTooLong, int chunkOverlap, Prompt prompt,
+      OnInvalid onInvalid)
       implements Serializable {
     public boolean hasMask() {
       return !maskColumn.isEmpty();
@@ -45,6 +48,16 @@ public record JobSettings(
       return kind() == InputKind.TEXT ? InputKind.TOKENS_COLUMN : tokensColumn;
     }
   }
+
+  /**
+   * The prompt settings as the job's file gives them, for {@link
+   * io.corpus.encoder.weights.ModelFolder#prompt}.
+   *
+   * @param text {@code input.prompt}
+   * @param textGiven whether the file sets {@code input.prompt} ("" then turns the default off)
+   * @param name {@code input.prompt-name}
+   */
+  public record Prompt(String text, boolean textGiven, String name) implements Serializable {}
 
   /** What happens to token ids or text longer than {@code input.max-tokens}. */
   public enum OnTooLong implements ConfigName {

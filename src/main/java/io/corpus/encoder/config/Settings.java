@@ -49,6 +49,11 @@ public final class Settings {
   public static final Setting<Integer> CHUNK_OVERLAP = Setting.atLeast("input.chunk-overlap",
       "chunkOverlap", 0, 0,
       "with on-too-long = chunk: tokens each window repeats of the one before");
+  public static final Setting<String> PROMPT = Setting.text("input.prompt", "prompt", "",
+      "text put before every text, as sentence-transformers' prompt; \"\" given turns the "
+          + "folder's default off");
+  public static final Setting<String> PROMPT_NAME = Setting.text("input.prompt-name",
+      "promptName", "", "a prompt of the folder's config_sentence_transformers.json, by name");
   public static final Setting<String> ON_INVALID = Setting.choice("input.on-invalid", "",
       "quarantine", ConfigName.names(JobSettings.OnInvalid.values()),
       "a row that cannot be encoded: quarantine (to rejects/) or fail");
@@ -157,7 +162,8 @@ public final class Settings {
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
       IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN,
-      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
+      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, ON_INVALID,
+      MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
       POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, DIMENSIONS,
       TOKEN_EMBEDDINGS,

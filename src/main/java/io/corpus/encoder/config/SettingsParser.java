@@ -236,13 +236,20 @@ public final class SettingsParser {
     if (chunkOverlap > 0 && onTooLong != JobSettings.OnTooLong.CHUNK) {
       throw new SettingsException("input.chunk-overlap goes with input.on-too-long = chunk");
     }
+    JobSettings.Prompt prompt = new JobSettings.Prompt(Settings.PROMPT.read(c),
+        user.hasPath(Settings.PROMPT.key()), Settings.PROMPT_NAME.read(c).trim());
+    ModelFolder.prompt(prompt.text(), prompt.textGiven(), prompt.name(), folder,
+        text.isEmpty() ? ModelFolder.PromptUse.NO_TEXT : !pair.isEmpty()
+            ? ModelFolder.PromptUse.TEXT_PAIRS : onTooLong == JobSettings.OnTooLong.CHUNK
+            ? ModelFolder.PromptUse.TEXT_CHUNKS : ModelFolder.PromptUse.SINGLE_TEXTS,
+        new String[] {Settings.PROMPT.key(), Settings.PROMPT_NAME.key()});
     return new JobSettings.Input(
         path(c, Settings.INPUT_PATH, baseDir),
         nonEmpty(c, Settings.ID_COLUMN),
         embeddings, ids, text, pair.isEmpty() ? "" : pair.get(1).trim(), typeIds, mask,
         Settings.TOKENS_COLUMN.read(c).trim(),
         maxLength, maxTokens,
-        onTooLong, chunkOverlap,
+        onTooLong, chunkOverlap, prompt,
         choice(c, Settings.ON_INVALID, JobSettings.OnInvalid.values()));
   }
 

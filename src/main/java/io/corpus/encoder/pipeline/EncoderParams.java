@@ -48,6 +48,8 @@ public abstract class EncoderParams extends Transformer {
   final IntParam maxTokens;
   final Param<String> onTooLong;
   final IntParam chunkOverlap;
+  final Param<String> prompt;
+  final Param<String> promptName;
   final Param<String> outputCol;
   final Param<String> pooledCol;
   final Param<String> pooling;
@@ -93,6 +95,8 @@ public abstract class EncoderParams extends Transformer {
     maxTokens = intParam(Settings.MAX_TOKENS);
     onTooLong = param(Settings.ON_TOO_LONG);
     chunkOverlap = intParam(Settings.CHUNK_OVERLAP);
+    prompt = param(Settings.PROMPT);
+    promptName = param(Settings.PROMPT_NAME);
     pooling = param(Settings.POOLING);
     normalize = param(Settings.NORMALIZE);
     dimensions = intParam(Settings.DIMENSIONS);
@@ -208,6 +212,8 @@ public abstract class EncoderParams extends Transformer {
   public IntParam maxTokens() { return maxTokens; }
   public Param<String> onTooLong() { return onTooLong; }
   public IntParam chunkOverlap() { return chunkOverlap; }
+  public Param<String> prompt() { return prompt; }
+  public Param<String> promptName() { return promptName; }
   public Param<String> outputCol() { return outputCol; }
   public Param<String> pooledCol() { return pooledCol; }
   public Param<String> pooling() { return pooling; }

@@ -95,6 +95,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setMaxTokens(int v) { set(maxTokens, v); return this; }
   public EncoderTransformer setOnTooLong(String v) { set(onTooLong, v); return this; }
   public EncoderTransformer setChunkOverlap(int v) { set(chunkOverlap, v); return this; }
+  public EncoderTransformer setPrompt(String v) { set(prompt, v); return this; }
+  public EncoderTransformer setPromptName(String v) { set(promptName, v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
   public EncoderTransformer setPooling(String v) { set(pooling, v); return this; }
@@ -259,7 +261,22 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   @Override
   public StructType transformSchema(StructType schema) {
     checkModelParams();
-    return layout(schema, inputColumns(schema)).schema();
+    StructType out = layout(schema, inputColumns(schema)).schema();
+    resolvedPrompt();
+    return out;
+  }
+
+  /**
+   * The prompt put before every text: the prompt param when set ("" turns the folder's default
+   * off), else promptName, else the folder's default_prompt_name; single texts only.
+   */
+  public ModelFolder.Prompt resolvedPrompt() {
+    InputKind kind = inputKind();
+    ModelFolder.PromptUse use = kind != InputKind.TEXT ? ModelFolder.PromptUse.NO_TEXT
+        : $(textPairCols).length > 0 ? ModelFolder.PromptUse.TEXT_PAIRS
+        : chunks() ? ModelFolder.PromptUse.TEXT_CHUNKS : ModelFolder.PromptUse.SINGLE_TEXTS;
+    return ModelFolder.prompt($(prompt), isSet(prompt), $(promptName),
+        fromFolder() ? folder() : null, use, new String[] {"prompt", "promptName"});
   }
 
   private void checkModelParams() {
@@ -327,10 +344,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkDimensions(intValue(dimensions), m.weights().encoder().width());
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
+    SequenceSource source = source(columns, m);
+    // include_prompt = false: pooling starts after [CLS] and the prompt's tokens.
+    int poolFrom = fromFolder() && !folder().prompts().pooled()
+        && source instanceof TextSource text ? text.promptPositions() : 0;
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m), m.settings(),
-        source(columns, m),
+        source,
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(dimensions),
-            m.settings().heads()),
+            poolFrom, m.settings().heads()),
         layout.attention(), intValue(batchTokens), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());
@@ -377,7 +398,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   /** The source that checks rows and turns them into the encoder's input. */
   private SequenceSource source(InputColumns columns, LoadedModel m) {
     return SequenceSource.of(columns, m, intValue(maxLength), intValue(maxTokens),
-        $(onTooLong).equals("reject"), chunks() ? intValue(chunkOverlap) : -1);
+        $(onTooLong).equals("reject"), chunks() ? intValue(chunkOverlap) : -1,
+        columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "");
   }
 
   /** Whether texts longer than the limit become several windows (rows). */

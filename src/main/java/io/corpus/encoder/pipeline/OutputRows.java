@@ -28,6 +28,7 @@ final class OutputRows implements Serializable {
   private final Pooling pooling;
   private final boolean normalize;
   private final int dimensions;   // 0: the whole pooled vector
+  private final int poolFrom;     // positions before it left out of mean and max pooling
   private final int heads;
 
   /**
@@ -35,14 +36,17 @@ final class OutputRows implements Serializable {
    * @param normalize scale the pooled vector to unit L2 norm
    * @param dimensions keep the pooled vector's first values only, before it is normalized (0 =
    *     all)
+   * @param poolFrom positions at the start that mean and max pooling leave out (a prompt that
+   *     the folder does not pool: include_prompt = false); 0 = none
    * @param heads H, for the statistics sums
    */
   OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
-      int heads) {
+      int poolFrom, int heads) {
     this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
     this.dimensions = dimensions;
+    this.poolFrom = poolFrom;
     this.heads = heads;
   }
 
@@ -81,8 +85,9 @@ final class OutputRows implements Serializable {
       values[c++] = embeddings(batch, b, length);
     }
     if (layout.withPooled()) {
-      float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b), batch.length(b),
-          batch.width());
+      int skip = pooling == Pooling.FIRST ? 0 : Math.min(poolFrom, batch.length(b) - 1);
+      float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b) + skip,
+          batch.length(b) - skip, batch.width());
       if (dimensions > 0 && dimensions < pooled.length) {
         pooled = Arrays.copyOf(pooled, dimensions);
       }

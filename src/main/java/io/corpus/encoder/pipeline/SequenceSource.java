@@ -33,10 +33,10 @@ abstract class SequenceSource implements Serializable {
    * sequence is the tighter of {@code maxLength} (0: any) and a learned position table. Token
    * ids and text: {@code maxTokens} (0: the folder's max_seq_length, else its positions), longer
    * ones cut or, with {@code rejectTooLong}, refused; text with {@code chunkOverlap} 0 or more
-   * is cut into overlapping windows instead (-1: not).
+   * is cut into overlapping windows instead (-1: not); {@code prompt} goes before every text.
    */
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
-      boolean rejectTooLong, int chunkOverlap) {
+      boolean rejectTooLong, int chunkOverlap, String prompt) {
     double eps = m.settings().layerNormEps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
@@ -54,8 +54,8 @@ abstract class SequenceSource implements Serializable {
           rejectTooLong, eps);
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
-          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, chunkOverlap, eps,
-          m.weights().embeddings().vocabularySize());
+          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, chunkOverlap, prompt,
+          eps, m.weights().embeddings().vocabularySize());
     };
   }
 

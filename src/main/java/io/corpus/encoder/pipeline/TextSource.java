@@ -18,17 +18,36 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
   private final int chunkOverlap;   // -1: texts are cut or rejected, not chunked
+  private final String prompt;      // put before every text; "" = none
+  private final int promptPositions;
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
    * read fails the job before any task, naming {@code where} it comes from.
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
-      boolean rejectTooLong, int chunkOverlap, double layerNormEps, int vocabularySize) {
+      boolean rejectTooLong, int chunkOverlap, String prompt, double layerNormEps,
+      int vocabularySize) {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
     this.chunkOverlap = chunkOverlap;
+    this.prompt = prompt;
     TextTokenizer.check(tokenizerJson, where, maxTokens, chunkOverlap, vocabularySize);
+    if (prompt.isEmpty()) {
+      this.promptPositions = 0;
+    } else {
+      try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
+        this.promptPositions = tokenizer.encode(prompt).ids().length - 1;
+      }
+    }
+  }
+
+  /**
+   * The positions the prompt takes at the start of a sequence: its tokens with the leading
+   * special token, as sentence-transformers counts them (the prompt tokenized alone, less one).
+   */
+  int promptPositions() {
+    return promptPositions;
   }
 
   @Override
@@ -62,7 +81,7 @@ final class TextSource extends EmbeddedSource {
     if (bad != null) {
       return bad;
     }
-    String text = row.getUTF8String(columns.sequenceOrdinal()).toString();
+    String text = prompt + row.getUTF8String(columns.sequenceOrdinal()).toString();
     if (chunkOverlap >= 0) {
       return chunks(tokenizer.windows(text), embeddings);
     }

@@ -12,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 
@@ -41,12 +43,90 @@ import java.util.TreeSet;
  * @param tokenizer {@code tokenizer.json}, if present
  * @param classifier the sequence-classification head, when {@code architectures} names a
  *     {@code …ForSequenceClassification}
+ * @param prompts the sentence-transformers prompts ({@code config_sentence_transformers.json})
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, ModelFamily.Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
-    Optional<Classifier> classifier) {
+    Optional<Classifier> classifier, Prompts prompts) {
+
+  /**
+   * A sentence-transformers folder's prompts: text put before each text to encode, by name
+   * ({@code "query": "query: "}), the one used when none is asked for, and whether pooling counts
+   * the prompt's tokens ({@code 1_Pooling}'s {@code include_prompt}, true unless it says false).
+   */
+  public record Prompts(Map<String, String> byName, Optional<String> defaultName,
+      boolean pooled) {
+    static final Prompts NONE = new Prompts(Map.of(), Optional.empty(), true);
+  }
+
+  /**
+   * The prompt a job uses, as sentence-transformers' encode chooses it.
+   *
+   * @param name the folder's name for it, or "" for a text given as is or no prompt
+   * @param text what goes before every text ("" = none)
+   */
+  public record Prompt(String name, String text) {
+    public static final Prompt NONE = new Prompt("", "");
+  }
+
+  /** What the input is, for a prompt: it goes before single texts only. */
+  public enum PromptUse { SINGLE_TEXTS, TEXT_PAIRS, TEXT_CHUNKS, NO_TEXT }
+
+  /**
+   * The prompt of {@code text} (given when {@code textGiven}, "" included, which turns the
+   * folder's default off) or {@code name}, else the folder's default_prompt_name. Refuses both,
+   * a name the folder does not have (listing those it has), a prompt asked for where it does not
+   * go (text pairs, token ids or vectors), and any prompt for texts cut into windows (only the
+   * first window would hold it); a folder's default is not used for pairs, ids or vectors.
+   *
+   * @param settings the two settings' names for messages ({@code input.prompt},
+   *     {@code input.prompt-name})
+   */
+  public static Prompt prompt(String text, boolean textGiven, String name, ModelFolder folder,
+      PromptUse use, String[] settings) {
+    if (textGiven && !name.isEmpty()) {
+      throw new WeightsException("Set " + settings[0] + " or " + settings[1] + ", not both");
+    }
+    boolean asked = (textGiven && !text.isEmpty()) || !name.isEmpty();
+    if (asked && (use == PromptUse.TEXT_PAIRS || use == PromptUse.NO_TEXT)) {
+      throw new WeightsException((textGiven ? settings[0] : settings[1]) + " goes before single "
+          + "texts; " + (use == PromptUse.TEXT_PAIRS ? "text pairs" : "token ids and vectors")
+          + " take no prompt");
+    }
+    if (use == PromptUse.TEXT_PAIRS || use == PromptUse.NO_TEXT) {
+      return Prompt.NONE;
+    }
+    Prompt prompt = chosen(text, textGiven, name, folder, settings);
+    if (use == PromptUse.TEXT_CHUNKS && !prompt.text().isEmpty()) {
+      throw new WeightsException("The prompt '" + prompt.text() + "'" + (prompt.name().isEmpty()
+          ? "" : " (" + prompt.name() + ")") + " would go before a whole text, and with "
+          + "on-too-long = chunk only its first window would hold it; set " + settings[0]
+          + " = \"\" to encode the windows without one");
+    }
+    return prompt;
+  }
+
+  private static Prompt chosen(String text, boolean textGiven, String name, ModelFolder folder,
+      String[] settings) {
+    if (textGiven) {
+      return text.isEmpty() ? Prompt.NONE : new Prompt("", text);
+    }
+    Prompts prompts = folder == null ? Prompts.NONE : folder.prompts();
+    if (!name.isEmpty()) {
+      String found = prompts.byName().get(name);
+      if (found == null) {
+        throw new WeightsException(settings[1] + " = " + name + " is not a prompt of "
+            + (folder == null ? "the model (a model folder's config_sentence_transformers.json "
+                + "names them)" : folder.folder().resolve("config_sentence_transformers.json")
+                + "; its prompts: " + new TreeSet<>(prompts.byName().keySet())));
+      }
+      return new Prompt(name, found);
+    }
+    return prompts.defaultName().filter(prompts.byName()::containsKey)
+        .map(n -> new Prompt(n, prompts.byName().get(n))).orElse(Prompt.NONE);
+  }
 
   /**
    * What config.json says of a sequence-classification head.
@@ -183,7 +263,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
     ModelFamily family = ModelFamily.of(config, file);
     Optional<Classifier> classifier = classifier(config, file, family);
-    SentenceTransformer st = SentenceTransformer.read(folder);
+    SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"));
     return new ModelFolder(folder, family, family.positionOffset(config, file),
         positiveInt(config, "num_hidden_layers", folder),
         positiveInt(config, "hidden_size", folder),
@@ -191,7 +271,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         positiveInt(config, "intermediate_size", folder), family.architecture(config, file),
         positiveInt(config, "max_position_embeddings", folder), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
-            .filter(Files::isRegularFile), classifier);
+            .filter(Files::isRegularFile), classifier, st.prompts());
   }
 
   /** The classification head config.json describes, if its architecture has one. */
@@ -304,20 +384,21 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** The sentence-transformers pipeline, when the folder has modules.json. */
   private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
-      boolean normalize) {
+      boolean normalize, Prompts prompts) {
 
-    static SentenceTransformer read(Path folder) {
-      Path modules = folder.resolve("modules.json");
+    static SentenceTransformer read(Path folder, Path modules) {
       if (!Files.isRegularFile(modules)) {
-        return new SentenceTransformer(Optional.empty(), Optional.empty(), false);
+        return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE);
       }
       Optional<Pooling> pooling = Optional.empty();
       boolean normalize = false;
+      boolean promptPooled = true;
       for (JsonNode module : json(modules)) {
         String type = module.path("type").asText("");
         if (type.endsWith(".Pooling")) {
-          pooling = Optional.of(poolingMode(folder.resolve(module.path("path").asText(""))
-              .resolve("config.json")));
+          Path config = folder.resolve(module.path("path").asText("")).resolve("config.json");
+          pooling = Optional.of(poolingMode(config));
+          promptPooled = json(config).path("include_prompt").asBoolean(true);
         } else if (type.endsWith(".Normalize")) {
           normalize = true;
         }
@@ -326,7 +407,22 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       Optional<Integer> maxSeq = Files.isRegularFile(st)
           ? Optional.ofNullable(json(st).get("max_seq_length")).map(JsonNode::asInt)
           : Optional.empty();
-      return new SentenceTransformer(maxSeq, pooling, normalize);
+      return new SentenceTransformer(maxSeq, pooling, normalize,
+          prompts(folder.resolve("config_sentence_transformers.json"), promptPooled));
+    }
+
+    /** config_sentence_transformers.json's prompts and default_prompt_name, if it has any. */
+    private static Prompts prompts(Path config, boolean pooled) {
+      if (!Files.isRegularFile(config)) {
+        return new Prompts(Map.of(), Optional.empty(), pooled);
+      }
+      JsonNode c = json(config);
+      Map<String, String> byName = new LinkedHashMap<>();
+      c.path("prompts").fields().forEachRemaining(e -> byName.put(e.getKey(),
+          e.getValue().asText()));
+      JsonNode name = c.get("default_prompt_name");
+      return new Prompts(byName, name == null || name.isNull() ? Optional.empty()
+          : Optional.of(name.asText()), pooled);
     }
 
     private static Pooling poolingMode(Path config) {
