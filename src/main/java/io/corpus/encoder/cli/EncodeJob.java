@@ -211,13 +211,11 @@ public final class EncodeJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows: every row written has exactly one window 0.
+    boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
     Dataset<Row> rows = spark.read().parquet(out.staged("embeddings"));
-    if (settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK) {
-      rows = rows.where(col(InputKind.CHUNK_COLUMN).equalTo(0));
-    }
-    long written = settings.input().onTooLong() != JobSettings.OnTooLong.CHUNK ? chunks
-        : rows.count();
-    DuplicateIds duplicates = DuplicateIds.of(rows, settings.input().idColumn());
+    DuplicateIds duplicates = DuplicateIds.of(chunked
+        ? rows.where(col(InputKind.CHUNK_COLUMN).equalTo(0)) : rows, settings.input().idColumn());
+    long written = chunked ? duplicates.rows() : chunks;
     long rejected = ParquetFooters.rowCountOfFolder(out.staged("rejects"), hadoop);
     Map<String, Long> byRule = new TreeMap<>();
     if (rejected > 0) {
