@@ -3,6 +3,7 @@ package io.corpus.encoder.io;
 import com.sun.jna.Function;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -29,10 +30,32 @@ final class LocalPaths {
     return java.nio.file.Path.of(fs.makeQualified(path).toUri().getPath());
   }
 
-  /** Whether {@code path} names a file system other than the local disk (a scheme not file). */
-  static boolean isRemote(Path path) {
+  /**
+   * Whether {@code path} is on a file system other than the local disk: its scheme, or for a
+   * path without one the default file system of {@code conf} (on a cluster, {@code /data/docs}
+   * is on HDFS).
+   */
+  static boolean isRemote(Path path, Configuration conf) {
     String scheme = path.toUri().getScheme();
+    if (scheme == null) {
+      scheme = FileSystem.getDefaultUri(conf).getScheme();
+    }
     return scheme != null && !scheme.equals("file");
+  }
+
+  /**
+   * Hadoop's settings as a job will have them before Spark starts: {@code core-site.xml} from
+   * the classpath (spark-submit puts HADOOP_CONF_DIR there), then the {@code spark.hadoop.*}
+   * properties spark-submit passes as system properties.
+   */
+  static Configuration beforeSpark() {
+    Configuration conf = new Configuration();
+    for (String key : System.getProperties().stringPropertyNames()) {
+      if (key.startsWith("spark.hadoop.")) {
+        conf.set(key.substring("spark.hadoop.".length()), System.getProperty(key));
+      }
+    }
+    return conf;
   }
 
   /**

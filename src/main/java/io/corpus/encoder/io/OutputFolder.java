@@ -120,12 +120,17 @@ public final class OutputFolder implements AutoCloseable {
    * are not opened here: {@code open} checks them when Spark's settings are in place.
    */
   public static void checkBeforeStart(String target, Replace replace) {
+    checkBeforeStart(target, replace, LocalPaths.beforeSpark());
+  }
+
+  /** As {@link #checkBeforeStart(String, Replace)}, with Hadoop's settings given. */
+  static void checkBeforeStart(String target, Replace replace, Configuration conf) {
     Path path = new Path(target);
-    if (LocalPaths.isRemote(path)) {
+    if (LocalPaths.isRemote(path, conf)) {
       return;
     }
     try {
-      FileSystem fs = FileSystem.getLocal(new Configuration());
+      FileSystem fs = FileSystem.getLocal(conf);
       path = fs.makeQualified(path);
       if (path.getParent() == null) {
         return;   // OutputPaths refuses the root

@@ -111,12 +111,17 @@ public final class ParquetInput {
    * data file that is not Parquet, naming them.
    */
   public static Optional<LocalTable> schemaBeforeSpark(String input) {
+    return schemaBeforeSpark(input, LocalPaths.beforeSpark());
+  }
+
+  /** As {@link #schemaBeforeSpark(String)}, with Hadoop's settings given. */
+  static Optional<LocalTable> schemaBeforeSpark(String input, Configuration conf) {
     Path path = new Path(input);
-    if (LocalPaths.isRemote(path)) {
+    if (LocalPaths.isRemote(path, conf)) {
       return Optional.empty();
     }
     try {
-      FileSystem fs = FileSystem.getLocal(new Configuration());
+      FileSystem fs = FileSystem.getLocal(conf);
       List<FileStatus> matches = new ArrayList<>();
       if (OutputPaths.isGlob(input)) {
         FileStatus[] found = fs.globStatus(path);
