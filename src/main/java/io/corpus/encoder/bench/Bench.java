@@ -1,4 +1,4 @@
-package io.corpus.encoder.cli;
+package io.corpus.encoder.bench;
 
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.Elementwise;

@@ -1,5 +1,6 @@
-package io.corpus.encoder.cli;
+package io.corpus.encoder.bench;
 
+import io.corpus.encoder.cli.SparkSessions;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.weights.WeightsWriter;

@@ -1,4 +1,4 @@
-package io.corpus.encoder.cli;
+package io.corpus.encoder.samples;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.collect_list;
@@ -9,6 +9,7 @@ import static org.apache.spark.sql.functions.row_number;
 import static org.apache.spark.sql.functions.slice;
 import static org.apache.spark.sql.functions.split;
 
+import io.corpus.encoder.cli.SparkSessions;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;

@@ -1,4 +1,4 @@
-package io.corpus.encoder.cli;
+package io.corpus.encoder.bench;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,6 @@
-package io.corpus.encoder.cli;
+package io.corpus.encoder.samples;
 
+import io.corpus.encoder.cli.SparkSessions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.text.TextTokenizer;

@@ -1,5 +1,6 @@
-package io.corpus.encoder.cli;
+package io.corpus.encoder.samples;
 
+import io.corpus.encoder.cli.SparkSessions;
 import io.corpus.encoder.weights.SafetensorsFile;
 import io.corpus.encoder.weights.SafetensorsWriter;
 import java.io.IOException;
