@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /**
- * {@code jobs/bench}: the encoder layer's speed beside the sgemm rate measured in the same
+ * {@code jobs/benchmarks/bench}: the encoder layer's speed beside the sgemm rate measured in the same
  * process, and the plain reference kernel's. Each thread of {@code --threads} (one BLAS thread
  * each, as Spark tasks) alternates the two for {@code --seconds}: a layer batch, then as many
  * sgemm products as make about the same work. Both rates are then sampled over the same moments
@@ -147,7 +147,7 @@ public final class Bench {
         case "--layers" -> layers = Integer.parseInt(value);
         case "--sequences" -> sequences = Integer.parseInt(value);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
-            + "jobs/bench [--width E] [--heads H] [--ffn F] [--length T [--sequences N] | "
+            + "jobs/benchmarks/bench [--width E] [--heads H] [--ffn F] [--length T [--sequences N] | "
             + "--lengths FILE] [--batch-tokens N] [--threads N] [--seconds S] [--activation A] "
             + "[--layers L]");
       }
@@ -164,7 +164,7 @@ public final class Bench {
 
   /**
    * The sequences' lengths in a JSON-lines file of token ids, one {@code "ids": [...]} array a
-   * line, as {@code jobs/make-text-corpus} writes {@code ids.jsonl}.
+   * line, as {@code jobs/samples/make-text-corpus} writes {@code ids.jsonl}.
    */
   static int[] lengthsOf(Path file) {
     try (Stream<String> lines = Files.lines(file)) {

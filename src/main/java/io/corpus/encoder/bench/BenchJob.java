@@ -22,20 +22,20 @@ import org.apache.spark.sql.types.StructType;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * {@code jobs/bench-job DIR [--rows N] [--length T] [--layers L] [--width E] [--heads H]
+ * {@code jobs/benchmarks/bench-job DIR [--rows N] [--length T] [--layers L] [--width E] [--heads H]
  * [--ffn F] [--files N] [--row-group-mb M] [--page-kb P]}: writes an end-to-end benchmark job to
  * DIR (random BERT-shaped weights, N random sequences of T tokens in Parquet, {@code job.conf}
  * with maps off and
  * {@code job-stats.conf} with head statistics on), to be timed as a whole process with
  * {@code time jobs/encode --config DIR/job.conf}. Defaults: 256 x 128 tokens through 12 BERT-base
- * layers, the shape of jobs/bench_pytorch.py, in as many files as there are cores.
+ * layers, the shape of jobs/benchmarks/bench_pytorch.py, in as many files as there are cores.
  */
 public final class BenchJob {
   private BenchJob() {}
 
   public static void main(String[] args) throws IOException {
     if (args.length == 0 || args[0].startsWith("--")) {
-      throw new IllegalArgumentException("usage: jobs/bench-job DIR [--rows N] [--length T] "
+      throw new IllegalArgumentException("usage: jobs/benchmarks/bench-job DIR [--rows N] [--length T] "
           + "[--layers L] [--width E] [--heads H] [--ffn F] [--files N] [--row-group-mb M] "
           + "[--page-kb P]");
     }
@@ -76,7 +76,7 @@ public final class BenchJob {
     }
     Files.writeString(dir.resolve("job.conf"), String.join("\n",
         "# " + rows + " sequences x " + length + " tokens, " + layers + " layers, E=" + width
-            + ", H=" + heads + ", F=" + ffn + "; written by jobs/bench-job",
+            + ", H=" + heads + ", F=" + ffn + "; written by jobs/benchmarks/bench-job",
         "input.path = input.parquet",
         "model { weights = weights.safetensors, heads = " + heads + ", activation = gelu }",
         "output { path = out, mode = overwrite }", ""));

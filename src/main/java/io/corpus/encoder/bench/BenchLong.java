@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * {@code jobs/bench-long [--layers L] [--rounds R]}: how the encoder's time per token grows with
+ * {@code jobs/benchmarks/bench-long [--layers L] [--rounds R]}: how the encoder's time per token grows with
  * the sequence length for ModernBERT-base layers (E = 768, 12 heads, gated F = 1,152, rotary),
  * in this process on one thread: a stack of local layers only (each query sees 64 positions
  * either side), whose cost per token should not grow with T, and a stack of global layers, whose
@@ -39,7 +39,7 @@ public final class BenchLong {
         case "--layers" -> layers = Integer.parseInt(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; usage: jobs/bench-long [--layers L] [--rounds R]");
+            + "; usage: jobs/benchmarks/bench-long [--layers L] [--rounds R]");
       }
     }
     System.out.printf("ModernBERT-base layers (E=%d, H=%d, gated F=%d), %d a stack, one thread, "

@@ -20,11 +20,11 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code jobs/bench-text --texts DIR/texts.parquet [--model DIR] [--threads 2]
+ * {@code jobs/benchmarks/bench-text --texts DIR/texts.parquet [--model DIR] [--threads 2]
  * [--batch-tokens 4096]}: the text-to-sentence-vector pipeline without Spark around it: the
  * folder's tokenizer, the embedding layer, the encoder over batches that stack the tokens of many
  * texts, mean pooling, L2 normalization; each thread takes every n-th text. Prints the time of
- * that part (tokenizing included) and tokens/s, to set beside {@code jobs/bench_text_pytorch.py}
+ * that part (tokenizing included) and tokens/s, to set beside {@code jobs/benchmarks/bench_text_pytorch.py}
  * on the same texts' ids; the texts are read first, untimed.
  */
 public final class BenchText {
@@ -43,11 +43,11 @@ public final class BenchText {
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--batch-tokens" -> batchTokens = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
-            + "jobs/bench-text --texts FILE [--model DIR] [--threads N] [--batch-tokens N]");
+            + "jobs/benchmarks/bench-text --texts FILE [--model DIR] [--threads N] [--batch-tokens N]");
       }
     }
     if (texts == null) {
-      throw new IllegalArgumentException("--texts FILE is required (jobs/make-text-corpus)");
+      throw new IllegalArgumentException("--texts FILE is required (jobs/samples/make-text-corpus)");
     }
     List<String> all;
     SparkSession spark = SparkSessions.forJob("bench-text");

@@ -18,7 +18,7 @@ public final class Encoder {
   /**
    * Rows of the feed-forward done at a time: bounds the (rows, F) hidden buffer (24 MB for
    * BERT-base). With BERT-base shapes, 2048 beat 1024 by 2.6 % of layer time over six
-   * alternating jobs/bench pairs (the products' rate still grows with their rows); 4096 doubles
+   * alternating jobs/benchmarks/bench pairs (the products' rate still grows with their rows); 4096 doubles
    * the buffer for no measurable gain, 512 lost 3 %.
    */
   public static final int FFN_BLOCK = 2048;

@@ -17,7 +17,7 @@ import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.expressions.WindowSpec;
 
 /**
- * {@code jobs/bench-enrich}'s inputs, made from a real-text corpus (jobs/make-text-corpus's
+ * {@code jobs/benchmarks/bench-enrich}'s inputs, made from a real-text corpus (jobs/samples/make-text-corpus's
  * {@code texts.parquet}): {@code pairs.parquet}, one (query, passage) pair per text (the query the
  * text's first eight words, the passage the next text), and {@code docs.parquet}, the texts
  * joined in order, {@code --texts-per-doc} a document. Each is one file with one row group.

@@ -18,8 +18,8 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code jobs/make-long-documents --corpus DIR --model FOLDER --tokens T --docs N}: long
- * documents from the real texts of {@code jobs/make-text-corpus} (DIR/texts.json), consecutive
+ * {@code jobs/samples/make-long-documents --corpus DIR --model FOLDER --tokens T --docs N}: long
+ * documents from the real texts of {@code jobs/samples/make-text-corpus} (DIR/texts.json), consecutive
  * texts joined by blank lines until the model folder's tokenizer gives at least T tokens. Writes
  * {@code DIR/long-T.parquet} (id, text; one file, one row group) and {@code DIR/long-T-ids.jsonl}
  * (each document's ids cut to T, for a baseline that starts from ids).
@@ -39,7 +39,7 @@ public final class MakeLongDocuments {
         case "--tokens" -> tokens = Integer.parseInt(args[++i]);
         case "--docs" -> docs = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
-            + "jobs/make-long-documents --corpus DIR --model FOLDER --tokens T --docs N");
+            + "jobs/samples/make-long-documents --corpus DIR --model FOLDER --tokens T --docs N");
       }
     }
     if (corpus == null || model == null) {

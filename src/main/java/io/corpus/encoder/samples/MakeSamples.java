@@ -17,7 +17,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code jobs/make-samples [--out DIR] [--rows N] [--seed S]}: writes a small random encoder
+ * {@code jobs/samples/make-samples [--out DIR] [--rows N] [--seed S]}: writes a small random encoder
  * ({@code model.safetensors}, PyTorch naming, 2 layers, E = 64, H = 4, F = 128) and N embedded
  * sequences ({@code sequences.parquet}: id, embeddings padded to a multiple of 8 tokens, mask,
  * tokens) of 3 to 60 real tokens. Deterministic for a given seed.
@@ -39,7 +39,7 @@ public final class MakeSamples {
         case "--rows" -> rows = Integer.parseInt(args[++i]);
         case "--seed" -> seed = Long.parseLong(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; usage: jobs/make-samples [--out DIR] [--rows N] [--seed S]");
+            + "; usage: jobs/samples/make-samples [--out DIR] [--rows N] [--seed S]");
       }
     }
     Files.createDirectories(out);

@@ -29,7 +29,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code jobs/make-text-corpus --out DIR [--texts N] [--seed S] [--model DIR]}: real English text
+ * {@code jobs/samples/make-text-corpus --out DIR [--texts N] [--seed S] [--model DIR]}: real English text
  * with a natural spread of lengths, for benchmarks on real text: the package descriptions of this
  * Debian machine's package lists ({@code apt-cache dumpavail}), the entries of its packages'
  * {@code changelog.Debian.gz} and the paragraphs of their {@code copyright} files (license
@@ -59,7 +59,7 @@ public final class MakeTextCorpus {
         case "--seed" -> seed = Long.parseLong(args[++i]);
         case "--model" -> model = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: "
-            + "jobs/make-text-corpus --out DIR [--texts N] [--seed S] [--model DIR]");
+            + "jobs/samples/make-text-corpus --out DIR [--texts N] [--seed S] [--model DIR]");
       }
     }
     if (out == null) {

@@ -23,7 +23,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code jobs/make-text-sample [--model DIR] [--wordnet DIR] [--out DIR] [--per-category N]}: the
+ * {@code jobs/samples/make-text-sample [--model DIR] [--wordnet DIR] [--out DIR] [--per-category N]}: the
  * real sample of {@code conf/local.conf}. Writes
  * <ul>
  *   <li>{@code DIR/all-MiniLM-L6-v2/}: the model folder (default ../shared/models/...) with its

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** jobs/bench's shapes: the lengths a corpus file gives, and the work they count. */
+/** jobs/benchmarks/bench's shapes: the lengths a corpus file gives, and the work they count. */
 class BenchShapeTest {
   @Test
   void readsOneLengthPerLineOfIds(@TempDir Path dir) throws Exception {

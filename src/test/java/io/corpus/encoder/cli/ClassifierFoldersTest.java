@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Sequence-classification folders (src/test/resources/classifier-cases, made by
- * jobs/make_classifier_cases.py: random checkpoints saved as BertForSequenceClassification, and a
+ * jobs/samples/make_classifier_cases.py: random checkpoints saved as BertForSequenceClassification, and a
  * float64 PyTorch port's logits): the job and the Transformer give the same logits, the scores the
  * pipeline would, and the label of the largest logit.
  */

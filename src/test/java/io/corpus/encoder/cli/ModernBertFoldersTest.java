@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * ModernBERT folders (src/test/resources/modernbert-cases, made by
- * jobs/make_modernbert_cases.py: random checkpoints saved as ModernBertModel, BF16, with a
+ * jobs/samples/make_modernbert_cases.py: random checkpoints saved as ModernBertModel, BF16, with a
  * transformers 4.x config.json and no biases, and as ModernBertForMaskedLM, F32, `model.`
  * prefix, a 5.x config.json and every bias; byte-level BPE tokenizer.json; reference ids from
  * Hugging Face's Rust tokenizer, outputs from a float64 PyTorch port of modeling_modernbert.py):

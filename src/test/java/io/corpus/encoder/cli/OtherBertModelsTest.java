@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * BERT-family folders the project has never seen, on texts it has never seen
- * (src/test/resources/bert-cases, made by jobs/make_bert_cases.py): other depths, widths and
+ * (src/test/resources/bert-cases, made by jobs/samples/make_bert_cases.py): other depths, widths and
  * heads, gelu_new and relu, another eps, CLS and mean pooling, with and without Normalize, 512
  * positions and a 128-token max_seq_length, texts cut at both; a bert.-prefixed checkpoint with a
  * task head (F16), a sharded one (F32) and a whole one with its pooler (BF16). Through jobs/encode

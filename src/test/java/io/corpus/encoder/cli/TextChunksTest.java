@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Long documents (1,139 to 5,470 tokens of license text with accents, CJK and emoji) cut into
  * windows of 256 tokens with an overlap of 32 on all-MiniLM-L6-v2: every window's ids and
  * code-point span equal Hugging Face's Rust tokenizer's overflowing windows (npm's tokenizers
- * 0.13.3, src/test/resources/chunks, made by jobs/chunk_ids.js), and its vector is that of its
+ * 0.13.3, src/test/resources/chunks, made by jobs/samples/chunk_ids.js), and its vector is that of its
  * ids encoded on their own.
  */
 class TextChunksTest {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * (query, passage) pairs through the job: the ids and token types of Hugging Face's Rust
- * tokenizer (npm's tokenizers 0.13.3, src/test/resources/pairs, made by jobs/pair_ids.js) with
+ * tokenizer (npm's tokenizers 0.13.3, src/test/resources/pairs, made by jobs/samples/pair_ids.js) with
  * longest-first cuts at 32 tokens, cut pairs counted, a null side set aside; a pair's vector is
  * the model's vector of those ids and types given as ids.
  */

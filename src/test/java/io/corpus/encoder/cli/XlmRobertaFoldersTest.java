@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * XLM-RoBERTa folders (src/test/resources/xlmr-cases, made by jobs/make_xlmr_cases.py: random
+ * XLM-RoBERTa folders (src/test/resources/xlmr-cases, made by jobs/samples/make_xlmr_cases.py: random
  * checkpoints saved as XLMRobertaModel and XLMRobertaForSequenceClassification with a Unigram
  * tokenizer.json; reference ids from Hugging Face's Rust tokenizer, outputs from a float64
  * PyTorch port): texts in nine languages, emoji, an unknown character, the empty string and a

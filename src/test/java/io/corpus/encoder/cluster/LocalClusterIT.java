@@ -51,7 +51,7 @@ class LocalClusterIT {
     // The job the kill tests disturb, and its undisturbed output from local mode: 192 sequences
     // of 128 tokens through 4 BERT-base-shaped layers, in 16 files (16 tasks of about 1 s each).
     bigJob = WORK.resolve("big");
-    scripts.run(JOB_TIMEOUT, "bench-job", "bench-job", bigJob.toString(), "--rows", "192",
+    scripts.run(JOB_TIMEOUT, "bench-job", "benchmarks/bench-job", bigJob.toString(), "--rows", "192",
         "--layers", "4", "--files", "16");
     Path localConfig = jobConfig("local-out");
     scripts.run(JOB_TIMEOUT, "local", "encode", "--config", localConfig.toString());

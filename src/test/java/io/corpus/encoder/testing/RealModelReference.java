@@ -66,7 +66,7 @@ public record RealModelReference(Path folder, Map<String, Expected> rows) {
 
   /**
    * A reference written as JSON, [{id, text, input_ids, last_hidden_state, sentence_embedding}]
-   * (jobs/make_bert_cases.py), for the model folder beside it.
+   * (jobs/samples/make_bert_cases.py), for the model folder beside it.
    */
   public static RealModelReference fromJson(Path folder, Path json) throws IOException {
     Map<String, Expected> rows = new LinkedHashMap<>();
