@@ -72,16 +72,23 @@ class EncodeJobTextTest {
     return "\"" + path + "\"";
   }
 
+  /** The job on the reference's texts with its model folder, to {@code output}. */
+  private Run runOnReferenceTexts(RealModelReference reference, Path output, String... more)
+      throws IOException {
+    List<String> lines = new java.util.ArrayList<>(List.of(
+        "input.path = " + quoted(reference.folder().resolve("expected/texts.parquet")),
+        "input.text-column = text", "model.path = " + quoted(reference.folder()),
+        "output.path = " + quoted(output)));
+    lines.addAll(List.of(more));
+    return run(config(lines.toArray(new String[0])));
+  }
+
   @Test
   void textColumnGivesTheReferenceIdsHiddenStatesAndSentenceVectors() throws Exception {
     SparkSession spark = SparkTestSession.get();
     RealModelReference reference = RealModelReference.miniLm(spark);
     Path output = tmp.resolve("out");
-    Run run = run(config(
-        "input.path = " + quoted(reference.folder().resolve("expected/texts.parquet")),
-        "input.text-column = text",
-        "model.path = " + quoted(reference.folder()),
-        "output.path = " + quoted(output)));
+    Run run = runOnReferenceTexts(reference, output);
     assertEquals(0, run.exit, run.err);
     List<Row> rows = spark.read().parquet(output.resolve("embeddings").toString())
         .collectAsList();
@@ -110,11 +117,8 @@ class EncodeJobTextTest {
     SparkSession spark = SparkTestSession.get();
     RealModelReference reference = RealModelReference.miniLm(spark);
     Path output = tmp.resolve("out");
-    Run run = run(config(
-        "input.path = " + quoted(reference.folder().resolve("expected/texts.parquet")),
-        "input.text-column = text", "model.path = " + quoted(reference.folder()),
-        "output.path = " + quoted(output), "output.dimensions = 128",
-        "output.token-embeddings = false"));
+    Run run = runOnReferenceTexts(reference, output, "output.dimensions = 128",
+        "output.token-embeddings = false");
     assertEquals(0, run.exit, run.err);
     double worst = 1;
     for (Row r : spark.read().parquet(output.resolve("embeddings").toString()).collectAsList()) {
