@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EncoderWeights;
@@ -36,7 +37,7 @@ final class Checks {
           tokenizer.vocabulary().highestId(), model.weights().embeddings().vocabularySize(),
           tokenizer.maxTokens()));
     }
-    if (model.isFolder() && in.kind() == io.corpus.encoder.config.InputKind.TEXT) {
+    if (model.isFolder() && in.kind() == InputKind.TEXT) {
       ModelFolder.Prompt prompt = Transformers.fromSettings(settings).resolvedPrompt();
       s.append("prompt: ").append(prompt.text().isEmpty() ? "none" : "'" + prompt.text() + "'"
           + (prompt.name().isEmpty() ? "" : " (" + prompt.name() + ")")).append('\n');

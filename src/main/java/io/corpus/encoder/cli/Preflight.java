@@ -26,8 +26,8 @@ import org.apache.spark.sql.types.StructType;
  * {@link #beforeModel} needs no weights: the paths, what is at the output path (its lock, whether
  * it may be replaced), the input's columns read from one footer against the params, and the
  * attention layers and heads against the model folder's config.json. {@link #withModel}, made
- * while Spark starts, checks the same indices against the loaded weights (a weights file has no
- * config) and the tokenizer against the embedding table and max-tokens. What only Spark
+ * while Spark starts, checks a weights file's indices against its layers (it has no config) and a
+ * folder's tokenizer against the embedding table and max-tokens. What only Spark
  * can see (a remote file system, a partitioned input) is checked when Spark has started, by the
  * same code. Driver only.
  */
@@ -74,17 +74,21 @@ final class Preflight {
   record Tokenizer(TextTokenizer.Vocabulary vocabulary, int maxTokens) {}
 
   /**
-   * The checks that need the weights, made while Spark starts: attention indices against the
-   * layers, and the folder's tokenizer against the embedding table and max-tokens (room for text
-   * beside the special tokens, a chunk overlap a window can hold). Returns the tokenizer checked,
-   * or null without one.
+   * The checks that need the weights, made while Spark starts: for a weights file (which has no
+   * config.json) the attention indices and dimensions against its layers and width, and for a
+   * folder its tokenizer against the embedding table and max-tokens (room for text beside the
+   * special tokens, a chunk overlap a window can hold). Returns the tokenizer checked, or null
+   * without one.
    */
   static Tokenizer withModel(JobSettings settings, LoadedModel model) {
-    settings.output().attention().checkIndices(model.weights().encoder().layerCount(),
-        model.settings().heads());
-    EncoderTransformer.checkDimensions(settings.output().dimensions(),
-        model.weights().encoder().width());
-    if (!model.isFolder() || model.tokenizerJson() == null) {
+    if (!model.isFolder()) {
+      settings.output().attention().checkIndices(model.weights().encoder().layerCount(),
+          model.settings().heads());
+      EncoderTransformer.checkDimensions(settings.output().dimensions(),
+          model.weights().encoder().width());
+      return null;
+    }
+    if (model.tokenizerJson() == null) {
       return null;
     }
     JobSettings.Input in = settings.input();

@@ -139,7 +139,7 @@ public final class OutputFolder implements AutoCloseable {
       Path existing = path;
       if (!fs.exists(path) && fs.exists(path.getParent())) {
         for (FileStatus status : fs.listStatus(path.getParent())) {
-          if (status.getPath().getName().startsWith("." + path.getName() + ".previous-")) {
+          if (status.getPath().getName().startsWith(siblingPrefix(path, "previous-"))) {
             existing = status.getPath();
           }
         }
@@ -351,8 +351,13 @@ public final class OutputFolder implements AutoCloseable {
         : String.join(", ", list.subList(0, 5)) + " and " + (list.size() - 5) + " more";
   }
 
-  private String siblingPrefix(String kind) {
+  /** How the names of {@code target}'s siblings of a kind begin: {@code .NAME.staging-}, … */
+  private static String siblingPrefix(Path target, String kind) {
     return "." + target.getName() + "." + kind;
+  }
+
+  private String siblingPrefix(String kind) {
+    return siblingPrefix(target, kind);
   }
 
   private Path sibling(String kind) {

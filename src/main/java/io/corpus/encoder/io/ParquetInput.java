@@ -140,11 +140,13 @@ public final class ParquetInput {
       for (FileStatus match : matches) {
         if (!match.isDirectory()) {
           files.add(match.getPath());
-        } else if (hasSubfolders(fs, match.getPath())) {
-          return Optional.empty();   // partitioned (key=value) or nested: Spark discovers it
-        } else {
-          files.addAll(dataFiles(fs, match.getPath()));
+          continue;
         }
+        List<Path> inside = flatDataFiles(fs, match.getPath());
+        if (inside == null) {
+          return Optional.empty();   // partitioned (key=value) or nested: Spark discovers it
+        }
+        files.addAll(inside);
       }
       if (files.isEmpty()) {
         throw new IllegalArgumentException("input.path " + input + " holds no Parquet file");
@@ -166,32 +168,30 @@ public final class ParquetInput {
       if (fs.isFile(path)) {
         return schemaOf(path, conf, sqlConf);
       }
-      List<Path> files = hasSubfolders(fs, path) ? List.of() : dataFiles(fs, path);
-      return files.isEmpty() ? null : schemaOf(files.get(0), conf, sqlConf);
+      List<Path> files = flatDataFiles(fs, path);
+      return files == null || files.isEmpty() ? null : schemaOf(files.get(0), conf, sqlConf);
     } catch (IOException | RuntimeException e) {
       return null;       // not readable as Parquet here: Spark's reader will say why
     }
   }
 
-  /** The data files of a flat folder, in order. */
-  private static List<Path> dataFiles(FileSystem fs, Path folder) throws IOException {
+  /**
+   * The data files of a flat folder, in order, from one listing; null when it holds a folder
+   * (partitioned or nested: Spark discovers those).
+   */
+  private static List<Path> flatDataFiles(FileSystem fs, Path folder) throws IOException {
     List<Path> files = new ArrayList<>();
     for (FileStatus status : fs.listStatus(folder)) {
-      if (!isHidden(status.getPath()) && !status.isDirectory()) {
-        files.add(status.getPath());
+      if (isHidden(status.getPath())) {
+        continue;
       }
+      if (status.isDirectory()) {
+        return null;
+      }
+      files.add(status.getPath());
     }
     files.sort(null);
     return files;
-  }
-
-  private static boolean hasSubfolders(FileSystem fs, Path folder) throws IOException {
-    for (FileStatus status : fs.listStatus(folder)) {
-      if (!isHidden(status.getPath()) && status.isDirectory()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Spark's markers and checksums (_SUCCESS, .crc): not data. */

@@ -19,7 +19,6 @@ final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
   private final int chunkOverlap;   // -1: texts are cut or rejected, not chunked
   private final String prompt;      // put before every text; "" = none
-  private final int promptPositions;
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
@@ -33,21 +32,21 @@ final class TextSource extends EmbeddedSource {
     this.chunkOverlap = chunkOverlap;
     this.prompt = prompt;
     TextTokenizer.check(tokenizerJson, where, maxTokens, chunkOverlap, vocabularySize);
-    if (prompt.isEmpty()) {
-      this.promptPositions = 0;
-    } else {
-      try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
-        this.promptPositions = tokenizer.encode(prompt).ids().length - 1;
-      }
-    }
   }
 
   /**
    * The positions the prompt takes at the start of a sequence: its tokens with the leading
-   * special token, as sentence-transformers counts them (the prompt tokenized alone, less one).
+   * special token, as sentence-transformers counts them (the prompt tokenized alone, less one);
+   * 0 without a prompt. Tokenizes on the driver, so only a folder whose pooling leaves the prompt
+   * out asks.
    */
   int promptPositions() {
-    return promptPositions;
+    if (prompt.isEmpty()) {
+      return 0;
+    }
+    try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
+      return tokenizer.encode(prompt).ids().length - 1;
+    }
   }
 
   @Override
