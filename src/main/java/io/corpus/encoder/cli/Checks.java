@@ -67,7 +67,7 @@ final class Checks {
         LayerAttention a = m.layer(start);
         s.append(s.length() == 0 ? "" : ", ").append(start).append(l - 1 > start ? "-" + (l - 1)
             : "").append(a.window() > 0 ? " window ±" + a.window() : " global")
-            .append(a.ropeTheta() > 0 ? String.format(" (rotary θ %.0f)", a.ropeTheta()) : "");
+            .append(a.rotary().any() ? " (" + a.rotary() + ")" : "");
         start = l;
       }
     }

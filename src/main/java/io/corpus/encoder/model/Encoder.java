@@ -37,7 +37,8 @@ public final class Encoder {
   private final int headWidth;   // D
   private final int ffnWidth;    // F
   private final HeadAttention head;
-  private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal bases; or null
+  private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
+  private final RelativeBias bias; // the model's score bias, or null
 
   private int capacity;          // rows the buffers below hold
   private float[] qkv = new float[0];       // (N, 3E)
@@ -62,13 +63,15 @@ public final class Encoder {
     }
     this.headWidth = width / heads;
     this.ffnWidth = weights.ffnWidth();
-    this.head = new HeadAttention(width, headWidth, attentionTile);
+    this.bias = settings.scoreBias().any()
+        ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
+    this.head = new HeadAttention(width, headWidth, attentionTile, bias);
     this.rotary = new Rotary[weights.layerCount()];
-    Map<Double, Rotary> byBase = new HashMap<>();
+    Map<RotaryPositions, Rotary> byForm = new HashMap<>();
     for (int l = 0; l < rotary.length; l++) {
-      double theta = settings.layer(l).ropeTheta();
-      if (theta > 0) {
-        rotary[l] = byBase.computeIfAbsent(theta, t -> new Rotary(headWidth, t));
+      RotaryPositions form = settings.layer(l).rotary();
+      if (form.any()) {
+        rotary[l] = byForm.computeIfAbsent(form, f -> new Rotary(headWidth, f));
       }
     }
   }
@@ -191,6 +194,9 @@ public final class Encoder {
     if (rotary[layer] != null) {
       rotate(batch, rotary[layer]);
     }
+    if (bias != null) {
+      bias.cover(longest(batch));
+    }
     AttentionMask mask = settings.mask(layer);
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int first = batch.firstRow(b);
@@ -208,21 +214,26 @@ public final class Encoder {
           }
         } else {
           int q = first * qkvWidth + h * headWidth;                // Q_h (T, D), row stride 3E
-          head.tiled(batch, first, t, mask, qkv, q, q + width, q + 2 * width, context,
+          head.tiled(batch, first, t, h, mask, qkv, q, q + width, q + 2 * width, context,
               first * width + h * headWidth);                      // K_h, V_h; (T, D) out
         }
       }
     }
   }
 
+  /** One more than the largest position of the batch. */
+  private static int longest(TokenBatch batch) {
+    int last = 0;
+    for (int r = 0; r < batch.tokenCount(); r++) {
+      last = Math.max(last, batch.position(r));
+    }
+    return last + 1;
+  }
+
   /** Rotates every head's q and k (N rows of the (N, 3E) qkv buffer) by its token's position. */
   private void rotate(TokenBatch batch, Rotary table) {
     int n = batch.tokenCount();
-    int last = 0;
-    for (int r = 0; r < n; r++) {
-      last = Math.max(last, batch.position(r));
-    }
-    table.cover(last + 1);
+    table.cover(longest(batch));
     for (int r = 0; r < n; r++) {
       int position = batch.position(r);
       for (int h = 0; h < heads; h++) {

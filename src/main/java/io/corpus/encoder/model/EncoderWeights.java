@@ -10,12 +10,21 @@ import java.util.List;
  * @param finalNormGamma (E) or null when the weights hold no final norm
  * @param finalNormBeta (E) or null
  * @param positionTable (P, E) learned positions, or null
+ * @param scoreBiasTable a table every layer's score bias reads (MPNet's (buckets, H)
+ *     {@code relative_attention_bias}), or null
  */
 public record EncoderWeights(
     List<LayerWeights> layers,
     float[] finalNormGamma,
     float[] finalNormBeta,
-    float[] positionTable) implements Serializable {
+    float[] positionTable,
+    float[] scoreBiasTable) implements Serializable {
+
+  /** Without a table of score biases. */
+  public EncoderWeights(List<LayerWeights> layers, float[] finalNormGamma, float[] finalNormBeta,
+      float[] positionTable) {
+    this(layers, finalNormGamma, finalNormBeta, positionTable, null);
+  }
 
   public EncoderWeights {
     if (layers.isEmpty()) {
@@ -55,6 +64,9 @@ public record EncoderWeights(
     }
     if (positionTable != null) {
       count += positionTable.length;
+    }
+    if (scoreBiasTable != null) {
+      count += scoreBiasTable.length;
     }
     return count;
   }

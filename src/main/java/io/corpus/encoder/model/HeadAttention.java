@@ -5,7 +5,7 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import java.util.Arrays;
 
 /**
- * softmax(Q_h K_hᵀ / √D + mask) · V_h for one head of one sequence, on strided views of the fused
+ * softmax(Q_h K_hᵀ / √D + bias + mask) · V_h for one head of one sequence, on strided views of the fused
  * (N, 3E) QKV buffer, written into the head's D columns of the (N, E) context. Two ways:
  *
  * <ul>
@@ -27,6 +27,7 @@ final class HeadAttention {
   private final int headWidth;    // D
   private final float scoreScale; // 1 / √D
   private final int tile;
+  private final RelativeBias bias;          // added to every score, or null
   private float[] keyScores = new float[0];   // (T_k, count·T_q) for full: Sᵀ, a row per key
   private float[] queryMax = new float[0];    // (count·T_q) scratch of the softmax
   private float[] querySum = new float[0];    // (count·T_q) sum of exp(score − max) per query
@@ -36,7 +37,9 @@ final class HeadAttention {
   private final float[] rowMax;            // (tile) running max per query row
   private final float[] rowSum;            // (tile) running sum of exp per query row
 
-  HeadAttention(int width, int headWidth, int tile) {
+  /** With {@code bias} (or null) added to every score after the 1/√D scaling. */
+  HeadAttention(int width, int headWidth, int tile, RelativeBias bias) {
+    this.bias = bias;
     this.width = width;
     this.headWidth = headWidth;
     this.scoreScale = (float) (1.0 / Math.sqrt(headWidth));
@@ -75,6 +78,9 @@ final class HeadAttention {
       int q = row + (h0 + h) * headWidth;
       RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, q + width, ld, qkv, q, ld,
           0f, keyScores, h * t, cols);                                    // Sᵀ_h (T_k, T_q)
+      if (bias != null) {
+        bias.add(batch, first, h0 + h, keyScores, h * t, 0, t, 0, t, 1, cols);
+      }
       if (rule.any()) {
         mask(batch, first, rule, keyScores, h * t, 0, t, 0, t, 1, cols);
       }
@@ -122,9 +128,9 @@ final class HeadAttention {
     return weights;
   }
 
-  /** Tiled attention of one head, same arguments and result as {@link #full}, no maps. */
-  void tiled(TokenBatch batch, int first, int t, AttentionMask rule, float[] qkv, int q, int k,
-      int v, float[] context, int out) {
+  /** Tiled attention of head h, same arguments and result as {@link #full}, no maps. */
+  void tiled(TokenBatch batch, int first, int t, int h, AttentionMask rule, float[] qkv, int q,
+      int k, int v, float[] context, int out) {
     int ld = 3 * width;
     for (int q0 = 0; q0 < t; q0 += tile) {
       int bq = Math.min(tile, t - q0);
@@ -142,6 +148,9 @@ final class HeadAttention {
         }
         RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
             qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                  // (bq, bk)
+        if (bias != null) {
+          bias.add(batch, first, h, tileScores, 0, q0, bq, k0, bk, bk, 1);
+        }
         if (rule.any()) {
           mask(batch, first, rule, tileScores, 0, q0, bq, k0, bk, bk, 1);
         }

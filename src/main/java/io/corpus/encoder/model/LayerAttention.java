@@ -8,21 +8,24 @@ import java.io.Serializable;
  *
  * @param window W: each query sees the keys within W positions of it; 0 means the whole sequence
  *     (the model's {@code window} setting, if any, then applies)
- * @param ropeTheta the rotary base θ: q and k of each head are rotated by position · θ^(−2i/D)
- *     right after their projection; 0 means no rotary positions
+ * @param rotary how q and k of each head are rotated by position right after their projection
  */
-public record LayerAttention(int window, double ropeTheta) implements Serializable {
+public record LayerAttention(int window, RotaryPositions rotary) implements Serializable {
   /** A global layer without rotary positions: BERT's every layer. */
-  public static final LayerAttention PLAIN = new LayerAttention(0, 0);
+  public static final LayerAttention PLAIN = new LayerAttention(0, RotaryPositions.NONE);
+
+  /** A layer with half-split rotary positions of base θ (0: none). */
+  public LayerAttention(int window, double ropeTheta) {
+    this(window, RotaryPositions.halves(ropeTheta));
+  }
 
   public LayerAttention {
     if (window < 0) {
       throw new IllegalArgumentException("a layer's window must be 0 (global) or positive, got "
           + window);
     }
-    if (!(ropeTheta >= 0) || Double.isInfinite(ropeTheta)) {
-      throw new IllegalArgumentException("a rotary base must be 0 (none) or positive, got "
-          + ropeTheta);
+    if (rotary == null) {
+      throw new IllegalArgumentException("a layer's rotary positions are NONE, not null");
     }
   }
 }

@@ -13,6 +13,7 @@ import java.util.List;
  * @param layerNormEps eps inside the square root of every layer norm
  * @param layers how each of the L layers attends (window, rotary base), when layers differ;
  *     empty means every layer is {@link LayerAttention#PLAIN}
+ * @param scoreBias a bias every layer adds to its scores by distance (MPNet, ALiBi), or NONE
  */
 public record ModelSettings(
     int heads,
@@ -23,13 +24,22 @@ public record ModelSettings(
     boolean causal,
     int window,
     PositionalEncoding positional,
-    List<LayerAttention> layers) implements Serializable {
+    List<LayerAttention> layers,
+    ScoreBias scoreBias) implements Serializable {
 
   /** Every layer alike: global (or the window given), no rotary positions. */
   public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
       double layerNormEps, boolean causal, int window, PositionalEncoding positional) {
     this(heads, activation, normFirst, finalNorm, layerNormEps, causal, window, positional,
-        List.of());
+        List.of(), ScoreBias.NONE);
+  }
+
+  /** Layers that may differ, no score bias. */
+  public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
+      double layerNormEps, boolean causal, int window, PositionalEncoding positional,
+      List<LayerAttention> layers) {
+    this(heads, activation, normFirst, finalNorm, layerNormEps, causal, window, positional,
+        layers, ScoreBias.NONE);
   }
 
   public ModelSettings {
@@ -44,6 +54,9 @@ public record ModelSettings(
           + layerNormEps);
     }
     layers = List.copyOf(layers);
+    if (scoreBias == null) {
+      throw new IllegalArgumentException("a model without a score bias has ScoreBias.NONE");
+    }
   }
 
   /** How layer l attends. */

@@ -69,9 +69,9 @@ public final class ReferenceEncoder {
     int heads = settings.heads();
     int d = width / heads;
     double[][] qkv = linear(x, w.inProjWeight(), w.inProjBias());   // (T, 3E)
-    double theta = settings.layer(layer).ropeTheta();
-    if (theta > 0) {
-      Rotary rotary = new Rotary(d, theta);
+    RotaryPositions form = settings.layer(layer).rotary();
+    if (form.any()) {
+      Rotary rotary = new Rotary(d, form);
       for (int i = 0; i < t; i++) {
         for (int h = 0; h < heads; h++) {
           rotate(qkv[i], h * d, d, rotary, i);
@@ -92,7 +92,8 @@ public final class ReferenceEncoder {
           for (int c = 0; c < d; c++) {
             dot += qkv[i][h * d + c] * qkv[j][width + h * d + c];
           }
-          s[j] = allowed ? dot / Math.sqrt(d) : Double.NEGATIVE_INFINITY;
+          double bias = settings.scoreBias().value(h, heads, j - i, weights.scoreBiasTable());
+          s[j] = allowed ? dot / Math.sqrt(d) + bias : Double.NEGATIVE_INFINITY;
           max = Math.max(max, s[j]);
         }
         double sum = 0;
@@ -112,14 +113,16 @@ public final class ReferenceEncoder {
     return linear(context, w.outProjWeight(), w.outProjBias());
   }
 
-  /** The pair (i, i + D/2) of the head at {@code offset} rotated by its angle at position p. */
+  /** Each rotated pair of the head at {@code offset} turned by its angle at position p. */
   private static void rotate(double[] row, int offset, int d, Rotary rotary, int p) {
-    for (int i = 0; i < d / 2; i++) {
-      double a = row[offset + i];
-      double b = row[offset + d / 2 + i];
+    for (int i = 0; i < rotary.pairs(); i++) {
+      int first = offset + rotary.first(i);
+      int second = offset + rotary.second(i);
+      double a = row[first];
+      double b = row[second];
       double angle = rotary.angle(p, i);
-      row[offset + i] = a * Math.cos(angle) - b * Math.sin(angle);
-      row[offset + d / 2 + i] = b * Math.cos(angle) + a * Math.sin(angle);
+      row[first] = a * Math.cos(angle) - b * Math.sin(angle);
+      row[second] = b * Math.cos(angle) + a * Math.sin(angle);
     }
   }
 

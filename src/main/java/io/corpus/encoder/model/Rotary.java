@@ -1,29 +1,47 @@
 package io.corpus.encoder.model;
 
 /**
- * Rotary positions (RoPE) in the half-split form of GPT-NeoX and ModernBERT: within a head's D
- * values, the pair (i, i + D/2) at position p is rotated by the angle p · θ^(−2i/D). The cos and
- * sin tables, (positions, D/2), are computed in double once and grown when a longer sequence
- * arrives. Not thread-safe (it grows); one per encoder.
+ * Rotary positions (RoPE) on the first R = fraction · D values of a head: pair i (i &lt; R/2) at
+ * position p is rotated by the angle p · θ^(−2i/R). The pair is (i, i + R/2) in the half-split
+ * form of GPT-NeoX and ModernBERT, (2i, 2i + 1) in the interleaved form of GPT-J; values past R
+ * are left alone. The cos and sin tables, (positions, R/2), are computed in double once and grown
+ * when a longer sequence arrives. Not thread-safe (it grows); one per encoder and form.
  */
 final class Rotary {
-  private final int headWidth;                  // D
-  private final double[] inverseFrequency;      // (D/2): θ^(−2i/D)
-  private float[] cos = new float[0];           // (positions, D/2)
-  private float[] sin = new float[0];           // (positions, D/2)
+  private final int rotated;                    // R
+  private final boolean interleaved;
+  private final double[] inverseFrequency;      // (R/2): θ^(−2i/R)
+  private float[] cos = new float[0];           // (positions, R/2)
+  private float[] sin = new float[0];           // (positions, R/2)
   private int positions;
 
-  Rotary(int headWidth, double theta) {
-    if (headWidth % 2 != 0) {
-      throw new IllegalArgumentException("rotary positions need an even head width, got "
-          + headWidth);
+  Rotary(int headWidth, RotaryPositions form) {
+    this.rotated = form.rotatedWidth(headWidth);
+    if (rotated % 2 != 0 || rotated < 2) {
+      throw new IllegalArgumentException("rotary positions need an even number of rotated "
+          + "values per head, got " + rotated + " (" + form + ", head width " + headWidth + ")");
     }
-    this.headWidth = headWidth;
-    int half = headWidth / 2;
+    this.interleaved = form.interleaved();
+    int half = rotated / 2;
     this.inverseFrequency = new double[half];
     for (int i = 0; i < half; i++) {
-      inverseFrequency[i] = 1.0 / Math.pow(theta, (2.0 * i) / headWidth);
+      inverseFrequency[i] = 1.0 / Math.pow(form.theta(), (2.0 * i) / rotated);
     }
+  }
+
+  /** R/2, the pairs rotated. */
+  int pairs() {
+    return rotated / 2;
+  }
+
+  /** The head's value index of pair i's first member. */
+  int first(int i) {
+    return interleaved ? 2 * i : i;
+  }
+
+  /** The head's value index of pair i's second member. */
+  int second(int i) {
+    return interleaved ? 2 * i + 1 : i + rotated / 2;
   }
 
   /** The angle of pair i at position p, in double. */
@@ -36,7 +54,7 @@ final class Rotary {
     if (count <= positions) {
       return;
     }
-    int half = headWidth / 2;
+    int half = rotated / 2;
     int grown = Math.max(count, positions + positions / 2);
     float[] c = new float[grown * half];
     float[] s = new float[grown * half];
@@ -53,20 +71,23 @@ final class Rotary {
   }
 
   /**
-   * Rotates the D values of one head at {@code offset} in x for {@code position}, in place:
-   * (a, b) := (a·cos − b·sin, b·cos + a·sin) with a = x[i], b = x[i + D/2]. The tables must
+   * Rotates the values of one head at {@code offset} in x for {@code position}, in place:
+   * (a, b) := (a·cos − b·sin, b·cos + a·sin) with a, b pair i's members. The tables must
    * {@link #cover} the position.
    */
   void rotate(float[] x, int offset, int position) {
-    int half = headWidth / 2;
+    int half = rotated / 2;
     int row = position * half;
+    int step = interleaved ? 2 : 1;
+    int a0 = offset;
+    int b0 = interleaved ? offset + 1 : offset + half;
     for (int i = 0; i < half; i++) {
-      float a = x[offset + i];
-      float b = x[offset + half + i];
+      float a = x[a0 + i * step];
+      float b = x[b0 + i * step];
       float c = cos[row + i];
       float s = sin[row + i];
-      x[offset + i] = a * c - b * s;
-      x[offset + half + i] = b * c + a * s;
+      x[a0 + i * step] = a * c - b * s;
+      x[b0 + i * step] = b * c + a * s;
     }
   }
 }

@@ -10,6 +10,16 @@ import java.util.List;
  */
 final class Bert extends BertLayers {
   @Override
+  public List<String> modelTypes() {
+    return List.of("bert");
+  }
+
+  @Override
+  public String examples() {
+    return "BERT, BGE, E5, MiniLM";
+  }
+
+  @Override
   public String name() {
     return "bert";
   }

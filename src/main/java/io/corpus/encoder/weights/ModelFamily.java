@@ -6,6 +6,7 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -21,11 +22,33 @@ public interface ModelFamily {
   String name();
 
   /**
-   * What config.json says of how the layers compute, beyond the shapes every family names alike
+   * The model's sizes as config.json names them: by default BERT's keys
    * ({@code num_hidden_layers}, {@code hidden_size}, {@code num_attention_heads},
    * {@code intermediate_size}, {@code max_position_embeddings}).
    */
+  default Shape shape(JsonNode config, Path file) {
+    return new Shape(positiveInt(config, "num_hidden_layers", file),
+        positiveInt(config, "hidden_size", file), positiveInt(config, "num_attention_heads", file),
+        positiveInt(config, "intermediate_size", file),
+        positiveInt(config, "max_position_embeddings", file));
+  }
+
+  /** What config.json says of how the layers compute, beyond the model's sizes. */
   Architecture architecture(JsonNode config, Path file);
+
+  /**
+   * Whether the family runs a folder whose config.json has this {@code auto_map} (custom
+   * modelling code, which the job never runs): only when the family carries its own
+   * implementation of the architecture it names.
+   */
+  default boolean implementsCustomCode(JsonNode autoMap) {
+    return false;
+  }
+
+  /** A table every layer's score bias reads (MPNet's relative buckets), or null. */
+  default float[] scoreBiasTable(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
 
   /** The prefix of the encoder's tensors in a task checkpoint ({@code bert.}, {@code model.}). */
   String taskPrefix();
@@ -92,6 +115,17 @@ public interface ModelFamily {
   }
 
   /**
+   * A model's sizes.
+   *
+   * @param layers L
+   * @param width E
+   * @param heads H
+   * @param ffnWidth F
+   * @param maxPositions P, the positions the model was made for
+   */
+  record Shape(int layers, int width, int heads, int ffnWidth, int maxPositions) {}
+
+  /**
    * How a family's layers compute, as config.json says.
    *
    * @param activation the feed-forward's activation
@@ -102,30 +136,62 @@ public interface ModelFamily {
    * @param feedForwardBias whether the feed-forward's have
    * @param normBias whether the norms have a shift
    * @param layers how each layer attends, when layers differ; empty when all are plain
+   * @param scoreBias a bias by distance every layer adds to its scores, or NONE
    */
   record Architecture(Activation activation, double layerNormEps, boolean normFirst,
       boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
-      List<LayerAttention> layers) {}
+      List<LayerAttention> layers, ScoreBias scoreBias) {
 
-  /** BERT (BGE, E5, MiniLM, …): {@code model_type} bert. */
-  ModelFamily BERT = new Bert();
-  /** XLM-RoBERTa and RoBERTa: {@code model_type} xlm-roberta or roberta. */
-  ModelFamily ROBERTA = new Roberta();
-  /** ModernBERT: {@code model_type} modernbert. */
-  ModelFamily MODERNBERT = new ModernBert();
+    /** Without a score bias. */
+    public Architecture(Activation activation, double layerNormEps, boolean normFirst,
+        boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
+        List<LayerAttention> layers) {
+      this(activation, layerNormEps, normFirst, finalNorm, projectionBias, feedForwardBias,
+          normBias, layers, ScoreBias.NONE);
+    }
+  }
 
-  /** What {@code model_type} names, or a refusal naming it and the families supported. */
+  /** Every family the job runs, in the order errors list them: one line each. */
+  List<ModelFamily> ALL = List.of(new Bert(), new Roberta(), new ModernBert());
+
+  /** The families supported, for refusals. */
+  String SUPPORTED = "this job runs " + Registry.list(ALL.stream()
+      .map(f -> String.join(" or ", f.modelTypes()) + " (" + f.examples() + ")").toList())
+      + " folders";
+
+  /** The {@code model_type} values of config.json this family reads. */
+  List<String> modelTypes();
+
+  /** Models of the family users know, for messages. */
+  String examples();
+
+  /**
+   * Whether this family reads a config.json whose {@code model_type} is one of its types; a
+   * family may look further (JinaBERT is a {@code bert} with ALiBi).
+   */
+  default boolean reads(JsonNode config) {
+    return modelTypes().contains(config.path("model_type").asText(""));
+  }
+
+  /** The family that reads config.json, or a refusal naming model_type and the families. */
   static ModelFamily of(JsonNode config, Path file) {
-    String type = config.path("model_type").asText("");
-    return switch (type) {
-      case "bert" -> BERT;
-      case "xlm-roberta", "roberta" -> ROBERTA;
-      case "modernbert" -> MODERNBERT;
-      default -> throw new WeightsException(file + ": model_type '" + type + "' is not "
-          + "supported; this job runs bert (BERT, BGE, E5, MiniLM), xlm-roberta or roberta "
-          + "(multilingual-e5, paraphrase-multilingual, bge-m3) and modernbert "
-          + "(gte-modernbert, modernbert-embed) folders");
-    };
+    for (ModelFamily family : ALL) {
+      if (family.reads(config)) {
+        return family;
+      }
+    }
+    throw new WeightsException(file + ": model_type '" + config.path("model_type").asText("")
+        + "' is not supported; " + SUPPORTED);
+  }
+
+  /** A positive integer config.json must hold under {@code key}, or a refusal naming it. */
+  static int positiveInt(JsonNode config, String key, Path file) {
+    JsonNode value = config.get(key);
+    if (value == null || !value.canConvertToInt() || value.asInt() < 1) {
+      throw new WeightsException(file + ": " + key + " is "
+          + (value == null ? "missing" : value.toString()) + ", expected a positive integer");
+    }
+    return value.asInt();
   }
 
   /** The activation a config.json key names, or a refusal naming it. */
@@ -138,5 +204,17 @@ public interface ModelFamily {
       default -> throw new WeightsException(file + ": " + key + " '" + name + "' is not "
           + "supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
     };
+  }
+
+  /** Helpers of the registry. */
+  final class Registry {
+    private Registry() {}
+
+    /** "a, b and c". */
+    static String list(List<String> items) {
+      int last = items.size() - 1;
+      return last == 0 ? items.get(0)
+          : String.join(", ", items.subList(0, last)) + " and " + items.get(last);
+    }
   }
 }

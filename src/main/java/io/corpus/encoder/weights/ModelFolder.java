@@ -195,7 +195,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
     return new ModelSettings(heads, activation(), architecture.normFirst(),
         architecture.finalNorm(), layerNormEps(), causal, window, PositionalEncoding.NONE,
-        architecture.layers());
+        architecture.layers(), architecture.scoreBias());
   }
 
   private void agree(Given given, Object folderValue, String folderSays) {
@@ -256,20 +256,18 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
     Path file = folder.resolve("config.json");
     JsonNode config = json(file);
-    if (config.has("auto_map")) {
-      throw new WeightsException(file + ": auto_map names custom modelling code ("
-          + config.get("auto_map") + "), which this job does not run; supported are bert, "
-          + "xlm-roberta and modernbert folders without remote code");
-    }
     ModelFamily family = ModelFamily.of(config, file);
+    if (config.has("auto_map") && !family.implementsCustomCode(config.get("auto_map"))) {
+      throw new WeightsException(file + ": auto_map names custom modelling code ("
+          + config.get("auto_map") + "), which this job does not run and model_type "
+          + family.name() + " does not implement; " + ModelFamily.SUPPORTED);
+    }
     Optional<Classifier> classifier = classifier(config, file, family);
     SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"));
-    return new ModelFolder(folder, family, family.positionOffset(config, file),
-        positiveInt(config, "num_hidden_layers", folder),
-        positiveInt(config, "hidden_size", folder),
-        positiveInt(config, "num_attention_heads", folder),
-        positiveInt(config, "intermediate_size", folder), family.architecture(config, file),
-        positiveInt(config, "max_position_embeddings", folder), st.maxSeqLength(), st.pooling(),
+    ModelFamily.Shape shape = family.shape(config, file);
+    return new ModelFolder(folder, family, family.positionOffset(config, file), shape.layers(),
+        shape.width(), shape.heads(), shape.ffnWidth(), family.architecture(config, file),
+        shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
             .filter(Files::isRegularFile), classifier, st.prompts());
   }
@@ -360,15 +358,6 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
     throw new WeightsException("No model.safetensors or model.safetensors.index.json in "
         + folder);
-  }
-
-  private static int positiveInt(JsonNode config, String key, Path folder) {
-    JsonNode value = config.get(key);
-    if (value == null || !value.canConvertToInt() || value.asInt() < 1) {
-      throw new WeightsException(folder.resolve("config.json") + ": " + key + " is "
-          + (value == null ? "missing" : value.toString()) + ", expected a positive integer");
-    }
-    return value.asInt();
   }
 
   static JsonNode json(Path file) {

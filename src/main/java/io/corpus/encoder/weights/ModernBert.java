@@ -33,6 +33,16 @@ final class ModernBert implements ModelFamily {
   private static final String LOCAL = "sliding_attention";
 
   @Override
+  public List<String> modelTypes() {
+    return List.of("modernbert");
+  }
+
+  @Override
+  public String examples() {
+    return "gte-modernbert, modernbert-embed";
+  }
+
+  @Override
   public String name() {
     return "modernbert";
   }

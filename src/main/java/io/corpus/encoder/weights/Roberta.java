@@ -13,6 +13,16 @@ import java.util.List;
  */
 final class Roberta extends BertLayers {
   @Override
+  public List<String> modelTypes() {
+    return List.of("xlm-roberta", "roberta");
+  }
+
+  @Override
+  public String examples() {
+    return "multilingual-e5, paraphrase-multilingual, bge-m3";
+  }
+
+  @Override
   public String name() {
     return "xlm-roberta";
   }

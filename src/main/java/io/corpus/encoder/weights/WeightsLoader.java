@@ -57,7 +57,8 @@ public final class WeightsLoader {
     }
     float[][] finalNorm = family.finalNorm(source, model);
     EncoderWeights encoder = new EncoderWeights(layerWeights,
-        finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null);
+        finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null,
+        family.scoreBiasTable(source, model));
     ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, model, c))
         .orElse(null);
     source.checkAllUsed(model.settings());

@@ -2,6 +2,7 @@ package io.corpus.encoder.model;
 
 import static io.corpus.encoder.testing.Tolerances.assertMapClose;
 import static io.corpus.encoder.testing.Tolerances.assertVectorsClose;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.kernel.Activation;
@@ -51,6 +52,81 @@ class LayerVariantsTest {
     }
     double[][] far = reference.encode(rows.get(5).embeddings(), null).attention()[1][0];
     assertTrue(far[20][10] == 0 && far[20][17] > 0, "layer 1 sees 3 positions either side");
+  }
+
+  /**
+   * Score biases by distance, MPNet's learned relative buckets (12 buckets ending at distance 20,
+   * so sequences of 30 reach the log-spaced and the last bucket) and ALiBi, and rotary positions
+   * on part of each head or on neighbouring pairs: the fast encoder, whole and in tiles of 4,
+   * equals the reference, maps included.
+   */
+  @Test
+  void scoreBiasesAndRotaryFormsMatchTheReference() {
+    Random random = new Random(13);
+    float[] table = RandomModels.gaussian(random, 12 * HEADS, 2.0);
+    for (ModelSettings settings : List.of(
+        postNorm(ScoreBias.relativeBuckets(12, 20), LayerAttention.PLAIN),
+        postNorm(ScoreBias.alibi(), LayerAttention.PLAIN),
+        postNorm(ScoreBias.NONE, new LayerAttention(0, new RotaryPositions(1000, 4.0 / 6, false))),
+        postNorm(ScoreBias.NONE, new LayerAttention(2, new RotaryPositions(500, 1, true))))) {
+      EncoderWeights plain = modernWeights(random);
+      EncoderWeights weights = new EncoderWeights(plain.layers(), null, null, null,
+          settings.scoreBias().kind() == ScoreBias.Kind.RELATIVE_BUCKETS ? table : null);
+      List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 30, 4, 17, 30});
+      ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
+      PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);
+      PlainRunner.Output[] tiled = PlainRunner.run(new Encoder(settings, weights, 4), rows, 4,
+          false);
+      for (int r = 0; r < rows.size(); r++) {
+        ReferenceEncoder.Result expected = reference.encode(rows.get(r).embeddings(),
+            rows.get(r).valid());
+        String what = settings.scoreBias() + " " + settings.layer(0) + " row " + r;
+        assertVectorsClose(expected.embeddings(), withMaps[r].embeddings(), what);
+        assertVectorsClose(expected.embeddings(), tiled[r].embeddings(), "tiled " + what);
+        for (int h = 0; h < HEADS; h++) {
+          assertMapClose(expected.attention()[0][h], withMaps[r].attention()[0][h],
+              what + " head " + h);
+        }
+      }
+    }
+  }
+
+  /**
+   * MPNet's buckets at their edges, as PyTorch computes them in float32 (32 buckets, distance
+   * 128: keys after the query from 16, distances 0-7 exact, then log-spaced, 15 at most), and
+   * ALiBi's slopes for 8 heads and for 12 (a power of two, then every other slope of twice it).
+   */
+  @Test
+  void bucketsAndSlopesFallWhereTheFamiliesPutThem() {
+    ScoreBias mpnet = ScoreBias.relativeBuckets(32, 128);
+    int[][] expected = {{0, 0}, {-1, 1}, {-7, 7}, {-8, 8}, {-11, 8}, {-12, 9}, {-16, 10},
+        {-22, 10}, {-23, 11}, {-32, 12}, {-64, 14}, {-90, 14}, {-91, 15}, {-500, 15}, {1, 17},
+        {8, 24}, {16, 26}, {128, 31}};
+    for (int[] e : expected) {
+      assertEquals(e[1], mpnet.bucket(e[0]), "bucket of key − query = " + e[0]);
+    }
+    List<Integer> changes = new ArrayList<>();     // where PyTorch's bucket differs from r − 1's
+    for (int r = -599; r < 600; r++) {
+      if (mpnet.bucket(r) != mpnet.bucket(r - 1)) {
+        changes.add(r);
+      }
+    }
+    assertEquals(List.of(-90, -63, -45, -31, -22, -15, -11, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2,
+        3, 4, 5, 6, 7, 8, 12, 16, 23, 32, 46, 64, 91), changes);
+    assertEquals(0.5, ScoreBias.alibiSlope(0, 8), 1e-15);
+    assertEquals(1.0 / 256, ScoreBias.alibiSlope(7, 8), 1e-15);
+    assertEquals(Math.pow(2, -1), ScoreBias.alibiSlope(0, 12), 1e-15);
+    assertEquals(Math.pow(2, -0.5), ScoreBias.alibiSlope(8, 12), 1e-15);
+    assertEquals(Math.pow(2, -3.5), ScoreBias.alibiSlope(11, 12), 1e-15);
+  }
+
+  private static ModelSettings postNorm(ScoreBias bias, LayerAttention attention) {
+    List<LayerAttention> layers = new ArrayList<>();
+    for (int l = 0; l < LAYERS.size(); l++) {
+      layers.add(attention);
+    }
+    return new ModelSettings(HEADS, Activation.GELU, true, false, 1e-5, false, 0,
+        PositionalEncoding.NONE, layers, bias);
   }
 
   /** Rotary positions make attention depend on where tokens stand: moved, the output changes. */
