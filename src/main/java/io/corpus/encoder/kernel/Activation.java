@@ -10,7 +10,9 @@ public enum Activation implements ConfigName {
   /** x·Φ(x) with the exact normal CDF: 0.5·x·(1 + erf(x/√2)), PyTorch's default GELU. */
   GELU("gelu"),
   /** 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), PyTorch's {@code approximate="tanh"}. */
-  GELU_TANH("gelu-tanh");
+  GELU_TANH("gelu-tanh"),
+  /** x·σ(x) = x / (1 + e^(−x)), the gate of SwiGLU (NomicBERT, GTE, Qwen). */
+  SILU("silu");
 
   private final String configName;
 
@@ -35,6 +37,7 @@ public enum Activation implements ConfigName {
       case GELU -> 0.5 * v * (1 + Erf.erf(v / Math.sqrt(2)));
       case GELU_TANH -> 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI)
           * (v + 0.044715 * v * v * v)));
+      case SILU -> v / (1 + Math.exp(-v));
     };
   }
 

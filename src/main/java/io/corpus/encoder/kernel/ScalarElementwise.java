@@ -92,6 +92,7 @@ final class ScalarElementwise implements Elementwise {
           case RELU -> Math.max(v, 0);
           case GELU -> 0.5 * v * (1 + erf(v * SQRT_HALF));
           case GELU_TANH -> 0.5 * v * (1 + Math.tanh(SQRT_2_OVER_PI * (v + 0.044715 * v * v * v)));
+          case SILU -> v / (1 + Math.exp(-v));
         };
       }
     }

@@ -240,7 +240,33 @@ final class VectorElementwise implements Elementwise {
       case RELU -> biasRelu(x, rows, bias);
       case GELU -> biasGelu(x, rows, bias);
       case GELU_TANH -> biasGeluTanh(x, rows, bias);
+      case SILU -> biasSilu(x, rows, bias);
     }
+  }
+
+  private static void biasSilu(float[] x, int rows, float[] bias) {
+    int width = bias.length;
+    int bound = S.loopBound(width);
+    for (int r = 0; r < rows; r++) {
+      int base = r * width;
+      int i = 0;
+      for (; i < bound; i += S.length()) {
+        silu(FloatVector.fromArray(S, x, base + i).add(FloatVector.fromArray(S, bias, i)))
+            .intoArray(x, base + i);
+      }
+      if (i < width) {
+        VectorMask<Float> m = S.indexInRange(i, width);
+        silu(FloatVector.fromArray(S, x, base + i, m)
+            .add(FloatVector.fromArray(S, bias, i, m))).intoArray(x, base + i, m);
+      }
+    }
+  }
+
+  /** x·σ(x) with e = exp(−|x|) ≤ 1: σ(x) is 1 / (1 + e) for x ≥ 0, e / (1 + e) below. */
+  private static FloatVector silu(FloatVector v) {
+    FloatVector e = expNonPositive(v.abs().neg());
+    FloatVector inverse = ONE.div(ONE.add(e));
+    return v.mul(inverse.blend(e.mul(inverse), v.lt(0f)));
   }
 
   private static void biasRelu(float[] x, int rows, float[] bias) {

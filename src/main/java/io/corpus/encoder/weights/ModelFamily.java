@@ -201,8 +201,9 @@ public interface ModelFamily {
       case "gelu" -> Activation.GELU;
       case "gelu_new", "gelu_pytorch_tanh" -> Activation.GELU_TANH;
       case "relu" -> Activation.RELU;
+      case "silu", "swish" -> Activation.SILU;
       default -> throw new WeightsException(file + ": " + key + " '" + name + "' is not "
-          + "supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+          + "supported (gelu, gelu_new, gelu_pytorch_tanh, relu, silu)");
     };
   }
 

@@ -36,44 +36,41 @@ class ElementwiseTest {
         bias[i] = (float) random.nextGaussian();
         gamma[i] = 1 + (float) random.nextGaussian() / 10;
       }
-      float[][] vector = new float[5][];
-      float[][] plain = new float[5][];
-      for (int op = 0; op < 5; op++) {
+      int ops = Activation.values().length + 2;    // softmax, each activation, layer norm
+      float[][] vector = new float[ops][];
+      float[][] plain = new float[ops][];
+      for (int op = 0; op < ops; op++) {
         float[] a = x.clone();
         float[] b = x.clone();
-        switch (op) {
-          case 0 -> {     // a (rows, width) matrix: one entry masked, column 0 entirely
-            for (int r = 0; r < rows; r++) {
-              a[r * width] = Float.NEGATIVE_INFINITY;
-              b[r * width] = Float.NEGATIVE_INFINITY;
-            }
-            a[width + width / 2] = Float.NEGATIVE_INFINITY;
-            b[width + width / 2] = Float.NEGATIVE_INFINITY;
-            float[] vectorSums = new float[width];
-            float[] plainSums = new float[width];
-            Elementwise.INSTANCE.expColumns(a, rows, width, new float[width], vectorSums);
-            scalar.expColumns(b, rows, width, new float[width], plainSums);
-            for (int c = 0; c < width; c++) {
-              assertEquals(plainSums[c], vectorSums[c], 2e-6 * Math.max(1, plainSums[c]),
-                  "column sum " + c + " width " + width);
-            }
-            assertEquals(0f, vectorSums[0], "a fully masked column sums to 0");
+        if (op == 0) {     // a (rows, width) matrix: one entry masked, column 0 entirely
+          for (int r = 0; r < rows; r++) {
+            a[r * width] = Float.NEGATIVE_INFINITY;
+            b[r * width] = Float.NEGATIVE_INFINITY;
           }
-          case 1, 2, 3 -> {
-            Activation act = Activation.values()[op - 1];
-            Elementwise.INSTANCE.biasActivation(act, a, rows, bias);
-            scalar.biasActivation(act, b, rows, bias);
+          a[width + width / 2] = Float.NEGATIVE_INFINITY;
+          b[width + width / 2] = Float.NEGATIVE_INFINITY;
+          float[] vectorSums = new float[width];
+          float[] plainSums = new float[width];
+          Elementwise.INSTANCE.expColumns(a, rows, width, new float[width], vectorSums);
+          scalar.expColumns(b, rows, width, new float[width], plainSums);
+          for (int c = 0; c < width; c++) {
+            assertEquals(plainSums[c], vectorSums[c], 2e-6 * Math.max(1, plainSums[c]),
+                "column sum " + c + " width " + width);
           }
-          default -> {
-            Elementwise.INSTANCE.layerNorm(x, 1, a, 1, rows, gamma, bias, 1e-5f);
-            scalar.layerNorm(x, 1, b, 1, rows, gamma, bias, 1e-5f);
-          }
+          assertEquals(0f, vectorSums[0], "a fully masked column sums to 0");
+        } else if (op < ops - 1) {
+          Activation act = Activation.values()[op - 1];
+          Elementwise.INSTANCE.biasActivation(act, a, rows, bias);
+          scalar.biasActivation(act, b, rows, bias);
+        } else {
+          Elementwise.INSTANCE.layerNorm(x, 1, a, 1, rows, gamma, bias, 1e-5f);
+          scalar.layerNorm(x, 1, b, 1, rows, gamma, bias, 1e-5f);
         }
         vector[op] = a;
         plain[op] = b;
       }
-      for (int op = 0; op < 5; op++) {
-        int from = op == 4 ? 1 : 0;
+      for (int op = 0; op < ops; op++) {
+        int from = op == ops - 1 ? 1 : 0;
         int to = from + rows * width;
         assertEquals(x[x.length - 1], vector[op][x.length - 1], 0, "op " + op + " stays in range");
         for (int i = from; i < to; i++) {
@@ -130,7 +127,7 @@ class ElementwiseTest {
   void unknownActivationListsTheAllowedNames() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Activation.fromConfigName("swish"));
-    assertEquals("Unknown activation 'swish', expected one of relu, gelu, gelu-tanh",
+    assertEquals("Unknown activation 'swish', expected one of relu, gelu, gelu-tanh, silu",
         e.getMessage());
   }
 
