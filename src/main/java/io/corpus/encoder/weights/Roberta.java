@@ -34,6 +34,14 @@ final class Roberta extends BertLayers {
 
   @Override
   public int positionOffset(JsonNode config, Path file) {
+    return afterPadding(config, file);
+  }
+
+  /**
+   * The first position row of a family whose positions start after the padding index
+   * ({@code create_position_ids_from_input_ids}): {@code pad_token_id + 1}.
+   */
+  static int afterPadding(JsonNode config, Path file) {
     JsonNode pad = config.get("pad_token_id");
     int padding = pad == null ? 1 : pad.asInt(-1);   // XLMRobertaConfig's default
     if (padding < 0) {

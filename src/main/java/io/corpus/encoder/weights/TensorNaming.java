@@ -116,7 +116,7 @@ public enum TensorNaming implements ConfigName {
     return ConfigName.parse(values(), name, "naming");
   }
 
-  private static float[] concat(float[]... parts) {
+  static float[] concat(float[]... parts) {
     int length = 0;
     for (float[] part : parts) {
       length += part.length;
