@@ -1,0 +1,93 @@
+"""What the family case makers share (jobs/samples/make_<family>_cases.py): the texts, a
+WordPiece tokenizer.json cut from BERT's uncased vocabulary, random tensors stored as the Hub
+stores them, and texts.json with the reference ids (Hugging Face's Rust tokenizer), last hidden
+states and pooled vectors of the family's float64 port.
+
+A cut vocabulary keeps every piece BERT's own tokenizer gives the texts (so words still split
+into several pieces, and a character the vocabulary lacks still gives [UNK]): greedy
+longest-match WordPiece then splits the texts exactly as the whole vocabulary would.
+"""
+import json, os, sys
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from make_bert_cases import stored, write_safetensors  # noqa: E402
+from make_xlmr_cases import TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
+
+MINILM = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "models",
+                                       "all-MiniLM-L6-v2", "tokenizer.json"))
+TEXTS = [t for t in XLMR_TEXTS if t[0] != "long"] + [
+    ["code", "def f(x): return x**2  # squares, café-style"],
+    ["long", "Relative positions reach far beyond the nearest neighbours in this text. " * 12],
+]
+
+
+def wordpiece_vocabulary(specials_before, specials_after):
+    """Specials, then BERT's pieces for the texts (its own specials among them), then more
+    specials; ids in that order."""
+    pieces = set()
+    for row in reference_ids(MINILM, [{"id": i, "a": t} for i, t in TEXTS], 100_000):
+        pieces.update(row["tokens"])
+    pieces.update(["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"])
+    pieces -= set(specials_before) | set(specials_after)
+    return specials_before + sorted(pieces) + specials_after
+
+
+def wordpiece_tokenizer(vocab, special, post_processor):
+    """tokenizer.json of BERT's uncased form (BertNormalizer, BertPreTokenizer, WordPiece) with
+    the family's specials (added tokens) and post-processor."""
+    ids = {t: i for i, t in enumerate(vocab)}
+    added = [{"id": ids[t], "content": t, "single_word": False, "lstrip": t == "<mask>",
+              "rstrip": False, "normalized": False, "special": True} for t in special]
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+            "normalizer": {"type": "BertNormalizer", "clean_text": True,
+                           "handle_chinese_chars": True, "strip_accents": None,
+                           "lowercase": True},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "post_processor": post_processor,
+            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+            "model": {"type": "WordPiece", "unk_token": "[UNK]",
+                      "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
+                      "vocab": ids}}
+
+
+def store(values, dtype, prefix=""):
+    """Tensors as a safetensors file holds them (name → (dtype, shape, bytes)) and the stored
+    values back in float64, by unprefixed name."""
+    tensors, w = {}, {}
+    for name, v in values.items():
+        raw, back = stored(v, dtype)
+        tensors[prefix + name] = (dtype, v.shape, raw)
+        w[name] = back
+    return tensors, w
+
+
+def write_texts(folder, tokenizer, max_tokens, forward, pooling="mean", prompt=""):
+    """texts.json: each text's reference ids (cut at max_tokens, the prompt put before it), the
+    port's last hidden states and its pooled, normalized vector."""
+    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS],
+                         max_tokens)
+    assert any(r["full_length"] > max_tokens for r in rows), "no text is cut"
+    out = []
+    for row, (_, text) in zip(rows, TEXTS):
+        h = forward(row["input_ids"], row["token_type_ids"])
+        s = h[0] if pooling == "cls" else h.mean(0)
+        out.append({"id": row["id"], "a": text, "input_ids": row["input_ids"],
+                    "tokens": row["tokens"],
+                    "last_hidden_state": [[float(f"{v:.8g}") for v in r] for r in h.tolist()],
+                    "pooled": [float(f"{v:.10g}") for v in (s / s.norm()).tolist()]})
+    json.dump(out, open(os.path.join(folder, "texts.json"), "w", encoding="utf-8"),
+              separators=(",", ":"), ensure_ascii=False)
+    return out
+
+
+def layer_norm(x, g, b, eps):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * g + b
+
+
+def gelu(x):
+    return 0.5 * x * (1 + torch.erf(x / np.sqrt(2)))

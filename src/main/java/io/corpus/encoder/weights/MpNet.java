@@ -1,0 +1,124 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ScoreBias;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * MPNet (all-mpnet-base-v2, multi-qa-mpnet), as {@code modeling_mpnet.py} computes it: word and
+ * position embeddings (positions from {@code pad_token_id + 1}, as RoBERTa's; no token types)
+ * summed and normalized; BERT's post-norm layers under other names ({@code attention.attn.q},
+ * {@code .k}, {@code .v}, {@code .o}, {@code attention.LayerNorm}); and one table,
+ * {@code encoder.relative_attention_bias} (buckets, H), whose row at the bucket of key − query
+ * (T5's bidirectional buckets up to distance 128) every layer adds to its scores. Task
+ * checkpoints put the encoder under {@code mpnet.}; {@code MPNetForSequenceClassification}'s head
+ * is RoBERTa's ({@code classifier.dense} + tanh on {@code <s>}, {@code classifier.out_proj}).
+ */
+final class MpNet implements ModelFamily {
+  /** The distance at which MPNet's log-spaced buckets end (not in config.json). */
+  private static final int MAX_DISTANCE = 128;
+  private static final String LAYERS = "encoder.layer.";
+  private static final String BIAS_TABLE = "encoder.relative_attention_bias.weight";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("mpnet");
+  }
+
+  @Override
+  public String examples() {
+    return "all-mpnet-base-v2, multi-qa-mpnet";
+  }
+
+  @Override
+  public String name() {
+    return "mpnet";
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    int buckets = config.path("relative_attention_num_buckets").asInt(32);
+    if (buckets < 4 || buckets % 2 != 0) {
+      throw new WeightsException(file + ": relative_attention_num_buckets = " + buckets
+          + ", expected an even number of at least 4");
+    }
+    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
+        config.path("layer_norm_eps").asDouble(1e-12), false, false, true, true, true,
+        List.of(), ScoreBias.relativeBuckets(buckets, MAX_DISTANCE));
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "mpnet.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return Roberta.afterPadding(config, file);
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return false;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return classifier ? List.of("embeddings.", "encoder.", "classifier.")
+        : List.of("embeddings.", "encoder.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
+    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
+        read.take("embeddings.position_embeddings.weight", model.maxPositions(), e), null,
+        read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
+        model.positionOffset(), false);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    String p = LAYERS + i + ".";
+    String a = p + "attention.attn.";
+    return new LayerWeights(
+        TensorNaming.concat(read.take(a + "q.weight", e, e), read.take(a + "k.weight", e, e),
+            read.take(a + "v.weight", e, e)),
+        TensorNaming.concat(read.take(a + "q.bias", e), read.take(a + "k.bias", e),
+            read.take(a + "v.bias", e)),
+        read.take(a + "o.weight", e, e), read.take(a + "o.bias", e),
+        read.take(p + "intermediate.dense.weight", f, e),
+        read.take(p + "intermediate.dense.bias", f),
+        read.take(p + "output.dense.weight", e, f), read.take(p + "output.dense.bias", e),
+        read.take(p + "attention.LayerNorm.weight", e),
+        read.take(p + "attention.LayerNorm.bias", e),
+        read.take(p + "output.LayerNorm.weight", e), read.take(p + "output.LayerNorm.bias", e));
+  }
+
+  @Override
+  public float[] scoreBiasTable(TensorNaming.TensorSource read, ModelFolder model) {
+    return read.take(BIAS_TABLE, model.architecture().scoreBias().buckets(), model.heads());
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of("classifier.dense.weight", "classifier.dense.bias",
+        "classifier.out_proj.weight", "classifier.out_proj.bias");
+  }
+}
