@@ -24,11 +24,12 @@ TEXTS = [t for t in XLMR_TEXTS if t[0] != "long"] + [
 ]
 
 
-def wordpiece_vocabulary(specials_before, specials_after):
-    """Specials, then BERT's pieces for the texts (its own specials among them), then more
-    specials; ids in that order."""
+def wordpiece_vocabulary(specials_before, specials_after, extra=()):
+    """Specials, then BERT's pieces for the texts and the extra ones (prompts; BERT's own
+    specials among them), then more specials; ids in that order."""
     pieces = set()
-    for row in reference_ids(MINILM, [{"id": i, "a": t} for i, t in TEXTS], 100_000):
+    rows = [{"id": i, "a": t} for i, t in TEXTS] + [{"id": "x", "a": t} for t in extra]
+    for row in reference_ids(MINILM, rows, 100_000):
         pieces.update(row["tokens"])
     pieces.update(["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"])
     pieces -= set(specials_before) | set(specials_after)

@@ -152,7 +152,8 @@ public interface ModelFamily {
   }
 
   /** Every family the job runs, in the order errors list them: one line each. */
-  List<ModelFamily> ALL = List.of(new Bert(), new Roberta(), new ModernBert(), new MpNet());
+  List<ModelFamily> ALL = List.of(new Bert(), new Roberta(), new ModernBert(), new MpNet(),
+      new NomicBert());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.list(ALL.stream()

@@ -1,0 +1,198 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.RotaryPositions;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * NomicBERT (nomic-embed-text-v1 and v1.5), as its own {@code modeling_hf_nomic_bert.py}
+ * computes it, which the job carries instead of running: config.json names sizes GPT-2's way
+ * ({@code n_layer}, {@code n_embd}, {@code n_head}, {@code n_inner}, {@code n_positions}); word and
+ * token-type embeddings, then {@code emb_ln} (positions are rotary); post-norm layers (norm1 after
+ * attention, norm2 after the feed-forward) with a fused {@code attn.Wqkv} and {@code attn.out_proj},
+ * rotary positions of base {@code rotary_emb_base} on the first {@code rotary_emb_fraction} of each
+ * head, halves or interleaved pairs ({@code rotary_emb_interleaved}); the feed-forward is SwiGLU,
+ * {@code fc2(fc11(x) ⊙ silu(fc12(x)))}, for {@code activation_function} swiglu, else
+ * {@code fc2(act(fc1(x)))}; biases where {@code qkv_proj_bias}, {@code mlp_fc1_bias},
+ * {@code mlp_fc2_bias} say. Its {@code auto_map} (custom code named NomicBert…) is recognized;
+ * what the job does not implement is refused: pre-norm, parallel blocks, RMSNorm, mixtures of
+ * experts, causal attention, rotary scaling.
+ */
+final class NomicBert implements ModelFamily {
+  private static final String LAYERS = "encoder.layers.";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("nomic_bert");
+  }
+
+  @Override
+  public String examples() {
+    return "nomic-embed-text-v1, v1.5";
+  }
+
+  @Override
+  public String name() {
+    return "nomic_bert";
+  }
+
+  @Override
+  public boolean implementsCustomCode(JsonNode autoMap) {
+    Iterator<JsonNode> classes = autoMap.elements();
+    boolean any = false;
+    while (classes.hasNext()) {
+      String name = classes.next().asText("");
+      any = true;
+      if (!name.substring(name.lastIndexOf('.') + 1).startsWith("NomicBert")) {
+        return false;
+      }
+    }
+    return any;
+  }
+
+  @Override
+  public Shape shape(JsonNode config, Path file) {
+    int width = ModelFamily.positiveInt(config, "n_embd", file);
+    JsonNode inner = config.get("n_inner");
+    return new Shape(ModelFamily.positiveInt(config, "n_layer", file), width,
+        ModelFamily.positiveInt(config, "n_head", file),
+        inner == null || inner.isNull() ? 4 * width : ModelFamily.positiveInt(config, "n_inner",
+            file), ModelFamily.positiveInt(config, "n_positions", file));
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    for (String key : List.of("prenorm", "parallel_block", "use_rms_norm", "causal")) {
+      if (config.path(key).asBoolean(false)) {
+        throw new WeightsException(file + ": " + key + " = true is not supported (false)");
+      }
+    }
+    for (String key : List.of("rotary_scaling_factor", "rotary_emb_scale_base")) {
+      if (!config.path(key).isMissingNode() && !config.path(key).isNull()) {
+        throw new WeightsException(file + ": " + key + " = " + config.get(key) + " is not "
+            + "supported (null: the rotary positions as trained)");
+      }
+    }
+    if (config.path("moe_every_n_layers").asInt(0) > 0) {
+      throw new WeightsException(file + ": moe_every_n_layers = "
+          + config.get("moe_every_n_layers") + " is not supported (mixtures of experts, as in "
+          + "nomic-embed-text-v2-moe, are not run)");
+    }
+    double fraction = config.path("rotary_emb_fraction").asDouble(0);
+    if (!(fraction > 0 && fraction <= 1)) {
+      throw new WeightsException(file + ": rotary_emb_fraction = "
+          + config.get("rotary_emb_fraction") + " is not supported (above 0, at most 1: "
+          + "learned positions are not run)");
+    }
+    RotaryPositions rotary = new RotaryPositions(config.path("rotary_emb_base").asDouble(10_000),
+        fraction, config.path("rotary_emb_interleaved").asBoolean(false));
+    List<LayerAttention> layers = new ArrayList<>();
+    int count = ModelFamily.positiveInt(config, "n_layer", file);
+    for (int i = 0; i < count; i++) {
+      layers.add(new LayerAttention(0, rotary));
+    }
+    return new Architecture(activation(config, file),
+        config.path("layer_norm_epsilon").asDouble(1e-5), false, false,
+        config.path("qkv_proj_bias").asBoolean(true), config.path("mlp_fc1_bias").asBoolean(true),
+        true, layers);
+  }
+
+  /**
+   * SwiGLU's gate (SiLU only ever gates here), or the plain feed-forward's activation; the two
+   * feed-forward biases are both present or both absent.
+   */
+  private static Activation activation(JsonNode config, Path file) {
+    if (config.path("mlp_fc1_bias").asBoolean(true) != config.path("mlp_fc2_bias")
+        .asBoolean(true)) {
+      throw new WeightsException(file + ": mlp_fc1_bias and mlp_fc2_bias differ, which is not "
+          + "supported (both true or both false)");
+    }
+    String name = config.path("activation_function").asText("gelu");
+    if (name.equals("swiglu")) {
+      return Activation.SILU;
+    }
+    Activation plain = ModelFamily.activation(config, "activation_function", file);
+    if (plain == Activation.SILU) {
+      throw new WeightsException(file + ": activation_function '" + name + "' is not supported "
+          + "(swiglu, gelu, gelu_new, relu)");
+    }
+    return plain;
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "bert.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return true;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embeddings.", "emb_ln.", "encoder.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
+    long types = read.rows("embeddings.token_type_embeddings.weight");
+    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
+        null, types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : null,
+        read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, types > 0);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    String p = LAYERS + i + ".";
+    boolean attentionBias = model.architecture().projectionBias();
+    boolean inBias = model.architecture().feedForwardBias();
+    String mlp = p + "mlp.";
+    boolean gated = model.architecture().activation() == Activation.SILU;   // swiglu
+    String in = gated ? "fc12" : "fc1";         // the activated half: silu(fc12(x)) ⊙ fc11(x)
+    return new LayerWeights(
+        read.take(p + "attn.Wqkv.weight", 3L * e, e),
+        attentionBias ? read.take(p + "attn.Wqkv.bias", 3L * e) : new float[3 * e],
+        read.take(p + "attn.out_proj.weight", e, e),
+        attentionBias ? read.take(p + "attn.out_proj.bias", e) : new float[e],
+        read.take(mlp + in + ".weight", f, e),
+        inBias ? read.take(mlp + in + ".bias", f) : new float[f],
+        read.take(mlp + "fc2.weight", e, f),
+        inBias ? read.take(mlp + "fc2.bias", e) : new float[e],
+        read.take(p + "norm1.weight", e), read.take(p + "norm1.bias", e),
+        read.take(p + "norm2.weight", e), read.take(p + "norm2.bias", e),
+        gated ? read.take(mlp + "fc11.weight", f, e) : null,
+        gated ? (inBias ? read.take(mlp + "fc11.bias", f) : new float[f]) : null);
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of();
+  }
+}
