@@ -14,7 +14,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from make_bert_cases import stored, write_safetensors  # noqa: E402
-from make_xlmr_cases import TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
+from make_xlmr_cases import PAIRS, TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
+from make_classifier_cases import scores  # noqa: E402
 
 MINILM = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "models",
                                        "all-MiniLM-L6-v2", "tokenizer.json"))
@@ -52,6 +53,41 @@ def wordpiece_tokenizer(vocab, special, post_processor):
             "model": {"type": "WordPiece", "unk_token": "[UNK]",
                       "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
                       "vocab": ids}}
+
+
+def bert_uncased_tokenizer(path, extra=()):
+    """bert-base-uncased's form ([PAD] [UNK] [CLS] [SEP] [MASK] first here; `[CLS] A [SEP]`,
+    pairs `[CLS] A [SEP] B [SEP]` with type 1 on B), cut to the texts and the extra ones, written
+    to path; returns its vocabulary."""
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    vocab = wordpiece_vocabulary(specials, [], extra)
+    tok = lambda t, type_id=0: {"SpecialToken": {"id": t, "type_id": type_id}}
+    post = {"type": "TemplateProcessing",
+            "single": [tok("[CLS]"), {"Sequence": {"id": "A", "type_id": 0}}, tok("[SEP]")],
+            "pair": [tok("[CLS]"), {"Sequence": {"id": "A", "type_id": 0}}, tok("[SEP]"),
+                     {"Sequence": {"id": "B", "type_id": 1}}, tok("[SEP]", 1)],
+            "special_tokens": {t: {"id": t, "ids": [vocab.index(t)], "tokens": [t]}
+                               for t in ("[CLS]", "[SEP]")}}
+    json.dump(wordpiece_tokenizer(vocab, specials, post), open(path, "w", encoding="utf-8"),
+              ensure_ascii=False)
+    return vocab
+
+
+def write_classifier_rows(folder, tokenizer, max_tokens, forward, head, c):
+    """texts.json and pairs.json of a classifier: each row's reference ids and type ids, the
+    logits head(forward(ids, types)) gives, the scores the pipeline reports, the label."""
+    for file, rows in (("texts.json", [{"id": i, "a": t} for i, t in TEXTS]),
+                       ("pairs.json", [{"id": i, "a": a, "b": b} for i, a, b in PAIRS])):
+        out = []
+        for row in reference_ids(tokenizer, rows, max_tokens):
+            logits = head(forward(row["input_ids"], row["token_type_ids"]))
+            out.append({k: row[k] for k in ("id", "a", "b", "input_ids", "token_type_ids")
+                        if k in row}
+                       | {"logits": [float(f"{v:.10g}") for v in logits.tolist()],
+                          "scores": [float(f"{v:.10g}") for v in scores(logits, c).tolist()],
+                          "label": c["labels"][int(torch.argmax(logits))]})
+        json.dump(out, open(os.path.join(folder, file), "w", encoding="utf-8"),
+                  separators=(",", ":"), ensure_ascii=False)
 
 
 def store(values, dtype, prefix=""):

@@ -26,8 +26,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import (gelu, layer_norm, store, wordpiece_tokenizer,  # noqa: E402
-                          wordpiece_vocabulary, write_texts)
+from family_cases import (bert_uncased_tokenizer, gelu, layer_norm, store,  # noqa: E402
+                          write_texts)
 from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
 
 MAX_TOKENS = 64
@@ -119,19 +119,8 @@ def write_case(c, out, seed):
     folder = os.path.join(out, c["name"])
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    vocab = wordpiece_vocabulary(specials, [], PROMPTS.values())
-    tok = lambda t: {"SpecialToken": {"id": t, "type_id": 0}}
-    post = {"type": "TemplateProcessing",
-            "single": [tok("[CLS]"), {"Sequence": {"id": "A", "type_id": 0}}, tok("[SEP]")],
-            "pair": [tok("[CLS]"), {"Sequence": {"id": "A", "type_id": 0}}, tok("[SEP]"),
-                     {"Sequence": {"id": "B", "type_id": 1}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
-            "special_tokens": {t: {"id": t, "ids": [vocab.index(t)], "tokens": [t]}
-                               for t in ("[CLS]", "[SEP]")}}
     tokenizer = os.path.join(folder, "tokenizer.json")
-    json.dump(wordpiece_tokenizer(vocab, specials, post), open(tokenizer, "w", encoding="utf-8"),
-              ensure_ascii=False)
+    vocab = bert_uncased_tokenizer(tokenizer, PROMPTS.values())
     c = dict(c, V=len(vocab))
     values = random_nomic(c, rng)
     if c["pretraining"]:

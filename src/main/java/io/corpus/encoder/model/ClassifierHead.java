@@ -19,7 +19,8 @@ import io.corpus.encoder.kernel.LayerNorm;
  * </pre>
  *
  * {@code ModernBertForSequenceClassification}'s head differs in its {@link Form}: h is the first
- * token's state or the mean of all, the dense layer is followed by GELU and a layer norm.
+ * token's state or the mean of all, the dense layer is followed by GELU and a layer norm;
+ * {@code DistilBertForSequenceClassification}'s follows it by ReLU.
  *
  * Computed in double precision, per sequence: L·E + E² multiply-adds, nothing beside a layer.
  *
@@ -38,15 +39,28 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
    * What the dense layer reads and what follows it.
    *
    * @param mean the mean of the sequence's states rather than its first token's
-   * @param gelu GELU (exact) after the dense layer rather than tanh
+   * @param activation what follows the dense layer
    * @param normGamma (E) a layer norm's scale after the activation, or null for none
    * @param normBeta (E) its shift, or null
    * @param normEps its eps
    */
-  public record Form(boolean mean, boolean gelu, float[] normGamma, float[] normBeta,
-      double normEps) implements Serializable {
+  public record Form(boolean mean, DenseActivation activation, float[] normGamma,
+      float[] normBeta, double normEps) implements Serializable {
     /** BERT's and XLM-R's: the first token, tanh, no norm. */
-    public static final Form FIRST_TANH = new Form(false, false, null, null, 0);
+    public static final Form FIRST_TANH = new Form(false, DenseActivation.TANH, null, null, 0);
+  }
+
+  /** What follows the head's dense layer. */
+  public enum DenseActivation {
+    TANH, GELU, RELU;
+
+    double apply(double v) {
+      return switch (this) {
+        case TANH -> Math.tanh(v);
+        case GELU -> Activation.GELU.exact(v);
+        case RELU -> Math.max(0, v);
+      };
+    }
   }
 
   /** BERT's and XLM-R's head ({@link Form#FIRST_TANH}). */
@@ -99,7 +113,7 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
       for (int i = 0; i < e; i++) {
         sum += (double) poolerWeight[o * e + i] * h[i];
       }
-      pooled[o] = form.gelu() ? Activation.GELU.exact(sum) : Math.tanh(sum);
+      pooled[o] = form.activation().apply(sum);
     }
     if (form.normGamma() != null) {
       pooled = LayerNorm.exact(pooled, form.normGamma(), form.normBeta(), form.normEps());

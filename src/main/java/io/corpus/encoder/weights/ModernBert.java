@@ -205,7 +205,7 @@ final class ModernBert implements ModelFamily {
       throw new WeightsException(file + ": classifier_activation '" + activation + "' is not "
           + "supported (gelu)");
     }
-    return new HeadShape(pooling.equals("mean"), true,
+    return new HeadShape(pooling.equals("mean"), ClassifierHead.DenseActivation.GELU,
         config.path("classifier_bias").asBoolean(false));
   }
 
@@ -219,7 +219,7 @@ final class ModernBert implements ModelFamily {
         shape.denseBias() ? read.take("head.dense.bias", e) : new float[e],
         read.take("classifier.weight", labels, e), read.take("classifier.bias", labels),
         classifier.labels(), classifier.scoring(),
-        new ClassifierHead.Form(shape.mean(), shape.gelu(), norm[0], norm[1],
+        new ClassifierHead.Form(shape.mean(), shape.activation(), norm[0], norm[1],
             model.layerNormEps()));
   }
 }

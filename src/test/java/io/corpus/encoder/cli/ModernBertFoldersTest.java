@@ -181,8 +181,8 @@ class ModernBertFoldersTest {
         Files.readString(cases().folder("modernbert-reranker").resolve("config.json"))
             .replace("\"classifier_pooling\": \"mean\"", "\"classifier_pooling\": \"max\""),
         "classifier_pooling 'max' is not supported (cls, mean)",
-        v4.replace("\"hidden_activation\": \"gelu\"", "\"hidden_activation\": \"silu\""),
-        "hidden_activation 'silu' is not supported");
+        v4.replace("\"hidden_activation\": \"gelu\"", "\"hidden_activation\": \"quick_gelu\""),
+        "hidden_activation 'quick_gelu' is not supported");
     cases().assertRefusedInOneLine(refused);
   }
 }

@@ -73,14 +73,14 @@ class XlmRobertaFoldersTest {
   void otherFoldersAreRefusedInOneLine() throws Exception {
     String config = Files.readString(cases().folder("xlmr-embedding").resolve("config.json"));
     Map<String, String> refused = Map.of(
-        config.replace("\"xlm-roberta\"", "\"nomic_bert\""),
-        "model_type 'nomic_bert' is not supported; this job runs bert",
+        config.replace("\"xlm-roberta\"", "\"deberta-v2\""),
+        "model_type 'deberta-v2' is not supported; this job runs bert",
         config.replace("{", "{\"auto_map\": {\"AutoModel\": \"modeling.X\"}, "),
         "auto_map names custom modelling code",
         config.replace("\"absolute\"", "\"alibi\""),
         "position_embedding_type 'alibi' is not supported",
-        config.replace("\"gelu\"", "\"swish\""),
-        "hidden_act 'swish' is not supported");
+        config.replace("\"gelu\"", "\"quick_gelu\""),
+        "hidden_act 'quick_gelu' is not supported");
     cases().assertRefusedInOneLine(refused);
   }
 }
