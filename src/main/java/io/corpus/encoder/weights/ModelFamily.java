@@ -92,26 +92,31 @@ public interface ModelFamily {
     return HeadShape.FIRST_TANH;
   }
 
-  /** The head: dense (E, E) + tanh on the first token's state, then out (labels, E). */
+  /**
+   * The head: dense (E, E) and its activation ({@link #headShape}: tanh unless the family says
+   * otherwise) on the first token's state, then out (labels, E).
+   */
   default ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
     List<String> t = headTensors();
     int width = model.width();
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     return new ClassifierHead(read.take(t.get(0), width, width), read.take(t.get(1), width),
         read.take(t.get(2), labels, width), read.take(t.get(3), labels), classifier.labels(),
-        classifier.scoring());
+        classifier.scoring(), new ClassifierHead.Form(classifier.shape().mean(),
+            classifier.shape().activation(), null, null, 0));
   }
 
   /**
    * A classifier head's form, as config.json gives it.
    *
    * @param mean the dense layer reads the mean of the states, not the first token's
-   * @param gelu GELU follows the dense layer, not tanh
+   * @param activation what follows the dense layer
    * @param denseBias the dense layer has a bias
    */
-  record HeadShape(boolean mean, boolean gelu, boolean denseBias) {
+  record HeadShape(boolean mean, ClassifierHead.DenseActivation activation, boolean denseBias) {
     /** BERT's pooler and XLM-R's classifier.dense. */
-    public static final HeadShape FIRST_TANH = new HeadShape(false, false, true);
+    public static final HeadShape FIRST_TANH =
+        new HeadShape(false, ClassifierHead.DenseActivation.TANH, true);
   }
 
   /**
@@ -153,7 +158,7 @@ public interface ModelFamily {
 
   /** Every family the job runs, in the order errors list them: one line each. */
   List<ModelFamily> ALL = List.of(new Bert(), new Roberta(), new ModernBert(), new MpNet(),
-      new NomicBert());
+      new NomicBert(), new DistilBert());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.list(ALL.stream()

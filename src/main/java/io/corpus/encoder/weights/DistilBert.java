@@ -1,0 +1,124 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerWeights;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * DistilBERT, as {@code modeling_distilbert.py} computes it: config.json names its sizes
+ * {@code n_layers}, {@code dim}, {@code n_heads}, {@code hidden_dim}; word and position embeddings
+ * (positions from row 0, sinusoidal or learned alike: the table is in the checkpoint), no token
+ * types, normalized with eps 1e-12 as every norm; BERT's post-norm layers under
+ * {@code transformer.layer.i.} ({@code attention.q_lin}, {@code k_lin}, {@code v_lin},
+ * {@code out_lin}, {@code sa_layer_norm}, {@code ffn.lin1}, {@code ffn.lin2},
+ * {@code output_layer_norm}). Task checkpoints put the encoder under {@code distilbert.};
+ * {@code DistilBertForSequenceClassification}'s head is {@code pre_classifier} + ReLU on the first
+ * token, then {@code classifier}.
+ */
+final class DistilBert implements ModelFamily {
+  private static final double EPS = 1e-12;     // nn.LayerNorm(eps=1e-12) throughout
+  private static final String LAYERS = "transformer.layer.";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("distilbert");
+  }
+
+  @Override
+  public String examples() {
+    return "distilbert-base, msmarco-distilbert, distilbert-sst-2";
+  }
+
+  @Override
+  public String name() {
+    return "distilbert";
+  }
+
+  @Override
+  public Shape shape(JsonNode config, Path file) {
+    return new Shape(ModelFamily.positiveInt(config, "n_layers", file),
+        ModelFamily.positiveInt(config, "dim", file), ModelFamily.positiveInt(config, "n_heads",
+        file), ModelFamily.positiveInt(config, "hidden_dim", file),
+        ModelFamily.positiveInt(config, "max_position_embeddings", file));
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    return new Architecture(ModelFamily.activation(config, "activation", file), EPS, false,
+        false, true, true, true, List.of());
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "distilbert.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return false;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return classifier ? List.of("embeddings.", "transformer.", "pre_classifier.", "classifier.")
+        : List.of("embeddings.", "transformer.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
+    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
+        read.take("embeddings.position_embeddings.weight", model.maxPositions(), e), null,
+        read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
+        0, false);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    String p = LAYERS + i + ".";
+    String a = p + "attention.";
+    return new LayerWeights(
+        TensorNaming.concat(read.take(a + "q_lin.weight", e, e),
+            read.take(a + "k_lin.weight", e, e), read.take(a + "v_lin.weight", e, e)),
+        TensorNaming.concat(read.take(a + "q_lin.bias", e), read.take(a + "k_lin.bias", e),
+            read.take(a + "v_lin.bias", e)),
+        read.take(a + "out_lin.weight", e, e), read.take(a + "out_lin.bias", e),
+        read.take(p + "ffn.lin1.weight", f, e), read.take(p + "ffn.lin1.bias", f),
+        read.take(p + "ffn.lin2.weight", e, f), read.take(p + "ffn.lin2.bias", e),
+        read.take(p + "sa_layer_norm.weight", e), read.take(p + "sa_layer_norm.bias", e),
+        read.take(p + "output_layer_norm.weight", e),
+        read.take(p + "output_layer_norm.bias", e));
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of("pre_classifier.weight", "pre_classifier.bias", "classifier.weight",
+        "classifier.bias");
+  }
+
+  @Override
+  public HeadShape headShape(JsonNode config, Path file) {
+    return new HeadShape(false, ClassifierHead.DenseActivation.RELU, true);
+  }
+}
