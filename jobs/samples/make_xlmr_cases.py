@@ -7,7 +7,9 @@ SentencePiece-Unigram tokenizer.json of the shape the Hub's XLM-R files have (`<
 <unk>` at ids 0 to 3, Metaspace, `<s> A </s>` and `<s> A </s></s> B </s>`), in both forms: the
 older RobertaProcessing post-processor and today's TemplateProcessing. Its normalizer is NFKC
 then runs of spaces collapsed, where the Hub's files carry SentencePiece's precompiled NFKC map.
-And a RoBERTa folder (model_type roberta, RobertaModel, F16, sentence-transformers pipeline),
+And a CamemBERT folder (model_type camembert, CamembertModel, F32: camembert-base's specials,
+`<s>` 5 and `</s>` 6, with RobertaProcessing), and a RoBERTa folder (model_type roberta,
+RobertaModel, F16, sentence-transformers pipeline),
 which differs in its tokenizer only: byte-level BPE with RobertaProcessing.
 
 The reference ids come from Hugging Face's Rust tokenizer (jobs/samples/tokenize_ids.js on npm's
@@ -82,11 +84,28 @@ def vocabulary():
     return vocab
 
 
+def camembert_vocabulary(vocab):
+    """CamemBERT's order: `<s>NOTUSED <pad> </s>NOTUSED <unk> <unk>NOTUSED <s> </s>` at ids 0
+    to 6, then the pieces, `<mask>` last."""
+    specials = [["<s>NOTUSED", 0.0], ["<pad>", 0.0], ["</s>NOTUSED", 0.0], ["<unk>", 0.0],
+                ["<unk>NOTUSED", 0.0], ["<s>", 0.0], ["</s>", 0.0]]
+    return specials + vocab[4:]
+
+
 def tokenizer_json(vocab, form):
     def added(i, content, lstrip=False):
         return {"id": i, "content": content, "single_word": False, "lstrip": lstrip,
                 "rstrip": False, "normalized": False, "special": True}
     mask = len(vocab) - 1
+    if form == "camembert":  # camembert-base's: <s> 5, </s> 6
+        post = {"type": "RobertaProcessing", "sep": ["</s>", 6], "cls": ["<s>", 5],
+                "trim_offsets": True, "add_prefix_space": True}
+        base = tokenizer_json(vocab, "roberta")
+        base["added_tokens"] = [added(i, t) for i, t in enumerate(
+            ["<s>NOTUSED", "<pad>", "</s>NOTUSED", "<unk>", "<unk>NOTUSED", "<s>", "</s>"])] \
+            + [added(mask, "<mask>", lstrip=True)]
+        base["post_processor"] = post
+        return base
     if form == "roberta":   # older files on the Hub
         post = {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0],
                 "trim_offsets": True, "add_prefix_space": True}
@@ -167,15 +186,19 @@ def checkpoint(c, rng, folder, vocab_size):
         tensors[("roberta." if prefixed else "") + name] = (c["dtype"], v.shape, raw)
         w[name] = back
     write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    model_type = {"bpe": "roberta", "camembert": "camembert"}.get(c["form"], "xlm-roberta")
     config = {"architectures": ["XLMRobertaForSequenceClassification" if labels
-                                else "XLMRobertaModel" if c["form"] != "bpe" else "RobertaModel"],
-              "model_type": "xlm-roberta" if c["form"] != "bpe" else "roberta",
+                                else {"roberta": "RobertaModel", "camembert": "CamembertModel"}
+                                .get(model_type, "XLMRobertaModel")],
+              "model_type": model_type,
               "hidden_size": c["E"],
               "num_hidden_layers": c["L"], "num_attention_heads": c["H"],
               "intermediate_size": c["F"], "hidden_act": "gelu", "layer_norm_eps": 1e-5,
               "max_position_embeddings": POSITIONS, "type_vocab_size": 1,
-              "vocab_size": vocab_size, "pad_token_id": 1, "bos_token_id": 0,
-              "eos_token_id": 2, "position_embedding_type": "absolute"}
+              "vocab_size": vocab_size, "pad_token_id": 1,
+              "bos_token_id": 5 if model_type == "camembert" else 0,
+              "eos_token_id": 6 if model_type == "camembert" else 2,
+              "position_embedding_type": "absolute"}
     if labels:
         config["id2label"] = {str(i): l for i, l in enumerate(labels)}
         config["label2id"] = {l: i for i, l in enumerate(labels)}
@@ -196,6 +219,8 @@ def write_case(c, out, seed):
         content, size = bpe_tokenizer_json()
     else:
         vocab = vocabulary()
+        if c["form"] == "camembert":
+            vocab = camembert_vocabulary(vocab)
         content, size = tokenizer_json(vocab, c["form"]), len(vocab)
     json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
     c, w = checkpoint(c, rng, folder, size)
@@ -241,6 +266,7 @@ CASES = [
          labels=["LABEL_0"], problem_type=None,
          activation="torch.nn.modules.activation.Identity"),
     dict(name="roberta-bpe-embedding", L=2, E=32, H=4, F=64, dtype="F16", form="bpe"),
+    dict(name="camembert-embedding", L=2, E=32, H=4, F=64, dtype="F32", form="camembert"),
 ]
 
 if __name__ == "__main__":

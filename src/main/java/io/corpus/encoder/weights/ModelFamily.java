@@ -162,8 +162,8 @@ public interface ModelFamily {
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.list(ALL.stream()
-      .map(f -> String.join(" or ", f.modelTypes()) + " (" + f.examples() + ")").toList())
-      + " folders";
+      .map(f -> Registry.list(f.modelTypes(), "or") + " (" + f.examples() + ")").toList(),
+      "and") + " folders";
 
   /** The {@code model_type} values of config.json this family reads. */
   List<String> modelTypes();
@@ -217,11 +217,11 @@ public interface ModelFamily {
   final class Registry {
     private Registry() {}
 
-    /** "a, b and c". */
-    static String list(List<String> items) {
+    /** "a, b and c" (or "a, b or c"). */
+    static String list(List<String> items, String conjunction) {
       int last = items.size() - 1;
-      return last == 0 ? items.get(0)
-          : String.join(", ", items.subList(0, last)) + " and " + items.get(last);
+      return last == 0 ? items.get(0) : String.join(", ", items.subList(0, last)) + " "
+          + conjunction + " " + items.get(last);
     }
   }
 }

@@ -14,12 +14,12 @@ import java.util.List;
 final class Roberta extends BertLayers {
   @Override
   public List<String> modelTypes() {
-    return List.of("xlm-roberta", "roberta");
+    return List.of("xlm-roberta", "roberta", "camembert");
   }
 
   @Override
   public String examples() {
-    return "multilingual-e5, paraphrase-multilingual, bge-m3";
+    return "multilingual-e5, paraphrase-multilingual, bge-m3, camembert";
   }
 
   @Override

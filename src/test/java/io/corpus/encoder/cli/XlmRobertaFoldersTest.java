@@ -38,9 +38,12 @@ class XlmRobertaFoldersTest {
     return cases().runJob(name, input, pairs, extra, "xlm-roberta");
   }
 
-  /** XLM-R's Unigram folder, and RoBERTa's (model_type roberta), whose tokenizer is BPE. */
+  /**
+   * XLM-R's Unigram folder, RoBERTa's (model_type roberta), whose tokenizer is BPE, and
+   * CamemBERT's (model_type camembert), whose <s> and </s> are ids 5 and 6.
+   */
   @ParameterizedTest
-  @ValueSource(strings = {"xlmr-embedding", "roberta-bpe-embedding"})
+  @ValueSource(strings = {"xlmr-embedding", "roberta-bpe-embedding", "camembert-embedding"})
   void sentenceVectorsAndHiddenStatesEqualThePortThroughTheJobAndTheTransformer(String name)
       throws Exception {
     FolderCases.Worst worst = cases().jobAndTransformer(name, 32, "xlm-roberta");
