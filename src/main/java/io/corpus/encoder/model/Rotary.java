@@ -25,7 +25,7 @@ final class Rotary {
     int half = rotated / 2;
     this.inverseFrequency = new double[half];
     for (int i = 0; i < half; i++) {
-      inverseFrequency[i] = 1.0 / Math.pow(form.theta(), (2.0 * i) / rotated);
+      inverseFrequency[i] = form.inverseFrequency(i, rotated);
     }
   }
 

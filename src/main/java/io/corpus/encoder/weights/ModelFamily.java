@@ -158,7 +158,7 @@ public interface ModelFamily {
 
   /** Every family the job runs, in the order errors list them: one line each. */
   List<ModelFamily> ALL = List.of(new Bert(), new Roberta(), new ModernBert(), new MpNet(),
-      new NomicBert(), new DistilBert());
+      new NomicBert(), new DistilBert(), new Gte());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.list(ALL.stream()

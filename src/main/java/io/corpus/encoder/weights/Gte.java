@@ -1,0 +1,168 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.RotaryPositions;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * GTE v1.5 and gte-multilingual ({@code model_type} new), as Alibaba-NLP/new-impl's
+ * {@code modeling.py} computes it, which the job carries instead of running (its
+ * {@code auto_map} is recognized): word (and, when {@code type_vocab_size} is above 0, token-type)
+ * embeddings, normalized; post-norm layers ({@code attn_ln} after attention, {@code mlp_ln} after
+ * the feed-forward) with a fused {@code attention.qkv_proj} and {@code o_proj}; rotary positions of
+ * base {@code rope_theta} on whole heads, in halves, NTK-scaled as its
+ * {@code NTKScalingRotaryEmbedding} does when {@code rope_scaling} says ntk; a GLU feed-forward,
+ * {@code down_proj(act(gate) ⊙ up)} with {@code up_gate_proj} rows up then gate and no bias. Task
+ * checkpoints put the encoder under {@code new.}. Refused: other position or norm types, unpacked
+ * q/k/v, the log-n attention scales, other rope scalings.
+ */
+final class Gte implements ModelFamily {
+  private static final String LAYERS = "encoder.layer.";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("new");
+  }
+
+  @Override
+  public String examples() {
+    return "gte-base-en-v1.5, gte-large-en-v1.5, gte-multilingual-base";
+  }
+
+  @Override
+  public String name() {
+    return "gte";
+  }
+
+  @Override
+  public boolean implementsCustomCode(JsonNode autoMap) {
+    Iterator<JsonNode> classes = autoMap.elements();
+    boolean any = false;
+    while (classes.hasNext()) {
+      String name = classes.next().asText("");
+      any = true;
+      if (!name.contains("--") || !name.substring(name.lastIndexOf('.') + 1).startsWith("New")) {
+        return false;
+      }
+    }
+    return any;
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    expect(config, "position_embedding_type", "rope", file);
+    expect(config, "layer_norm_type", "layer_norm", file);
+    for (String key : List.of("logn_attention_scale", "logn_attention_clip1")) {
+      if (config.path(key).asBoolean(false)) {
+        throw new WeightsException(file + ": " + key + " = true is not supported (false)");
+      }
+    }
+    if (!config.path("pack_qkv").asBoolean(true)) {
+      throw new WeightsException(file + ": pack_qkv = false is not supported (true: one "
+          + "qkv_proj)");
+    }
+    double theta = config.path("rope_theta").asDouble(
+        config.path("rope_parameters").path("rope_theta").asDouble(10_000));
+    RotaryPositions rotary = new RotaryPositions(theta, 1, false, ntkFactor(config, file));
+    List<LayerAttention> layers = new ArrayList<>();
+    int count = ModelFamily.positiveInt(config, "num_hidden_layers", file);
+    for (int i = 0; i < count; i++) {
+      layers.add(new LayerAttention(0, rotary));
+    }
+    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
+        config.path("layer_norm_eps").asDouble(1e-12), false, false, true, true, true, layers);
+  }
+
+  private static void expect(JsonNode config, String key, String value, Path file) {
+    String found = config.path(key).asText(value);
+    if (!found.equals(value)) {
+      throw new WeightsException(file + ": " + key + " '" + found + "' is not supported ("
+          + value + ")");
+    }
+  }
+
+  /** The NTK factor of {@code rope_scaling} ({@code type} or {@code rope_type} ntk), else 1. */
+  private static double ntkFactor(JsonNode config, Path file) {
+    JsonNode scaling = config.get("rope_scaling");
+    if (scaling == null || scaling.isNull()) {
+      return 1;
+    }
+    String type = scaling.path("type").asText(scaling.path("rope_type").asText(""));
+    double factor = scaling.path("factor").asDouble(0);
+    if (!type.equals("ntk") || !(factor >= 1) || scaling.has("mixed_b")) {
+      throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported "
+          + "(null, or type ntk with a factor of at least 1)");
+    }
+    return factor;
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "new.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return true;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embeddings.", "encoder.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
+    long types = read.rows("embeddings.token_type_embeddings.weight");
+    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
+        null, types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : null,
+        read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
+        0, types > 0);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    String p = LAYERS + i + ".";
+    float[] upGate = read.take(p + "mlp.up_gate_proj.weight", 2L * f, e);   // (2F, E): up, gate
+    return new LayerWeights(
+        read.take(p + "attention.qkv_proj.weight", 3L * e, e),
+        read.take(p + "attention.qkv_proj.bias", 3L * e),
+        read.take(p + "attention.o_proj.weight", e, e), read.take(p + "attention.o_proj.bias", e),
+        Arrays.copyOfRange(upGate, f * e, 2 * f * e), new float[f],
+        read.take(p + "mlp.down_proj.weight", e, f), read.take(p + "mlp.down_proj.bias", e),
+        read.take(p + "attn_ln.weight", e), read.take(p + "attn_ln.bias", e),
+        read.take(p + "mlp_ln.weight", e), read.take(p + "mlp_ln.bias", e),
+        Arrays.copyOfRange(upGate, 0, f * e), new float[f]);
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of();
+  }
+}
