@@ -8,7 +8,10 @@ import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What differs between the encoder families a Hugging Face folder may hold, each one class: the
@@ -156,14 +159,15 @@ public interface ModelFamily {
     }
   }
 
-  /** Every family the job runs, in the order errors list them: one line each. */
-  List<ModelFamily> ALL = List.of(new Bert(), new Roberta(), new ModernBert(), new MpNet(),
-      new NomicBert(), new DistilBert(), new Gte());
+  /**
+   * Every family the job runs, one line each, in the order they are asked whether they read a
+   * config.json (JinaBERT before BERT: both are model_type bert) and errors list them.
+   */
+  List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
+      new MpNet(), new NomicBert(), new DistilBert(), new Gte());
 
   /** The families supported, for refusals. */
-  String SUPPORTED = "this job runs " + Registry.list(ALL.stream()
-      .map(f -> Registry.list(f.modelTypes(), "or") + " (" + f.examples() + ")").toList(),
-      "and") + " folders";
+  String SUPPORTED = "this job runs " + Registry.supported() + " folders";
 
   /** The {@code model_type} values of config.json this family reads. */
   List<String> modelTypes();
@@ -216,6 +220,17 @@ public interface ModelFamily {
   /** Helpers of the registry. */
   final class Registry {
     private Registry() {}
+
+    /** Each family's model types and examples, families of the same types together. */
+    static String supported() {
+      Map<String, List<String>> examples = new LinkedHashMap<>();
+      for (ModelFamily f : ALL) {
+        examples.computeIfAbsent(list(f.modelTypes(), "or"), k -> new ArrayList<>())
+            .add(f.examples());
+      }
+      return list(examples.entrySet().stream()
+          .map(e -> e.getKey() + " (" + String.join("; ", e.getValue()) + ")").toList(), "and");
+    }
 
     /** "a, b and c" (or "a, b or c"). */
     static String list(List<String> items, String conjunction) {

@@ -265,11 +265,13 @@ class ModelFolderTest {
     Path deberta = folder("deberta", L, "deberta-v2");
     WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(deberta));
     assertEquals(deberta.resolve("config.json") + ": model_type 'deberta-v2' is not supported; "
-        + "this job runs bert (BERT, BGE, E5, MiniLM), xlm-roberta, roberta or camembert "
+        + "this job runs bert (jina-embeddings-v2, by its auto_map; BERT, BGE, E5, MiniLM), "
+        + "xlm-roberta, roberta or camembert "
         + "(multilingual-e5, paraphrase-multilingual, bge-m3, camembert), modernbert "
         + "(gte-modernbert, modernbert-embed), mpnet (all-mpnet-base-v2, multi-qa-mpnet), "
-        + "nomic_bert (nomic-embed-text-v1, v1.5) and distilbert (distilbert-base, "
-        + "msmarco-distilbert, distilbert-sst-2) folders", e.getMessage());
+        + "nomic_bert (nomic-embed-text-v1, v1.5), distilbert (distilbert-base, "
+        + "msmarco-distilbert, distilbert-sst-2) and new (gte-base-en-v1.5, gte-large-en-v1.5, "
+        + "gte-multilingual-base) folders", e.getMessage());
     Path empty = Files.createDirectories(dir.resolve("empty"));
     e = assertThrows(WeightsException.class, () -> ModelFolder.read(empty));
     assertEquals(empty.resolve("config.json") + " is missing", e.getMessage());

@@ -1,0 +1,140 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ScoreBias;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * JinaBERT v2 (jina-embeddings-v2-base-en, -small-en, -base-de, -base-es, -base-zh), as
+ * jinaai/jina-bert-implementation's {@code modeling_bert.py} computes it, which the job carries
+ * instead of running: a {@code bert} config.json with {@code position_embedding_type} alibi whose
+ * {@code auto_map} (or {@code _name_or_path}) names that implementation, as text-embeddings-inference
+ * recognizes it. Word and token-type embeddings (no position table), normalized; BERT's post-norm
+ * attention with ALiBi added to the scores (−slope_h · |key − query|, both directions); a GLU
+ * feed-forward, {@code mlp.layernorm(x + wo(act(gated) ⊙ non_gated))} with
+ * {@code mlp.gated_layers} rows gated then non-gated and no bias, act GELU for
+ * {@code feed_forward_type} geglu and ReLU for reglu. Checkpoints may put the encoder under
+ * {@code bert.}. jina-bert-v2-qk-post-norm (the code models) differs and is refused.
+ */
+final class JinaBert implements ModelFamily {
+  private static final String IMPLEMENTATION = "jinaai/jina-bert-implementation";
+  private static final String LAYERS = "encoder.layer.";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("bert");
+  }
+
+  @Override
+  public String examples() {
+    return "jina-embeddings-v2, by its auto_map";
+  }
+
+  @Override
+  public String name() {
+    return "jinabert";
+  }
+
+  @Override
+  public boolean reads(JsonNode config) {
+    return config.path("model_type").asText("").equals("bert")
+        && (config.path("_name_or_path").asText("").equals(IMPLEMENTATION)
+        || config.path("auto_map").path("AutoConfig").asText("").contains(IMPLEMENTATION));
+  }
+
+  @Override
+  public boolean implementsCustomCode(JsonNode autoMap) {
+    return autoMap.path("AutoConfig").asText("").contains(IMPLEMENTATION);
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    String positions = config.path("position_embedding_type").asText("absolute");
+    if (!positions.equals("alibi")) {
+      throw new WeightsException(file + ": position_embedding_type '" + positions + "' is not "
+          + "supported for " + IMPLEMENTATION + " (alibi)");
+    }
+    String feedForward = config.path("feed_forward_type").asText("original");
+    Activation activation = switch (feedForward) {
+      case "geglu" -> Activation.GELU;
+      case "reglu" -> Activation.RELU;
+      default -> throw new WeightsException(file + ": feed_forward_type '" + feedForward
+          + "' is not supported (geglu, reglu)");
+    };
+    return new Architecture(activation, config.path("layer_norm_eps").asDouble(1e-12), false,
+        false, true, true, true, List.of(), ScoreBias.alibi());
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "bert.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return true;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embeddings.", "encoder.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
+    long types = Math.max(1, read.rows("embeddings.token_type_embeddings.weight"));
+    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
+        null, read.take("embeddings.token_type_embeddings.weight", types, e),
+        read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
+        0, true);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    String p = LAYERS + i + ".";
+    String self = p + "attention.self.";
+    float[] gated = read.take(p + "mlp.gated_layers.weight", 2L * f, e);   // (2F, E)
+    return new LayerWeights(
+        TensorNaming.concat(read.take(self + "query.weight", e, e),
+            read.take(self + "key.weight", e, e), read.take(self + "value.weight", e, e)),
+        TensorNaming.concat(read.take(self + "query.bias", e), read.take(self + "key.bias", e),
+            read.take(self + "value.bias", e)),
+        read.take(p + "attention.output.dense.weight", e, e),
+        read.take(p + "attention.output.dense.bias", e),
+        Arrays.copyOfRange(gated, 0, f * e), new float[f],
+        read.take(p + "mlp.wo.weight", e, f), read.take(p + "mlp.wo.bias", e),
+        read.take(p + "attention.output.LayerNorm.weight", e),
+        read.take(p + "attention.output.LayerNorm.bias", e),
+        read.take(p + "mlp.layernorm.weight", e), read.take(p + "mlp.layernorm.bias", e),
+        Arrays.copyOfRange(gated, f * e, 2 * f * e), new float[f]);
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of();
+  }
+}
