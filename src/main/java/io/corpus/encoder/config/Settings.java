@@ -60,7 +60,7 @@ public final class Settings {
 
   // model
   public static final Setting<String> MODEL_PATH = Setting.text("model.path", "modelPath", "",
-      "Hugging Face model folder (bert, xlm-roberta, modernbert); '' = use the weights file");
+      "Hugging Face model folder (README: the families); '' = use the weights file");
   public static final Setting<String> MODEL_WEIGHTS = Setting.text("model.weights",
       "weightsPath", "", "safetensors file of the encoder layers");
   public static final Setting<String> NAMING = Setting.choice("model.naming", "naming",
@@ -70,7 +70,7 @@ public final class Settings {
       "attention heads H, dividing the width; 0 = not set (a model folder says)");
   public static final Setting<String> ACTIVATION = Setting.choice("model.activation",
       "activation", Activation.RELU.configName(), ConfigName.names(Activation.values()),
-      "relu, gelu or gelu-tanh");
+      "relu, gelu, gelu-tanh or silu");
   public static final Setting<Boolean> NORM_FIRST = Setting.flag("model.norm-first", "normFirst",
       false, "pre-LN (true) or post-LN (false)");
   public static final Setting<Boolean> FINAL_NORM = Setting.flag("model.final-norm", "finalNorm",
@@ -157,7 +157,7 @@ public final class Settings {
 
   /** The architecture settings a model folder's config.json answers, which must agree with it. */
   public static final List<Setting<?>> ARCHITECTURE = List.of(HEADS, ACTIVATION, LAYER_NORM_EPS,
-      NORM_FIRST, FINAL_NORM, POSITIONAL, NAMING);
+      NORM_FIRST, FINAL_NORM, POSITIONAL, NAMING, CAUSAL, WINDOW);
 
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,

@@ -93,8 +93,7 @@ public final class SettingsParser {
     ModelFolder folder = weights.isFolder() ? ModelFolder.read(Path.of(weights.folder())) : null;
     JobSettings.Input input = input(user, c, baseDir, folder);
     ModelSettings model = folder != null
-        ? folder.settings(givenModelKeys(user, c), Settings.CAUSAL.read(c),
-            Settings.WINDOW.read(c))
+        ? folder.settings(givenModelKeys(user, c))
         : modelSettings(c);
     double sample = Settings.ATTENTION_SAMPLE.read(c);
     List<String> ids = Settings.ATTENTION_IDS.read(c);

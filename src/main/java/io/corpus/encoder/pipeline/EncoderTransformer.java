@@ -174,7 +174,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
               SettingsParser.field(setting), $(param)));
         }
       }
-      return folder().settings(given, flag(causal), intValue(window));
+      return folder().settings(given);
     }
     return new ModelSettings(intValue(heads), Activation.fromConfigName($(activation)),
         flag(normFirst), flag(finalNorm), doubleValue(layerNormEps), flag(causal),

@@ -142,9 +142,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** How the encoder computes for this model, with no causal or window rule added. */
+  /** How the encoder computes for this model, as its config.json says. */
   public ModelSettings settings() {
-    return settings(List.of(), false, 0);
+    return settings(List.of());
   }
 
   /** The feed-forward's activation. */
@@ -163,16 +163,17 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    *
    * @param name the setting as the user wrote it, for messages ({@code model.heads})
    * @param field what it sets: heads, activation, layer-norm-eps, norm-first, final-norm,
-   *     positional or naming
+   *     positional, naming, causal or window
    * @param value its value: Integer, Double, Boolean, or the configuration name of an enum
    */
   public record Given(String name, String field, Object value) {}
 
   /**
-   * The folder's settings with a causal or window rule added (those are not in config.json).
-   * Every other setting given must equal what the folder says; an error names both values.
+   * The folder's settings. Every setting given must equal what the folder says, an error naming
+   * both values: a family attends as it was trained, so a causal or window rule the family does
+   * not have is refused, never laid on it.
    */
-  public ModelSettings settings(List<Given> given, boolean causal, int window) {
+  public ModelSettings settings(List<Given> given) {
     for (Given g : given) {
       switch (g.field()) {
         case "heads" -> agree(g, heads, "num_attention_heads = " + heads);
@@ -190,11 +191,17 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         case "naming" -> agree(g, TensorNaming.BERT.configName(),
             "model_type = " + family.name() + ", whose tensors use " + family.name()
             + " naming");
+        case "causal" -> agree(g, false, "model_type = " + family.name() + ", whose queries "
+            + "see the keys after them too, as it was trained (causal attention is for a "
+            + "weights file)");
+        case "window" -> agree(g, 0, "model_type = " + family.name() + ", whose attention "
+            + "windows, if any, are its config.json's (a window of its own is for a weights "
+            + "file)");
         default -> throw new IllegalArgumentException("Unknown model setting " + g.field());
       }
     }
     return new ModelSettings(heads, activation(), architecture.normFirst(),
-        architecture.finalNorm(), layerNormEps(), causal, window, PositionalEncoding.NONE,
+        architecture.finalNorm(), layerNormEps(), false, 0, PositionalEncoding.NONE,
         architecture.layers(), architecture.scoreBias());
   }
 

@@ -261,6 +261,8 @@ class EncodeJobTextTest {
           run(config("input.path = " + quoted(texts), "input.text-column = text",
               "model.path = " + quoted(folder), "model.heads = 8", out)),
           run(config("input.path = " + quoted(texts), "input.text-column = text",
+              "model.path = " + quoted(folder), "model.window = 16", out)),
+          run(config("input.path = " + quoted(texts), "input.text-column = text",
               "model.path = " + quoted(noTokenizer), out)),
           run(config("input.path = " + quoted(numbers), "input.text-column = text",
               "model.path = " + quoted(folder), out)),
@@ -270,6 +272,8 @@ class EncodeJobTextTest {
           "holds only pytorch_model.bin, a pickle",
           "model.heads = 8 contradicts " + folder.resolve("config.json")
               + ": num_attention_heads = 12",
+          "model.window = 16 contradicts " + folder.resolve("config.json") + ": model_type = "
+              + "bert, whose attention windows, if any, are its config.json's",
           "input.text-column needs the model folder's tokenizer.json, which is missing from "
               + noTokenizer,
           "Column text must be of type string but was int",

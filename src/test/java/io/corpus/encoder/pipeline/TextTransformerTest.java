@@ -111,6 +111,12 @@ class TextTransformerTest {
     assertTrue(e.getMessage().startsWith("param activation = relu contradicts "
         + reference.folder().resolve("config.json") + ": its hidden_act is activation gelu"),
         e.getMessage());
+    EncoderTransformer causal = new EncoderTransformer()
+        .setModelPath(reference.folder().toString()).setTextCol("text").setCausal(true);
+    e = assertThrows(RuntimeException.class, () -> causal.transform(texts(spark, reference)));
+    assertTrue(e.getMessage().startsWith("param causal = true contradicts "
+        + reference.folder().resolve("config.json") + ": model_type = bert, whose queries see "
+        + "the keys after them too, as it was trained"), e.getMessage());
     EncoderTransformer both = new EncoderTransformer()
         .setModelPath(reference.folder().toString()).setTextCol("text").setInputCol("x");
     e = assertThrows(IllegalArgumentException.class,
