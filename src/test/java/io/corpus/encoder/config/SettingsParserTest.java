@@ -117,7 +117,7 @@ class SettingsParserTest {
         error(REQUIRED + "model.heads = 0\n"));
     assertEquals("model.window must be at least 0, got -1",
         error(REQUIRED + "model.window = -1\n"));
-    assertEquals("model.activation = 'swish' is not one of relu, gelu, gelu-tanh",
+    assertEquals("model.activation = 'swish' is not one of relu, gelu, gelu-tanh, silu",
         error(REQUIRED + "model.activation = swish\n"));
     assertEquals("output.mode = 'append' is not one of error-if-exists, overwrite, "
         + "replace-any-folder",
