@@ -1,6 +1,9 @@
 package io.corpus.encoder.cli;
 
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.Setting;
+import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.pipeline.EncoderTransformer;
@@ -9,45 +12,38 @@ import io.corpus.encoder.weights.ModelFolder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Job settings to an {@link EncoderTransformer}, and to the summary's description of the model. */
 final class Transformers {
   private Transformers() {}
 
+  /**
+   * The settings the job resolves or derives before they reach a param: the model's paths
+   * (relative to the configuration), the input's columns and limits (by the input's kind), and
+   * the attention outputs (their columns). Every other setting that mirrors a param is copied as
+   * the configuration gives it, and the Transformer checks it as the job's parser did.
+   */
+  static final Set<Setting<?>> RESOLVED = Set.of(Settings.MODEL_PATH,
+      Settings.MODEL_WEIGHTS, Settings.EMBEDDINGS_COLUMN, Settings.IDS_COLUMN,
+      Settings.TYPE_IDS_COLUMN, Settings.TEXT_COLUMN, Settings.TEXT_PAIR_COLUMNS,
+      Settings.MAX_LENGTH, Settings.MAX_TOKENS, Settings.ON_TOO_LONG, Settings.CHUNK_OVERLAP,
+      Settings.PROMPT, Settings.PROMPT_NAME);
+
   /** The job's transformer: its settings as params, and the attention columns its tables need. */
   static EncoderTransformer fromSettings(JobSettings s) {
-    ModelSettings m = s.model();
+    EncoderTransformer t = new EncoderTransformer();
+    Settings.withParams().filter(setting -> !RESOLVED.contains(setting))
+        .filter(setting -> s.given().containsKey(setting.key()))
+        .forEach(setting -> t.setSetting(setting, s.given().get(setting.key())));
     JobSettings.Input in = s.input();
-    EncoderTransformer t = new EncoderTransformer()
-        .setIdCol(in.idColumn())
-        .setMaskCol(in.maskColumn())
-        .setCausal(m.causal())
-        .setWindow(m.window())
-        .setOutputCol(s.output().tokenEmbeddings() ? "embeddings" : "")
+    t.setOutputCol(s.output().tokenEmbeddings() ? "embeddings" : "")
         .setPooledCol("pooled")
-        .setPooling(s.output().pooling().configName())
-        .setNormalize(String.valueOf(s.output().normalize()))
-        .setDimensions(s.output().dimensions())
-        .setAttentionLayers(ints(s.output().attention().layers()))
-        .setAttentionHeads(ints(s.output().attention().heads()))
-        .setAttentionSample(s.output().attention().sample())
-        .setAttentionIds(s.output().attention().ids().toArray(new String[0]))
-        .setAttentionFormat(s.output().attention().format().configName())
-        .setAttentionTopK(s.output().attention().topK())
-        .setAttentionAverageHeads(s.output().attention().averageHeads())
-        .setBatchTokens(s.execution().batchTokens())
         .setHandleInvalid(in.onInvalid() == JobSettings.OnInvalid.FAIL ? "error" : "skip");
     if (s.weights().isFolder()) {
-      t.setModelPath(s.weights().folder());   // the architecture is the folder's, checked
+      t.setModelPath(s.weights().folder());
     } else {
-      t.setWeightsPath(s.weights().path())
-          .setNaming(s.weights().naming().configName())
-          .setHeads(m.heads())
-          .setActivation(m.activation().configName())
-          .setNormFirst(m.normFirst())
-          .setFinalNorm(m.finalNorm())
-          .setLayerNormEps(m.layerNormEps())
-          .setPositional(m.positional().configName());
+      t.setWeightsPath(s.weights().path());
     }
     switch (in.kind()) {
       case EMBEDDINGS -> t.setInputCol(in.embeddingsColumn()).setMaxLength(in.maxLength());
@@ -61,7 +57,7 @@ final class Transformers {
       }
       default -> throw new AssertionError(in.kind());
     }
-    if (in.kind() != io.corpus.encoder.config.InputKind.EMBEDDINGS) {
+    if (in.kind() != InputKind.EMBEDDINGS) {
       t.setMaxTokens(in.maxTokens()).setOnTooLong(in.onTooLong().configName())
           .setChunkOverlap(in.chunkOverlap()).setPromptName(in.prompt().name());
       if (in.prompt().textGiven()) {
@@ -108,9 +104,5 @@ final class Transformers {
     d.put("max_positions", model.folder() != null
         ? model.folder().usablePositions() : w.maxPositions());
     return d;
-  }
-
-  private static int[] ints(List<Integer> values) {
-    return values.stream().mapToInt(Integer::intValue).toArray();
   }
 }

@@ -5,10 +5,15 @@ import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.Serializable;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Everything one encode job needs, as parsed from its configuration by {@link SettingsParser};
- * {@code environment} holds the values that came from environment variables, never to be shown.
+ * {@code environment} holds the values that came from environment variables, never to be shown;
+ * {@code given} the settings the configuration sets, by key, as read and checked (what the
+ * Transformer's params are copied from, so a setting that mirrors a param is wired once).
  */
 public record JobSettings(
     Input input,
@@ -16,7 +21,12 @@ public record JobSettings(
     ModelSettings model,
     Output output,
     Execution execution,
-    EnvironmentValues environment) implements Serializable {
+    EnvironmentValues environment,
+    Map<String, Object> given) implements Serializable {
+
+  public JobSettings {
+    given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
+  }
 
   /**
    * Where the sequences come from: exactly one of {@code embeddingsColumn}, {@code idsColumn} and

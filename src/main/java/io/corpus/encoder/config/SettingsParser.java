@@ -141,7 +141,14 @@ public final class SettingsParser {
         Settings.READER_BATCH_ROWS.read(c),
         Settings.MIN_PARTITIONS.read(c),
         Settings.PROGRESS.read(c));
-    return new JobSettings(input, weights, model, output, execution, EnvironmentValues.of(c));
+    Map<String, Object> given = new LinkedHashMap<>();
+    for (Setting<?> setting : Settings.ALL) {
+      if (user.hasPath(setting.key())) {
+        given.put(setting.key(), setting.read(c));
+      }
+    }
+    return new JobSettings(input, weights, model, output, execution, EnvironmentValues.of(c),
+        given);
   }
 
   /** output.dimensions, which cuts a pooled vector: refused without one. */

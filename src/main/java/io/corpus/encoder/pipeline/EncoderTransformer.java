@@ -122,6 +122,24 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setMaxLength(int v) { set(maxLength, v); return this; }
   public EncoderTransformer setHandleInvalid(String v) { set(handleInvalid, v); return this; }
 
+  /**
+   * Sets the param that mirrors {@code setting} to a value as the job's parser reads it (a list
+   * of indices or strings becomes the param's array).
+   */
+  public EncoderTransformer setSetting(Setting<?> setting, Object value) {
+    if (setting.param().isEmpty()) {
+      throw new IllegalArgumentException(setting.key() + " has no param");
+    }
+    Object v = value;
+    if (value instanceof List<?> list) {
+      v = setting.type() == Setting.Type.INT_LIST
+          ? list.stream().mapToInt(i -> (Integer) i).toArray()
+          : list.stream().map(String.class::cast).toArray(String[]::new);
+    }
+    set(setting.param(), v);
+    return this;
+  }
+
   /** Counters this transformer's tasks add to; without them, fresh ones are made per call. */
   public EncoderTransformer setMetrics(EncodeMetrics metrics) {
     this.metrics = metrics;
