@@ -3,7 +3,9 @@ package io.corpus.encoder.config;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Activation;
@@ -143,12 +145,27 @@ public final class SettingsParser {
         Settings.PROGRESS.read(c));
     Map<String, Object> given = new LinkedHashMap<>();
     for (Setting<?> setting : Settings.ALL) {
-      if (user.hasPath(setting.key())) {
+      if (sets(user, setting.key())) {
         given.put(setting.key(), setting.read(c));
       }
     }
     return new JobSettings(input, weights, model, output, execution, EnvironmentValues.of(c),
         given);
+  }
+
+  /**
+   * Whether the user's configuration sets {@code key}, looked up without resolving it: a value
+   * such as {@code ${?VARIABLE}} is resolved only in the merged configuration.
+   */
+  private static boolean sets(Config user, String key) {
+    ConfigValue value = user.root();
+    for (String part : ConfigUtil.splitPath(key)) {
+      if (!(value instanceof ConfigObject object) || !object.containsKey(part)) {
+        return false;
+      }
+      value = object.get(part);
+    }
+    return true;
   }
 
   /** output.dimensions, which cuts a pooled vector: refused without one. */
