@@ -1,6 +1,6 @@
 package io.corpus.encoder.model;
 
-import io.corpus.encoder.kernel.LayerNorm;
+import io.corpus.encoder.kernel.RmsNorm;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.kernel.Vectors;
 import java.util.HashMap;
@@ -34,15 +34,17 @@ public final class Encoder {
   private final EncoderWeights weights;
   private final int width;       // E
   private final int heads;       // H
+  private final int kvHeads;     // Hkv
   private final int headWidth;   // D
+  private final int inner;       // H·D, the context's width (E for most encoders)
   private final int ffnWidth;    // F
   private final HeadAttention head;
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
   private final RelativeBias bias; // the model's score bias, or null
 
   private int capacity;          // rows the buffers below hold
-  private float[] qkv = new float[0];       // (N, 3E)
-  private float[] context = new float[0];   // (N, E), heads concatenated
+  private float[] qkv = new float[0];       // (N, (H + 2·Hkv)·D): q, k, v heads
+  private float[] context = new float[0];   // (N, H·D), heads concatenated
   private float[] scratch = new float[0];   // (N, E), residual sums and normalized inputs
   private float[] hidden = new float[0];    // (min(N, FFN_BLOCK), F)
   private float[] gate = new float[0];      // (min(N, FFN_BLOCK), F) of a gated feed-forward
@@ -57,21 +59,36 @@ public final class Encoder {
     this.weights = weights;
     this.width = weights.width();
     this.heads = settings.heads();
-    if (width % heads != 0) {
-      throw new IllegalArgumentException("heads = " + heads + " does not divide the width E = "
-          + width);
-    }
-    this.headWidth = width / heads;
+    this.kvHeads = settings.kvHeads();
+    this.headWidth = settings.headWidth(width);
+    this.inner = heads * headWidth;
     this.ffnWidth = weights.ffnWidth();
     this.bias = settings.scoreBias().any()
         ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
-    this.head = new HeadAttention(width, headWidth, attentionTile, bias);
+    this.head = new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
+        attentionTile, bias);
+    checkShapes();
     this.rotary = new Rotary[weights.layerCount()];
     Map<RotaryPositions, Rotary> byForm = new HashMap<>();
     for (int l = 0; l < rotary.length; l++) {
       RotaryPositions form = settings.layer(l).rotary();
       if (form.any()) {
         rotary[l] = byForm.computeIfAbsent(form, f -> new Rotary(headWidth, f));
+      }
+    }
+  }
+
+  /** Each layer's projections as the heads' shape needs them, or an error naming the layer. */
+  private void checkShapes() {
+    for (int l = 0; l < weights.layerCount(); l++) {
+      LayerWeights w = weights.layers().get(l);
+      if (w.inProjWeight().length != (long) head.qkvWidth() * width
+          || w.outProjWeight().length != (long) width * inner
+          || (w.normsQueriesAndKeys() && (w.queryNorm().length != headWidth
+          || w.keyNorm().length != headWidth))) {
+        throw new IllegalArgumentException("layer " + l + "'s projections do not fit " + heads
+            + " heads and " + kvHeads + " KV heads of " + headWidth + " values in a width of "
+            + width);
       }
     }
   }
@@ -100,25 +117,30 @@ public final class Encoder {
         // x = x + MHA(LN1(x)); x = x + FFN(LN2(x)); a layer without LN1 attends to x itself
         float[] attended = x;
         if (w.hasAttentionNorm()) {
-          LayerNorm.apply(x, 0, scratch, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
+          norm(x, scratch, n, w.norm1Gamma(), w.norm1Beta());
           attended = scratch;
         }
         attention(batch, attended, w, l, layerSink);
-        residualLinear(context, width, w.outProjWeight(), w.outProjBias(), x, x, n);
-        LayerNorm.apply(x, 0, scratch, 0, n, w.norm2Gamma(), w.norm2Beta(), eps());
+        residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), x, x, n);
+        norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
         feedForward(scratch, w, x, x, n);
       } else {
         // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
         attention(batch, x, w, l, layerSink);
-        residualLinear(context, width, w.outProjWeight(), w.outProjBias(), x, scratch, n);
-        LayerNorm.apply(scratch, 0, x, 0, n, w.norm1Gamma(), w.norm1Beta(), eps());
+        residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), x, scratch, n);
+        norm(scratch, x, n, w.norm1Gamma(), w.norm1Beta());
         feedForward(x, w, x, scratch, n);
-        LayerNorm.apply(scratch, 0, x, 0, n, w.norm2Gamma(), w.norm2Beta(), eps());
+        norm(scratch, x, n, w.norm2Gamma(), w.norm2Beta());
       }
     }
     if (settings.finalNorm()) {
-      LayerNorm.apply(x, 0, x, 0, n, weights.finalNormGamma(), weights.finalNormBeta(), eps());
+      norm(x, x, n, weights.finalNormGamma(), weights.finalNormBeta());
     }
+  }
+
+  /** N rows of width E normalized from in to out, as the model's norm kind says. */
+  private void norm(float[] in, float[] out, int n, float[] gamma, float[] beta) {
+    settings.norm().apply(in, 0, out, 0, n, gamma, beta, eps());
   }
 
   private float eps() {
@@ -182,15 +204,23 @@ public final class Encoder {
   }
 
   /**
-   * context (N, E) = concat over heads of softmax(Q_h K_hᵀ / √D + mask) V_h, from in (N, E).
-   * Sequences longer than the attention tile are tiled unless their maps are wanted.
+   * context (N, H·D) = concat over heads of softmax(Q_h K_hᵀ / √D + bias + mask) V_h, from in
+   * (N, E). Sequences longer than the attention tile are tiled unless their maps are wanted.
    */
   private void attention(TokenBatch batch, float[] in, LayerWeights w, int layer,
       AttentionSink sink) {
     int n = batch.tokenCount();
-    int qkvWidth = 3 * width;
+    int qkvWidth = head.qkvWidth();
     Vectors.fillRows(qkv, 0, n, w.inProjBias());
     RowMajorBlas.linear(n, width, qkvWidth, in, 0, w.inProjWeight(), qkv, 0, true);
+    if (w.normsQueriesAndKeys()) {                     // each head's q and k, over its D
+      for (int r = 0; r < n; r++) {
+        int queries = r * qkvWidth;
+        int keys = queries + inner;
+        RmsNorm.apply(qkv, queries, qkv, queries, heads, headWidth, w.queryNorm(), eps());
+        RmsNorm.apply(qkv, keys, qkv, keys, kvHeads, headWidth, w.keyNorm(), eps());
+      }
+    }
     if (rotary[layer] != null) {
       rotate(batch, rotary[layer]);
     }
@@ -213,9 +243,10 @@ public final class Encoder {
             sink.accept(layer, b, h, head.weights(t), 0, t);
           }
         } else {
-          int q = first * qkvWidth + h * headWidth;                // Q_h (T, D), row stride 3E
-          head.tiled(batch, first, t, h, mask, qkv, q, q + width, q + 2 * width, context,
-              first * width + h * headWidth);                      // K_h, V_h; (T, D) out
+          int row = first * qkvWidth;                              // Q_h, K_h, V_h: (T, D)
+          head.tiled(batch, first, t, h, mask, qkv, row + head.queryOffset(h),
+              row + head.keyOffset(h), row + head.valueOffset(h), context,
+              first * inner + h * headWidth);                      // (T, D) out
         }
       }
     }
@@ -230,15 +261,15 @@ public final class Encoder {
     return last + 1;
   }
 
-  /** Rotates every head's q and k (N rows of the (N, 3E) qkv buffer) by its token's position. */
+  /** Rotates every q and k head (N rows of the fused qkv buffer) by its token's position. */
   private void rotate(TokenBatch batch, Rotary table) {
     int n = batch.tokenCount();
+    int qkvWidth = head.qkvWidth();
     table.cover(longest(batch));
     for (int r = 0; r < n; r++) {
       int position = batch.position(r);
-      for (int h = 0; h < heads; h++) {
-        table.rotate(qkv, r * 3 * width + h * headWidth, position);           // q_h
-        table.rotate(qkv, r * 3 * width + width + h * headWidth, position);   // k_h
+      for (int h = 0; h < heads + kvHeads; h++) {          // q heads, then the k heads after them
+        table.rotate(qkv, r * qkvWidth + h * headWidth, position);
       }
     }
   }
@@ -248,8 +279,8 @@ public final class Encoder {
       return;
     }
     capacity = Math.max(n, capacity + capacity / 2);
-    qkv = new float[capacity * 3 * width];
-    context = new float[capacity * width];
+    qkv = new float[capacity * head.qkvWidth()];
+    context = new float[capacity * inner];
     scratch = new float[capacity * width];
     hidden = new float[Math.min(capacity, FFN_BLOCK) * ffnWidth];
     gate = weights.layers().stream().anyMatch(LayerWeights::gated) ? new float[hidden.length]

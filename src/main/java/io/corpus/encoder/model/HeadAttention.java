@@ -23,9 +23,12 @@ import java.util.Arrays;
 final class HeadAttention {
   private static final Elementwise MATH = Elementwise.INSTANCE;
 
-  private final int width;        // E: row stride of the context
+  private final int width;        // H·D: row stride of the context
   private final int headWidth;    // D
-  private final float scoreScale; // 1 / √D
+  private final int heads;        // H
+  private final int kvHeads;      // Hkv: query head h reads KV head h / (H / Hkv)
+  private final int qkvWidth;     // (H + 2·Hkv)·D: row stride of the fused q, k, v
+  private final float scoreScale; // 1 / √D unless the model says otherwise
   private final int tile;
   private final RelativeBias bias;          // added to every score, or null
   private float[] keyScores = new float[0];   // (T_k, count·T_q) for full: Sᵀ, a row per key
@@ -37,12 +40,24 @@ final class HeadAttention {
   private final float[] rowMax;            // (tile) running max per query row
   private final float[] rowSum;            // (tile) running sum of exp per query row
 
-  /** With {@code bias} (or null) added to every score after the 1/√D scaling. */
-  HeadAttention(int width, int headWidth, int tile, RelativeBias bias) {
+  /** H heads of D values, as many KV heads, scores scaled by 1/√D, no bias. */
+  HeadAttention(int heads, int headWidth, int tile) {
+    this(heads, heads, headWidth, 1.0 / Math.sqrt(headWidth), tile, null);
+  }
+
+  /**
+   * H query heads and Hkv KV heads of D values, the rows of the fused buffer q (H·D), k (Hkv·D)
+   * then v (Hkv·D); scores scaled by {@code scoreScale}, with {@code bias} (or null) added.
+   */
+  HeadAttention(int heads, int kvHeads, int headWidth, double scoreScale, int tile,
+      RelativeBias bias) {
     this.bias = bias;
-    this.width = width;
+    this.heads = heads;
+    this.kvHeads = kvHeads;
+    this.width = heads * headWidth;
+    this.qkvWidth = (heads + 2 * kvHeads) * headWidth;
     this.headWidth = headWidth;
-    this.scoreScale = (float) (1.0 / Math.sqrt(headWidth));
+    this.scoreScale = (float) scoreScale;
     this.tile = tile;
     this.tileScores = new float[tile * tile];
     this.rowMax = new float[tile];
@@ -54,10 +69,30 @@ final class HeadAttention {
     return tile;
   }
 
+  /** Where query head h starts in a row of the fused buffer. */
+  int queryOffset(int h) {
+    return h * headWidth;
+  }
+
+  /** Where the key head that query head h reads starts in a row of the fused buffer. */
+  int keyOffset(int h) {
+    return (heads + h / (heads / kvHeads)) * headWidth;
+  }
+
+  /** Where the value head that query head h reads starts in a row of the fused buffer. */
+  int valueOffset(int h) {
+    return (heads + kvHeads + h / (heads / kvHeads)) * headWidth;
+  }
+
+  /** The row width of the fused q, k, v buffer. */
+  int qkvWidth() {
+    return qkvWidth;
+  }
+
   /**
    * Full attention of heads [h0, h0 + count) of one sequence starting at row {@code first}, each
    * head's (T, D) block of context written in place. Q_h, K_h and V_h are (T, D) views of qkv
-   * with row stride 3E.
+   * with row stride (H + 2·Hkv)·D.
    *
    * <p>The scores are computed transposed, a row per key: Sᵀ_h = K_h Q_hᵀ / √D, the heads' matrices
    * side by side in one (T_k, count·T_q) buffer. At T = 128, D = 64 OpenBLAS runs this product
@@ -70,13 +105,14 @@ final class HeadAttention {
    */
   void full(TokenBatch batch, int first, int t, int h0, int count, AttentionMask rule,
       float[] qkv, float[] context) {
-    int ld = 3 * width;
+    int ld = qkvWidth;
     int cols = count * t;
     ensureCapacity(t * cols, cols);
     int row = first * ld;
     for (int h = 0; h < count; h++) {
-      int q = row + (h0 + h) * headWidth;
-      RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, q + width, ld, qkv, q, ld,
+      int q = row + queryOffset(h0 + h);
+      int k = row + keyOffset(h0 + h);
+      RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
           0f, keyScores, h * t, cols);                                    // Sᵀ_h (T_k, T_q)
       if (bias != null) {
         bias.add(batch, first, h0 + h, keyScores, h * t, 0, t, 0, t, 1, cols);
@@ -91,7 +127,7 @@ final class HeadAttention {
     }
     for (int h = 0; h < count; h++) {
       int out = first * width + (h0 + h) * headWidth;
-      int v = row + 2 * width + (h0 + h) * headWidth;
+      int v = row + valueOffset(h0 + h);
       RowMajorBlas.gemm(true, false, t, headWidth, t, 1f, keyScores, h * t, cols, qkv, v, ld,
           0f, context, out, width);                                       // (T_q, D)
       for (int i = 0; i < t; i++) {
@@ -131,10 +167,10 @@ final class HeadAttention {
   /** Tiled attention of head h, same arguments and result as {@link #full}, no maps. */
   void tiled(TokenBatch batch, int first, int t, int h, AttentionMask rule, float[] qkv, int q,
       int k, int v, float[] context, int out) {
-    int ld = 3 * width;
+    int ld = qkvWidth;
     for (int q0 = 0; q0 < t; q0 += tile) {
       int bq = Math.min(tile, t - q0);
-      int acc = out + q0 * width;                      // (bq, D) output rows, row stride E
+      int acc = out + q0 * width;                      // (bq, D) output rows, row stride H·D
       Arrays.fill(rowMax, 0, bq, Float.NEGATIVE_INFINITY);
       Arrays.fill(rowSum, 0, bq, 0f);
       for (int i = 0; i < bq; i++) {

@@ -22,6 +22,9 @@ import java.io.Serializable;
  * @param ffnGateWeight (F, E) the gate of a gated feed-forward, act(x·W1ᵀ + b1) ⊙ (x·Wgᵀ + bg);
  *     null for a plain one
  * @param ffnGateBias (F), null with ffnGateWeight
+ * @param queryNorm (D) an RMS norm's scale applied to each head's q before rotary positions
+ *     (Qwen3, Gemma3), or null
+ * @param keyNorm (D) the same for each KV head's k, or null with queryNorm
  */
 public record LayerWeights(
     float[] inProjWeight, float[] inProjBias,
@@ -30,7 +33,18 @@ public record LayerWeights(
     float[] ffnOutWeight, float[] ffnOutBias,
     float[] norm1Gamma, float[] norm1Beta,
     float[] norm2Gamma, float[] norm2Beta,
-    float[] ffnGateWeight, float[] ffnGateBias) implements Serializable {
+    float[] ffnGateWeight, float[] ffnGateBias,
+    float[] queryNorm, float[] keyNorm) implements Serializable {
+
+  /** A layer without q/k norms. */
+  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
+      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
+      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
+      float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias) {
+    this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
+        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, ffnGateWeight,
+        ffnGateBias, null, null);
+  }
 
   /** A layer with a plain feed-forward and both norms: BERT's, PyTorch's. */
   public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
@@ -43,9 +57,10 @@ public record LayerWeights(
 
   public LayerWeights {
     if ((norm1Gamma == null) != (norm1Beta == null)
-        || (ffnGateWeight == null) != (ffnGateBias == null)) {
-      throw new IllegalArgumentException("A norm's scale and shift, and a gate's weight and "
-          + "bias, are both present or both absent");
+        || (ffnGateWeight == null) != (ffnGateBias == null)
+        || (queryNorm == null) != (keyNorm == null)) {
+      throw new IllegalArgumentException("A norm's scale and shift, a gate's weight and bias, "
+          + "and the q and k norms are both present or both absent");
     }
   }
 
@@ -64,6 +79,11 @@ public record LayerWeights(
     return ffnGateWeight != null;
   }
 
+  /** Whether each head's q and k are normalized before rotary positions. */
+  public boolean normsQueriesAndKeys() {
+    return queryNorm != null;
+  }
+
   /** Whether attention reads the layer's input through a norm. */
   public boolean hasAttentionNorm() {
     return norm1Gamma != null;
@@ -74,7 +94,7 @@ public record LayerWeights(
     long count = 0;
     for (float[] a : new float[][] {inProjWeight, inProjBias, outProjWeight, outProjBias,
         ffnInWeight, ffnInBias, ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
-        norm2Beta, ffnGateWeight, ffnGateBias}) {
+        norm2Beta, ffnGateWeight, ffnGateBias, queryNorm, keyNorm}) {
       count += a == null ? 0 : a.length;
     }
     return count;

@@ -14,6 +14,8 @@ import java.util.List;
  * @param layers how each of the L layers attends (window, rotary base), when layers differ;
  *     empty means every layer is {@link LayerAttention#PLAIN}
  * @param scoreBias a bias every layer adds to its scores by distance (MPNet, ALiBi), or NONE
+ * @param attention the heads' shape: KV heads and head width, when they are not H and E/H
+ * @param norm LayerNorm or RMSNorm, in every layer and the final norm
  */
 public record ModelSettings(
     int heads,
@@ -25,7 +27,37 @@ public record ModelSettings(
     int window,
     PositionalEncoding positional,
     List<LayerAttention> layers,
-    ScoreBias scoreBias) implements Serializable {
+    ScoreBias scoreBias,
+    AttentionHeads attention,
+    NormKind norm) implements Serializable {
+
+  /**
+   * The heads' shape beyond H, where a family sets it.
+   *
+   * @param kvHeads Hkv, the key and value heads (grouped-query attention: query head h reads KV
+   *     head h / (H / Hkv)); 0 means H
+   * @param headWidth D; 0 means E / H (then H must divide E)
+   * @param scoreScale what q·k is multiplied by; 0 means 1/√D
+   */
+  public record AttentionHeads(int kvHeads, int headWidth, double scoreScale) implements Serializable {
+    /** H heads of E / H values, KV heads as many, scores scaled by 1/√D: most encoders. */
+    public static final AttentionHeads PLAIN = new AttentionHeads(0, 0, 0);
+
+    public AttentionHeads {
+      if (kvHeads < 0 || headWidth < 0 || !(scoreScale >= 0) || Double.isInfinite(scoreScale)) {
+        throw new IllegalArgumentException("KV heads, head width and score scale are 0 (the "
+            + "default) or positive, got " + kvHeads + ", " + headWidth + ", " + scoreScale);
+      }
+    }
+  }
+
+  /** Layers that may differ and a score bias; plain heads, LayerNorm. */
+  public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
+      double layerNormEps, boolean causal, int window, PositionalEncoding positional,
+      List<LayerAttention> layers, ScoreBias scoreBias) {
+    this(heads, activation, normFirst, finalNorm, layerNormEps, causal, window, positional,
+        layers, scoreBias, AttentionHeads.PLAIN, NormKind.LAYER);
+  }
 
   /** Every layer alike: global (or the window given), no rotary positions. */
   public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
@@ -54,9 +86,36 @@ public record ModelSettings(
           + layerNormEps);
     }
     layers = List.copyOf(layers);
-    if (scoreBias == null) {
-      throw new IllegalArgumentException("a model without a score bias has ScoreBias.NONE");
+    if (scoreBias == null || attention == null || norm == null) {
+      throw new IllegalArgumentException("a model without a score bias, head shape or norm kind "
+          + "has ScoreBias.NONE, AttentionHeads.PLAIN, NormKind.LAYER");
     }
+    if (attention.kvHeads() > 0 && heads % attention.kvHeads() != 0) {
+      throw new IllegalArgumentException("KV heads = " + attention.kvHeads() + " does not "
+          + "divide the heads H = " + heads);
+    }
+  }
+
+  /** Hkv. */
+  public int kvHeads() {
+    return attention.kvHeads() > 0 ? attention.kvHeads() : heads;
+  }
+
+  /** D for a model of width E. */
+  public int headWidth(int width) {
+    if (attention.headWidth() > 0) {
+      return attention.headWidth();
+    }
+    if (width % heads != 0) {
+      throw new IllegalArgumentException("heads = " + heads + " does not divide the width E = "
+          + width);
+    }
+    return width / heads;
+  }
+
+  /** What q·k is multiplied by, for heads of width D. */
+  public double scoreScale(int headWidth) {
+    return attention.scoreScale() > 0 ? attention.scoreScale() : 1.0 / Math.sqrt(headWidth);
   }
 
   /** How layer l attends. */

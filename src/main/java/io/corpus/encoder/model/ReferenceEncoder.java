@@ -1,6 +1,6 @@
 package io.corpus.encoder.model;
 
-import io.corpus.encoder.kernel.LayerNorm;
+import io.corpus.encoder.kernel.RmsNorm;
 
 /**
  * The encoder written as plainly as the math, one sequence at a time, in double, with no BLAS and
@@ -67,20 +67,34 @@ public final class ReferenceEncoder {
       int layer) {
     int t = x.length;
     int heads = settings.heads();
-    int d = width / heads;
-    double[][] qkv = linear(x, w.inProjWeight(), w.inProjBias());   // (T, 3E)
+    int kvHeads = settings.kvHeads();
+    int d = settings.headWidth(width);
+    int group = heads / kvHeads;
+    double[][] qkv = linear(x, w.inProjWeight(), w.inProjBias());   // (T, (H + 2·Hkv)·D)
+    if (w.normsQueriesAndKeys()) {
+      for (int i = 0; i < t; i++) {
+        for (int h = 0; h < heads + kvHeads; h++) {                  // q heads, then k heads
+          double[] head = java.util.Arrays.copyOfRange(qkv[i], h * d, (h + 1) * d);
+          double[] normed = RmsNorm.exact(head, h < heads ? w.queryNorm() : w.keyNorm(),
+              settings.layerNormEps());
+          System.arraycopy(normed, 0, qkv[i], h * d, d);
+        }
+      }
+    }
     RotaryPositions form = settings.layer(layer).rotary();
     if (form.any()) {
       Rotary rotary = new Rotary(d, form);
       for (int i = 0; i < t; i++) {
-        for (int h = 0; h < heads; h++) {
+        for (int h = 0; h < heads + kvHeads; h++) {
           rotate(qkv[i], h * d, d, rotary, i);
-          rotate(qkv[i], width + h * d, d, rotary, i);
         }
       }
     }
     AttentionMask mask = settings.mask(layer);
-    double[][] context = new double[t][width];
+    double scale = settings.scoreScale(d);
+    int keys = heads * d;                       // where the k heads start, then the v heads
+    int values = keys + kvHeads * d;
+    double[][] context = new double[t][heads * d];
     maps[layer] = new double[heads][t][t];
     for (int h = 0; h < heads; h++) {
       for (int i = 0; i < t; i++) {
@@ -90,10 +104,10 @@ public final class ReferenceEncoder {
           boolean allowed = real[j] && mask.allows(i, j);
           double dot = 0;
           for (int c = 0; c < d; c++) {
-            dot += qkv[i][h * d + c] * qkv[j][width + h * d + c];
+            dot += qkv[i][h * d + c] * qkv[j][keys + (h / group) * d + c];
           }
           double bias = settings.scoreBias().value(h, heads, j - i, weights.scoreBiasTable());
-          s[j] = allowed ? dot / Math.sqrt(d) + bias : Double.NEGATIVE_INFINITY;
+          s[j] = allowed ? dot * scale + bias : Double.NEGATIVE_INFINITY;
           max = Math.max(max, s[j]);
         }
         double sum = 0;
@@ -105,7 +119,7 @@ public final class ReferenceEncoder {
           double p = real[i] && sum > 0 ? s[j] / sum : 0;
           maps[layer][h][i][j] = p;
           for (int c = 0; c < d; c++) {
-            context[i][h * d + c] += p * qkv[j][2 * width + h * d + c];
+            context[i][h * d + c] += p * qkv[j][values + (h / group) * d + c];
           }
         }
       }
@@ -157,7 +171,7 @@ public final class ReferenceEncoder {
   private double[][] norm(double[][] x, float[] gamma, float[] beta) {
     double[][] y = new double[x.length][];
     for (int r = 0; r < x.length; r++) {
-      y[r] = LayerNorm.exact(x[r], gamma, beta, settings.layerNormEps());
+      y[r] = settings.norm().exact(x[r], gamma, beta, settings.layerNormEps());
     }
     return y;
   }

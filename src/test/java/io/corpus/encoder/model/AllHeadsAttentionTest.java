@@ -34,8 +34,8 @@ class AllHeadsAttentionTest {
     AttentionMask mask = new AttentionMask(causal, window);
     float[] byHead = new float[n * width];
     float[] together = new float[n * width];
-    HeadAttention one = new HeadAttention(width, headWidth, 256, null);
-    HeadAttention all = new HeadAttention(width, headWidth, 256, null);
+    HeadAttention one = new HeadAttention(heads, headWidth, 256);
+    HeadAttention all = new HeadAttention(heads, headWidth, 256);
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int first = batch.firstRow(b);
       int t = batch.length(b);

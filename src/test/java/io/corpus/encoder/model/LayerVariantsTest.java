@@ -92,6 +92,68 @@ class LayerVariantsTest {
   }
 
   /**
+   * Decoder-style layers: grouped-query attention (4 query heads reading 2 KV heads), heads of 8
+   * values in a width of 24 (H·D ≠ E), RMS norms everywhere, an RMS norm on each head's q and k
+   * before rotary positions, a score scale of the model's own, causal attention, a gated SiLU
+   * feed-forward without biases: whole, in tiles of 4 and with maps, against the reference.
+   */
+  @Test
+  void groupedQueryHeadsRmsNormsAndQueryKeyNormsMatchTheReference() {
+    Random random = new Random(14);
+    int heads = 4;
+    int kvHeads = 2;
+    int d = 8;
+    int qkvWidth = (heads + 2 * kvHeads) * d;
+    List<LayerWeights> layers = new ArrayList<>();
+    for (int l = 0; l < 3; l++) {
+      layers.add(new LayerWeights(
+          RandomModels.gaussian(random, qkvWidth * WIDTH, 1.6 / Math.sqrt(WIDTH)),
+          new float[qkvWidth],
+          RandomModels.gaussian(random, WIDTH * heads * d, 1 / Math.sqrt(heads * d)),
+          new float[WIDTH],
+          RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)), new float[FFN],
+          RandomModels.gaussian(random, WIDTH * FFN, 1 / Math.sqrt(FFN)), new float[WIDTH],
+          near1(random, WIDTH), new float[WIDTH], near1(random, WIDTH), new float[WIDTH],
+          RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)), new float[FFN],
+          near1(random, d), near1(random, d)));
+    }
+    EncoderWeights weights = new EncoderWeights(layers, near1(random, WIDTH), new float[WIDTH],
+        null);
+    List<LayerAttention> attention = List.of(new LayerAttention(0, 10000),
+        new LayerAttention(3, 10000), new LayerAttention(0, 1000000));
+    ModelSettings settings = new ModelSettings(heads, Activation.SILU, true, true, 1e-6, true, 0,
+        PositionalEncoding.NONE, attention, ScoreBias.NONE,
+        new ModelSettings.AttentionHeads(kvHeads, d, 0.2), NormKind.RMS);
+    List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 23, 4, 17, 30});
+    ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
+    PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);
+    PlainRunner.Output[] tiled = PlainRunner.run(new Encoder(settings, weights, 4), rows, 4,
+        false);
+    for (int r = 0; r < rows.size(); r++) {
+      ReferenceEncoder.Result expected = reference.encode(rows.get(r).embeddings(),
+          rows.get(r).valid());
+      assertVectorsClose(expected.embeddings(), withMaps[r].embeddings(), "row " + r);
+      assertVectorsClose(expected.embeddings(), tiled[r].embeddings(), "tiled row " + r);
+      for (int l = 0; l < attention.size(); l++) {
+        for (int h = 0; h < heads; h++) {
+          assertMapClose(expected.attention()[l][h], withMaps[r].attention()[l][h],
+              "row " + r + " layer " + l + " head " + h);
+        }
+      }
+    }
+    double[][] map = reference.encode(rows.get(5).embeddings(), null).attention()[0][0];
+    assertTrue(map[3][4] == 0 && map[4][3] > 0, "causal: a query sees no later key");
+  }
+
+  private static float[] near1(Random random, int count) {
+    float[] out = RandomModels.gaussian(random, count, 0.1);
+    for (int i = 0; i < count; i++) {
+      out[i] += 1;
+    }
+    return out;
+  }
+
+  /**
    * MPNet's buckets at their edges, as PyTorch computes them in float32 (32 buckets, distance
    * 128: keys after the query from 16, distances 0-7 exact, then log-spaced, 15 at most), and
    * ALiBi's slopes for 8 heads and for 12 (a power of two, then every other slope of twice it).

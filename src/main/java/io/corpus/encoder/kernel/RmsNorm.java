@@ -1,0 +1,45 @@
+package io.corpus.encoder.kernel;
+
+/**
+ * Root-mean-square normalization over a vector: {@code y = x / sqrt(mean(x²) + eps) · γ}, as
+ * Qwen's and Gemma's {@code RMSNorm} compute it (Gemma's (1 + w) is folded into γ when its
+ * weights are read). The sum of squares is taken in double.
+ */
+public final class RmsNorm {
+  private RmsNorm() {}
+
+  /** One row in double, as the formula reads: the references' RMS norm. Returns a new row. */
+  public static double[] exact(double[] x, float[] gamma, double eps) {
+    double squares = 0;
+    for (double v : x) {
+      squares += v * v;
+    }
+    double inverse = 1 / Math.sqrt(squares / x.length + eps);
+    double[] y = new double[x.length];
+    for (int i = 0; i < x.length; i++) {
+      y[i] = x[i] * inverse * gamma[i];
+    }
+    return y;
+  }
+
+  /**
+   * Normalizes {@code rows} vectors of width {@code gamma.length}, the r-th at
+   * {@code xOffset + r · stride}, into y at {@code yOffset + r · stride} (x == y allowed).
+   */
+  public static void apply(float[] x, int xOffset, float[] y, int yOffset, int rows, int stride,
+      float[] gamma, float eps) {
+    int width = gamma.length;
+    for (int r = 0; r < rows; r++) {
+      int in = xOffset + r * stride;
+      int out = yOffset + r * stride;
+      double squares = 0;
+      for (int i = 0; i < width; i++) {
+        squares += (double) x[in + i] * x[in + i];
+      }
+      float inverse = (float) (1 / Math.sqrt(squares / width + eps));
+      for (int i = 0; i < width; i++) {
+        y[out + i] = x[in + i] * inverse * gamma[i];
+      }
+    }
+  }
+}
