@@ -13,14 +13,16 @@ import java.io.Serializable;
  * @param position (P, E) one row per position 0..P-1, or null
  * @param tokenType (S, E) one row per token type (segment) id, or null (then usesTokenTypes is
  *     false)
- * @param gamma (E) LayerNorm scale
- * @param beta (E) LayerNorm shift (zeros when the norm has none)
+ * @param gamma (E) LayerNorm scale, or null when the embeddings are not normalized (Qwen)
+ * @param beta (E) LayerNorm shift (zeros when the norm has none), null with gamma
  * @param positionOffset the row of a sequence's first position (RoBERTa: padding index + 1)
  * @param usesTokenTypes false when the model embeds every token with type 0 whatever the
  *     tokenizer says (RoBERTa)
+ * @param width E
  */
 public record EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
-    float[] beta, int positionOffset, boolean usesTokenTypes) implements Serializable {
+    float[] beta, int positionOffset, boolean usesTokenTypes, int width)
+    implements Serializable {
 
   /** BERT's: positions from row 0, token types used. */
   public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
@@ -28,9 +30,25 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
     this(word, position, tokenType, gamma, beta, 0, true);
   }
 
+  /** Word rows only, no norm, no positions: a decoder's token embeddings. */
+  public static EmbeddingWeights wordsOnly(float[] word, int width) {
+    return new EmbeddingWeights(word, null, null, null, null, 0, false, width);
+  }
+
+  /** With a norm whose width is E. */
+  public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
+      float[] beta, int positionOffset, boolean usesTokenTypes) {
+    this(word, position, tokenType, gamma, beta, positionOffset, usesTokenTypes, gamma.length);
+  }
+
   public EmbeddingWeights {
-    int e = gamma.length;
-    if (e == 0 || beta.length != e || word.length % e != 0 || word.length == 0
+    int e = width;
+    if ((gamma == null) != (beta == null)
+        || (gamma != null && (gamma.length != e || beta.length != e))) {
+      throw new IllegalArgumentException("An embedding norm has a scale and a shift of width "
+          + e + ", or neither");
+    }
+    if (e == 0 || word.length % e != 0 || word.length == 0
         || !table(position, e) || !table(tokenType, e)) {
       throw new IllegalArgumentException("Embedding tables must be non-empty (rows, " + e
           + ") matrices");
@@ -49,11 +67,6 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
     return rows == null || (rows.length > 0 && rows.length % e == 0);
   }
 
-  /** E. */
-  public int width() {
-    return gamma.length;
-  }
-
   /** V: token ids are 0..V-1. */
   public int vocabularySize() {
     return word.length / width();
@@ -67,6 +80,6 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
   /** Number of float parameters. */
   public long parameterCount() {
     return word.length + (position == null ? 0 : position.length)
-        + (tokenType == null ? 0 : tokenType.length) + 2L * width();
+        + (tokenType == null ? 0 : tokenType.length) + (gamma == null ? 0 : 2L * width);
   }
 }

@@ -11,6 +11,11 @@ public enum Pooling implements ConfigName {
   FIRST("first"),
   /** Feature-wise maximum over real tokens. */
   MAX("max"),
+  /**
+   * The last real token, sentence-transformers' {@code pooling_mode_lasttoken}: a decoder's
+   * (causal) last state is the one that has read the whole text.
+   */
+  LAST("last"),
   /** No pooled vector is written. */
   NONE("none");
 
@@ -41,6 +46,7 @@ public enum Pooling implements ConfigName {
     int base = firstRow * width;
     switch (this) {
       case FIRST -> System.arraycopy(x, base, out, 0, width);
+      case LAST -> System.arraycopy(x, base + (rows - 1) * width, out, 0, width);
       case MAX -> {
         Arrays.fill(out, Float.NEGATIVE_INFINITY);
         for (int r = 0; r < rows; r++) {

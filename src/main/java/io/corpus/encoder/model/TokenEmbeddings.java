@@ -82,7 +82,7 @@ public final class TokenEmbeddings {
         Vectors.add(type, s, x, offset, e);
       }
     }
-    if (first >= 0) {
+    if (first >= 0 && weights.gamma() != null) {
       LayerNorm.apply(batch.tokens(), first, batch.tokens(), first, ids.length, weights.gamma(),
           weights.beta(), eps);
     }

@@ -6,6 +6,8 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.NormKind;
 import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -145,17 +147,30 @@ public interface ModelFamily {
    * @param normBias whether the norms have a shift
    * @param layers how each layer attends, when layers differ; empty when all are plain
    * @param scoreBias a bias by distance every layer adds to its scores, or NONE
+   * @param heads KV heads, head width and score scale, where the family sets them
+   * @param norm LayerNorm or RMSNorm
+   * @param causal a decoder's attention: no query sees a later key
    */
   record Architecture(Activation activation, double layerNormEps, boolean normFirst,
       boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
-      List<LayerAttention> layers, ScoreBias scoreBias) {
+      List<LayerAttention> layers, ScoreBias scoreBias, ModelSettings.AttentionHeads heads,
+      NormKind norm, boolean causal) {
 
-    /** Without a score bias. */
+    /** An encoder's: no score bias, plain heads, LayerNorm, bidirectional. */
     public Architecture(Activation activation, double layerNormEps, boolean normFirst,
         boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
         List<LayerAttention> layers) {
       this(activation, layerNormEps, normFirst, finalNorm, projectionBias, feedForwardBias,
           normBias, layers, ScoreBias.NONE);
+    }
+
+    /** An encoder's with a score bias. */
+    public Architecture(Activation activation, double layerNormEps, boolean normFirst,
+        boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
+        List<LayerAttention> layers, ScoreBias scoreBias) {
+      this(activation, layerNormEps, normFirst, finalNorm, projectionBias, feedForwardBias,
+          normBias, layers, scoreBias, ModelSettings.AttentionHeads.PLAIN, NormKind.LAYER,
+          false);
     }
   }
 

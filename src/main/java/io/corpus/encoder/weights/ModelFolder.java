@@ -191,9 +191,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         case "naming" -> agree(g, TensorNaming.BERT.configName(),
             "model_type = " + family.name() + ", whose tensors use " + family.name()
             + " naming");
-        case "causal" -> agree(g, false, "model_type = " + family.name() + ", whose queries "
-            + "see the keys after them too, as it was trained (causal attention is for a "
-            + "weights file)");
+        case "causal" -> agree(g, architecture.causal(), "model_type = " + family.name()
+            + (architecture.causal() ? ", a decoder whose queries see no later key"
+            : ", whose queries see the keys after them too, as it was trained (causal attention "
+            + "is for a weights file)"));
         case "window" -> agree(g, 0, "model_type = " + family.name() + ", whose attention "
             + "windows, if any, are its config.json's (a window of its own is for a weights "
             + "file)");
@@ -201,8 +202,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       }
     }
     return new ModelSettings(heads, activation(), architecture.normFirst(),
-        architecture.finalNorm(), layerNormEps(), false, 0, PositionalEncoding.NONE,
-        architecture.layers(), architecture.scoreBias());
+        architecture.finalNorm(), layerNormEps(), architecture.causal(), 0,
+        PositionalEncoding.NONE, architecture.layers(), architecture.scoreBias(),
+        architecture.heads(), architecture.norm());
   }
 
   private void agree(Given given, Object folderValue, String folderSays) {
@@ -433,15 +435,19 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       if (c.path("pooling_mode_max_tokens").asBoolean(false)) {
         modes.add(Pooling.MAX);
       }
+      if (c.path("pooling_mode_lasttoken").asBoolean(false)) {
+        modes.add(Pooling.LAST);
+      }
       for (String other : List.of("pooling_mode_mean_sqrt_len_tokens",
-          "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken")) {
+          "pooling_mode_weightedmean_tokens")) {
         if (c.path(other).asBoolean(false)) {
-          throw new WeightsException(config + ": " + other + " is not supported (cls, mean, max)");
+          throw new WeightsException(config + ": " + other + " is not supported (cls, mean, max, "
+              + "lasttoken)");
         }
       }
       if (modes.size() != 1) {
-        throw new WeightsException(config + ": expected exactly one pooling mode of cls, mean "
-            + "and max, found " + modes.size());
+        throw new WeightsException(config + ": expected exactly one pooling mode of cls, mean, "
+            + "max and lasttoken, found " + modes.size());
       }
       return modes.get(0);
     }
