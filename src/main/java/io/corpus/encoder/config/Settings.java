@@ -94,7 +94,7 @@ public final class Settings {
       "what an existing output path may be: nothing, an earlier output, any folder");
   public static final Setting<String> POOLING = Setting.choice("output.pooling", "pooling",
       "auto", withAuto(ConfigName.names(Pooling.values())),
-      "mean, first, max, last, none, or auto (the folder's 1_Pooling, else mean)");
+      "mean, first, max, last, none, or auto (the folder's 1_Pooling, else its family's)");
   public static final Setting<String> NORMALIZE = Setting.choice("output.normalize",
       "normalize", "auto", new String[] {"auto", "true", "false"},
       "L2-normalize the pooled vector: true, false or auto (the folder's Normalize module)");

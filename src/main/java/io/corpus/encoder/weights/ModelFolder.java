@@ -239,10 +239,15 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     return requested > 0 ? requested : maxTokens();
   }
 
-  /** A pooling setting: "auto" is the folder's 1_Pooling mode, else (or without a folder) mean. */
+  /**
+   * A pooling setting: "auto" is the folder's 1_Pooling mode, else its family's own (the last
+   * token for a causal decoder, whose last state alone has read the whole text; mean for the
+   * encoders), and mean without a folder.
+   */
   public static Pooling pooling(String setting, ModelFolder folder) {
     if (setting.equals("auto")) {
-      return folder != null ? folder.pooling().orElse(Pooling.MEAN) : Pooling.MEAN;
+      return folder == null ? Pooling.MEAN : folder.pooling().orElse(
+          folder.architecture().causal() ? Pooling.LAST : Pooling.MEAN);
     }
     return Pooling.fromConfigName(setting);
   }

@@ -1,0 +1,150 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.NormKind;
+import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.ScoreBias;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Qwen3 (Qwen3-Embedding-0.6B, 4B, 8B), as {@code modeling_qwen3.py} computes it: token
+ * embeddings (no norm, no positions); pre-norm layers with RMSNorm ({@code input_layernorm},
+ * {@code post_attention_layernorm}, eps {@code rms_norm_eps}); causal attention (bidirectional when
+ * {@code use_bidirectional_attention}) with {@code num_key_value_heads} KV heads shared by groups of
+ * query heads, heads of {@code head_dim} values, an RMS norm on each head's q and k
+ * ({@code q_norm}, {@code k_norm}) before rotary positions of base {@code rope_theta}; SwiGLU,
+ * {@code down_proj(silu(gate_proj(x)) ⊙ up_proj(x))}; biases on q, k, v only where
+ * {@code attention_bias}; a final {@code norm}. Checkpoints of {@code Qwen3ForCausalLM} put the
+ * model under {@code model.} (its {@code lm_head} is left out and listed). Refused: sliding
+ * windows and rope scalings, which the embedding models do not use.
+ */
+final class Qwen3 implements ModelFamily {
+  private static final String LAYERS = "layers.";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("qwen3");
+  }
+
+  @Override
+  public String examples() {
+    return "Qwen3-Embedding-0.6B, 4B, 8B";
+  }
+
+  @Override
+  public String name() {
+    return "qwen3";
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    if (config.path("use_sliding_window").asBoolean(false)) {
+      throw new WeightsException(file + ": use_sliding_window = true is not supported (false)");
+    }
+    JsonNode scaling = config.get("rope_scaling");
+    if (scaling != null && !scaling.isNull()) {
+      throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported (null)");
+    }
+    JsonNode parameters = config.path("rope_parameters");
+    String ropeType = parameters.path("rope_type").asText("default");
+    if (!ropeType.equals("default")) {
+      throw new WeightsException(file + ": rope_parameters.rope_type '" + ropeType + "' is not "
+          + "supported (default)");
+    }
+    double theta = config.path("rope_theta").asDouble(
+        parameters.path("rope_theta").asDouble(1_000_000));
+    int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
+    int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
+    int kvHeads = config.has("num_key_value_heads")
+        ? ModelFamily.positiveInt(config, "num_key_value_heads", file) : heads;
+    if (heads % kvHeads != 0) {
+      throw new WeightsException(file + ": num_key_value_heads = " + kvHeads + " does not "
+          + "divide num_attention_heads = " + heads);
+    }
+    JsonNode headDim = config.get("head_dim");
+    int headWidth = headDim == null || headDim.isNull() ? 0
+        : ModelFamily.positiveInt(config, "head_dim", file);
+    List<LayerAttention> attention = new ArrayList<>();
+    for (int i = 0; i < layers; i++) {
+      attention.add(new LayerAttention(0, RotaryPositions.halves(theta)));
+    }
+    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
+        config.path("rms_norm_eps").asDouble(1e-6), true, true,
+        config.path("attention_bias").asBoolean(false), false, false, attention,
+        ScoreBias.NONE, new ModelSettings.AttentionHeads(kvHeads, headWidth, 0), NormKind.RMS,
+        !config.path("use_bidirectional_attention").asBoolean(false));
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "model.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return false;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embed_tokens.", "layers.", "norm.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
+    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    ModelSettings.AttentionHeads shape = model.architecture().heads();
+    int d = shape.headWidth() > 0 ? shape.headWidth() : e / model.heads();
+    int q = model.heads() * d;
+    int kv = shape.kvHeads() * d;
+    boolean bias = model.architecture().projectionBias();
+    String p = LAYERS + i + ".";
+    String a = p + "self_attn.";
+    return new LayerWeights(
+        TensorNaming.concat(read.take(a + "q_proj.weight", q, e), read.take(a + "k_proj.weight",
+            kv, e), read.take(a + "v_proj.weight", kv, e)),
+        bias ? TensorNaming.concat(read.take(a + "q_proj.bias", q), read.take(a + "k_proj.bias",
+            kv), read.take(a + "v_proj.bias", kv)) : new float[q + 2 * kv],
+        read.take(a + "o_proj.weight", e, q), new float[e],
+        read.take(p + "mlp.gate_proj.weight", f, e), new float[f],
+        read.take(p + "mlp.down_proj.weight", e, f), new float[e],
+        read.take(p + "input_layernorm.weight", e), new float[e],
+        read.take(p + "post_attention_layernorm.weight", e), new float[e],
+        read.take(p + "mlp.up_proj.weight", f, e), new float[f],
+        read.take(a + "q_norm.weight", d), read.take(a + "k_norm.weight", d));
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of();
+  }
+}
