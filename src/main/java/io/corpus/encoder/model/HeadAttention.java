@@ -5,8 +5,9 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import java.util.Arrays;
 
 /**
- * softmax(Q_h K_hᵀ / √D + bias + mask) · V_h for one head of one sequence, on strided views of the fused
- * (N, 3E) QKV buffer, written into the head's D columns of the (N, E) context. Two ways:
+ * softmax(Q_h K_hᵀ / √D + bias + mask) · V_h for one head of one sequence, on strided views of
+ * the fused q, k, v buffer ((N, (H + 2·Hkv)·D); query head h reads KV head h / (H / Hkv)),
+ * written into the head's D columns of the (N, H·D) context. Two ways:
  *
  * <ul>
  *   <li>{@link #full}: the whole score matrix of one head, whose weights an {@link AttentionSink}

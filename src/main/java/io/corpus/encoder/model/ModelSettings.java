@@ -39,7 +39,8 @@ public record ModelSettings(
    * @param headWidth D; 0 means E / H (then H must divide E)
    * @param scoreScale what q·k is multiplied by; 0 means 1/√D
    */
-  public record AttentionHeads(int kvHeads, int headWidth, double scoreScale) implements Serializable {
+  public record AttentionHeads(int kvHeads, int headWidth, double scoreScale)
+      implements Serializable {
     /** H heads of E / H values, KV heads as many, scores scaled by 1/√D: most encoders. */
     public static final AttentionHeads PLAIN = new AttentionHeads(0, 0, 0);
 

@@ -7,8 +7,8 @@ import java.io.Serializable;
  *
  * @param theta the base θ: pair i of the rotated values turns by position · θ^(−2i/R); 0 means
  *     no rotary positions
- * @param fraction the share of each head's D values that is rotated, R = ⌊fraction · D⌋ (NomicBERT's
- *     {@code rotary_emb_fraction}); the rest pass unchanged
+ * @param fraction the share of each head's D values that is rotated, R = ⌊fraction · D⌋
+ *     (NomicBERT's {@code rotary_emb_fraction}); the rest pass unchanged
  * @param interleaved pairs are neighbours (2i, 2i + 1), as GPT-J and NomicBERT's
  *     {@code rotary_emb_interleaved}; otherwise halves (i, i + R/2), as GPT-NeoX, ModernBERT
  * @param ntkFactor f of NTK scaling as GTE's {@code NTKScalingRotaryEmbedding} applies it (its

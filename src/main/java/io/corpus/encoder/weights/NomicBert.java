@@ -16,7 +16,8 @@ import java.util.List;
  * computes it, which the job carries instead of running: config.json names sizes GPT-2's way
  * ({@code n_layer}, {@code n_embd}, {@code n_head}, {@code n_inner}, {@code n_positions}); word and
  * token-type embeddings, then {@code emb_ln} (positions are rotary); post-norm layers (norm1 after
- * attention, norm2 after the feed-forward) with a fused {@code attn.Wqkv} and {@code attn.out_proj},
+ * attention, norm2 after the feed-forward) with a fused {@code attn.Wqkv} and
+ * {@code attn.out_proj},
  * rotary positions of base {@code rotary_emb_base} on the first {@code rotary_emb_fraction} of each
  * head, halves or interleaved pairs ({@code rotary_emb_interleaved}); the feed-forward is SwiGLU,
  * {@code fc2(fc11(x) ⊙ silu(fc12(x)))}, for {@code activation_function} swiglu, else

@@ -15,9 +15,9 @@ import java.util.List;
 /**
  * Qwen3 (Qwen3-Embedding-0.6B, 4B, 8B), as {@code modeling_qwen3.py} computes it: token
  * embeddings (no norm, no positions); pre-norm layers with RMSNorm ({@code input_layernorm},
- * {@code post_attention_layernorm}, eps {@code rms_norm_eps}); causal attention (bidirectional when
- * {@code use_bidirectional_attention}) with {@code num_key_value_heads} KV heads shared by groups of
- * query heads, heads of {@code head_dim} values, an RMS norm on each head's q and k
+ * {@code post_attention_layernorm}, eps {@code rms_norm_eps}); causal attention (bidirectional
+ * when {@code use_bidirectional_attention}) with {@code num_key_value_heads} KV heads shared by
+ * groups of query heads, heads of {@code head_dim} values, an RMS norm on each head's q and k
  * ({@code q_norm}, {@code k_norm}) before rotary positions of base {@code rope_theta}; SwiGLU,
  * {@code down_proj(silu(gate_proj(x)) ⊙ up_proj(x))}; biases on q, k, v only where
  * {@code attention_bias}; a final {@code norm}. Checkpoints of {@code Qwen3ForCausalLM} put the
