@@ -18,8 +18,9 @@ import java.util.List;
  * normalized; BERT's post-norm attention with ALiBi added to the scores (−slope_h ·
  * |key − query|, both directions); a GLU feed-forward,
  * {@code mlp.layernorm(x + wo(act(gated) ⊙ non_gated))} with {@code mlp.gated_layers} rows gated
- * then non-gated and no bias, act GELU for {@code feed_forward_type} geglu and ReLU for reglu. Checkpoints may put the encoder under
- * {@code bert.}. jina-bert-v2-qk-post-norm (the code models) differs and is refused.
+ * then non-gated and no bias, act GELU for {@code feed_forward_type} geglu and ReLU for reglu.
+ * Checkpoints may put the encoder under {@code bert.}. jina-bert-v2-qk-post-norm (the code
+ * models) differs and is refused.
  */
 final class JinaBert implements ModelFamily {
   private static final String IMPLEMENTATION = "jinaai/jina-bert-implementation";
