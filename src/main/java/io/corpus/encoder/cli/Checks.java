@@ -3,9 +3,12 @@ package io.corpus.encoder.cli;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.NormKind;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.ModelFolder;
 
@@ -27,9 +30,18 @@ final class Checks {
         settings.weights().location(), model.isFolder() ? " (" + model.folder().family().name()
             + ")" : "", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
         model.weights().parameterCount()));
-    if (model.isFolder() && !model.settings().layers().isEmpty()) {
-      s.append("layers: ").append(layerPattern(model.settings())).append('\n');
+    ModelSettings m = model.settings();
+    int headWidth = m.headWidth(w.width());
+    if (m.kvHeads() != m.heads() || m.heads() * headWidth != w.width() || m.causal()
+        || m.norm() != NormKind.LAYER) {
+      s.append(String.format("attention: %d heads of %d values on %d KV heads; %s norms%s%n",
+          m.heads(), headWidth, m.kvHeads(), m.norm() == NormKind.RMS ? "RMS" : "layer",
+          m.causal() ? "; causal" : ""));
     }
+    if (model.isFolder() && !m.layers().isEmpty()) {
+      s.append("layers: ").append(layerPattern(m)).append('\n');
+    }
+    s.append(memory(model, settings.execution().batchTokens())).append('\n');
     JobSettings.Input in = settings.input();
     if (tokenizer != null) {
       s.append(String.format("tokenizer: %,d ids (highest %,d) for an embedding table of %,d "
@@ -39,7 +51,8 @@ final class Checks {
     }
     if (model.isFolder() && in.kind() == InputKind.TEXT) {
       ModelFolder.Prompt prompt = Transformers.fromSettings(settings).resolvedPrompt();
-      s.append("prompt: ").append(prompt.text().isEmpty() ? "none" : "'" + prompt.text() + "'"
+      s.append("prompt: ").append(prompt.text().isEmpty() ? "none"
+          : "'" + prompt.text().replace("\n", "\\n") + "'"
           + (prompt.name().isEmpty() ? "" : " (" + prompt.name() + ")")).append('\n');
     }
     s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
@@ -53,6 +66,25 @@ final class Checks {
             + head.labels() + ", scores " + head.scoring().name().toLowerCase(
                 java.util.Locale.ROOT));
     return s.toString();
+  }
+
+  /**
+   * The memory the model takes: its float32 weights, once on the driver and once on each
+   * executor (broadcast), and each task slot's work buffers for a batch of
+   * {@code batchTokens} tokens (the encoder's q, k, v, context, residual and feed-forward
+   * buffers and the batch itself).
+   */
+  static String memory(LoadedModel model, int batchTokens) {
+    EncoderWeights w = model.weights().encoder();
+    ModelSettings m = model.settings();
+    int d = m.headWidth(w.width());
+    long ffnRows = Math.min(batchTokens, Encoder.FFN_BLOCK);
+    boolean gated = w.layers().stream().anyMatch(LayerWeights::gated);
+    long floats = (long) batchTokens * ((m.heads() + 2L * m.kvHeads()) * d + (long) m.heads() * d
+        + 2L * w.width()) + ffnRows * w.ffnWidth() * (gated ? 2 : 1);
+    return String.format("memory: %,.1f MB of float32 weights on the driver and on each "
+        + "executor; %,.1f MB of work buffers a task slot at %,d batch tokens",
+        model.weights().parameterCount() * 4 / 1e6, floats * 4 / 1e6, batchTokens);
   }
 
   /**

@@ -1,6 +1,12 @@
 package io.corpus.encoder.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.testing.SharedModels;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +47,32 @@ class Qwen3FoldersTest {
     FolderCases.Worst worst = cases().jobAndTransformer("qwen3-causal-lm", 160, "qwen3");
     assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
     assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
+  }
+
+  /**
+   * --check says how the heads are shaped, what memory the model and a task slot take, and the
+   * instruction on one line (its newline escaped).
+   */
+  @Test
+  void checkSaysTheHeadsTheMemoryAndTheInstruction() throws Exception {
+    Path config = tmp.resolve("check.conf");
+    Files.writeString(config, "input { path = \""
+        + SharedModels.miniLm().resolve("expected/texts.parquet")
+        + "\", text-column = text, prompt-name = query }\nmodel.path = \""
+        + cases().folder("qwen3-embedding") + "\"\noutput.path = \"" + tmp.resolve("never")
+        + "\"\n");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    assertEquals(0, new EncodeJob.CommandLine(new PrintStream(out),
+        new PrintStream(new ByteArrayOutputStream())).run(new String[] {"--config",
+            config.toString(), "--check"}));
+    String said = out.toString(StandardCharsets.UTF_8);
+    assertTrue(said.contains("attention: 4 heads of 16 values on 2 KV heads; RMS norms; "
+        + "causal\n"), said);
+    assertTrue(said.contains("memory: 0.1 MB of float32 weights on the driver and on each "
+        + "executor; 5.0 MB of work buffers a task slot at 4,096 batch tokens"), said);
+    assertTrue(said.contains("prompt: 'Instruct: Given a web search query, retrieve relevant "
+        + "passages that answer the query\\nQuery:' (query)\n"), said);
+    assertTrue(said.contains("pooling last, normalized"), said);
   }
 
   /** What Qwen3 can be and this job does not run is refused, in one line each. */
