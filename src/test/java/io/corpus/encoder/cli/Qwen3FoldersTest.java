@@ -3,14 +3,27 @@ package io.corpus.encoder.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,6 +60,59 @@ class Qwen3FoldersTest {
     FolderCases.Worst worst = cases().jobAndTransformer("qwen3-causal-lm", 160, "qwen3");
     assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
     assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
+  }
+
+  /**
+   * Token ids padded on the left (as Qwen3-Embedding's tokenizer pads) and on the right, with
+   * their masks, through the Transformer: both give the port's vectors, the last real token's
+   * state, not the padding's.
+   */
+  @Test
+  void leftAndRightPaddedIdsGiveThePortsVectors() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    JsonNode texts = cases().json("qwen3-embedding", "texts.json");
+    int longest = 0;
+    for (JsonNode t : texts) {
+      longest = Math.max(longest, t.get("input_ids").size());
+    }
+    for (boolean left : new boolean[] {true, false}) {
+      List<Row> rows = new ArrayList<>();
+      for (JsonNode t : texts) {
+        int n = t.get("input_ids").size();
+        int pad = longest - n;
+        int[] ids = new int[longest];
+        int[] mask = new int[longest];
+        for (int i = 0; i < n; i++) {
+          ids[left ? pad + i : i] = t.get("input_ids").get(i).asInt();
+          mask[left ? pad + i : i] = 1;
+        }
+        for (int i = 0; i < pad; i++) {
+          ids[left ? i : n + i] = 342;                       // <|endoftext|>, the pad token
+        }
+        rows.add(RowFactory.create(t.get("id").asText(), ints(ids), ints(mask)));
+      }
+      StructType schema = new StructType().add("id", DataTypes.StringType)
+          .add("ids", DataTypes.createArrayType(DataTypes.IntegerType))
+          .add("mask", DataTypes.createArrayType(DataTypes.IntegerType));
+      Map<String, Row> out = FolderCases.byId(new EncoderTransformer()
+          .setModelPath(cases().folder("qwen3-embedding").toString()).setIdsCol("ids")
+          .setMaskCol("mask").setMaxTokens(160).setBatchTokens(256)
+          .transform(spark.createDataFrame(rows, schema).repartition(2)).collectAsList());
+      for (JsonNode t : texts) {
+        double[] got = SparkInputs.vector(out.get(t.get("id").asText()).getAs("pooled"));
+        double[] want = new double[got.length];
+        for (int i = 0; i < want.length; i++) {
+          want[i] = t.get("pooled").get(i).asDouble();
+        }
+        double error = 1 - Tolerances.cosine(got, want);
+        assertTrue(error <= 1e-6, (left ? "left" : "right") + " padding, "
+            + t.get("id").asText() + ": 1 - cosine " + error);
+      }
+    }
+  }
+
+  private static List<Integer> ints(int[] values) {
+    return Arrays.stream(values).boxed().toList();
   }
 
   /**
