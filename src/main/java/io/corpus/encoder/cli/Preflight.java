@@ -49,7 +49,8 @@ final class Preflight {
     if (settings.weights().isFolder()) {
       ModelFolder folder = ModelFolder.read(Path.of(settings.weights().folder()));
       settings.output().attention().checkIndices(folder.layers(), folder.heads());
-      EncoderTransformer.checkDimensions(settings.output().dimensions(), folder.width());
+      EncoderTransformer.checkDimensions(settings.output().dimensions(),
+          folder.pooledWidth());
     }
     Optional<ParquetInput.LocalTable> table = ParquetInput.schemaBeforeSpark(
         settings.input().path());

@@ -1,6 +1,7 @@
 package io.corpus.encoder.model;
 
 import java.io.Serializable;
+import java.util.List;
 
 /**
  * What the tasks compute with: the encoder layers and, for token-id and text inputs, the
@@ -10,13 +11,33 @@ import java.io.Serializable;
  *     is already embedded
  * @param encoder the encoder layers
  * @param head a sequence-classification head on the first token's final state, or null
+ * @param dense the sentence-transformers Dense modules applied to the pooled vector, in order
  */
 public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
-    ClassifierHead head) implements Serializable {
+    ClassifierHead head, List<DenseLayer> dense) implements Serializable {
+
+  /** Without Dense modules. */
+  public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, ClassifierHead head) {
+    this(embeddings, encoder, head, List.of());
+  }
+
+  /** The width of the pooled vector after the Dense modules: E without any. */
+  public int pooledWidth() {
+    return dense.isEmpty() ? encoder.width() : dense.get(dense.size() - 1).outWidth();
+  }
 
   public EncoderModel {
     if (encoder == null) {
       throw new IllegalArgumentException("An encoder model needs its encoder weights");
+    }
+    dense = List.copyOf(dense);
+    int width = encoder.width();
+    for (DenseLayer d : dense) {
+      if (d.inWidth() != width) {
+        throw new IllegalArgumentException("A Dense module reads " + d.inWidth() + " values "
+            + "where the pooled vector has " + width);
+      }
+      width = d.outWidth();
     }
     if (embeddings != null && embeddings.width() != encoder.width()) {
       throw new IllegalArgumentException("The embedding layer's width " + embeddings.width()
@@ -42,6 +63,9 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     }
     if (head != null) {
       count += head.parameterCount();
+    }
+    for (DenseLayer d : dense) {
+      count += d.weight().length + (d.bias() == null ? 0 : d.bias().length);
     }
     return count;
   }

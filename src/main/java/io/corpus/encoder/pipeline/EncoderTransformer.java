@@ -333,7 +333,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public static void checkDimensions(int dimensions, int width) {
     if (dimensions > width) {
       throw new IllegalArgumentException("dimensions = " + dimensions + " is more than the "
-          + "model's " + width + " (its pooled vector's width E)");
+          + "model's " + width + " (its pooled vector's width: E, or its last Dense module's)");
     }
   }
 
@@ -360,7 +360,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
-    checkDimensions(intValue(dimensions), m.weights().encoder().width());
+    checkDimensions(intValue(dimensions), m.weights().pooledWidth());
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
     SequenceSource source = source(columns, m);
     // include_prompt = false: pooling starts after [CLS] and the prompt's tokens.

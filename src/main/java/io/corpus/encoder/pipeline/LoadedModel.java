@@ -54,8 +54,8 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
             + e.getMessage());
       }
     }
-    return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head()), settings,
-        folder, tokenizer);
+    return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.dense()),
+        settings, folder, tokenizer);
   }
 
   public boolean isFolder() {

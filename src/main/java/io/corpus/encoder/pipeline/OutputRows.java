@@ -2,6 +2,8 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.DenseLayer;
+import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TopK;
@@ -53,10 +55,12 @@ final class OutputRows implements Serializable {
   /**
    * The output row of sequence b of the batch, read from {@code input} as {@code read};
    * {@code collector} holds the batch's attention outputs (null when none are asked for);
-   * {@code head} is the model's classifier head (null when it has none).
+   * {@code model} gives the classifier head (null when it has none) and the Dense modules that
+   * follow pooling.
    */
   InternalRow build(InternalRow input, SequenceRead.Accepted read, TokenBatch batch, int b,
-      AttentionCollector collector, ClassifierHead head) {
+      AttentionCollector collector, EncoderModel model) {
+    ClassifierHead head = model.head();
     int length = read.length();
     AttentionOutputs attention = layout.attention();
     Object[] values = new Object[layout.width()];
@@ -88,6 +92,9 @@ final class OutputRows implements Serializable {
       int skip = pooling == Pooling.FIRST ? 0 : Math.min(poolFrom, batch.length(b) - 1);
       float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b) + skip,
           batch.length(b) - skip, batch.width());
+      for (DenseLayer dense : model.dense()) {
+        pooled = dense.apply(pooled);
+      }
       if (dimensions > 0 && dimensions < pooled.length) {
         pooled = Arrays.copyOf(pooled, dimensions);
       }

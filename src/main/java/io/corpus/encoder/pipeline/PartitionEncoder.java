@@ -1,7 +1,6 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
-import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
@@ -62,7 +61,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     private final Encoder encoder;
     private final TokenBatch batch;
     private final AttentionCollector collector;
-    private final ClassifierHead head;
+    private final EncoderModel weights;
     private final List<InternalRow> batchRows = new ArrayList<>();
     private final List<SequenceRead.Accepted> batchReads = new ArrayList<>();
     private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
@@ -80,7 +79,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         task.addTaskCompletionListener((TaskCompletionListener) context -> reader.close());
       }
       this.encoder = new Encoder(settings, m.encoder());
-      this.head = m.head();
+      this.weights = m;
       this.batch = new TokenBatch(m.encoder().width(), batchTokens);
       this.collector = attention.any()
           ? new AttentionCollector(attention, m.encoder().layerCount(), settings.heads()) : null;
@@ -153,7 +152,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       metrics.forwardNanos().add(outputStart - start);
       for (int b = 0; b < batch.sequenceCount(); b++) {
         ready.add(output.build(batchRows.get(b), batchReads.get(b), batch, b, collector,
-            head));
+            weights));
       }
       metrics.outputNanos().add(System.nanoTime() - outputStart);
       metrics.rowsDone().add(rowsFinished);

@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.List;
  * @param head the sequence-classification head, or null when the folder has none
  * @param leftOut tensors in the files that the job does not use (pooler, task heads), by their
  *     names in the files
+ * @param dense the sentence-transformers Dense modules after pooling, in order
  */
 public record FolderWeights(EmbeddingWeights embeddings, EncoderWeights encoder,
-    ClassifierHead head, List<String> leftOut) {}
+    ClassifierHead head, List<String> leftOut, List<DenseLayer> dense) {}

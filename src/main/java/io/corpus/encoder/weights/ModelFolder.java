@@ -44,12 +44,13 @@ import java.util.TreeSet;
  * @param classifier the sequence-classification head, when {@code architectures} names a
  *     {@code …ForSequenceClassification}
  * @param prompts the sentence-transformers prompts ({@code config_sentence_transformers.json})
+ * @param dense the folders of the sentence-transformers Dense modules after pooling, in order
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, ModelFamily.Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
-    Optional<Classifier> classifier, Prompts prompts) {
+    Optional<Classifier> classifier, Prompts prompts, List<Path> dense) {
 
   /**
    * A sentence-transformers folder's prompts: text put before each text to encode, by name
@@ -215,6 +216,13 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
   }
 
+  /** The pooled vector's width: the last Dense module's out_features, else E. */
+  public int pooledWidth() {
+    return dense.isEmpty() ? width
+        : json(dense.get(dense.size() - 1).resolve("config.json")).path("out_features")
+            .asInt(width);
+  }
+
   /** The most tokens a sequence may have: max_seq_length, else the position table. */
   public int maxTokens() {
     return Math.min(maxSeqLength.orElse(usablePositions()), usablePositions());
@@ -283,7 +291,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         shape.width(), shape.heads(), shape.ffnWidth(), family.architecture(config, file),
         shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
-            .filter(Files::isRegularFile), classifier, st.prompts());
+            .filter(Files::isRegularFile), classifier, st.prompts(), st.dense());
   }
 
   /** The classification head config.json describes, if its architecture has one. */
@@ -387,23 +395,35 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** The sentence-transformers pipeline, when the folder has modules.json. */
   private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
-      boolean normalize, Prompts prompts) {
+      boolean normalize, Prompts prompts, List<Path> dense) {
 
     static SentenceTransformer read(Path folder, Path modules) {
       if (!Files.isRegularFile(modules)) {
-        return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE);
+        return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE,
+            List.of());
       }
       Optional<Pooling> pooling = Optional.empty();
       boolean normalize = false;
       boolean promptPooled = true;
+      List<Path> dense = new ArrayList<>();
       for (JsonNode module : json(modules)) {
         String type = module.path("type").asText("");
+        Path path = folder.resolve(module.path("path").asText(""));
         if (type.endsWith(".Pooling")) {
-          Path config = folder.resolve(module.path("path").asText("")).resolve("config.json");
+          Path config = path.resolve("config.json");
           pooling = Optional.of(poolingMode(config));
           promptPooled = json(config).path("include_prompt").asBoolean(true);
         } else if (type.endsWith(".Normalize")) {
           normalize = true;
+        } else if (type.endsWith(".Dense")) {
+          if (pooling.isEmpty() || normalize) {
+            throw new WeightsException(modules + ": a Dense module comes after Pooling and "
+                + "before Normalize here; this one does not");
+          }
+          dense.add(path);
+        } else if (!type.endsWith(".Transformer")) {
+          throw new WeightsException(modules + " names the module " + type + ", which this job "
+              + "does not run (Transformer, Pooling, Dense, Normalize)");
         }
       }
       Path st = folder.resolve("sentence_bert_config.json");
@@ -411,7 +431,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           ? Optional.ofNullable(json(st).get("max_seq_length")).map(JsonNode::asInt)
           : Optional.empty();
       return new SentenceTransformer(maxSeq, pooling, normalize,
-          prompts(folder.resolve("config_sentence_transformers.json"), promptPooled));
+          prompts(folder.resolve("config_sentence_transformers.json"), promptPooled), dense);
     }
 
     /** config_sentence_transformers.json's prompts and default_prompt_name, if it has any. */

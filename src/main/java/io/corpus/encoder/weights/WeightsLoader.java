@@ -1,11 +1,14 @@
 package io.corpus.encoder.weights;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -62,7 +65,49 @@ public final class WeightsLoader {
     ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, model, c))
         .orElse(null);
     source.checkAllUsed(model.settings());
-    return new FolderWeights(embeddings, encoder, head, file.leftOut());
+    List<DenseLayer> dense = new ArrayList<>();
+    int width = model.width();
+    for (Path folder : model.dense()) {
+      DenseLayer layer = dense(folder, width, model.settings());
+      dense.add(layer);
+      width = layer.outWidth();
+    }
+    return new FolderWeights(embeddings, encoder, head, file.leftOut(), dense);
+  }
+
+  /**
+   * A sentence-transformers Dense module's folder: config.json ({@code in_features},
+   * {@code out_features}, {@code bias}, {@code activation_function}) and model.safetensors
+   * ({@code linear.weight}, {@code linear.bias}); it must read {@code width} values.
+   */
+  private static DenseLayer dense(Path folder, int width, ModelSettings settings) {
+    Path config = folder.resolve("config.json");
+    JsonNode c = ModelFolder.json(config);
+    int in = c.path("in_features").asInt(0);
+    int out = c.path("out_features").asInt(0);
+    if (in != width || out < 1) {
+      throw new WeightsException(config + ": in_features = " + in + " and out_features = " + out
+          + ", expected " + width + " (what the module before gives) and a positive width");
+    }
+    String function = c.path("activation_function").asText("torch.nn.modules.linear.Identity");
+    DenseLayer.Activation activation = switch (function.substring(function.lastIndexOf('.') + 1)) {
+      case "Identity" -> DenseLayer.Activation.IDENTITY;
+      case "Tanh" -> DenseLayer.Activation.TANH;
+      case "ReLU" -> DenseLayer.Activation.RELU;
+      case "GELU" -> DenseLayer.Activation.GELU;
+      default -> throw new WeightsException(config + ": activation_function '" + function
+          + "' is not supported (Identity, Tanh, ReLU, GELU)");
+    };
+    Path weights = folder.resolve("model.safetensors");
+    if (!Files.isRegularFile(weights)) {
+      throw new WeightsException("No model.safetensors in " + folder + " (a Dense module's "
+          + "pytorch_model.bin is not loaded: unpickling can run code)");
+    }
+    Source source = new Source(Checkpoint.of(weights));
+    float[] w = source.take("linear.weight", out, in);
+    float[] b = c.path("bias").asBoolean(true) ? source.take("linear.bias", out) : null;
+    source.checkAllUsed(settings);
+    return new DenseLayer(w, b, in, activation);
   }
 
   /**
