@@ -19,10 +19,23 @@ import java.io.Serializable;
  * @param usesTokenTypes false when the model embeds every token with type 0 whatever the
  *     tokenizer says (RoBERTa)
  * @param width E
+ * @param scale what the word rows are multiplied by (Gemma's √E); 1 for the others
  */
 public record EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
-    float[] beta, int positionOffset, boolean usesTokenTypes, int width)
+    float[] beta, int positionOffset, boolean usesTokenTypes, int width, float scale)
     implements Serializable {
+
+  /** Word rows as they are. */
+  public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
+      float[] beta, int positionOffset, boolean usesTokenTypes, int width) {
+    this(word, position, tokenType, gamma, beta, positionOffset, usesTokenTypes, width, 1f);
+  }
+
+  /** These embeddings with the word rows multiplied by {@code factor}. */
+  public EmbeddingWeights scaled(float factor) {
+    return new EmbeddingWeights(word, position, tokenType, gamma, beta, positionOffset,
+        usesTokenTypes, width, factor);
+  }
 
   /** BERT's: positions from row 0, token types used. */
   public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,

@@ -46,6 +46,8 @@ public final class Encoder {
   private float[] qkv = new float[0];       // (N, (H + 2·Hkv)·D): q, k, v heads
   private float[] context = new float[0];   // (N, H·D), heads concatenated
   private float[] scratch = new float[0];   // (N, E), residual sums and normalized inputs
+  private float[] sublayer = new float[0];  // (N, E), a sublayer's output before its post norm
+  private final float[] zeros;              // (E)
   private float[] hidden = new float[0];    // (min(N, FFN_BLOCK), F)
   private float[] gate = new float[0];      // (min(N, FFN_BLOCK), F) of a gated feed-forward
 
@@ -67,6 +69,7 @@ public final class Encoder {
         ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
     this.head = new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
         attentionTile, bias);
+    this.zeros = new float[width];
     checkShapes();
     this.rotary = new Rotary[weights.layerCount()];
     Map<RotaryPositions, Rotary> byForm = new HashMap<>();
@@ -121,9 +124,18 @@ public final class Encoder {
           attended = scratch;
         }
         attention(batch, attended, w, l, layerSink);
-        residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), x, x, n);
-        norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
-        feedForward(scratch, w, x, x, n);
+        if (w.postNorms() == null) {
+          residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), x, x, n);
+          norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
+          feedForward(scratch, w, x, x, n);
+        } else {
+          // x = x + N_a(attention); x = x + N_f(FFN(LN2(x))): each output normed, then added
+          residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), null, sublayer, n);
+          normAndAdd(sublayer, w.postNorms().attention(), x, n);
+          norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
+          feedForward(scratch, w, null, sublayer, n);
+          normAndAdd(sublayer, w.postNorms().feedForward(), x, n);
+        }
       } else {
         // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
         attention(batch, x, w, l, layerSink);
@@ -136,6 +148,12 @@ public final class Encoder {
     if (settings.finalNorm()) {
       norm(x, x, n, weights.finalNormGamma(), weights.finalNormBeta());
     }
+  }
+
+  /** x += norm(y) over N rows of width E (a norm without shift: Gemma3's post norms). */
+  private void normAndAdd(float[] y, float[] gamma, float[] x, int n) {
+    settings.norm().apply(y, 0, y, 0, n, gamma, zeros, eps());
+    Vectors.add(y, 0, x, 0, n * width);
   }
 
   /** N rows of width E normalized from in to out, as the model's norm kind says. */
@@ -173,10 +191,14 @@ public final class Encoder {
     }
   }
 
-  /** out (N, E) = residual + in (N, inWidth) · Wᵀ + b; out may be residual. */
+  /** out (N, E) = residual + in (N, inWidth) · Wᵀ + b; out may be residual; null: none. */
   private void residualLinear(float[] in, int inWidth, float[] w, float[] bias, float[] residual,
       float[] out, int n) {
-    Vectors.copyPlusBias(residual, 0, out, 0, n, bias);
+    if (residual == null) {
+      Vectors.fillRows(out, 0, n, bias);
+    } else {
+      Vectors.copyPlusBias(residual, 0, out, 0, n, bias);
+    }
     RowMajorBlas.linear(n, inWidth, width, in, 0, w, out, 0, true);
   }
 
@@ -197,7 +219,11 @@ public final class Encoder {
             0, true);                                                         // (rows, F)
         Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
       }
-      Vectors.copyPlusBias(residual, first * width, out, first * width, rows, w.ffnOutBias());
+      if (residual == null) {
+        Vectors.fillRows(out, first * width, rows, w.ffnOutBias());
+      } else {
+        Vectors.copyPlusBias(residual, first * width, out, first * width, rows, w.ffnOutBias());
+      }
       RowMajorBlas.linear(rows, ffnWidth, width, hidden, 0, w.ffnOutWeight(), out,
           first * width, true);                                               // (rows, E)
     }
@@ -282,6 +308,8 @@ public final class Encoder {
     qkv = new float[capacity * head.qkvWidth()];
     context = new float[capacity * inner];
     scratch = new float[capacity * width];
+    sublayer = weights.layers().stream().anyMatch(l -> l.postNorms() != null)
+        ? new float[capacity * width] : sublayer;
     hidden = new float[Math.min(capacity, FFN_BLOCK) * ffnWidth];
     gate = weights.layers().stream().anyMatch(LayerWeights::gated) ? new float[hidden.length]
         : gate;

@@ -25,6 +25,8 @@ import java.io.Serializable;
  * @param queryNorm (D) an RMS norm's scale applied to each head's q before rotary positions
  *     (Qwen3, Gemma3), or null
  * @param keyNorm (D) the same for each KV head's k, or null with queryNorm
+ * @param postNorms the norms of the attention's and the feed-forward's outputs before they join
+ *     the residual (Gemma3's post_attention_layernorm and post_feedforward_layernorm), or null
  */
 public record LayerWeights(
     float[] inProjWeight, float[] inProjBias,
@@ -34,7 +36,26 @@ public record LayerWeights(
     float[] norm1Gamma, float[] norm1Beta,
     float[] norm2Gamma, float[] norm2Beta,
     float[] ffnGateWeight, float[] ffnGateBias,
-    float[] queryNorm, float[] keyNorm) implements Serializable {
+    float[] queryNorm, float[] keyNorm, PostNorms postNorms) implements Serializable {
+
+  /**
+   * Norms of a sublayer's output, each (E): x + norm(attention(...)), x + norm(ffn(...)).
+   *
+   * @param attention the attention output's scale
+   * @param feedForward the feed-forward output's scale
+   */
+  public record PostNorms(float[] attention, float[] feedForward) implements Serializable {}
+
+  /** A layer whose sublayers join the residual as they are. */
+  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
+      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
+      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
+      float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias, float[] queryNorm,
+      float[] keyNorm) {
+    this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
+        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, ffnGateWeight,
+        ffnGateBias, queryNorm, keyNorm, null);
+  }
 
   /** A layer without q/k norms. */
   public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
@@ -43,7 +64,7 @@ public record LayerWeights(
       float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias) {
     this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
         ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, ffnGateWeight,
-        ffnGateBias, null, null);
+        ffnGateBias, null, null, null);
   }
 
   /** A layer with a plain feed-forward and both norms: BERT's, PyTorch's. */
@@ -94,7 +115,9 @@ public record LayerWeights(
     long count = 0;
     for (float[] a : new float[][] {inProjWeight, inProjBias, outProjWeight, outProjBias,
         ffnInWeight, ffnInBias, ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
-        norm2Beta, ffnGateWeight, ffnGateBias, queryNorm, keyNorm}) {
+        norm2Beta, ffnGateWeight, ffnGateBias, queryNorm, keyNorm,
+        postNorms == null ? null : postNorms.attention(),
+        postNorms == null ? null : postNorms.feedForward()}) {
       count += a == null ? 0 : a.length;
     }
     return count;

@@ -37,8 +37,10 @@ public final class ReferenceEncoder {
       if (settings.normFirst()) {
         double[][] attended = w.hasAttentionNorm() ? norm(x, w.norm1Gamma(), w.norm1Beta()) : x;
         double[][] a = attention(attended, w, real, maps, l);
-        x = add(x, a);
-        x = add(x, feedForward(norm(x, w.norm2Gamma(), w.norm2Beta()), w));
+        LayerWeights.PostNorms post = w.postNorms();
+        x = add(x, post == null ? a : norm(a, post.attention(), new float[width]));
+        double[][] f = feedForward(norm(x, w.norm2Gamma(), w.norm2Beta()), w);
+        x = add(x, post == null ? f : norm(f, post.feedForward(), new float[width]));
       } else {
         x = norm(add(x, attention(x, w, real, maps, l)), w.norm1Gamma(), w.norm1Beta());
         x = norm(add(x, feedForward(x, w)), w.norm2Gamma(), w.norm2Beta());

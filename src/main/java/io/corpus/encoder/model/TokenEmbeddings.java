@@ -75,6 +75,11 @@ public final class TokenEmbeddings {
       int p = (offset0 + at) * e;
       int s = (types ? typeIds[t] : 0) * e;
       System.arraycopy(word, w, x, offset, e);
+      if (weights.scale() != 1f) {
+        for (int i = 0; i < e; i++) {
+          x[offset + i] *= weights.scale();
+        }
+      }
       if (position != null) {
         Vectors.add(position, p, x, offset, e);
       }

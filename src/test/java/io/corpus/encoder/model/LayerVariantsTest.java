@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Layers that differ from BERT's, as ModernBERT's do, through the fast encoder against the plain
@@ -95,10 +97,12 @@ class LayerVariantsTest {
    * Decoder-style layers: grouped-query attention (4 query heads reading 2 KV heads), heads of 8
    * values in a width of 24 (H·D ≠ E), RMS norms everywhere, an RMS norm on each head's q and k
    * before rotary positions, a score scale of the model's own, causal attention, a gated SiLU
-   * feed-forward without biases: whole, in tiles of 4 and with maps, against the reference.
+   * feed-forward without biases; and with Gemma3's norms of each sublayer's output before the
+   * residual: whole, in tiles of 4 and with maps, against the reference.
    */
-  @Test
-  void groupedQueryHeadsRmsNormsAndQueryKeyNormsMatchTheReference() {
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void groupedQueryHeadsRmsNormsAndQueryKeyNormsMatchTheReference(boolean postNorms) {
     Random random = new Random(14);
     int heads = 4;
     int kvHeads = 2;
@@ -115,7 +119,8 @@ class LayerVariantsTest {
           RandomModels.gaussian(random, WIDTH * FFN, 1 / Math.sqrt(FFN)), new float[WIDTH],
           near1(random, WIDTH), new float[WIDTH], near1(random, WIDTH), new float[WIDTH],
           RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)), new float[FFN],
-          near1(random, d), near1(random, d)));
+          near1(random, d), near1(random, d), postNorms ? new LayerWeights.PostNorms(
+              near1(random, WIDTH), near1(random, WIDTH)) : null));
     }
     EncoderWeights weights = new EncoderWeights(layers, near1(random, WIDTH), new float[WIDTH],
         null);
