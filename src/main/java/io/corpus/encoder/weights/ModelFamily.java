@@ -179,7 +179,7 @@ public interface ModelFamily {
    * config.json (JinaBERT before BERT: both are model_type bert) and errors list them.
    */
   List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
-      new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen3());
+      new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen3(), new Gemma3());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.supported() + " folders";

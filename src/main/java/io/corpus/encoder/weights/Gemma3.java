@@ -1,0 +1,176 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.NormKind;
+import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.ScoreBias;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Gemma3 text models (EmbeddingGemma, {@code model_type} gemma3_text), as
+ * {@code modeling_gemma3.py} computes them: token embeddings times √E; pre-norm layers whose
+ * attention and feed-forward outputs are normed again before they join the residual
+ * ({@code input_layernorm}, {@code post_attention_layernorm}, {@code pre_feedforward_layernorm},
+ * {@code post_feedforward_layernorm}); every norm an RMSNorm scaled by (1 + w), which is folded
+ * into the weights when they are read; {@code num_key_value_heads} KV heads of {@code head_dim}
+ * values with (1 + w) RMS norms on q and k; scores scaled by {@code query_pre_attn_scalar}^−½;
+ * sliding layers (by {@code layer_types}, else every layer but each
+ * {@code _sliding_window_pattern}-th) with rotary base {@code rope_local_base_freq} and a
+ * window, global ones with {@code rope_theta}; bidirectional with {@code use_bidirectional_attention} (a sliding layer's
+ * query then sees the keys within {@code sliding_window / 2} either side), else causal (the
+ * {@code sliding_window} keys up to the query); GeGLU, {@code down(act(gate) ⊙ up)} with the tanh
+ * GELU; a final norm. Refused: logit soft-capping and rope scalings.
+ */
+final class Gemma3 implements ModelFamily {
+  private static final String LAYERS = "layers.";
+  private static final String SLIDING = "sliding_attention";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("gemma3_text");
+  }
+
+  @Override
+  public String examples() {
+    return "embeddinggemma-300m";
+  }
+
+  @Override
+  public String name() {
+    return "gemma3";
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    for (String key : List.of("attn_logit_softcapping", "rope_scaling")) {
+      JsonNode value = config.get(key);
+      if (value != null && !value.isNull()) {
+        throw new WeightsException(file + ": " + key + " " + value + " is not supported (null)");
+      }
+    }
+    int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
+    int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
+    int kvHeads = config.has("num_key_value_heads")
+        ? ModelFamily.positiveInt(config, "num_key_value_heads", file) : heads;
+    if (heads % kvHeads != 0) {
+      throw new WeightsException(file + ": num_key_value_heads = " + kvHeads + " does not "
+          + "divide num_attention_heads = " + heads);
+    }
+    int headWidth = config.has("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file)
+        : 0;
+    int scalar = config.has("query_pre_attn_scalar")
+        ? ModelFamily.positiveInt(config, "query_pre_attn_scalar", file) : 256;
+    boolean bidirectional = config.path("use_bidirectional_attention").asBoolean(false);
+    int slidingWindow = ModelFamily.positiveInt(config, "sliding_window", file);
+    int window = bidirectional ? slidingWindow / 2 : slidingWindow - 1;
+    int pattern = config.path("_sliding_window_pattern")
+        .asInt(config.path("sliding_window_pattern").asInt(6));
+    JsonNode types = config.get("layer_types");
+    if (types != null && !types.isNull() && types.size() != layers) {
+      throw new WeightsException(file + ": layer_types has " + types.size() + " entries for "
+          + layers + " layers (num_hidden_layers); expected one per layer");
+    }
+    RotaryPositions local = RotaryPositions.halves(
+        config.path("rope_local_base_freq").asDouble(10_000));
+    RotaryPositions global = RotaryPositions.halves(config.path("rope_theta").asDouble(1e6));
+    List<LayerAttention> attention = new ArrayList<>();
+    for (int i = 0; i < layers; i++) {
+      boolean sliding = types != null && !types.isNull()
+          ? types.path(i).asText("").equals(SLIDING) : (i + 1) % pattern != 0;
+      attention.add(sliding ? new LayerAttention(Math.max(window, 1), local)
+          : new LayerAttention(0, global));
+    }
+    return new Architecture(ModelFamily.activation(config, "hidden_activation", file),
+        config.path("rms_norm_eps").asDouble(1e-6), true, true,
+        config.path("attention_bias").asBoolean(false), false, false, attention,
+        ScoreBias.NONE, new ModelSettings.AttentionHeads(kvHeads, headWidth,
+            1 / Math.sqrt(scalar)), NormKind.RMS, !bidirectional);
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "model.";
+  }
+
+  @Override
+  public int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
+
+  @Override
+  public boolean usesTokenTypes() {
+    return false;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embed_tokens.", "layers.", "norm.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
+    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e)
+        .scaled((float) Math.sqrt(e));
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    ModelSettings.AttentionHeads shape = model.architecture().heads();
+    int d = shape.headWidth() > 0 ? shape.headWidth() : e / model.heads();
+    int q = model.heads() * d;
+    int kv = shape.kvHeads() * d;
+    boolean bias = model.architecture().projectionBias();
+    String p = LAYERS + i + ".";
+    String a = p + "self_attn.";
+    return new LayerWeights(
+        TensorNaming.concat(read.take(a + "q_proj.weight", q, e), read.take(a + "k_proj.weight",
+            kv, e), read.take(a + "v_proj.weight", kv, e)),
+        bias ? TensorNaming.concat(read.take(a + "q_proj.bias", q), read.take(a + "k_proj.bias",
+            kv), read.take(a + "v_proj.bias", kv)) : new float[q + 2 * kv],
+        read.take(a + "o_proj.weight", e, q),
+        bias ? read.take(a + "o_proj.bias", e) : new float[e],
+        read.take(p + "mlp.gate_proj.weight", f, e), new float[f],
+        read.take(p + "mlp.down_proj.weight", e, f), new float[e],
+        onePlus(read.take(p + "input_layernorm.weight", e)), new float[e],
+        onePlus(read.take(p + "pre_feedforward_layernorm.weight", e)), new float[e],
+        read.take(p + "mlp.up_proj.weight", f, e), new float[f],
+        onePlus(read.take(a + "q_norm.weight", d)), onePlus(read.take(a + "k_norm.weight", d)),
+        new LayerWeights.PostNorms(onePlus(read.take(p + "post_attention_layernorm.weight", e)),
+            onePlus(read.take(p + "post_feedforward_layernorm.weight", e))));
+  }
+
+  /** Gemma's RMSNorm scales by (1 + w): the scale the encoder multiplies by. */
+  private static float[] onePlus(float[] w) {
+    float[] scale = new float[w.length];
+    for (int i = 0; i < w.length; i++) {
+      scale[i] = 1 + w[i];
+    }
+    return scale;
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return new float[][] {onePlus(read.take("norm.weight", model.width())),
+        new float[model.width()]};
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of();
+  }
+}
