@@ -22,10 +22,10 @@ import java.util.List;
  * values with (1 + w) RMS norms on q and k; scores scaled by {@code query_pre_attn_scalar}^−½;
  * sliding layers (by {@code layer_types}, else every layer but each
  * {@code _sliding_window_pattern}-th) with rotary base {@code rope_local_base_freq} and a
- * window, global ones with {@code rope_theta}; bidirectional with {@code use_bidirectional_attention} (a sliding layer's
- * query then sees the keys within {@code sliding_window / 2} either side), else causal (the
- * {@code sliding_window} keys up to the query); GeGLU, {@code down(act(gate) ⊙ up)} with the tanh
- * GELU; a final norm. Refused: logit soft-capping and rope scalings.
+ * window, global ones with {@code rope_theta}; bidirectional with
+ * {@code use_bidirectional_attention} (a sliding layer's query then sees the keys within
+ * {@code sliding_window / 2} either side), else causal (the {@code sliding_window} keys up to the
+ * query); GeGLU, {@code down(act(gate) ⊙ up)} with the tanh GELU; a final norm. Refused: logit soft-capping and rope scalings.
  */
 final class Gemma3 implements ModelFamily {
   private static final String LAYERS = "layers.";
