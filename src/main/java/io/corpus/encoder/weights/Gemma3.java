@@ -25,7 +25,8 @@ import java.util.List;
  * window, global ones with {@code rope_theta}; bidirectional with
  * {@code use_bidirectional_attention} (a sliding layer's query then sees the keys within
  * {@code sliding_window / 2} either side), else causal (the {@code sliding_window} keys up to the
- * query); GeGLU, {@code down(act(gate) ⊙ up)} with the tanh GELU; a final norm. Refused: logit soft-capping and rope scalings.
+ * query); GeGLU, {@code down(act(gate) ⊙ up)} with the tanh GELU; a final norm. Refused: logit
+ * soft-capping and rope scalings.
  */
 final class Gemma3 implements ModelFamily {
   private static final String LAYERS = "layers.";
