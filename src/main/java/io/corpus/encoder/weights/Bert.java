@@ -30,11 +30,6 @@ final class Bert extends BertLayers {
   }
 
   @Override
-  public int positionOffset(JsonNode config, Path file) {
-    return 0;
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
   }

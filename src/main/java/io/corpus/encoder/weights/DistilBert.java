@@ -57,16 +57,6 @@ final class DistilBert implements ModelFamily {
   }
 
   @Override
-  public int positionOffset(JsonNode config, Path file) {
-    return 0;
-  }
-
-  @Override
-  public boolean usesTokenTypes() {
-    return false;
-  }
-
-  @Override
   public List<String> keptPrefixes(boolean classifier) {
     return classifier ? List.of("embeddings.", "transformer.", "pre_classifier.", "classifier.")
         : List.of("embeddings.", "transformer.");
@@ -104,11 +94,6 @@ final class DistilBert implements ModelFamily {
         read.take(p + "sa_layer_norm.weight", e), read.take(p + "sa_layer_norm.bias", e),
         read.take(p + "output_layer_norm.weight", e),
         read.take(p + "output_layer_norm.bias", e));
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
   }
 
   @Override

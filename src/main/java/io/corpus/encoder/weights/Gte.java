@@ -8,7 +8,6 @@ import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -43,16 +42,7 @@ final class Gte implements ModelFamily {
 
   @Override
   public boolean implementsCustomCode(JsonNode autoMap) {
-    Iterator<JsonNode> classes = autoMap.elements();
-    boolean any = false;
-    while (classes.hasNext()) {
-      String name = classes.next().asText("");
-      any = true;
-      if (!name.contains("--") || !name.substring(name.lastIndexOf('.') + 1).startsWith("New")) {
-        return false;
-      }
-    }
-    return any;
+    return ModelFamily.autoMapNames(autoMap, "New");
   }
 
   @Override
@@ -109,11 +99,6 @@ final class Gte implements ModelFamily {
   }
 
   @Override
-  public int positionOffset(JsonNode config, Path file) {
-    return 0;
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
   }
@@ -154,15 +139,5 @@ final class Gte implements ModelFamily {
         read.take(p + "attn_ln.weight", e), read.take(p + "attn_ln.bias", e),
         read.take(p + "mlp_ln.weight", e), read.take(p + "mlp_ln.bias", e),
         Arrays.copyOfRange(upGate, 0, f * e), new float[f]);
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of();
   }
 }

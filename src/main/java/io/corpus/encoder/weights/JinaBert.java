@@ -77,11 +77,6 @@ final class JinaBert implements ModelFamily {
   }
 
   @Override
-  public int positionOffset(JsonNode config, Path file) {
-    return 0;
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
   }
@@ -127,15 +122,5 @@ final class JinaBert implements ModelFamily {
         read.take(p + "attention.output.LayerNorm.bias", e),
         read.take(p + "mlp.layernorm.weight", e), read.take(p + "mlp.layernorm.bias", e),
         Arrays.copyOfRange(gated, f * e, 2 * f * e), new float[f]);
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of();
   }
 }

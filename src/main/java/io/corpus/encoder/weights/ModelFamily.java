@@ -62,14 +62,18 @@ public interface ModelFamily {
    * The position row of a sequence's first token: 0 for BERT; RoBERTa's positions start after its
    * padding index ({@code pad_token_id + 1}), so a sequence may have P − offset tokens.
    */
-  int positionOffset(JsonNode config, Path file);
+  default int positionOffset(JsonNode config, Path file) {
+    return 0;
+  }
 
   /**
    * Whether the tokenizer's token types reach the model. Hugging Face's RoBERTa tokenizers do
    * not pass {@code token_type_ids} to the model (their {@code model_input_names}), which then
    * embeds every token with type 0.
    */
-  boolean usesTokenTypes();
+  default boolean usesTokenTypes() {
+    return false;
+  }
 
   /** The tensor prefixes (after the task prefix is removed) the model reads; others are listed. */
   List<String> keptPrefixes(boolean classifier);
@@ -84,13 +88,17 @@ public interface ModelFamily {
   LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model);
 
   /** The final norm's scale and shift, or null when the family has none. */
-  float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model);
+  default float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
 
   /**
    * The names of the classifier head's tensors that must be in a classifier's checkpoint; the
    * third is the output layer (labels, E), whose rows must be config.json's labels.
    */
-  List<String> headTensors();
+  default List<String> headTensors() {
+    return List.of();
+  }
 
   /** What config.json says of the classifier head beyond its labels. */
   default HeadShape headShape(JsonNode config, Path file) {
@@ -207,6 +215,17 @@ public interface ModelFamily {
     }
     throw new WeightsException(file + ": model_type '" + config.path("model_type").asText("")
         + "' is not supported; " + SUPPORTED);
+  }
+
+  /**
+   * Whether {@code autoMap} names classes only, and at least one, whose simple names start with
+   * {@code prefix} ({@code NomicBert}, {@code New}): custom code a family carries itself.
+   */
+  static boolean autoMapNames(JsonNode autoMap, String prefix) {
+    List<String> names = new ArrayList<>();
+    autoMap.elements().forEachRemaining(n -> names.add(n.asText("")));
+    return !names.isEmpty() && names.stream()
+        .allMatch(n -> n.substring(n.lastIndexOf('.') + 1).startsWith(prefix));
   }
 
   /** A positive integer config.json must hold under {@code key}, or a refusal naming it. */

@@ -117,16 +117,6 @@ final class ModernBert implements ModelFamily {
   }
 
   @Override
-  public int positionOffset(JsonNode config, Path file) {
-    return 0;
-  }
-
-  @Override
-  public boolean usesTokenTypes() {
-    return false;
-  }
-
-  @Override
   public List<String> keptPrefixes(boolean classifier) {
     return classifier ? List.of("embeddings.", "layers.", "final_norm.", "head.", "classifier.")
         : List.of("embeddings.", "layers.", "final_norm.");

@@ -61,11 +61,6 @@ final class MpNet implements ModelFamily {
   }
 
   @Override
-  public boolean usesTokenTypes() {
-    return false;
-  }
-
-  @Override
   public List<String> keptPrefixes(boolean classifier) {
     return classifier ? List.of("embeddings.", "encoder.", "classifier.")
         : List.of("embeddings.", "encoder.");
@@ -109,11 +104,6 @@ final class MpNet implements ModelFamily {
   @Override
   public float[] scoreBiasTable(TensorNaming.TensorSource read, ModelFolder model) {
     return read.take(BIAS_TABLE, model.architecture().scoreBias().buckets(), model.heads());
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
   }
 
   @Override

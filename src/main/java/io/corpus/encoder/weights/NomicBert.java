@@ -8,7 +8,6 @@ import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -46,16 +45,7 @@ final class NomicBert implements ModelFamily {
 
   @Override
   public boolean implementsCustomCode(JsonNode autoMap) {
-    Iterator<JsonNode> classes = autoMap.elements();
-    boolean any = false;
-    while (classes.hasNext()) {
-      String name = classes.next().asText("");
-      any = true;
-      if (!name.substring(name.lastIndexOf('.') + 1).startsWith("NomicBert")) {
-        return false;
-      }
-    }
-    return any;
+    return ModelFamily.autoMapNames(autoMap, "NomicBert");
   }
 
   @Override
@@ -133,11 +123,6 @@ final class NomicBert implements ModelFamily {
   }
 
   @Override
-  public int positionOffset(JsonNode config, Path file) {
-    return 0;
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
   }
@@ -185,15 +170,5 @@ final class NomicBert implements ModelFamily {
         read.take(p + "norm2.weight", e), read.take(p + "norm2.bias", e),
         gated ? read.take(mlp + "fc11.weight", f, e) : null,
         gated ? (inBias ? read.take(mlp + "fc11.bias", f) : new float[f]) : null);
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of();
   }
 }

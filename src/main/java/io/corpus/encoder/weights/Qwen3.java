@@ -87,16 +87,6 @@ final class Qwen3 implements ModelFamily {
   }
 
   @Override
-  public int positionOffset(JsonNode config, Path file) {
-    return 0;
-  }
-
-  @Override
-  public boolean usesTokenTypes() {
-    return false;
-  }
-
-  @Override
   public List<String> keptPrefixes(boolean classifier) {
     return List.of("embed_tokens.", "layers.", "norm.");
   }
@@ -117,34 +107,16 @@ final class Qwen3 implements ModelFamily {
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     int e = model.width();
     int f = model.ffnWidth();
-    ModelSettings.AttentionHeads shape = model.architecture().heads();
-    int d = shape.headWidth() > 0 ? shape.headWidth() : e / model.heads();
-    int q = model.heads() * d;
-    int kv = shape.kvHeads() * d;
-    boolean bias = model.architecture().projectionBias();
     String p = LAYERS + i + ".";
-    String a = p + "self_attn.";
-    return new LayerWeights(
-        TensorNaming.concat(read.take(a + "q_proj.weight", q, e), read.take(a + "k_proj.weight",
-            kv, e), read.take(a + "v_proj.weight", kv, e)),
-        bias ? TensorNaming.concat(read.take(a + "q_proj.bias", q), read.take(a + "k_proj.bias",
-            kv), read.take(a + "v_proj.bias", kv)) : new float[q + 2 * kv],
-        read.take(a + "o_proj.weight", e, q), new float[e],
-        read.take(p + "mlp.gate_proj.weight", f, e), new float[f],
-        read.take(p + "mlp.down_proj.weight", e, f), new float[e],
-        read.take(p + "input_layernorm.weight", e), new float[e],
-        read.take(p + "post_attention_layernorm.weight", e), new float[e],
-        read.take(p + "mlp.up_proj.weight", f, e), new float[f],
-        read.take(a + "q_norm.weight", d), read.take(a + "k_norm.weight", d));
+    DecoderTensors t = DecoderTensors.read(read, p, model, false, w -> w);
+    return new LayerWeights(t.qkv(), t.qkvBias(), t.out(), t.outBias(), t.gate(), new float[f],
+        t.down(), new float[e], read.take(p + "input_layernorm.weight", e), new float[e],
+        read.take(p + "post_attention_layernorm.weight", e), new float[e], t.up(), new float[f],
+        t.queryNorm(), t.keyNorm());
   }
 
   @Override
   public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
     return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of();
   }
 }

@@ -52,11 +52,6 @@ final class Roberta extends BertLayers {
   }
 
   @Override
-  public boolean usesTokenTypes() {
-    return false;
-  }
-
-  @Override
   public List<String> keptPrefixes(boolean classifier) {
     return classifier ? List.of("embeddings.", "encoder.", "classifier.")
         : List.of("embeddings.", "encoder.");
