@@ -333,7 +333,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public static void checkDimensions(int dimensions, int width) {
     if (dimensions > width) {
       throw new IllegalArgumentException("dimensions = " + dimensions + " is more than the "
-          + "model's " + width + " (its pooled vector's width: E, or its last Dense module's)");
+          + "model's " + width + " (the width of its pooled vector: E, or its last Dense "
+          + "module's out_features)");
     }
   }
 

@@ -144,7 +144,7 @@ class PreflightTest {
             + "not: end of file");
     cases.put(config("dimensions", in, text, miniLm, "output.dimensions = 500",
         "output.path = " + q(tmp.resolve("o8"))), "dimensions = 500 is more than the model's 384 "
-            + "(its pooled vector's width E)");
+            + "(the width of its pooled vector: E, or its last Dense module's out_features)");
     cases.put(config("dimensions-unpooled", in, text, miniLm, "output.dimensions = 64",
         "output.pooling = none", "output.path = " + q(tmp.resolve("o8"))), "output.dimensions = "
             + "64 cuts the pooled vector, but output.pooling = none writes none");
