@@ -10,7 +10,6 @@ import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.ModelFolder;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 

@@ -5,7 +5,9 @@ import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.TensorNaming;
+import io.corpus.encoder.model.ModelSettings;
 import java.util.List;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -158,6 +160,20 @@ public final class Settings {
   /** The architecture settings a model folder's config.json answers, which must agree with it. */
   public static final List<Setting<?>> ARCHITECTURE = List.of(HEADS, ACTIVATION, LAYER_NORM_EPS,
       NORM_FIRST, FINAL_NORM, POSITIONAL, NAMING, CAUSAL, WINDOW);
+
+  /**
+   * How the encoder of a weights file computes, from the architecture settings' values: the one
+   * builder of the job's configuration ({@code s -> s.read(config)}) and the Transformer's params.
+   * The values are already checked; the heads must be at least 1.
+   */
+  public static ModelSettings weightsFileModel(Function<Setting<?>, Object> value) {
+    return new ModelSettings((Integer) value.apply(HEADS),
+        Activation.fromConfigName((String) value.apply(ACTIVATION)),
+        (Boolean) value.apply(NORM_FIRST), (Boolean) value.apply(FINAL_NORM),
+        (Double) value.apply(LAYER_NORM_EPS), (Boolean) value.apply(CAUSAL),
+        (Integer) value.apply(WINDOW),
+        PositionalEncoding.fromConfigName((String) value.apply(POSITIONAL)));
+  }
 
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,

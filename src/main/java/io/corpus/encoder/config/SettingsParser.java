@@ -8,10 +8,8 @@ import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import io.corpus.encoder.common.ConfigName;
-import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
-import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.File;
@@ -299,15 +297,7 @@ public final class SettingsParser {
       throw new SettingsException("model.heads must be set to the number of attention heads (1 or "
           + "more), got " + Setting.shown(c, Settings.HEADS.key(), heads));
     }
-    return new ModelSettings(
-        heads,
-        choice(c, Settings.ACTIVATION, Activation.values()),
-        Settings.NORM_FIRST.read(c),
-        Settings.FINAL_NORM.read(c),
-        Settings.LAYER_NORM_EPS.read(c),
-        Settings.CAUSAL.read(c),
-        Settings.WINDOW.read(c),
-        choice(c, Settings.POSITIONAL, PositionalEncoding.values()));
+    return Settings.weightsFileModel(setting -> setting.read(c));
   }
 
   /** Refuses a key that is no setting, listing the keys beside it (or the sections). */

@@ -6,10 +6,8 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
-import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
-import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
 import java.nio.file.Path;
@@ -194,9 +192,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       }
       return folder().settings(given);
     }
-    return new ModelSettings(intValue(heads), Activation.fromConfigName($(activation)),
-        flag(normFirst), flag(finalNorm), doubleValue(layerNormEps), flag(causal),
-        intValue(window), PositionalEncoding.fromConfigName($(positional)));
+    return Settings.weightsFileModel(setting -> $(getParam(setting.param())));
   }
 
   /** The model, read on the driver once and kept for later calls with the same params. */

@@ -1,7 +1,5 @@
 package io.corpus.encoder.weights;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
