@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""A random Qwen3 folder with Qwen3-Embedding-0.6B's shapes (28 layers, E 1024, 16 heads on 8 KV
+heads of 128, F 3072; BF16 as the Hub's), for jobs/benchmarks/bench-qwen3. Its tokenizer is the
+golden case's small byte-level BPE (src/test/resources/qwen3-cases), so the embedding table is
+small and texts give more tokens than Qwen's own tokenizer would; last-token pooling, Normalize.
+
+Usage: /usr/bin/python3 jobs/benchmarks/make_qwen3_bench_model.py OUT [--layers 28]
+"""
+import argparse, json, os, shutil, struct, sys
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASE = os.path.join(HERE, "..", "..", "src", "test", "resources", "qwen3-cases", "qwen3-embedding")
+p = argparse.ArgumentParser()
+p.add_argument("out")
+p.add_argument("--layers", type=int, default=28)
+a = p.parse_args()
+E, H, K, D, F = 1024, 16, 8, 128, 3072
+os.makedirs(a.out, exist_ok=True)
+for name in ("tokenizer.json", "modules.json", "1_Pooling"):
+    src = os.path.join(CASE, name)
+    (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, os.path.join(a.out, name),
+                                                              **({"dirs_exist_ok": True}
+                                                                 if os.path.isdir(src) else {}))
+config = json.load(open(os.path.join(CASE, "config.json")))
+config.update(hidden_size=E, num_attention_heads=H, num_key_value_heads=K, head_dim=D,
+              intermediate_size=F, num_hidden_layers=a.layers, max_window_layers=a.layers)
+json.dump(config, open(os.path.join(a.out, "config.json"), "w"), indent=2)
+V = config["vocab_size"]
+gen = torch.Generator().manual_seed(7)
+shapes = {"embed_tokens.weight": (V, E), "norm.weight": (E,)}
+for i in range(a.layers):
+    p_ = f"layers.{i}."
+    shapes.update({p_ + "self_attn.q_proj.weight": (H * D, E), p_ + "self_attn.k_proj.weight": (K * D, E),
+                   p_ + "self_attn.v_proj.weight": (K * D, E), p_ + "self_attn.o_proj.weight": (E, H * D),
+                   p_ + "self_attn.q_norm.weight": (D,), p_ + "self_attn.k_norm.weight": (D,),
+                   p_ + "mlp.gate_proj.weight": (F, E), p_ + "mlp.up_proj.weight": (F, E),
+                   p_ + "mlp.down_proj.weight": (E, F), p_ + "input_layernorm.weight": (E,),
+                   p_ + "post_attention_layernorm.weight": (E,)})
+header, off = {}, 0
+for name, shape in shapes.items():
+    n = int(np.prod(shape)) * 2
+    header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [off, off + n]}
+    off += n
+header["__metadata__"] = {"format": "pt"}
+h = json.dumps(header).encode()
+h += b" " * ((8 - len(h) % 8) % 8)
+with open(os.path.join(a.out, "model.safetensors"), "wb") as f:
+    f.write(struct.pack("<Q", len(h)))
+    f.write(h)
+    for name, shape in shapes.items():
+        fan_in = shape[-1] if len(shape) == 2 else 0
+        t = (torch.randn(shape, generator=gen) / (fan_in ** 0.5) if fan_in
+             else 1 + 0.1 * torch.randn(shape, generator=gen))
+        f.write(t.to(torch.bfloat16).view(torch.int16).numpy().tobytes())
+print(f"{a.out}: Qwen3 with {a.layers} layers, {sum(int(np.prod(s)) for s in shapes.values()):,} "
+      f"parameters")
