@@ -1,6 +1,8 @@
 package io.corpus.encoder.weights;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.ModelSettings;
+import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
 /**
@@ -21,6 +23,20 @@ import java.util.function.UnaryOperator;
  */
 record DecoderTensors(float[] qkv, float[] qkvBias, float[] out, float[] outBias,
     float[] queryNorm, float[] keyNorm, float[] gate, float[] up, float[] down) {
+
+  /**
+   * Hkv: config.json's {@code num_key_value_heads} (H when absent), which must divide the
+   * {@code heads} H.
+   */
+  static int kvHeads(JsonNode config, int heads, Path file) {
+    int kvHeads = config.has("num_key_value_heads")
+        ? ModelFamily.positiveInt(config, "num_key_value_heads", file) : heads;
+    if (heads % kvHeads != 0) {
+      throw new WeightsException(file + ": num_key_value_heads = " + kvHeads + " does not "
+          + "divide num_attention_heads = " + heads);
+    }
+    return kvHeads;
+  }
 
   /**
    * Layer {@code prefix}'s tensors; {@code outBias} says whether o_proj has a bias when the

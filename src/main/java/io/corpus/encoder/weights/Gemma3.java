@@ -57,12 +57,7 @@ final class Gemma3 implements ModelFamily {
     }
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
-    int kvHeads = config.has("num_key_value_heads")
-        ? ModelFamily.positiveInt(config, "num_key_value_heads", file) : heads;
-    if (heads % kvHeads != 0) {
-      throw new WeightsException(file + ": num_key_value_heads = " + kvHeads + " does not "
-          + "divide num_attention_heads = " + heads);
-    }
+    int kvHeads = DecoderTensors.kvHeads(config, heads, file);
     int headWidth = config.has("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file)
         : 0;
     int scalar = config.has("query_pre_attn_scalar")

@@ -61,12 +61,7 @@ final class Qwen3 implements ModelFamily {
         parameters.path("rope_theta").asDouble(1_000_000));
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
-    int kvHeads = config.has("num_key_value_heads")
-        ? ModelFamily.positiveInt(config, "num_key_value_heads", file) : heads;
-    if (heads % kvHeads != 0) {
-      throw new WeightsException(file + ": num_key_value_heads = " + kvHeads + " does not "
-          + "divide num_attention_heads = " + heads);
-    }
+    int kvHeads = DecoderTensors.kvHeads(config, heads, file);
     JsonNode headDim = config.get("head_dim");
     int headWidth = headDim == null || headDim.isNull() ? 0
         : ModelFamily.positiveInt(config, "head_dim", file);
