@@ -9,8 +9,8 @@ merges), trained on the texts (jobs/samples/make_modernbert_cases.py's trainer):
     head_dim 16 in a width of 32, Qwen3-Embedding's sentence-transformers files (last-token
     pooling, Normalize) and prompts; texts.json holds the texts with the "query" instruction
     put before them;
-  - qwen3-causal-lm: Qwen3ForCausalLM, `model.` prefix with lm_head, BF16, no head_dim key
-    (E / H), 1 KV head.
+  - qwen3-causal-lm: Qwen3ForCausalLM, `model.` prefix with lm_head, BF16, no head_dim key (so
+    Qwen3Config's default 128, wider than E / H = 8), 1 KV head.
 
 The reference outputs come from a float64 port of modeling_qwen3.py: embed_tokens; per layer
 RMSNorm, q/k/v projections, q_norm and k_norm per head, rotary (rotate_half, rope_theta),
@@ -31,6 +31,7 @@ from make_modernbert_cases import train_bpe  # noqa: E402
 from make_xlmr_cases import reference_ids  # noqa: E402
 
 MAX_TOKENS = 160
+HEAD_DIM_DEFAULT = 128  # Qwen3Config's head_dim when config.json has no such key
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+"
                  r"[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -74,7 +75,7 @@ def tokenizer_json():
 
 def random_qwen3(c, rng):
     E, F, V, H, K = c["E"], c["F"], c["V"], c["H"], c["K"]
-    D = c["D"] or E // H
+    D = c["D"] or HEAD_DIM_DEFAULT
     normal = lambda *shape, std: rng.normal(0.0, std, size=shape)
     t = {"embed_tokens.weight": normal(V, E, std=1.0), "norm.weight": 1 + normal(E, std=0.1)}
     for i in range(c["L"]):
@@ -107,7 +108,7 @@ def rotate_half(x):
 def qwen3(c, w, ids):
     """Last hidden states (T, E) of one unpadded sequence, float64."""
     T, E, H, K, eps = len(ids), c["E"], c["H"], c["K"], 1e-6
-    D = c["D"] or E // H
+    D = c["D"] or HEAD_DIM_DEFAULT
     x = w["embed_tokens.weight"][torch.tensor(ids)]
     inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
     freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
@@ -189,7 +190,8 @@ def write_case(c, out, seed):
                          "pooled": [float(f"{v:.10g}") for v in (s / s.norm()).tolist()]})
     json.dump(out_rows, open(os.path.join(folder, "texts.json"), "w", encoding="utf-8"),
               separators=(",", ":"), ensure_ascii=False)
-    print(f"{folder}: L={c['L']} E={c['E']} H={c['H']} KV={c['K']} D={c['D'] or c['E'] // c['H']}"
+    D = c['D'] or HEAD_DIM_DEFAULT
+    print(f"{folder}: L={c['L']} E={c['E']} H={c['H']} KV={c['K']} D={D}"
           f", vocabulary {size}, {len(rows)} texts, prompt {prompt!r}")
 
 

@@ -25,17 +25,29 @@ record DecoderTensors(float[] qkv, float[] qkvBias, float[] out, float[] outBias
     float[] queryNorm, float[] keyNorm, float[] gate, float[] up, float[] down) {
 
   /**
-   * Hkv: config.json's {@code num_key_value_heads} (H when absent), which must divide the
-   * {@code heads} H.
+   * Hkv: config.json's {@code num_key_value_heads}; when the key is absent, the family's
+   * configuration class default {@code absent} (transformers' Qwen3Config 32, Gemma3TextConfig
+   * 4), when null H. It must divide the {@code heads} H.
    */
-  static int kvHeads(JsonNode config, int heads, Path file) {
-    int kvHeads = config.has("num_key_value_heads")
-        ? ModelFamily.positiveInt(config, "num_key_value_heads", file) : heads;
+  static int kvHeads(JsonNode config, int heads, int absent, Path file) {
+    JsonNode value = config.get("num_key_value_heads");
+    int kvHeads = value == null ? absent : value.isNull() ? heads
+        : ModelFamily.positiveInt(config, "num_key_value_heads", file);
     if (heads % kvHeads != 0) {
-      throw new WeightsException(file + ": num_key_value_heads = " + kvHeads + " does not "
+      throw new WeightsException(file + ": num_key_value_heads = " + kvHeads
+          + (value == null ? " (the default when the key is absent)" : "") + " does not "
           + "divide num_attention_heads = " + heads);
     }
     return kvHeads;
+  }
+
+  /**
+   * D: config.json's {@code head_dim}, else the family's configuration class default
+   * {@code absent} (transformers' Qwen3Config 128, Gemma3TextConfig 256), as the modelling code
+   * reads it: not hidden_size / num_attention_heads.
+   */
+  static int headWidth(JsonNode config, int absent, Path file) {
+    return config.has("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file) : absent;
   }
 
   /**

@@ -57,9 +57,8 @@ final class Gemma3 implements ModelFamily {
     }
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
-    int kvHeads = DecoderTensors.kvHeads(config, heads, file);
-    int headWidth = config.has("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file)
-        : 0;
+    int kvHeads = DecoderTensors.kvHeads(config, heads, 4, file);
+    int headWidth = DecoderTensors.headWidth(config, 256, file);
     int scalar = config.has("query_pre_attn_scalar")
         ? ModelFamily.positiveInt(config, "query_pre_attn_scalar", file) : 256;
     boolean bidirectional = config.path("use_bidirectional_attention").asBoolean(false);

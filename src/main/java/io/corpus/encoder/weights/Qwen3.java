@@ -17,7 +17,8 @@ import java.util.List;
  * embeddings (no norm, no positions); pre-norm layers with RMSNorm ({@code input_layernorm},
  * {@code post_attention_layernorm}, eps {@code rms_norm_eps}); causal attention (bidirectional
  * when {@code use_bidirectional_attention}) with {@code num_key_value_heads} KV heads shared by
- * groups of query heads, heads of {@code head_dim} values, an RMS norm on each head's q and k
+ * groups of query heads, heads of {@code head_dim} values (128 when the key is absent, as in
+ * transformers' Qwen3Config, not hidden_size / heads), an RMS norm on each head's q and k
  * ({@code q_norm}, {@code k_norm}) before rotary positions of base {@code rope_theta}; SwiGLU,
  * {@code down_proj(silu(gate_proj(x)) ⊙ up_proj(x))}; biases on q, k, v only where
  * {@code attention_bias}; a final {@code norm}. Checkpoints of {@code Qwen3ForCausalLM} put the
@@ -61,10 +62,8 @@ final class Qwen3 implements ModelFamily {
         parameters.path("rope_theta").asDouble(1_000_000));
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
-    int kvHeads = DecoderTensors.kvHeads(config, heads, file);
-    JsonNode headDim = config.get("head_dim");
-    int headWidth = headDim == null || headDim.isNull() ? 0
-        : ModelFamily.positiveInt(config, "head_dim", file);
+    int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
+    int headWidth = DecoderTensors.headWidth(config, 128, file);
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
       attention.add(new LayerAttention(0, RotaryPositions.halves(theta)));

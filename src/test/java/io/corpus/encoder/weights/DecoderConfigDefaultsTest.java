@@ -1,0 +1,55 @@
+package io.corpus.encoder.weights;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.corpus.encoder.model.ModelSettings;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A decoder's config.json without {@code head_dim} or {@code num_key_value_heads} means what
+ * transformers' configuration class gives for the missing key, not hidden_size / heads.
+ */
+class DecoderConfigDefaultsTest {
+  private static final Path FILE = Path.of("config.json");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static ObjectNode config(String modelType, int heads) {
+    ObjectNode c = JSON.createObjectNode();
+    c.put("model_type", modelType).put("hidden_size", 64).put("num_attention_heads", heads)
+        .put("num_hidden_layers", 2).put("sliding_window", 512);
+    return c;
+  }
+
+  private static ModelSettings.AttentionHeads heads(ObjectNode config) {
+    return ModelFamily.of(config, FILE).architecture(config, FILE).heads();
+  }
+
+  @Test
+  void qwen3HeadsAre128WideAndKvHeadsDefaultTo32WhenTheKeysAreAbsent() {
+    ModelSettings.AttentionHeads h = heads(config("qwen3", 32));
+    assertEquals(128, h.headWidth());
+    assertEquals(32, h.kvHeads());
+    ObjectNode nullKv = config("qwen3", 8);
+    nullKv.putNull("num_key_value_heads");
+    assertEquals(8, heads(nullKv).kvHeads(), "null means as many as the query heads");
+    WeightsException e = assertThrows(WeightsException.class, () -> heads(config("qwen3", 16)));
+    assertTrue(e.getMessage().contains("num_key_value_heads = 32 (the default when the key is "
+        + "absent) does not divide num_attention_heads = 16"), e.getMessage());
+  }
+
+  @Test
+  void gemma3HeadsAre256WideWithFourKvHeadsWhenTheKeysAreAbsent() {
+    ModelSettings.AttentionHeads h = heads(config("gemma3_text", 8));
+    assertEquals(256, h.headWidth());
+    assertEquals(4, h.kvHeads());
+    ObjectNode given = config("gemma3_text", 8);
+    given.put("head_dim", 32).put("num_key_value_heads", 2);
+    assertEquals(32, heads(given).headWidth());
+    assertEquals(2, heads(given).kvHeads());
+  }
+}
