@@ -248,16 +248,26 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
   }
 
   /**
-   * A pooling setting: "auto" is the folder's 1_Pooling mode, else its family's own (the last
-   * token for a causal decoder, whose last state alone has read the whole text; mean for the
-   * encoders), and mean without a folder.
+   * A pooling setting: "auto" is the folder's 1_Pooling mode, else mean (and mean without a
+   * folder). A causal language model without sentence-transformers modules is refused under
+   * "auto": nothing says its states make a vector, and such a folder is often a reranker
+   * (Qwen3-Reranker) that reads its language-model head's logits instead.
    */
   public static Pooling pooling(String setting, ModelFolder folder) {
-    if (setting.equals("auto")) {
-      return folder == null ? Pooling.MEAN : folder.pooling().orElse(
-          folder.architecture().causal() ? Pooling.LAST : Pooling.MEAN);
+    if (!setting.equals("auto")) {
+      return Pooling.fromConfigName(setting);
     }
-    return Pooling.fromConfigName(setting);
+    if (folder == null || folder.pooling().isPresent()) {
+      return folder == null ? Pooling.MEAN : folder.pooling().get();
+    }
+    if (folder.architecture().causal()) {
+      throw new WeightsException(folder.folder() + " holds a causal language model ("
+          + folder.family().name() + ") with no sentence-transformers modules.json to say how "
+          + "its states make one vector; a reranker such as Qwen3-Reranker scores with its "
+          + "language-model head's yes/no logits, which this job does not compute. To encode "
+          + "its states anyway, set the pooling (output.pooling) to last or mean");
+    }
+    return Pooling.MEAN;
   }
 
   /** A normalize setting: "auto" is whether the folder's pipeline ends in Normalize. */
@@ -303,6 +313,13 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
     if (!head) {
       return Optional.empty();
+    }
+    if (family.headTensors().isEmpty()) {
+      throw new WeightsException(file + ": architectures " + config.path("architectures")
+          + " names a sequence-classification head, which this job reads for "
+          + ModelFamily.Registry.list(ModelFamily.ALL.stream()
+              .filter(f -> !f.headTensors().isEmpty()).map(ModelFamily::name).toList(), "and")
+          + " but not for " + family.name());
     }
     List<String> labels = new ArrayList<>();
     JsonNode id2label = config.path("id2label");

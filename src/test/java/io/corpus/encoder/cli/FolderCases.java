@@ -97,14 +97,20 @@ record FolderCases(String cases, Path tmp) {
   /** As {@link #jobAndTransformer(String, int, String)}, with the folder's prompt of this name. */
   Worst jobAndTransformer(String name, int maxTokens, String family, String promptName)
       throws Exception {
+    return jobAndTransformer(name, maxTokens, family, promptName, "auto");
+  }
+
+  /** As {@link #jobAndTransformer(String, int, String, String)}, with this pooling setting. */
+  Worst jobAndTransformer(String name, int maxTokens, String family, String promptName,
+      String pooling) throws Exception {
     SparkSession spark = SparkTestSession.get();
     JsonNode texts = json(name, "texts.json");
     Path input = parquet(spark, texts, false);
     Map<String, Row> job = runJob(name, input, false, "input { max-tokens = " + maxTokens
-        + ", prompt-name = \"" + promptName + "\" }", family);
+        + ", prompt-name = \"" + promptName + "\" }\noutput.pooling = " + pooling, family);
     Map<String, Row> transformer = byId(new EncoderTransformer()
         .setModelPath(folder(name).toString()).setTextCol("text").setMaxTokens(maxTokens)
-        .setPromptName(promptName)
+        .setPromptName(promptName).setPooling(pooling)
         .transform(spark.read().parquet(input.toString()).repartition(2)).collectAsList());
     Worst worst = compare(texts, List.of(job, transformer));
     System.out.printf("%s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - cosine of "

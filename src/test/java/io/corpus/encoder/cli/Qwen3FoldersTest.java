@@ -1,6 +1,7 @@
 package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,6 +10,7 @@ import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
+import io.corpus.encoder.weights.WeightsException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -55,9 +57,11 @@ class Qwen3FoldersTest {
     assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
   }
 
+  /** A language model without sentence-transformers files: its last token's state, asked for. */
   @Test
   void causalLanguageModelFolderWithOneKvHeadEqualsThePort() throws Exception {
-    FolderCases.Worst worst = cases().jobAndTransformer("qwen3-causal-lm", 160, "qwen3");
+    FolderCases.Worst worst = cases().jobAndTransformer("qwen3-causal-lm", 160, "qwen3", "",
+        "last");
     assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
     assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
   }
@@ -152,6 +156,36 @@ class Qwen3FoldersTest {
             + "\"factor\": 4.0}"), "rope_scaling {\"rope_type\":\"yarn\",\"factor\":4.0} is not "
             + "supported",
         config.replace("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3"),
-        "num_key_value_heads = 3 does not divide num_attention_heads = 4"));
+        "num_key_value_heads = 3 does not divide num_attention_heads = 4",
+        config.replace("Qwen3ForCausalLM", "Qwen3ForSequenceClassification"),
+        "names a sequence-classification head, which this job reads for bert, xlm-roberta, "
+            + "modernbert, mpnet and distilbert but not for qwen3"));
+  }
+
+  /**
+   * A Qwen3 language model with no sentence-transformers files, as Qwen3-Reranker comes, is
+   * refused under the default pooling, in the job before Spark and in the Transformer; asked
+   * for, its last token's state is encoded (the test above).
+   */
+  @Test
+  void languageModelFolderWithoutModulesIsRefusedUnderAutoPooling() throws Exception {
+    Path folder = cases().folder("qwen3-causal-lm");
+    Path config = tmp.resolve("reranker.conf");
+    Files.writeString(config, "input { path = \""
+        + SharedModels.miniLm().resolve("expected/texts.parquet") + "\", text-column = text }\n"
+        + "model.path = \"" + folder + "\"\noutput.path = \"" + tmp.resolve("never") + "\"\n");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    assertEquals(1, new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(new String[] {"--config", config.toString(), "--check"}));
+    String said = err.toString(StandardCharsets.UTF_8);
+    assertTrue(said.contains("holds a causal language model (qwen3) with no sentence-transformers"
+        + " modules.json"), said);
+    assertTrue(said.contains("set the pooling (output.pooling) to last or mean"), said);
+    assertTrue(!Files.exists(tmp.resolve("never")));
+    WeightsException e = assertThrows(WeightsException.class, () -> new EncoderTransformer()
+            .setModelPath(folder.toString()).setTextCol("text")
+            .transformSchema(new StructType().add("id", DataTypes.StringType)
+                .add("text", DataTypes.StringType)));
+    assertTrue(e.getMessage().contains("Qwen3-Reranker"), e.getMessage());
   }
 }
