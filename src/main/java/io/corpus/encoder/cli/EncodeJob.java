@@ -75,7 +75,7 @@ public final class EncodeJob {
   static OutputFolder.Replace replaces(JobSettings.OutputMode mode) {
     return switch (mode) {
       case ERROR_IF_EXISTS -> OutputFolder.Replace.NOTHING;
-      case OVERWRITE -> OutputFolder.Replace.EARLIER_OUTPUT;
+      case OVERWRITE, UPDATE -> OutputFolder.Replace.EARLIER_OUTPUT;
       case REPLACE_ANY_FOLDER -> OutputFolder.Replace.ANY_FOLDER;
     };
   }
@@ -128,7 +128,12 @@ public final class EncodeJob {
     long rowsRead = plan.rows();
     LOG.info("{} rows in {}: {}; {} s since start", rowsRead, shown(settings.input().path()),
         plan.reason(), elapsed());
-    Dataset<Row> toEncode = ParquetInput.spread(input, plan, plannedSlots());
+    Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
+    UpdatePlan update = settings.output().mode() == JobSettings.OutputMode.UPDATE
+        ? UpdatePlan.open(spark, settings, out, reuseKey) : null;
+    Dataset<Row> hashed = ParquetInput.spread(input, plan, plannedSlots())
+        .withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(settings.input()));
+    Dataset<Row> toEncode = update == null ? hashed : update.toEncode(hashed);
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedModel(model);
@@ -137,6 +142,10 @@ public final class EncodeJob {
       try {
         EncodedTables tables = new EncodedTables(spark, settings);
         Dataset<Row> encoded = transformer.transform(toEncode);
+        if (update != null) {
+          encoded = encoded.unionByName(update.reused(hashed, encoded.schema()));
+        }
+        encoded = UpdatePlan.hashLast(encoded);
         phases.end("plan");
         LOG.info("planned, {} s since start", elapsed());
         tables.write(encoded, out, phase);
@@ -163,7 +172,16 @@ public final class EncodeJob {
         LOG.info("report written, {} s since start", elapsed());
       }
       phase.accept("counting the written rows");
-      RunSummary summary = summarize(out, plan, metrics);
+      Map<String, Long> updated = null;
+      if (update != null) {
+        long reused = update.reusedRows(hashed);
+        updated = new LinkedHashMap<>();
+        updated.put("rows_encoded", rowsRead - reused);
+        updated.put("rows_reused", reused);
+        updated.put("rows_dropped", update.droppedIds(hashed));
+        LOG.info("update: {}", updated);
+      }
+      RunSummary summary = summarize(out, plan, metrics, reuseKey, updated);
       summary.write(out.staged("run-summary.json"), hadoop);
       return summary;
     }
@@ -207,7 +225,8 @@ public final class EncodeJob {
         metrics.tokensEncoded().id(), total, console, 5);
   }
 
-  private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics) {
+  private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics,
+      Map<String, Object> reuseKey, Map<String, Long> update) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows: every row written has exactly one window 0.
@@ -249,7 +268,7 @@ public final class EncodeJob {
         metrics.tokensEncoded().value(), metrics.largestBatch().value(),
         (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
-        metrics.executors(), Transformers.describe(settings, model), outputs);
+        metrics.executors(), Transformers.describe(settings, model), outputs, reuseKey, update);
   }
 
   /** The command line: argument parsing, one-line errors, exit codes. */

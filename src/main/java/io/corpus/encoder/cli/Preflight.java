@@ -15,6 +15,7 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
@@ -44,6 +45,7 @@ final class Preflight {
    */
   static Found beforeModel(JobSettings settings, boolean everyFooter) {
     checkPaths(settings);
+    checkUpdate(settings.output());
     OutputFolder.checkBeforeStart(settings.output().path(),
         EncodeJob.replaces(settings.output().mode()));
     if (settings.weights().isFolder()) {
@@ -69,6 +71,20 @@ final class Preflight {
     int files = table.get().files().size();
     return new Found(String.format("%,d rows in %,d file%s; %s", rows, files,
         files == 1 ? "" : "s", columns));
+  }
+
+  /**
+   * Refuses an update with outputs it would not keep whole: attention maps, statistics and the
+   * rollout come from a forward pass the reused rows do not make, and the report reads them.
+   */
+  static void checkUpdate(JobSettings.Output output) {
+    if (output.mode() == JobSettings.OutputMode.UPDATE
+        && (output.attention().any() || output.report().enabled())) {
+      throw new IllegalArgumentException("output.mode = update reuses the vectors of unchanged "
+          + "rows, not their attention maps, statistics or report: set output.attention.enabled"
+          + ", output.attention.stats, output.attention.rollout and output.report.enabled to "
+          + "false, or use output.mode = overwrite");
+    }
   }
 
   /** The folder's tokenizer as checked: its ids, and the longest sequence it makes. */
@@ -127,6 +143,10 @@ final class Preflight {
 
   /** The input's columns against the params and the report's, as the job checks them. */
   static void checkColumns(JobSettings settings, StructType schema) {
+    if (List.of(schema.fieldNames()).contains(UpdatePlan.HASH_COLUMN)) {
+      throw new IllegalArgumentException("The input has a column " + UpdatePlan.HASH_COLUMN
+          + ", which the job writes (each row's hash of what it encodes); rename or drop it");
+    }
     Transformers.fromSettings(settings).transformSchema(schema);
     if (!settings.input().tokensColumn().isEmpty()) {
       InputColumns.requireTokens(schema, settings.input().tokensColumn());

@@ -118,11 +118,12 @@ public record JobSettings(
 
   /**
    * What happens to an existing output folder: refused; replaced when it is empty or an earlier
-   * output of this job; or replaced whatever folder it is.
+   * output of this job; replaced whatever folder it is; or updated: an earlier output of this
+   * job lends its rows to the unchanged rows of the input, and is replaced.
    */
   public enum OutputMode implements ConfigName {
     ERROR_IF_EXISTS("error-if-exists"), OVERWRITE("overwrite"),
-    REPLACE_ANY_FOLDER("replace-any-folder");
+    REPLACE_ANY_FOLDER("replace-any-folder"), UPDATE("update");
 
     private final String configName;
 

@@ -93,7 +93,8 @@ public final class Settings {
   public static final Setting<String> OUTPUT_MODE = Setting.choice("output.mode", "",
       JobSettings.OutputMode.ERROR_IF_EXISTS.configName(),
       ConfigName.names(JobSettings.OutputMode.values()),
-      "what an existing output path may be: nothing, an earlier output, any folder");
+      "what an existing output path may be: nothing, an earlier output, any folder; update: "
+          + "an earlier output whose unchanged rows are reused");
   public static final Setting<String> POOLING = Setting.choice("output.pooling", "pooling",
       "auto", withAuto(ConfigName.names(Pooling.values())),
       "mean, first, max, last, none, or auto (the folder's 1_Pooling, else its family's)");

@@ -1,6 +1,7 @@
 package io.corpus.encoder.io;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -40,6 +41,12 @@ import org.apache.hadoop.fs.Path;
  * @param blas class name of the BLAS implementation the driver uses
  * @param executors executor id to the BLAS, element-wise kernels and BLAS threads its tasks used
  * @param model the model settings and weights, as the job understood them
+ * @param outputs where the output went and what it holds
+ * @param reuseKey what the rows' outputs depend on (the model's fingerprint, the settings that
+ *     shape them), which an update ({@code output.mode = update}) must find unchanged
+ * @param update with {@code output.mode = update}: {@code rows_encoded} (rows of the input sent
+ *     to the encoder), {@code rows_reused} (rows that took the earlier output's), and
+ *     {@code rows_dropped} (ids of the earlier output no longer in the input); else null
  */
 public record RunSummary(
     long rowsRead,
@@ -60,7 +67,9 @@ public record RunSummary(
     String blas,
     Map<String, String> executors,
     Map<String, Object> model,
-    Map<String, Object> outputs) {
+    Map<String, Object> outputs,
+    Map<String, Object> reuseKey,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Long> update) {
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)

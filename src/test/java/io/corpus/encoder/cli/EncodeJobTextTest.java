@@ -92,7 +92,8 @@ class EncodeJobTextTest {
     assertEquals(0, run.exit, run.err);
     List<Row> rows = spark.read().parquet(output.resolve("embeddings").toString())
         .collectAsList();
-    assertEquals(List.of("id", "text", "input_ids", "tokens", "embeddings", "pooled"),
+    assertEquals(List.of("id", "text", "input_ids", "tokens", "embeddings", "pooled",
+        "input_hash"),
         Arrays.asList(rows.get(0).schema().fieldNames()));
     reference.assertMatches(rows, "input_ids", "embeddings", "pooled");
     Row first = rows.stream().filter(r -> r.getAs("id").equals(rows.get(0).getAs("id")))

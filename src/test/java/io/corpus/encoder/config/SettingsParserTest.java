@@ -120,7 +120,7 @@ class SettingsParserTest {
     assertEquals("model.activation = 'swish' is not one of relu, gelu, gelu-tanh, silu",
         error(REQUIRED + "model.activation = swish\n"));
     assertEquals("output.mode = 'append' is not one of error-if-exists, overwrite, "
-        + "replace-any-folder",
+        + "replace-any-folder, update",
         error(REQUIRED + "output.mode = append\n"));
     assertEquals("model.layer-norm-eps must be a positive number, got 0.0",
         error(REQUIRED + "model.layer-norm-eps = 0\n"));
@@ -196,7 +196,7 @@ class SettingsParserTest {
     String home = System.getenv("HOME");
     String message = error(REQUIRED + "output.mode = ${HOME}\n");
     assertEquals("output.mode = (a value from an environment variable) is not one of "
-        + "error-if-exists, overwrite, replace-any-folder", message);
+        + "error-if-exists, overwrite, replace-any-folder, update", message);
     assertFalse(message.contains(home), message);
     message = fileError("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA [\n");
     assertFalse(message.contains("b3BlbnNzaC1rZXktdjEAAAAA"), message);

@@ -1,0 +1,243 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.sha2;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.to_json;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.weights.ModelFingerprint;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * {@code output.mode = update}: the earlier output at the output path, checked before any row is
+ * read (its {@code run-summary.json} holds the same {@link #reuseKey}, its ids are on one row
+ * each), lends its model columns to the rows of the new input whose id and {@value #HASH_COLUMN}
+ * it holds; only the other rows are encoded. Every other column comes from the new input, and
+ * ids no longer in the input are left out. The earlier output stays whole until the new one is
+ * committed in its place. Driver only: it plans Spark's joins.
+ */
+final class UpdatePlan {
+  /** The column every output row carries: SHA-256 of what the row fed the encoder. */
+  static final String HASH_COLUMN = "input_hash";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Dataset<Row> earlier;
+  private final String id;
+
+  private UpdatePlan(Dataset<Row> earlier, String id) {
+    this.earlier = earlier;
+    this.id = id;
+  }
+
+  /**
+   * The hash of what a row feeds the encoder, whatever the columns are named: its text (and the
+   * pair's second text), its token ids (type ids, mask) or its vectors (mask), as JSON.
+   */
+  static Column inputHash(JobSettings.Input in) {
+    List<String> columns = new ArrayList<>(switch (in.kind()) {
+      case TEXT -> List.of(in.textColumn(), in.pairColumn());
+      case IDS -> List.of(in.idsColumn(), in.typeIdsColumn(), in.maskColumn());
+      case EMBEDDINGS -> List.of(in.embeddingsColumn(), in.maskColumn());
+    });
+    List<Column> parts = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      if (!columns.get(i).isEmpty()) {
+        parts.add(col(columns.get(i)).as("c" + i));
+      }
+    }
+    return sha2(to_json(struct(parts.toArray(new Column[0]))), 256);
+  }
+
+  /** {@code encoded} with {@value #HASH_COLUMN} moved after the model's columns. */
+  static Dataset<Row> hashLast(Dataset<Row> encoded) {
+    List<Column> columns = new ArrayList<>();
+    for (String name : encoded.columns()) {
+      if (!name.equals(HASH_COLUMN)) {
+        columns.add(col("`" + name.replace("`", "``") + "`"));
+      }
+    }
+    columns.add(col(HASH_COLUMN));
+    return encoded.select(columns.toArray(new Column[0]));
+  }
+
+  /**
+   * What an update must find unchanged in the earlier output's run-summary.json: the model's
+   * fingerprint (its files' SHA-256) and every setting that shapes a row's outputs.
+   */
+  static Map<String, Object> reuseKey(JobSettings settings, LoadedModel model) {
+    Map<String, Object> key = new LinkedHashMap<>();
+    key.put("model_fingerprint", model.isFolder() ? ModelFingerprint.ofFolder(model.folder())
+        : ModelFingerprint.ofFile(java.nio.file.Path.of(settings.weights().path())));
+    Map<String, Object> described = new LinkedHashMap<>(Transformers.describe(settings, model));
+    described.remove("path");
+    described.remove("weights");
+    key.put("model", described);
+    JobSettings.Input in = settings.input();
+    Map<String, Object> input = new LinkedHashMap<>();
+    input.put("id_column", in.idColumn());
+    input.put("on_too_long", in.onTooLong().configName());
+    input.put("chunk_overlap", in.chunkOverlap());
+    input.put("max_length", in.maxLength());
+    input.put("on_invalid", in.onInvalid().configName());
+    key.put("input", input);
+    JobSettings.Output o = settings.output();
+    Map<String, Object> output = new LinkedHashMap<>();
+    output.put("pooling", o.pooling().configName());
+    output.put("normalize", o.normalize());
+    output.put("dimensions", o.dimensions());
+    output.put("token_embeddings", o.tokenEmbeddings());
+    key.put("output", output);
+    return key;
+  }
+
+  /**
+   * Checks the earlier output at {@code out}'s path against {@code reuseKey} and plans the reuse
+   * of its rows; refuses, in one line naming what differs, what cannot be reused.
+   */
+  static UpdatePlan open(SparkSession spark, JobSettings settings, OutputFolder out,
+      Map<String, Object> reuseKey) {
+    String shown = settings.environment().redact(settings.output().path());
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    Path summary = new Path(out.target(), "run-summary.json");
+    JsonNode earlierSummary;
+    try {
+      FileSystem fs = summary.getFileSystem(hadoop);
+      if (!fs.exists(summary)) {
+        throw new IllegalArgumentException("output.mode = update needs an earlier output of "
+            + "this job at " + shown + ", and there is none; run with error-if-exists or "
+            + "overwrite first");
+      }
+      try (InputStream in = fs.open(summary)) {
+        earlierSummary = JSON.readTree(in);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + summary, e);
+    }
+    JsonNode earlierKey = earlierSummary.get("reuse_key");
+    if (earlierKey == null || earlierKey.isNull()) {
+      throw new IllegalArgumentException("output.mode = update: the earlier output at " + shown
+          + " was written by a version of this job that did not record what its rows depend "
+          + "on (reuse_key); run once with output.mode = overwrite");
+    }
+    String difference = firstDifference("", earlierKey, asJson(reuseKey));
+    if (difference != null) {
+      throw new IllegalArgumentException("output.mode = update: the earlier output at " + shown
+          + " was made with " + difference + ", so its rows cannot be reused; run with "
+          + "output.mode = overwrite to encode every row again");
+    }
+    long duplicates = earlierSummary.path("duplicate_ids").asLong();
+    if (duplicates > 0) {
+      throw new IllegalArgumentException("output.mode = update matches rows by "
+          + settings.input().idColumn() + ", and the earlier output at " + shown + " has "
+          + duplicates + " ids on more than one row; run with output.mode = overwrite");
+    }
+    Dataset<Row> earlier = spark.read().parquet(new Path(out.target(), "embeddings").toString());
+    return new UpdatePlan(earlier, settings.input().idColumn());
+  }
+
+  /** The rows of {@code hashed} (the new input with its hash) that must be encoded. */
+  Dataset<Row> toEncode(Dataset<Row> hashed) {
+    return hashed.join(keys(), new String[] {id, HASH_COLUMN}, "left_anti");
+  }
+
+  private Dataset<Row> keys() {
+    return earlier.select(id, HASH_COLUMN).distinct();
+  }
+
+  /**
+   * The rows of {@code hashed} the earlier output holds, with its model columns (those of
+   * {@code encoded} that the input lacks) and the new input's others, in {@code encoded}'s
+   * order; refuses an earlier output without a column of {@code encoded} or of another type.
+   */
+  Dataset<Row> reused(Dataset<Row> hashed, StructType encoded) {
+    TreeSet<String> inputColumns = new TreeSet<>(List.of(hashed.columns()));
+    List<Column> earlierColumns = new ArrayList<>(List.of(col(id), col(HASH_COLUMN)));
+    StructType earlierSchema = earlier.schema();
+    for (StructField field : encoded.fields()) {
+      if (inputColumns.contains(field.name())) {
+        continue;
+      }
+      if (!List.of(earlierSchema.fieldNames()).contains(field.name())
+          || !earlierSchema.apply(field.name()).dataType().simpleString()
+              .equals(field.dataType().simpleString())) {   // Parquet reads lists as nullable
+        throw new IllegalArgumentException("output.mode = update: the earlier output's "
+            + "embeddings table has no column " + field.name() + " of type "
+            + field.dataType().simpleString() + "; run with output.mode = overwrite");
+      }
+      earlierColumns.add(col(field.name()));
+    }
+    Dataset<Row> joined = hashed.join(earlier.select(earlierColumns.toArray(new Column[0])),
+        new String[] {id, HASH_COLUMN}, "inner");
+    return joined.select(List.of(encoded.fieldNames()).stream().map(c -> col(c))
+        .toArray(Column[]::new));
+  }
+
+  /** Rows of the new input whose outputs are reused (a pass over ids and hashes). */
+  long reusedRows(Dataset<Row> hashed) {
+    return hashed.select(id, HASH_COLUMN).join(keys(), new String[] {id, HASH_COLUMN},
+        "left_semi").count();
+  }
+
+  /** Ids of the earlier output that the new input no longer has. */
+  long droppedIds(Dataset<Row> hashed) {
+    return earlier.select(id).distinct().join(hashed.select(id), new String[] {id}, "left_anti")
+        .count();
+  }
+
+  private static JsonNode asJson(Map<String, Object> map) {
+    try {
+      return JSON.readTree(JSON.writeValueAsString(map));   // numbers as a file holds them
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** "key = earlier value (this run: value)" for the first key whose values differ, or null. */
+  static String firstDifference(String prefix, JsonNode earlier, JsonNode now) {
+    if (earlier.isObject() && now.isObject()) {
+      TreeSet<String> names = new TreeSet<>();
+      earlier.fieldNames().forEachRemaining(names::add);
+      for (Iterator<String> it = now.fieldNames(); it.hasNext(); ) {
+        names.add(it.next());
+      }
+      for (String name : names) {
+        String found = firstDifference(prefix + name + ".", earlier.path(name), now.path(name));
+        if (found != null) {
+          return found;
+        }
+      }
+      return null;
+    }
+    if (earlier.equals(now)) {
+      return null;
+    }
+    String key = prefix.substring(0, Math.max(0, prefix.length() - 1));
+    return key + " = " + shown(earlier) + " (this run: " + shown(now) + ")";
+  }
+
+  private static String shown(JsonNode value) {
+    return value.isMissingNode() ? "(none)" : value.toString();
+  }
+}

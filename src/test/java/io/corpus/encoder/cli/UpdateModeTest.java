@@ -1,0 +1,172 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.concat;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.when;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code output.mode = update} on all-MiniLM-L6-v2's 30 reference texts: after rows are deleted,
+ * texts edited, another column changed and rows added, only the edited and new rows are encoded,
+ * the others keep the earlier output's vectors bit for bit, and the output equals a full run on
+ * the new table; what the earlier output was made with must not have changed.
+ */
+class UpdateModeTest {
+  @TempDir
+  Path tmp;
+
+  private static String quoted(Path path) {
+    return "\"" + path + "\"";
+  }
+
+  private record Run(int exit, String err) {}
+
+  private Run run(Path input, Path output, String mode, String... more) throws IOException {
+    Path config = tmp.resolve("job-" + System.nanoTime() + ".conf");
+    Files.writeString(config, String.join("\n", List.of(
+        "input.path = " + quoted(input), "input.text-column = text",
+        "model.path = " + quoted(SharedModels.miniLm()), "output.path = " + quoted(output),
+        "output.mode = " + mode, "execution.progress = false")) + "\n"
+        + String.join("\n", more) + "\n");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+    return new Run(exit, err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static Map<String, Row> byId(SparkSession spark, Path output) {
+    Map<String, Row> rows = new HashMap<>();
+    for (Row r : spark.read().parquet(output.resolve("embeddings").toString()).collectAsList()) {
+      assertEquals(null, rows.put(r.getAs("id").toString(), r), "id " + r.getAs("id") + " twice");
+    }
+    return rows;
+  }
+
+  private static float[] pooled(Row row) {
+    List<Float> values = row.getList(row.fieldIndex("pooled"));
+    float[] out = new float[values.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = values.get(i);
+    }
+    return out;
+  }
+
+  @Test
+  void updateEncodesOnlyChangedAndNewRowsAndEqualsAFullRun() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Dataset<Row> texts = spark.read().parquet(
+        SharedModels.miniLm().resolve("expected/texts.parquet").toString())
+        .selectExpr("CAST(id AS STRING) AS id", "text");
+    List<String> ids = texts.select("id").orderBy("id").as(
+        org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    List<String> gone = ids.subList(0, 3);
+    List<String> edited = ids.subList(3, 6);
+    List<String> otherColumn = ids.subList(6, 9);
+    Path v1 = tmp.resolve("v1.parquet");
+    texts.withColumn("source", lit("first")).coalesce(1).write().parquet(v1.toString());
+    Dataset<Row> kept = spark.read().parquet(v1.toString())
+        .where(col("id").isin(gone.toArray()).unary_$bang())
+        .withColumn("text", when(col("id").isin(edited.toArray()),
+            concat(col("text"), lit(" And then it was edited."))).otherwise(col("text")))
+        .withColumn("source", when(col("id").isin(otherColumn.toArray()), lit("second"))
+            .otherwise(col("source")));
+    Dataset<Row> added = spark.createDataFrame(List.of(
+        org.apache.spark.sql.RowFactory.create("new-1", "A text nobody encoded before.", "new"),
+        org.apache.spark.sql.RowFactory.create("new-2", "Noch ein neuer Text.", "new")),
+        kept.schema());
+    Path v2 = tmp.resolve("v2.parquet");
+    kept.unionByName(added).coalesce(1).write().parquet(v2.toString());
+
+    Path out = tmp.resolve("out");
+    Run first = run(v1, out, "error-if-exists");
+    assertEquals(0, first.exit, first.err);
+    Map<String, Row> before = byId(spark, out);
+    Run update = run(v2, out, "update");
+    assertEquals(0, update.exit, update.err);
+    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+    assertEquals(Map.of("rows_encoded", 5L, "rows_reused", 24L, "rows_dropped", 3L),
+        summary.update());
+    assertEquals(29, summary.rowsRead());
+    assertEquals(29, summary.rowsWritten());
+    Path full = tmp.resolve("full");
+    Run fullRun = run(v2, full, "error-if-exists");
+    assertEquals(0, fullRun.exit, fullRun.err);
+
+    Map<String, Row> updated = byId(spark, out);
+    Map<String, Row> expected = byId(spark, full);
+    assertEquals(expected.keySet(), updated.keySet());
+    for (String id : expected.keySet()) {
+      Row want = expected.get(id);
+      Row got = updated.get(id);
+      for (String column : List.of("text", "source", "input_ids", "input_hash")) {
+        assertEquals(want.<Object>getAs(column), got.<Object>getAs(column), id + " " + column);
+      }
+      double cosine = Tolerances.cosine(toDouble(pooled(want)), toDouble(pooled(got)));
+      assertTrue(1 - cosine <= 1e-6, id + ": 1 - cosine " + (1 - cosine));
+      if (before.containsKey(id) && !edited.contains(id)) {
+        assertArrayEquals(pooled(before.get(id)), pooled(got), id + " was not reused");
+      }
+    }
+    for (String id : edited) {
+      assertFalse(java.util.Arrays.equals(pooled(before.get(id)), pooled(updated.get(id))),
+          id + " was edited but kept its old vector");
+    }
+  }
+
+  @Test
+  void updateOfAnOutputMadeWithOtherSettingsIsRefusedAndLeavesItWhole() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path input = tmp.resolve("texts.parquet");
+    spark.read().parquet(SharedModels.miniLm().resolve("expected/texts.parquet").toString())
+        .limit(4).write().parquet(input.toString());
+    Path out = tmp.resolve("out");
+    assertEquals(0, run(input, out, "error-if-exists").exit);
+    String summary = Files.readString(out.resolve("run-summary.json"));
+    Run refused = run(input, out, "update", "output.normalize = false");
+    assertEquals(1, refused.exit);
+    assertTrue(refused.err.contains("the earlier output at " + out + " was made with "
+        + "output.normalize = true (this run: false), so its rows cannot be reused"),
+        refused.err);
+    assertEquals(summary, Files.readString(out.resolve("run-summary.json")));
+
+    Run nothing = run(input, tmp.resolve("never"), "update");
+    assertEquals(1, nothing.exit);
+    assertTrue(nothing.err.contains("output.mode = update needs an earlier output of this job "
+        + "at " + tmp.resolve("never")), nothing.err);
+    Run maps = run(input, out, "update", "output.attention.stats = true");
+    assertEquals(1, maps.exit);
+    assertTrue(maps.err.contains("output.mode = update reuses the vectors of unchanged rows, "
+        + "not their attention maps"), maps.err);
+  }
+
+  private static double[] toDouble(float[] v) {
+    double[] out = new double[v.length];
+    for (int i = 0; i < v.length; i++) {
+      out[i] = v[i];
+    }
+    return out;
+  }
+}
