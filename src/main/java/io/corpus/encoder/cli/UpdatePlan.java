@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.sha2;
 import static org.apache.spark.sql.functions.struct;
@@ -43,12 +44,21 @@ final class UpdatePlan {
   static final String HASH_COLUMN = "input_hash";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * Up to this many earlier rows, their ids and hashes (about 100 bytes a row) go to every task
+   * (a broadcast join: the input keeps its partitions and is not shuffled); beyond, Spark joins
+   * by sorting both sides.
+   */
+  static final long BROADCAST_KEYS_UP_TO = 1_000_000;
+
   private final Dataset<Row> earlier;
   private final String id;
+  private final boolean broadcastKeys;
 
-  private UpdatePlan(Dataset<Row> earlier, String id) {
+  private UpdatePlan(Dataset<Row> earlier, String id, boolean broadcastKeys) {
     this.earlier = earlier;
     this.id = id;
+    this.broadcastKeys = broadcastKeys;
   }
 
   /**
@@ -154,7 +164,8 @@ final class UpdatePlan {
           + duplicates + " ids on more than one row; run with output.mode = overwrite");
     }
     Dataset<Row> earlier = spark.read().parquet(new Path(out.target(), "embeddings").toString());
-    return new UpdatePlan(earlier, settings.input().idColumn());
+    return new UpdatePlan(earlier, settings.input().idColumn(),
+        earlierSummary.path("chunks_written").asLong(Long.MAX_VALUE) <= BROADCAST_KEYS_UP_TO);
   }
 
   /** The rows of {@code hashed} (the new input with its hash) that must be encoded. */
@@ -162,8 +173,13 @@ final class UpdatePlan {
     return hashed.join(keys(), new String[] {id, HASH_COLUMN}, "left_anti");
   }
 
+  /**
+   * The earlier rows' ids and hashes (the windows of a chunked text repeat them, which a semi or
+   * an anti join does not mind).
+   */
   private Dataset<Row> keys() {
-    return earlier.select(id, HASH_COLUMN).distinct();
+    Dataset<Row> keys = earlier.select(id, HASH_COLUMN);
+    return broadcastKeys ? broadcast(keys) : keys;
   }
 
   /**
@@ -202,8 +218,9 @@ final class UpdatePlan {
 
   /** Ids of the earlier output that the new input no longer has. */
   long droppedIds(Dataset<Row> hashed) {
-    return earlier.select(id).distinct().join(hashed.select(id), new String[] {id}, "left_anti")
-        .count();
+    Dataset<Row> ids = hashed.select(id);
+    return earlier.select(id).join(broadcastKeys ? broadcast(ids) : ids, new String[] {id},
+        "left_anti").distinct().count();
   }
 
   private static JsonNode asJson(Map<String, Object> map) {
