@@ -60,7 +60,9 @@ class UpdateModeTest {
   private static Map<String, Row> byId(SparkSession spark, Path output) {
     Map<String, Row> rows = new HashMap<>();
     for (Row r : spark.read().parquet(output.resolve("embeddings").toString()).collectAsList()) {
-      assertEquals(null, rows.put(r.getAs("id").toString(), r), "id " + r.getAs("id") + " twice");
+      String key = r.getAs("id").toString() + (List.of(r.schema().fieldNames()).contains("chunk")
+          ? "#" + r.getAs("chunk") : "");
+      assertEquals(null, rows.put(key, r), key + " twice");
     }
     return rows;
   }
@@ -133,6 +135,52 @@ class UpdateModeTest {
     for (String id : edited) {
       assertFalse(java.util.Arrays.equals(pooled(before.get(id)), pooled(updated.get(id))),
           id + " was edited but kept its old vector");
+    }
+  }
+
+  /** Texts cut into windows: an edited text's windows are all new, a kept text's all reused. */
+  @Test
+  void updateOfChunkedTextsReusesEveryWindowOfAnUnchangedText() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    String long1 = "The first long text goes on and on about rivers, hills and the weather of "
+        + "the valley, then about the people who live there and their work.";
+    String long2 = "A second long text describes a city: its streets, markets, bridges, "
+        + "trains, and the noise that never stops at night.";
+    Path v1 = tmp.resolve("v1.parquet");
+    spark.createDataFrame(List.of(org.apache.spark.sql.RowFactory.create("a", long1),
+        org.apache.spark.sql.RowFactory.create("b", long2),
+        org.apache.spark.sql.RowFactory.create("c", "Short.")), new org.apache.spark.sql.types
+            .StructType().add("id", "string").add("text", "string"))
+        .coalesce(1).write().parquet(v1.toString());
+    Path v2 = tmp.resolve("v2.parquet");
+    spark.createDataFrame(List.of(org.apache.spark.sql.RowFactory.create("a", long1),
+        org.apache.spark.sql.RowFactory.create("b", long2 + " Edited."),
+        org.apache.spark.sql.RowFactory.create("d", long1 + " " + long2)),
+        new org.apache.spark.sql.types.StructType().add("id", "string").add("text", "string"))
+        .coalesce(1).write().parquet(v2.toString());
+    String[] chunked = {"input.max-tokens = 16", "input.on-too-long = chunk"};
+    Path out = tmp.resolve("out");
+    assertEquals(0, run(v1, out, "error-if-exists", chunked).exit);
+    Map<String, Row> before = byId(spark, out);
+    Run update = run(v2, out, "update", chunked);
+    assertEquals(0, update.exit, update.err);
+    assertEquals(Map.of("rows_encoded", 2L, "rows_reused", 1L, "rows_dropped", 1L),
+        RunSummary.read(out.resolve("run-summary.json")).update());
+    Path full = tmp.resolve("full");
+    assertEquals(0, run(v2, full, "error-if-exists", chunked).exit);
+    Map<String, Row> updated = byId(spark, out);
+    Map<String, Row> expected = byId(spark, full);
+    assertEquals(expected.keySet(), updated.keySet());
+    assertTrue(expected.keySet().contains("a#2"), "text a is cut into 3 windows or more");
+    for (String key : expected.keySet()) {
+      assertEquals(expected.get(key).<Object>getAs("chunk_start"),
+          updated.get(key).<Object>getAs("chunk_start"), key);
+      double cosine = Tolerances.cosine(toDouble(pooled(expected.get(key))),
+          toDouble(pooled(updated.get(key))));
+      assertTrue(1 - cosine <= 1e-6, key + ": 1 - cosine " + (1 - cosine));
+      if (key.startsWith("a#")) {
+        assertArrayEquals(pooled(before.get(key)), pooled(updated.get(key)), key);
+      }
     }
   }
 
