@@ -129,8 +129,13 @@ public final class EncodeJob {
     LOG.info("{} rows in {}: {}; {} s since start", rowsRead, shown(settings.input().path()),
         plan.reason(), elapsed());
     Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
+    LOG.info("model fingerprint {}, {} s since start", reuseKey.get("model_fingerprint"),
+        elapsed());
     UpdatePlan update = settings.output().mode() == JobSettings.OutputMode.UPDATE
         ? UpdatePlan.open(spark, settings, out, reuseKey) : null;
+    if (update != null) {
+      LOG.info("update: the earlier output's run summary matches, {} s since start", elapsed());
+    }
     Dataset<Row> hashed = ParquetInput.spread(input, plan, plannedSlots())
         .withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(settings.input()));
     Dataset<Row> toEncode = update == null ? hashed : update.toEncode(hashed);
