@@ -74,7 +74,7 @@ final class UpdatePlan {
     List<Column> parts = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
       if (!columns.get(i).isEmpty()) {
-        parts.add(col(columns.get(i)).as("c" + i));
+        parts.add(named(columns.get(i)).as("c" + i));
       }
     }
     return sha2(to_json(struct(parts.toArray(new Column[0]))), 256);
@@ -85,11 +85,16 @@ final class UpdatePlan {
     List<Column> columns = new ArrayList<>();
     for (String name : encoded.columns()) {
       if (!name.equals(HASH_COLUMN)) {
-        columns.add(col("`" + name.replace("`", "``") + "`"));
+        columns.add(named(name));
       }
     }
-    columns.add(col(HASH_COLUMN));
+    columns.add(named(HASH_COLUMN));
     return encoded.select(columns.toArray(new Column[0]));
+  }
+
+  /** The column of this name as it is written, dots and all (col() would read a path). */
+  private static Column named(String name) {
+    return col("`" + name.replace("`", "``") + "`");
   }
 
   /**
@@ -178,7 +183,7 @@ final class UpdatePlan {
    * an anti join does not mind).
    */
   private Dataset<Row> keys() {
-    Dataset<Row> keys = earlier.select(id, HASH_COLUMN);
+    Dataset<Row> keys = earlier.select(named(id), named(HASH_COLUMN));
     return broadcastKeys ? broadcast(keys) : keys;
   }
 
@@ -189,7 +194,7 @@ final class UpdatePlan {
    */
   Dataset<Row> reused(Dataset<Row> hashed, StructType encoded) {
     TreeSet<String> inputColumns = new TreeSet<>(List.of(hashed.columns()));
-    List<Column> earlierColumns = new ArrayList<>(List.of(col(id), col(HASH_COLUMN)));
+    List<Column> earlierColumns = new ArrayList<>(List.of(named(id), named(HASH_COLUMN)));
     StructType earlierSchema = earlier.schema();
     for (StructField field : encoded.fields()) {
       if (inputColumns.contains(field.name())) {
@@ -202,24 +207,24 @@ final class UpdatePlan {
             + "embeddings table has no column " + field.name() + " of type "
             + field.dataType().simpleString() + "; run with output.mode = overwrite");
       }
-      earlierColumns.add(col(field.name()));
+      earlierColumns.add(named(field.name()));
     }
     Dataset<Row> joined = hashed.join(earlier.select(earlierColumns.toArray(new Column[0])),
         new String[] {id, HASH_COLUMN}, "inner");
-    return joined.select(List.of(encoded.fieldNames()).stream().map(c -> col(c))
+    return joined.select(List.of(encoded.fieldNames()).stream().map(UpdatePlan::named)
         .toArray(Column[]::new));
   }
 
   /** Rows of the new input whose outputs are reused (a pass over ids and hashes). */
   long reusedRows(Dataset<Row> hashed) {
-    return hashed.select(id, HASH_COLUMN).join(keys(), new String[] {id, HASH_COLUMN},
+    return hashed.select(named(id), named(HASH_COLUMN)).join(keys(), new String[] {id, HASH_COLUMN},
         "left_semi").count();
   }
 
   /** Ids of the earlier output that the new input no longer has. */
   long droppedIds(Dataset<Row> hashed) {
-    Dataset<Row> ids = hashed.select(id);
-    return earlier.select(id).join(broadcastKeys ? broadcast(ids) : ids, new String[] {id},
+    Dataset<Row> ids = hashed.select(named(id));
+    return earlier.select(named(id)).join(broadcastKeys ? broadcast(ids) : ids, new String[] {id},
         "left_anti").distinct().count();
   }
 

@@ -257,8 +257,11 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     if (!setting.equals("auto")) {
       return Pooling.fromConfigName(setting);
     }
-    if (folder == null || folder.pooling().isPresent()) {
-      return folder == null ? Pooling.MEAN : folder.pooling().get();
+    if (folder == null) {
+      return Pooling.MEAN;
+    }
+    if (folder.pooling().isPresent()) {
+      return folder.pooling().get();
     }
     if (folder.architecture().causal()) {
       throw new WeightsException(folder.folder() + " holds a causal language model ("
