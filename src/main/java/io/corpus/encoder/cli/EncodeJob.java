@@ -6,6 +6,7 @@ import io.corpus.encoder.config.EnvironmentValues;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
+import io.corpus.encoder.io.KeptPieces;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.ParquetFooters;
@@ -85,7 +86,8 @@ public final class EncodeJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     Preflight.checkPaths(settings);
     OutputFolder out = OutputFolder.open(settings.output().path(), hadoop,
-        replaces(settings.output().mode()));
+        replaces(settings.output().mode()),
+        settings.execution().resume() && Checkpoints.whyNone(settings) == null);
     // The session's settings this job changes, put back as they were when it ends.
     try (SessionSettings session = SessionSettings.of(spark)) {
       RunSummary summary = write(out, console, session);
@@ -136,13 +138,18 @@ public final class EncodeJob {
     if (update != null) {
       LOG.info("update: the earlier output's run summary matches, {} s since start", elapsed());
     }
-    Dataset<Row> hashed = ParquetInput.spread(input, plan, plannedSlots())
+    KeptPieces kept = keptPieces(input, plan, reuseKey, out, console);
+    Dataset<Row> spread = kept == null ? ParquetInput.spread(input, plan, plannedSlots())
+        : ParquetInput.inPieces(input, plan, plannedSlots(), kept.pieces(), kept.done());
+    Dataset<Row> hashed = spread
         .withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(settings.input()));
     Dataset<Row> toEncode = update == null ? hashed : update.toEncode(hashed);
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedModel(model);
-    try (ProgressListener progress = startProgress(metrics, rowsRead, console)) {
+    boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
+    long rowsLeft = rowsRead - (kept == null || chunked ? 0 : kept.rows());
+    try (ProgressListener progress = startProgress(metrics, rowsLeft, console)) {
       Consumer<String> phase = progress == null ? name -> { } : progress::phase;
       try {
         EncodedTables tables = new EncodedTables(spark, settings);
@@ -160,7 +167,9 @@ public final class EncodeJob {
         phases.end("encode");
         LOG.info("encoded and written, {} s since start", elapsed());
         phase.accept("writing the rejected rows");
-        writeRejects(input, transformer, metrics.rowsSkipped().value() > 0, out);
+        // Rows the reused pieces set aside were counted by the run that made them.
+        writeRejects(input, transformer, metrics.rowsSkipped().value() > 0
+            || (kept != null && !kept.done().isEmpty()), out);
         phases.end("rejects");
         LOG.info("rejects written, {} s since start", elapsed());
       } finally {
@@ -186,10 +195,52 @@ public final class EncodeJob {
         updated.put("rows_dropped", update.droppedIds(hashed));
         LOG.info("update: {}", updated);
       }
-      RunSummary summary = summarize(out, plan, metrics, reuseKey, updated);
+      RunSummary summary = summarize(out, plan, metrics, reuseKey, updated, resumed(kept, out));
       summary.write(out.staged("run-summary.json"), hadoop);
       return summary;
     }
+  }
+
+  /**
+   * The pieces this job cuts its input into and keeps as it writes them, with those a killed run
+   * kept and this one reuses; null when it keeps none (the log says why).
+   */
+  private KeptPieces keptPieces(Dataset<Row> input, SplitPlan plan, Map<String, Object> reuseKey,
+      OutputFolder out, PrintStream console) {
+    String none = Checkpoints.whyNone(settings);
+    if (none != null) {
+      LOG.info("no pieces kept for a resumed run: {}", none);
+      return null;
+    }
+    EncoderWeights w = model.weights().encoder();
+    int positions = model.folder() != null ? model.folder().usablePositions() : w.maxPositions();
+    int wanted = Checkpoints.wanted(settings, w, positions, plan, RowMajorBlas.sgemmGflops());
+    int pieces = ParquetInput.pieceCount(plan, plannedSlots(), wanted);
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    KeptPieces kept = KeptPieces.open(out, "embeddings",
+        Checkpoints.identity(input, plan, plannedSlots(), reuseKey, hadoop), pieces, hadoop);
+    LOG.info("input cut into {} pieces of about {} s of a slot's work ({} estimated); {} s since "
+        + "start", kept.pieces(), settings.execution().checkpointSeconds(), wanted, elapsed());
+    if (kept.note() != null) {
+      console.println(kept.note());
+    }
+    return kept;
+  }
+
+  /** What the summary says of the pieces kept and reused. */
+  private Map<String, Object> resumed(KeptPieces kept, OutputFolder out) {
+    Map<String, Object> resume = new LinkedHashMap<>();
+    resume.put("checkpoint_seconds", kept == null ? 0 : settings.execution().checkpointSeconds());
+    if (kept == null) {
+      resume.put("no_pieces", Checkpoints.whyNone(settings));
+      return resume;
+    }
+    resume.put("pieces", kept.pieces());
+    resume.put("pieces_reused", kept.done().size());
+    resume.put("rows_reused", kept.rows());
+    resume.put("resumed_from", out.resumedFrom());
+    resume.put("note", kept.note());
+    return resume;
   }
 
   /** A setting's value for the log and the outputs: redacted if it came from the environment. */
@@ -231,7 +282,7 @@ public final class EncodeJob {
   }
 
   private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics,
-      Map<String, Object> reuseKey, Map<String, Long> update) {
+      Map<String, Object> reuseKey, Map<String, Long> update, Map<String, Object> resume) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows: every row written has exactly one window 0.
@@ -273,7 +324,8 @@ public final class EncodeJob {
         metrics.tokensEncoded().value(), metrics.largestBatch().value(),
         (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
-        metrics.executors(), Transformers.describe(settings, model), outputs, reuseKey, update);
+        metrics.executors(), Transformers.describe(settings, model), outputs, reuseKey, update,
+        resume);
   }
 
   /** The command line: argument parsing, one-line errors, exit codes. */

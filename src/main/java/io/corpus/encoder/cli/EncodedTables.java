@@ -16,6 +16,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 
@@ -34,11 +35,13 @@ final class EncodedTables {
   private final JobSettings settings;
   private final AttentionOutputs attention;
   private final List<String> separateColumns = new ArrayList<>();
+  private final boolean keepsPieces;
 
   EncodedTables(SparkSession spark, JobSettings settings) {
     this.spark = spark;
     this.settings = settings;
     this.attention = settings.output().attention();
+    this.keepsPieces = Checkpoints.whyNone(settings) == null;
     if (attention.enabled()) {
       separateColumns.add(ATTENTION_COLUMN);
     }
@@ -67,7 +70,13 @@ final class EncodedTables {
    * rows are encoded (the maps, the statistics).
    */
   void write(Dataset<Row> encoded, OutputFolder out, Consumer<String> phase) {
-    if (separateColumns.isEmpty()) {
+    if (keepsPieces) {
+      // Each task's file moves into embeddings/ when the task commits (algorithm 2), so a
+      // killed run leaves every finished piece there; a resumed run adds the rest beside them.
+      floatTable(encoded.write()).mode(SaveMode.Append)
+          .option("mapreduce.fileoutputcommitter.algorithm.version", "2")
+          .parquet(out.staged("embeddings"));
+    } else if (separateColumns.isEmpty()) {
       floatTable(encoded.write()).parquet(out.staged("embeddings"));
     } else {
       encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());

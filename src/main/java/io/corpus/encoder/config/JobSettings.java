@@ -157,8 +157,10 @@ public record JobSettings(
 
   /**
    * How the work is cut up. {@code minPartitions} 0 means the number of task slots;
-   * {@code readerBatchRows} is the Parquet reader's batch, in rows.
+   * {@code readerBatchRows} is the Parquet reader's batch, in rows; {@code checkpointSeconds} the
+   * work per task slot after which a piece of the output is kept for a resumed run (0: none);
+   * {@code resume} whether a run reuses the pieces a killed run kept.
    */
   public record Execution(int batchTokens, int readerBatchRows, int minPartitions,
-      boolean progress) implements Serializable {}
+      boolean progress, int checkpointSeconds, boolean resume) implements Serializable {}
 }

@@ -157,6 +157,11 @@ public final class Settings {
       "execution.min-partitions", "", 0, 0, "split the input at least this much; 0 = task slots");
   public static final Setting<Boolean> PROGRESS = Setting.flag("execution.progress", "", true,
       "print progress while the job runs");
+  public static final Setting<Integer> CHECKPOINT_SECONDS = Setting.atLeast(
+      "execution.checkpoint-seconds", "", 60, 0,
+      "work per task slot between kept pieces of the output; 0 = none");
+  public static final Setting<Boolean> RESUME = Setting.flag("execution.resume", "", true,
+      "reuse the pieces a killed run of this job kept");
 
   /** The architecture settings a model folder's config.json answers, which must agree with it. */
   public static final List<Setting<?>> ARCHITECTURE = List.of(HEADS, ACTIVATION, LAYER_NORM_EPS,
@@ -188,7 +193,7 @@ public final class Settings {
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,
       ATTENTION_ROLLOUT, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,
       REPORT_MAP_POINTS, REPORT_NEIGHBOURS, REPORT_DUPLICATES_ABOVE, BATCH_TOKENS,
-      READER_BATCH_ROWS, MIN_PARTITIONS, PROGRESS);
+      READER_BATCH_ROWS, MIN_PARTITIONS, PROGRESS, CHECKPOINT_SECONDS, RESUME);
 
   /** The settings a Spark ML param mirrors. */
   public static Stream<Setting<?>> withParams() {

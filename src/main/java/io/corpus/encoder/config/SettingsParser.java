@@ -140,7 +140,9 @@ public final class SettingsParser {
         Settings.BATCH_TOKENS.read(c),
         Settings.READER_BATCH_ROWS.read(c),
         Settings.MIN_PARTITIONS.read(c),
-        Settings.PROGRESS.read(c));
+        Settings.PROGRESS.read(c),
+        Settings.CHECKPOINT_SECONDS.read(c),
+        Settings.RESUME.read(c));
     Map<String, Object> given = new LinkedHashMap<>();
     for (Setting<?> setting : Settings.ALL) {
       if (sets(user, setting.key())) {

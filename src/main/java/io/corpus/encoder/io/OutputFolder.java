@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  *       {@code .NAME.previous-RUN}, which the next job to that path puts back before it starts.
  *   <li>Clean-up, under the lock: staging folders of runs that did not finish and previous
  *       outputs of finished commits, each recognized by its own name; nothing else is touched.
+ *       A run that resumes instead takes over the newest staging folder that holds a
+ *       {@value #RESUME_PLAN} (the pieces a killed run kept, which the job then checks).
  * </ul>
  *
  * <p>Driver only.
@@ -43,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class OutputFolder implements AutoCloseable {
   /** The file at the top of every committed output that says this job wrote it. */
   public static final String MARKER = ".corpus-encoder-output";
+  /** The file in a staging folder that says which pieces of the output a run is keeping. */
+  public static final String RESUME_PLAN = "resume-plan.json";
   private static final Logger LOG = LoggerFactory.getLogger(OutputFolder.class);
   /** What an output written before the marker existed may hold. */
   private static final Set<String> LEGACY_ENTRIES = Set.of("embeddings", "rejects", "attention",
@@ -70,6 +74,7 @@ public final class OutputFolder implements AutoCloseable {
   private final OutputLock lock;
   private Consumer<CommitStep> beforeStep = step -> { };
   private boolean exchangeAllowed = true;
+  private String resumedFrom;
 
   private OutputFolder(FileSystem fs, Path target, String shown, Replace replace,
       OutputLock lock, String run) {
@@ -88,6 +93,16 @@ public final class OutputFolder implements AutoCloseable {
    * that what is at the path may be replaced; refuses (and unlocks) otherwise.
    */
   public static OutputFolder open(String target, Configuration hadoopConf, Replace replace) {
+    return open(target, hadoopConf, replace, false);
+  }
+
+  /**
+   * As {@link #open(String, Configuration, Replace)}; with {@code resume}, the newest staging
+   * folder a killed run left with a {@value #RESUME_PLAN} becomes this run's staging folder
+   * (see {@link #resumedFrom()}) instead of being removed.
+   */
+  public static OutputFolder open(String target, Configuration hadoopConf, Replace replace,
+      boolean resume) {
     Path path = new Path(target);
     FileSystem fs;
     try {
@@ -104,7 +119,7 @@ public final class OutputFolder implements AutoCloseable {
     OutputLock lock = OutputLock.acquire(fs, path, run);
     OutputFolder folder = new OutputFolder(fs, path, target, replace, lock, run);
     try {
-      folder.recover();
+      folder.recover(resume);
       folder.checkReplaceable();
       return folder;
     } catch (RuntimeException e) {
@@ -162,6 +177,11 @@ public final class OutputFolder implements AutoCloseable {
 
   public Path target() {
     return target;
+  }
+
+  /** The name of the killed run's staging folder this run took over, or null. */
+  public String resumedFrom() {
+    return resumedFrom;
   }
 
   /** For fault-injection tests: runs before each commit step (it may throw, or halt the JVM). */
@@ -268,8 +288,11 @@ public final class OutputFolder implements AutoCloseable {
     }
   }
 
-  /** Under the lock: puts back an old output a killed commit left aside, clears dead runs. */
-  private void recover() {
+  /**
+   * Under the lock: puts back an old output a killed commit left aside, clears dead runs (or,
+   * resuming, takes over the newest one that kept pieces).
+   */
+  private void recover(boolean resume) {
     try {
       Path parent = target.getParent();
       if (!fs.exists(parent)) {
@@ -295,13 +318,37 @@ public final class OutputFolder implements AutoCloseable {
           LOG.info("Removed {}, the output a finished run replaced", old);
         }
       }
+      Path kept = resume ? newestWithPlan(stagings) : null;
+      if (kept != null) {
+        rename(kept, staging);
+        resumedFrom = kept.getName();
+        LOG.info("Took over {}, the staging folder of an earlier run that did not finish, to "
+            + "resume from the pieces it kept", kept);
+      }
       for (Path dead : stagings) {
+        if (dead.equals(kept)) {
+          continue;
+        }
         fs.delete(dead, true);
         LOG.warn("Removed {}, the staging folder of an earlier run that did not finish", dead);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + target.getParent(), e);
     }
+  }
+
+  /** The staging folder whose resume plan was written last, or null if none has one. */
+  private Path newestWithPlan(List<Path> stagings) throws IOException {
+    Path newest = null;
+    long newestTime = Long.MIN_VALUE;
+    for (Path folder : stagings) {
+      Path plan = new Path(folder, RESUME_PLAN);
+      if (fs.exists(plan) && fs.getFileStatus(plan).getModificationTime() > newestTime) {
+        newest = folder;
+        newestTime = fs.getFileStatus(plan).getModificationTime();
+      }
+    }
+    return newest;
   }
 
   /** Refuses when what is at the output path is not this folder's to replace. */

@@ -1,15 +1,25 @@
 package io.corpus.encoder.io;
 
+import io.corpus.encoder.common.InternalRows;
+import io.corpus.encoder.io.ParquetFooters.RowGroup;
 import io.corpus.encoder.io.SplitPlan.FileRange;
 import java.io.IOException;
+import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -17,16 +27,20 @@ import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.Partition;
-import org.apache.spark.sql.Column;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.rdd.PartitionPruningRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
+import scala.runtime.AbstractFunction1;
 
 /**
  * Opens the input table. For a flat folder of Parquet files (or one file) the schema is read from
@@ -35,6 +49,14 @@ import org.apache.spark.sql.types.StructType;
  * Partitioned folders and anything unusual go through Spark's own discovery.
  */
 public final class ParquetInput {
+  /**
+   * The most tasks that read one split, each keeping a share of its rows: every one plans a scan
+   * (a union of that many), and every one decodes the whole split.
+   */
+  static final int MAX_READERS = 256;
+  /** The column that carries a row's index in its file while the input is cut. */
+  private static final String ROW_INDEX = "__corpus_encoder_row_index";
+
   private ParquetInput() {}
 
   public static Dataset<Row> read(SparkSession spark, String path) {
@@ -54,13 +76,17 @@ public final class ParquetInput {
     for (Partition partition : partitions) {
       if (!(partition instanceof FilePartition filePartition)) {
         // Not a plain file scan: count the rows, and let the number of splits decide.
-        long rows = ParquetFooters.rowCount(ParquetFooters.rowGroups(
-            Arrays.asList(input.inputFiles()), conf).values());
+        Map<String, List<RowGroup>> groups = ParquetFooters.rowGroups(
+            Arrays.asList(input.inputFiles()), conf);
+        long bytes = groups.values().stream().flatMap(List::stream)
+            .mapToLong(RowGroup::bytes).sum();
         boolean few = partitions.length < slots;
-        return new SplitPlan(partitions.length, partitions.length, -1, rows, 1.0,
+        return new SplitPlan(partitions.length, partitions.length, -1,
+            ParquetFooters.rowCount(groups.values()), bytes, 1.0,
             few ? SplitPlan.Spread.SHUFFLE : SplitPlan.Spread.AS_IT_LIES,
             partitions.length + " splits that are not plain file ranges, on " + slots
-                + " task slots" + (few ? ": shuffled" : ": read as they lie"));
+                + " task slots" + (few ? ": shuffled" : ": read as they lie"),
+            IntStream.range(0, partitions.length).boxed().toList());
       }
       List<FileRange> ranges = new ArrayList<>();
       for (PartitionedFile file : filePartition.files()) {
@@ -74,26 +100,196 @@ public final class ParquetInput {
   }
 
   /**
+   * Every file the input's splits read, once, in split order, as {@code path}, {@code size} and
+   * {@code modified} (milliseconds): what a piece of the output computed from them depends on.
+   * Taken from the splits Spark planned, so no file is looked at again.
+   */
+  public static List<Map<String, Object>> files(Dataset<Row> input, Configuration conf) {
+    Map<String, Map<String, Object>> byPath = new LinkedHashMap<>();
+    for (Partition partition : input.queryExecution().toRdd().partitions()) {
+      if (!(partition instanceof FilePartition filePartition)) {
+        return statuses(input.inputFiles(), conf);
+      }
+      for (PartitionedFile file : filePartition.files()) {
+        String path = file.toPath().toString();
+        byPath.computeIfAbsent(path, p -> file(p, file.fileSize(), file.modificationTime()));
+      }
+    }
+    return List.copyOf(byPath.values());
+  }
+
+  private static List<Map<String, Object>> statuses(String[] paths, Configuration conf) {
+    List<Map<String, Object>> files = new ArrayList<>();
+    for (String path : paths) {
+      try {
+        Path p = new Path(path);
+        FileStatus status = p.getFileSystem(conf).getFileStatus(p);
+        files.add(file(path, status.getLen(), status.getModificationTime()));
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot look at input file " + path, e);
+      }
+    }
+    return files;
+  }
+
+  private static Map<String, Object> file(String path, long size, long modified) {
+    Map<String, Object> file = new LinkedHashMap<>();
+    file.put("path", path);
+    file.put("size", size);
+    file.put("modified", modified);
+    return file;
+  }
+
+  /**
    * The input as the encoder gets it, for {@code slots} task slots: as it lies; or, when the plan
-   * says so, read by one task per slot, each keeping the rows whose index in their file is its
-   * number modulo {@code slots} (every row once, no shuffle); or shuffled round-robin into two
-   * partitions per slot.
+   * says so, each split that holds rows read by one task per slot, each keeping the rows whose
+   * index in their file is its number modulo {@code slots} (every row once, no shuffle); or
+   * shuffled round-robin into two partitions per slot.
    */
   public static Dataset<Row> spread(Dataset<Row> input, SplitPlan plan, int slots) {
     return switch (plan.spread()) {
       case AS_IT_LIES -> input;
       case SHUFFLE -> input.repartition(2 * slots);
-      case STRIDED_READS -> {
-        Column rowIndex = functions.col("_metadata.row_index");
-        Dataset<Row> all = null;
-        for (int reader = 0; reader < slots; reader++) {
-          Dataset<Row> share = input.where(
-              functions.pmod(rowIndex, functions.lit(slots)).equalTo(reader));
-          all = all == null ? share : all.union(share);
-        }
-        yield all;
-      }
+      case STRIDED_READS -> strided(input, plan.busy(), slots, Set.of());
     };
+  }
+
+  /**
+   * How many pieces {@link #inPieces} cuts the input into for at least {@code wanted}: each
+   * split that holds rows read by as many tasks as it takes (by at least one per slot where the
+   * plan reads strided), or as many shuffled partitions as wanted (at least two per slot) where
+   * the splits are not plain file ranges and too few.
+   */
+  public static int pieceCount(SplitPlan plan, int slots, int wanted) {
+    int splits = Math.max(1, plan.busy().size());
+    return switch (plan.spread()) {
+      case STRIDED_READS -> splits * Math.max(slots, Math.min(MAX_READERS,
+          ceilDiv(wanted, splits)));
+      case SHUFFLE -> Math.max(2 * slots, wanted);
+      case AS_IT_LIES -> plan.rowGroups() < 0 ? Math.max(plan.splits(), wanted)
+          : splits * Math.max(1, Math.min(MAX_READERS, ceilDiv(wanted, splits)));
+    };
+  }
+
+  /**
+   * The input cut into {@code pieces} partitions (a count {@link #pieceCount} gave), of which
+   * those numbered in {@code skipped} are left empty without reading a row: partition {@code i}
+   * holds the same rows in every run on the same files, splits and plan, so a piece of the
+   * output a killed run kept stands for it. Each split that holds rows is read by
+   * {@code pieces / splits} tasks, each keeping the rows whose index in their file is its number
+   * modulo that count (reading is cheap next to encoding).
+   */
+  public static Dataset<Row> inPieces(Dataset<Row> input, SplitPlan plan, int slots,
+      int pieces, Set<Integer> skipped) {
+    if (plan.rowGroups() < 0) {   // not plain file ranges: no row index to cut by
+      return skipping(pieces > plan.splits() ? input.repartition(pieces) : input, skipped);
+    }
+    if (plan.spread() == SplitPlan.Spread.SHUFFLE) {
+      return skipping(input.repartition(pieces), skipped);
+    }
+    return strided(input, plan.busy(), pieces / Math.max(1, plan.busy().size()), skipped);
+  }
+
+  /**
+   * The splits numbered in {@code busy}, each read by {@code readers} tasks, the k-th keeping the
+   * rows whose index in their file is k modulo {@code readers}: every row once, no shuffle.
+   * Partition {@code k * busy.size() + b} is reader k of the b-th busy split; those in
+   * {@code skipped} are empty. Cut at the level of the scan's RDD, so that planning is one scan
+   * however many readers.
+   */
+  private static Dataset<Row> strided(Dataset<Row> input, List<Integer> busy, int readers,
+      Set<Integer> skipped) {
+    Dataset<Row> indexed = input.withColumn(ROW_INDEX, functions.col("_metadata.row_index"));
+    int index = indexed.schema().size() - 1;
+    JavaRDD<InternalRow> scan = indexed.queryExecution().toRdd().toJavaRDD();
+    int splits = busy.size();
+    List<Integer> splitOf = List.copyOf(busy);
+    List<JavaRDD<InternalRow>> shares = new ArrayList<>();
+    for (int reader = 0; reader < readers; reader++) {
+      int share = reader;
+      Set<Integer> reading = new TreeSet<>();
+      for (int b = 0; b < splits; b++) {
+        if (!skipped.contains(reader * splits + b)) {
+          reading.add(splitOf.get(b));
+        }
+      }
+      JavaRDD<InternalRow> read = scan.mapPartitionsWithIndex((split, rows) ->
+          reading.contains(split) ? new Share(rows, index, readers, share)
+              : Collections.emptyIterator(), true);
+      shares.add(JavaRDD.fromRDD(PartitionPruningRDD.create(read.rdd(), new Among(splitOf)),
+          read.classTag()));
+    }
+    JavaRDD<InternalRow> all = JavaSparkContext.fromSparkContext(scan.context())
+        .union(shares.toArray(new JavaRDD[0]));
+    return InternalRows.toDataFrame(input.sparkSession(), all, indexed.schema()).drop(ROW_INDEX);
+  }
+
+  /** Whether a partition's number is among those given: which splits a pruned scan keeps. */
+  private static final class Among extends AbstractFunction1<Object, Object>
+      implements Serializable {
+    private final Set<Integer> kept;
+
+    Among(List<Integer> kept) {
+      this.kept = new TreeSet<>(kept);
+    }
+
+    @Override
+    public Object apply(Object partition) {
+      return kept.contains((Integer) partition);
+    }
+  }
+
+  /** The rows whose index (in field {@code index}) is {@code share} modulo {@code readers}. */
+  private static final class Share implements Iterator<InternalRow> {
+    private final Iterator<InternalRow> rows;
+    private final int index;
+    private final int readers;
+    private final int share;
+    private InternalRow next;
+
+    Share(Iterator<InternalRow> rows, int index, int readers, int share) {
+      this.rows = rows;
+      this.index = index;
+      this.readers = readers;
+      this.share = share;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (next == null && rows.hasNext()) {
+        InternalRow row = rows.next();
+        if (Math.floorMod(row.getLong(index), readers) == share) {
+          next = row;
+        }
+      }
+      return next != null;
+    }
+
+    @Override
+    public InternalRow next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      InternalRow row = next;
+      next = null;
+      return row;
+    }
+  }
+
+  /** The same partitions, those numbered in {@code skipped} empty without reading a row. */
+  private static Dataset<Row> skipping(Dataset<Row> input, Set<Integer> skipped) {
+    if (skipped.isEmpty()) {
+      return input;
+    }
+    Set<Integer> skip = new TreeSet<>(skipped);
+    JavaRDD<InternalRow> rows = input.queryExecution().toRdd().toJavaRDD()
+        .mapPartitionsWithIndex((i, it) -> skip.contains(i) ? Collections.emptyIterator() : it,
+            true);
+    return InternalRows.toDataFrame(input.sparkSession(), rows, input.schema());
+  }
+
+  private static int ceilDiv(int a, int b) {
+    return b <= 0 ? a : (a + b - 1) / b;
   }
 
   /**

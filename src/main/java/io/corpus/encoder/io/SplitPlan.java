@@ -1,6 +1,8 @@
 package io.corpus.encoder.io;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.corpus.encoder.io.ParquetFooters.RowGroup;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -19,12 +21,15 @@ import java.util.PriorityQueue;
  * @param busySplits splits that hold at least one row group
  * @param rowGroups row groups in all files
  * @param rows rows in all files
+ * @param bytes uncompressed bytes of all row groups (a measure of the work)
  * @param balance ideal over simulated time, in (0, 1]; 1 when there is nothing to do
  * @param spread how the rows reach the encoder's tasks
  * @param reason one sentence on why, for the log and the run summary
+ * @param busy the numbers of the splits that hold at least one row group, in order (every
+ *     split when they are not plain file ranges)
  */
-public record SplitPlan(int splits, int busySplits, int rowGroups, long rows, double balance,
-    Spread spread, String reason) {
+public record SplitPlan(int splits, int busySplits, int rowGroups, long rows, long bytes,
+    double balance, Spread spread, String reason, @JsonIgnore List<Integer> busy) {
 
   /** Below this balance spreading the rows pays for itself (it costs about a second here). */
   static final double MIN_BALANCE = 0.8;
@@ -75,26 +80,31 @@ public record SplitPlan(int splits, int busySplits, int rowGroups, long rows, do
   static SplitPlan decide(long[] work, long[] rowsPerSplit, int rowGroups, int slots) {
     long total = 0;
     long rows = 0;
-    int busy = 0;
+    List<Integer> busySplits = new ArrayList<>();
     for (int s = 0; s < work.length; s++) {
       total += work[s];
       rows += rowsPerSplit[s];
-      busy += work[s] > 0 ? 1 : 0;
+      if (work[s] > 0) {
+        busySplits.add(s);
+      }
     }
+    int busy = busySplits.size();
     double balance = total == 0 ? 1.0 : (double) total / slots / makespan(work, slots);
     String layout = String.format("%d row groups in %d splits, %d of them with rows, "
         + "balance %.2f on %d task slots", rowGroups, work.length, busy, balance, slots);
     if (balance >= MIN_BALANCE) {
-      return new SplitPlan(work.length, busy, rowGroups, rows, balance, Spread.AS_IT_LIES,
-          layout + ": read as it lies");
+      return new SplitPlan(work.length, busy, rowGroups, rows, total, balance,
+          Spread.AS_IT_LIES, layout + ": read as it lies", busySplits);
     }
     if (rows <= busy) {
-      return new SplitPlan(work.length, busy, rowGroups, rows, balance, Spread.AS_IT_LIES,
-          layout + ": no more rows than busy splits, nothing to spread");
+      return new SplitPlan(work.length, busy, rowGroups, rows, total, balance,
+          Spread.AS_IT_LIES, layout + ": no more rows than busy splits, nothing to spread",
+          busySplits);
     }
-    return new SplitPlan(work.length, busy, rowGroups, rows, balance, Spread.STRIDED_READS,
+    return new SplitPlan(work.length, busy, rowGroups, rows, total, balance,
+        Spread.STRIDED_READS,
         layout + ": row groups cannot be split, so each of " + slots + " tasks reads the input "
-            + "and keeps one row in " + slots);
+            + "and keeps one row in " + slots, busySplits);
   }
 
   /** When the last slot finishes, splits taken in order by the slot that frees first. */

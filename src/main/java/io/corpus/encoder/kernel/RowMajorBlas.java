@@ -46,13 +46,14 @@ public final class RowMajorBlas {
 
   /** What {@link #implementation()} says, measured once per JVM. */
   private static final class Described {
+    static final double GFLOPS = BlasCalibration.gflops();
     static final String TEXT = describe();
 
     private static String describe() {
       String name = BLAS_INSTANCE.getClass().getName();
       String library = name.endsWith("JNIBLAS")
           ? BlasLibrary.loaded().orElse(CHOICE.kind().label()) : name + " (Java, no native BLAS)";
-      double gflops = BlasCalibration.gflops();
+      double gflops = GFLOPS;
       if (gflops < SLOW_GFLOPS) {
         LOG.warning(String.format("BLAS: a %d^3 sgemm ran at %.1f GFLOP/s on %s, far below the "
             + "50 to 100 an optimized BLAS reaches on one core of a current CPU: the job will be "
@@ -71,6 +72,11 @@ public final class RowMajorBlas {
    */
   public static String implementation() {
     return Described.TEXT;
+  }
+
+  /** The GFLOP/s of the product {@link #implementation()} measured, on one thread. */
+  public static double sgemmGflops() {
+    return Described.GFLOPS;
   }
 
   /**

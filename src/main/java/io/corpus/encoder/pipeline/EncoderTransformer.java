@@ -1,5 +1,6 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.common.InternalRows;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.InputKind;

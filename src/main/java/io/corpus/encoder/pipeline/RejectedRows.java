@@ -1,5 +1,6 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.common.InternalRows;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import java.util.ArrayList;

@@ -64,7 +64,7 @@ class SettingsParserTest {
                  report { enabled = true, sequences = 3, max-tokens = 32, color-column = topic,
                           map-points = 500, neighbours = 4, duplicates-above = 0.9 } }
         execution { batch-tokens = 100, reader-batch-rows = 16, min-partitions = 8,
-                    progress = false }
+                    progress = false, checkpoint-seconds = 5, resume = false }
         """);
     assertEquals("doc", s.input().idColumn());
     assertEquals("m", s.input().maskColumn());
@@ -80,7 +80,7 @@ class SettingsParserTest {
         new java.util.TreeSet<>(List.of("a", "b c")),
         AttentionOutputs.MapFormat.TOP_K, 4, true, true, true), s.output().attention());
     assertEquals(new JobSettings.Report(true, 3, 32, "topic", 500, 4, 0.9), s.output().report());
-    assertEquals(new JobSettings.Execution(100, 16, 8, false), s.execution());
+    assertEquals(new JobSettings.Execution(100, 16, 8, false, 5, false), s.execution());
   }
 
   @Test

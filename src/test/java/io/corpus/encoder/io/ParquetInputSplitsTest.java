@@ -1,14 +1,17 @@
 package io.corpus.encoder.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.SparkTestSession;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
@@ -87,6 +90,48 @@ class ParquetInputSplitsTest {
     assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread(), plan.reason());
     List<Long> rowsPerPartition = rowsPerPartition(ParquetInput.spread(input, plan, SLOTS));
     assertEquals(plan.busySplits(), rowsPerPartition.stream().filter(r -> r > 0).count());
+  }
+
+  @Test
+  void piecesHoldTheSameRowsInEveryRunAndSkippedPiecesAreEmpty() {
+    for (int files : new int[] {1, 8}) {
+      Dataset<Row> input = ParquetInput.read(spark, table(files));
+      SplitPlan plan = ParquetInput.splitPlan(input, SLOTS,
+          spark.sparkContext().hadoopConfiguration());
+      int pieces = ParquetInput.pieceCount(plan, SLOTS, 20);
+      assertTrue(pieces >= 20, plan.reason() + ": " + pieces);
+      List<String> first = idsPerPartition(ParquetInput.inPieces(input, plan, SLOTS, pieces,
+          Set.of()));
+      assertEquals(pieces, first.size(), plan.reason());
+      List<Long> all = new ArrayList<>();
+      for (String ids : first) {
+        assertFalse(ids.isEmpty(), "every piece holds rows: " + first);
+        Arrays.stream(ids.split(",")).map(Long::valueOf).forEach(all::add);
+      }
+      all.sort(null);
+      assertEquals(LongStream.range(0, 800).boxed().toList(), all, "every row once");
+
+      List<String> again = idsPerPartition(ParquetInput.inPieces(ParquetInput.read(spark,
+          tmp.resolve("t" + files).toString()), plan, SLOTS, pieces, Set.of(1, 3)));
+      for (int i = 0; i < pieces; i++) {
+        assertEquals(i == 1 || i == 3 ? "" : first.get(i), again.get(i), "piece " + i);
+      }
+    }
+  }
+
+  /** Each partition's ids, sorted and joined by commas. */
+  private static List<String> idsPerPartition(Dataset<Row> rows) {
+    MapPartitionsFunction<Row, String> ids = (Iterator<Row> it) -> {
+      List<Long> seen = new ArrayList<>();
+      while (it.hasNext()) {
+        seen.add(it.next().getLong(0));
+      }
+      seen.sort(null);
+      return List.of(seen.stream().map(String::valueOf).collect(Collectors.joining(",")))
+          .iterator();
+    };
+    return new ArrayList<>(rows.select("id").mapPartitions(ids, Encoders.STRING())
+        .collectAsList());
   }
 
   private static List<Long> rowsPerPartition(Dataset<Row> rows) {

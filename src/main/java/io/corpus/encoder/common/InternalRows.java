@@ -1,4 +1,4 @@
-package io.corpus.encoder.pipeline;
+package io.corpus.encoder.common;
 
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
@@ -12,10 +12,11 @@ import org.apache.spark.sql.types.StructType;
  * {@link Row}. Spark exposes this only on its classic (non-Connect) session, which is what a
  * batch job runs on.
  */
-final class InternalRows {
+public final class InternalRows {
   private InternalRows() {}
 
-  static Dataset<Row> toDataFrame(SparkSession spark, JavaRDD<InternalRow> rows, StructType schema) {
+  public static Dataset<Row> toDataFrame(SparkSession spark, JavaRDD<InternalRow> rows,
+      StructType schema) {
     if (!(spark instanceof org.apache.spark.sql.classic.SparkSession classic)) {
       throw new IllegalStateException("The encoder needs a classic SparkSession, not Spark Connect "
           + "(got " + spark.getClass().getName() + ")");

@@ -1,0 +1,94 @@
+package io.corpus.encoder.cli;
+
+import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.io.ParquetInput;
+import io.corpus.encoder.io.SplitPlan;
+import io.corpus.encoder.model.EncoderWeights;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * How a job cuts its input into pieces that a killed run, started again, need not compute twice
+ * ({@code execution.checkpoint-seconds}, {@code execution.resume}; see
+ * {@link io.corpus.encoder.io.KeptPieces}). A piece is aimed at that many seconds of one task
+ * slot's work, estimated before any task runs from the input's uncompressed size, the model's
+ * shapes and the BLAS's measured speed.
+ */
+final class Checkpoints {
+  /**
+   * The share of the BLAS's measured speed the estimate grants a whole forward pass (norms,
+   * softmax, tokenizing, writing included); set low, so that pieces come out shorter than asked
+   * rather than longer.
+   */
+  static final double SHARE_OF_BLAS = 0.5;
+  /** Bytes of a row's Parquet data per token it is estimated to make, for text. */
+  private static final int TEXT_BYTES_PER_TOKEN = 4;
+
+  private Checkpoints() {}
+
+  /** Why this job keeps no pieces, or null when it keeps them. */
+  static String whyNone(JobSettings settings) {
+    if (settings.execution().checkpointSeconds() == 0) {
+      return "execution.checkpoint-seconds = 0";
+    }
+    if (settings.output().mode() == JobSettings.OutputMode.UPDATE) {
+      return "output.mode = update";
+    }
+    if (settings.output().attention().enabled() || settings.output().attention().rollout()) {
+      return "attention maps are written from rows held while each table is written";
+    }
+    return null;
+  }
+
+  /**
+   * The pieces to cut the input into so that each is about {@code execution.checkpoint-seconds}
+   * of one slot's work: estimated tokens times the model's multiply-adds per token, over the
+   * share {@link #SHARE_OF_BLAS} of the measured {@code gflops}.
+   */
+  static int wanted(JobSettings settings, EncoderWeights w, int positions, SplitPlan plan,
+      double gflops) {
+    if (plan.rows() == 0) {
+      return 1;
+    }
+    double bytesPerRow = (double) plan.bytes() / plan.rows();
+    InputKind kind = settings.input().kind();
+    double tokens = switch (kind) {
+      case TEXT -> bytesPerRow / TEXT_BYTES_PER_TOKEN + 2;
+      case IDS -> bytesPerRow / Integer.BYTES;
+      case EMBEDDINGS -> bytesPerRow / Float.BYTES / w.width();
+    };
+    int limit = settings.input().maxTokens() > 0 ? settings.input().maxTokens()
+        : positions > 0 ? positions : 512;
+    double window = Math.max(1, Math.min(tokens, limit));
+    if (settings.input().onTooLong() != JobSettings.OnTooLong.CHUNK) {
+      tokens = window;
+    }
+    double e = w.width();
+    double perToken = 2.0 * w.layerCount() * (4 * e * e + 2 * e * w.ffnWidth())
+        + 4.0 * w.layerCount() * e * window;
+    double seconds = plan.rows() * Math.max(1, tokens) * perToken
+        / (Math.max(0.1, gflops) * 1e9 * SHARE_OF_BLAS);
+    return (int) Math.min(Integer.MAX_VALUE,
+        Math.ceil(seconds / settings.execution().checkpointSeconds()));
+  }
+
+  /**
+   * What the rows of a piece depend on: the input files (path, size, modification time), how
+   * they were split and spread for how many slots, and the {@code reuseKey} (the model's
+   * fingerprint, the settings that shape a row).
+   */
+  static Map<String, Object> identity(Dataset<Row> input, SplitPlan plan, int slots,
+      Map<String, Object> reuseKey, Configuration conf) {
+    Map<String, Object> identity = new LinkedHashMap<>();
+    identity.put("input_files", ParquetInput.files(input, conf));
+    identity.put("splits", plan.splits());
+    identity.put("spread", plan.spread().name());
+    identity.put("slots", slots);
+    identity.put("reuse_key", reuseKey);
+    return identity;
+  }
+}

@@ -1,0 +1,201 @@
+package io.corpus.encoder.io;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pieces of a table that a run keeps in its staging folder as it writes them, so that the
+ * run, killed and started again, does not compute them twice.
+ *
+ * <p>A piece is one task of the table's write: the input is cut into numbered partitions that
+ * hold the same rows in every run with the same identity, and each task's file is moved into
+ * the table when the task commits (Hadoop's file committer, algorithm 2), named after its
+ * partition: {@code part-00012-…}. The staging folder's {@value OutputFolder#RESUME_PLAN}
+ * holds the identity (input files with sizes and times, splits, the model's fingerprint, the
+ * settings that shape a row) and the number of pieces. A run that took over a killed run's
+ * staging folder ({@link OutputFolder#resumedFrom()}) reuses its pieces only if that identity is
+ * the same, and only files whose footer reads and holds rows, one per piece; anything else in
+ * that folder (the killed run's own, by its name) is removed. Driver only.
+ */
+public final class KeptPieces {
+  private static final Logger LOG = LoggerFactory.getLogger(KeptPieces.class);
+  private static final Pattern PIECE = Pattern.compile("part-(\\d+)-[^/]*\\.parquet");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final int pieces;
+  private final Set<Integer> done;
+  private final long rows;
+  private final String note;
+
+  private KeptPieces(int pieces, Set<Integer> done, long rows, String note) {
+    this.pieces = pieces;
+    this.done = done;
+    this.rows = rows;
+    this.note = note;
+  }
+
+  /**
+   * Checks what a killed run kept for {@code table} in {@code out}'s staging folder, clears what
+   * is not reused, and writes this run's plan.
+   *
+   * @param identity what a piece's rows depend on, as JSON-like maps, lists and values
+   * @param pieces how many pieces this run would cut the input into; a kept plan with the same
+   *     identity keeps its own count, so that its pieces stay the same rows
+   */
+  public static KeptPieces open(OutputFolder out, String table, Map<String, Object> identity,
+      int pieces, Configuration conf) {
+    Path staging = new Path(out.staging());
+    Path plan = new Path(staging, OutputFolder.RESUME_PLAN);
+    try {
+      FileSystem fs = staging.getFileSystem(conf);
+      // as it will read back: a number is an Integer or a Long by its size, not by its type here
+      Map<String, Object> wanted = JSON.readValue(JSON.writeValueAsString(identity),
+          new TypeReference<>() { });
+      KeptPieces kept = new KeptPieces(pieces, new TreeSet<>(), 0, null);
+      if (out.resumedFrom() != null && fs.exists(plan)) {
+        Map<String, Object> earlier;
+        try (InputStream in = fs.open(plan)) {
+          earlier = JSON.readValue(in, new TypeReference<>() { });
+        }
+        String difference = firstDifference("", earlier.get("identity"), wanted);
+        kept = difference == null && earlier.get("pieces") instanceof Integer count
+            ? check(fs, new Path(staging, table), count, out.resumedFrom())
+            : new KeptPieces(pieces, new TreeSet<>(), 0, "the pieces " + out.resumedFrom()
+                + " kept are not reused: " + (difference == null ? "its plan has no piece count"
+                : difference));
+      }
+      fs.mkdirs(staging);
+      for (FileStatus entry : fs.listStatus(staging)) {
+        String name = entry.getPath().getName();
+        if (!name.equals(OutputFolder.RESUME_PLAN) && !(name.equals(table) && kept.rows > 0)) {
+          fs.delete(entry.getPath(), true);
+        }
+      }
+      try (OutputStream os = fs.create(plan, true)) {
+        JSON.writerWithDefaultPrettyPrinter().writeValue(os,
+            Map.of("identity", wanted, "pieces", kept.pieces));
+      }
+      if (kept.note != null) {
+        LOG.info(kept.note);
+      }
+      return kept;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read or write the pieces kept in " + staging, e);
+    }
+  }
+
+  /** The kept pieces of a plan whose identity matched: one readable file with rows each. */
+  private static KeptPieces check(FileSystem fs, Path folder, int pieces, String from)
+      throws IOException {
+    Set<Integer> done = new TreeSet<>();
+    long rows = 0;
+    if (fs.exists(folder)) {
+      for (FileStatus file : fs.listStatus(folder)) {
+        String name = file.getPath().getName();
+        Matcher piece = PIECE.matcher(name);
+        if (name.equals("_temporary")) {
+          fs.delete(file.getPath(), true);   // the killed run's unfinished tasks
+          continue;
+        }
+        if (!piece.matches()) {
+          continue;   // _SUCCESS, checksums
+        }
+        int index = Integer.parseInt(piece.group(1));
+        long count = rowsOrZero(file.getPath(), fs.getConf());
+        if (index >= pieces || count == 0 || !done.add(index)) {
+          fs.delete(file.getPath(), false);
+          fs.delete(new Path(folder, "." + name + ".crc"), false);
+          continue;
+        }
+        rows += count;
+      }
+    }
+    return new KeptPieces(pieces, done, rows, String.format("resuming: %d of %d pieces (%d rows)"
+        + " kept by %s are reused", done.size(), pieces, rows, from));
+  }
+
+  /** Rows in the file's footer; 0 if it cannot be read (a file the kill cut short). */
+  private static long rowsOrZero(Path file, Configuration conf) {
+    try {
+      return ParquetFooters.rowCount(
+          ParquetFooters.rowGroups(List.of(file.toString()), conf).values());
+    } catch (UncheckedIOException e) {
+      LOG.warn("Not reusing {}: {}", file, e.getMessage());
+      return 0;
+    }
+  }
+
+  /** Where two JSON values first differ, as {@code path: then, now}; null if they do not. */
+  static String firstDifference(String path, Object then, Object now) {
+    if (then instanceof Map<?, ?> a && now instanceof Map<?, ?> b) {
+      for (Object key : unionOfKeys(a, b)) {
+        String d = firstDifference(path.isEmpty() ? key.toString() : path + "." + key,
+            a.get(key), b.get(key));
+        if (d != null) {
+          return d;
+        }
+      }
+      return null;
+    }
+    if (then instanceof List<?> a && now instanceof List<?> b && a.size() == b.size()) {
+      for (int i = 0; i < a.size(); i++) {
+        String d = firstDifference(path + "[" + i + "]", a.get(i), b.get(i));
+        if (d != null) {
+          return d;
+        }
+      }
+      return null;
+    }
+    return Objects.equals(then, now) ? null
+        : path + " was " + shortened(then) + ", now " + shortened(now);
+  }
+
+  private static Set<Object> unionOfKeys(Map<?, ?> a, Map<?, ?> b) {
+    Set<Object> keys = new TreeSet<>((x, y) -> x.toString().compareTo(y.toString()));
+    keys.addAll(a.keySet());
+    keys.addAll(b.keySet());
+    return keys;
+  }
+
+  private static String shortened(Object value) {
+    String text = String.valueOf(value);
+    return text.length() <= 120 ? text : text.substring(0, 117) + "...";
+  }
+
+  /** How many pieces the input is cut into. */
+  public int pieces() {
+    return pieces;
+  }
+
+  /** The numbers of the pieces kept and reused: their partitions need not be computed. */
+  public Set<Integer> done() {
+    return done;
+  }
+
+  /** Rows in the reused pieces. */
+  public long rows() {
+    return rows;
+  }
+
+  /** What was resumed, or why the kept pieces were not reused; null for a fresh start. */
+  public String note() {
+    return note;
+  }
+}

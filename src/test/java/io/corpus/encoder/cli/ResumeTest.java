@@ -1,0 +1,148 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.concat;
+import static org.apache.spark.sql.functions.lit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A job killed (SIGKILL, as a lost driver) after some pieces of its output were written, then
+ * started again with the same settings, reuses those pieces, computes the rest, and commits an
+ * output equal to an uninterrupted run's: every id once, the same vectors.
+ */
+class ResumeTest {
+  private static final Path ROOT = Path.of(System.getProperty("user.dir"));
+
+  @TempDir
+  Path tmp;
+
+  private final SparkSession spark = SparkTestSession.get();
+
+  /** The 400 sample glosses twice over, new ids, in one file of one row group. */
+  private Path input() {
+    Dataset<Row> texts = spark.read().parquet(ROOT.resolve("data-samples/texts.parquet")
+        .toString()).select("id", "text");
+    Dataset<Row> all = texts;
+    for (int copy = 1; copy < 2; copy++) {
+      all = all.union(texts.select(concat(col("id"), lit("#" + copy)).as("id"),
+          concat(col("text"), lit(" (" + copy + ")")).as("text")));
+    }
+    Path path = tmp.resolve("texts.parquet");
+    all.coalesce(1).write().parquet(path.toString());
+    return path;
+  }
+
+  private Path config(String name, Path input, Path output) throws IOException {
+    return JobRunner.config(tmp, name,
+        "input.path = \"" + input + "\"", "input.text-column = text",
+        "model.path = \"" + SharedModels.miniLm() + "\"",
+        "output.path = \"" + output + "\"", "output.mode = overwrite",
+        "output.token-embeddings = false",
+        // twelve pieces, whatever the estimate, so that the kill falls between them
+        "execution.checkpoint-seconds = 1", "execution.min-partitions = 12");
+  }
+
+  /** Runs the job in a JVM of its own and kills it once {@code pieces} pieces are written. */
+  private void killAfter(Path config, Path output, int pieces) throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command = new ArrayList<>(List.of(java,
+        "@" + ROOT.resolve("jobs/jvm.options"), "-Xmx2g",
+        "-cp", System.getProperty("java.class.path"), EncodeJob.class.getName(),
+        "--config", config.toString()));
+    Process job = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(tmp.resolve("killed.log").toFile()).start();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (piecesWritten(output) < pieces) {
+      assertTrue(job.isAlive(), "the job ended before " + pieces + " pieces were written: "
+          + Files.readString(tmp.resolve("killed.log")));
+      assertTrue(System.nanoTime() < deadline, "no pieces after 3 minutes");
+      Thread.sleep(10);
+    }
+    job.destroyForcibly();   // SIGKILL
+    job.waitFor();
+  }
+
+  /** Files of finished pieces in the staging folder of the run writing {@code output}. */
+  private static long piecesWritten(Path output) throws IOException {
+    long count = 0;
+    try (Stream<Path> siblings = Files.list(output.getParent())) {
+      for (Path staging : siblings.filter(p -> p.getFileName().toString()
+          .startsWith("." + output.getFileName() + ".staging-")).toList()) {
+        File[] files = staging.resolve("embeddings").toFile().listFiles(
+            (d, name) -> name.startsWith("part-") && name.endsWith(".parquet"));
+        count += files == null ? 0 : files.length;
+      }
+    }
+    return count;
+  }
+
+  private Map<String, double[]> vectors(Path output) {
+    Map<String, double[]> byId = new HashMap<>();
+    for (Row row : spark.read().parquet(output.resolve("embeddings").toString())
+        .select("id", "pooled").collectAsList()) {
+      List<Float> v = row.getList(1);
+      double[] values = new double[v.size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = v.get(i);
+      }
+      assertEquals(null, byId.put(row.getString(0), values), "id twice: " + row.getString(0));
+    }
+    return byId;
+  }
+
+  @Test
+  void aKilledJobStartedAgainReusesItsPiecesAndEqualsAnUninterruptedRun() throws Exception {
+    Path input = input();
+    Path whole = tmp.resolve("whole");
+    assertEquals(0, JobRunner.runConfig(config("whole", input, whole)).code());
+    Path output = tmp.resolve("out");
+    Path resumed = config("resumed", input, output);
+    killAfter(resumed, output, 3);
+
+    JobRunner.Result again = JobRunner.runConfig(resumed);
+    assertEquals(0, again.code(), again.error());
+    RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
+    assertTrue(summary.balanced());
+    assertEquals(800, summary.rowsWritten());
+    Map<String, Object> resume = summary.resume();
+    assertNotNull(resume.get("resumed_from"), resume.toString());
+    int pieces = (Integer) resume.get("pieces");
+    int reused = (Integer) resume.get("pieces_reused");
+    assertTrue(pieces >= 12 && reused >= 3 && reused < pieces, resume.toString());
+    assertTrue(((Number) resume.get("rows_reused")).longValue() > 0, resume.toString());
+
+    Map<String, double[]> expected = vectors(whole);
+    Map<String, double[]> actual = vectors(output);
+    assertEquals(expected.keySet(), actual.keySet());
+    for (Map.Entry<String, double[]> e : expected.entrySet()) {
+      double cosine = Tolerances.cosine(e.getValue(), actual.get(e.getKey()));
+      assertTrue(1 - cosine < 1e-6, e.getKey() + ": 1 - cosine " + (1 - cosine));
+    }
+    try (Stream<Path> left = Files.list(tmp)) {
+      assertEquals(List.of(), left.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith(".out.staging-")).toList(), "no staging folder left");
+    }
+  }
+}
