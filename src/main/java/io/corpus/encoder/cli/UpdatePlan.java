@@ -8,6 +8,7 @@ import static org.apache.spark.sql.functions.to_json;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.common.JsonDifference;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.pipeline.LoadedModel;
@@ -16,7 +17,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,7 +156,7 @@ final class UpdatePlan {
           + " was written by a version of this job that did not record what its rows depend "
           + "on (reuse_key); run once with output.mode = overwrite");
     }
-    String difference = firstDifference("", earlierKey, asJson(reuseKey));
+    String difference = JsonDifference.first(earlierKey, JsonDifference.of(reuseKey));
     if (difference != null) {
       throw new IllegalArgumentException("output.mode = update: the earlier output at " + shown
           + " was made with " + difference + ", so its rows cannot be reused; run with "
@@ -226,40 +226,5 @@ final class UpdatePlan {
     Dataset<Row> ids = hashed.select(named(id));
     return earlier.select(named(id)).join(broadcastKeys ? broadcast(ids) : ids, new String[] {id},
         "left_anti").distinct().count();
-  }
-
-  private static JsonNode asJson(Map<String, Object> map) {
-    try {
-      return JSON.readTree(JSON.writeValueAsString(map));   // numbers as a file holds them
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** "key = earlier value (this run: value)" for the first key whose values differ, or null. */
-  static String firstDifference(String prefix, JsonNode earlier, JsonNode now) {
-    if (earlier.isObject() && now.isObject()) {
-      TreeSet<String> names = new TreeSet<>();
-      earlier.fieldNames().forEachRemaining(names::add);
-      for (Iterator<String> it = now.fieldNames(); it.hasNext(); ) {
-        names.add(it.next());
-      }
-      for (String name : names) {
-        String found = firstDifference(prefix + name + ".", earlier.path(name), now.path(name));
-        if (found != null) {
-          return found;
-        }
-      }
-      return null;
-    }
-    if (earlier.equals(now)) {
-      return null;
-    }
-    String key = prefix.substring(0, Math.max(0, prefix.length() - 1));
-    return key + " = " + shown(earlier) + " (this run: " + shown(now) + ")";
-  }
-
-  private static String shown(JsonNode value) {
-    return value.isMissingNode() ? "(none)" : value.toString();
   }
 }

@@ -1,14 +1,14 @@
 package io.corpus.encoder.io;
 
-import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.common.JsonDifference;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -65,17 +65,16 @@ public final class KeptPieces {
     Path plan = new Path(staging, OutputFolder.RESUME_PLAN);
     try {
       FileSystem fs = staging.getFileSystem(conf);
-      // as it will read back: a number is an Integer or a Long by its size, not by its type here
-      Map<String, Object> wanted = JSON.readValue(JSON.writeValueAsString(identity),
-          new TypeReference<>() { });
+      JsonNode wanted = JsonDifference.of(identity);
       KeptPieces kept = new KeptPieces(pieces, new TreeSet<>(), 0, null);
       if (out.resumedFrom() != null && fs.exists(plan)) {
-        Map<String, Object> earlier;
+        JsonNode earlier;
         try (InputStream in = fs.open(plan)) {
-          earlier = JSON.readValue(in, new TypeReference<>() { });
+          earlier = JSON.readTree(in);
         }
-        String difference = firstDifference("", earlier.get("identity"), wanted);
-        kept = difference == null && earlier.get("pieces") instanceof Integer count
+        String difference = JsonDifference.first(earlier.path("identity"), wanted);
+        int count = earlier.path("pieces").asInt(0);
+        kept = difference == null && count > 0
             ? check(fs, new Path(staging, table), count, out.resumedFrom())
             : new KeptPieces(pieces, new TreeSet<>(), 0, "the pieces " + out.resumedFrom()
                 + " kept are not reused: " + (difference == null ? "its plan has no piece count"
@@ -140,43 +139,6 @@ public final class KeptPieces {
       LOG.warn("Not reusing {}: {}", file, e.getMessage());
       return 0;
     }
-  }
-
-  /** Where two JSON values first differ, as {@code path: then, now}; null if they do not. */
-  static String firstDifference(String path, Object then, Object now) {
-    if (then instanceof Map<?, ?> a && now instanceof Map<?, ?> b) {
-      for (Object key : unionOfKeys(a, b)) {
-        String d = firstDifference(path.isEmpty() ? key.toString() : path + "." + key,
-            a.get(key), b.get(key));
-        if (d != null) {
-          return d;
-        }
-      }
-      return null;
-    }
-    if (then instanceof List<?> a && now instanceof List<?> b && a.size() == b.size()) {
-      for (int i = 0; i < a.size(); i++) {
-        String d = firstDifference(path + "[" + i + "]", a.get(i), b.get(i));
-        if (d != null) {
-          return d;
-        }
-      }
-      return null;
-    }
-    return Objects.equals(then, now) ? null
-        : path + " was " + shortened(then) + ", now " + shortened(now);
-  }
-
-  private static Set<Object> unionOfKeys(Map<?, ?> a, Map<?, ?> b) {
-    Set<Object> keys = new TreeSet<>((x, y) -> x.toString().compareTo(y.toString()));
-    keys.addAll(a.keySet());
-    keys.addAll(b.keySet());
-    return keys;
-  }
-
-  private static String shortened(Object value) {
-    String text = String.valueOf(value);
-    return text.length() <= 120 ? text : text.substring(0, 117) + "...";
   }
 
   /** How many pieces the input is cut into. */

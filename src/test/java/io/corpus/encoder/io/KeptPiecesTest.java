@@ -115,7 +115,7 @@ class KeptPiecesTest {
     KeptPieces kept = KeptPieces.open(out, "embeddings", identity(101), 7, CONF);
     assertEquals(7, kept.pieces());
     assertEquals(Set.of(), kept.done());
-    assertTrue(kept.note().endsWith("kept are not reused: input_files[0].size was 100, now 101"),
+    assertTrue(kept.note().endsWith("kept are not reused: input_files[0].size = 100 (this run: 101)"),
         kept.note());
     assertEquals(List.of(OutputFolder.RESUME_PLAN), List.of(names(stagingOf(out))));
     out.abort();
