@@ -134,7 +134,7 @@ public final class EncodeJob {
     LOG.info("model fingerprint {}, {} s since start", reuseKey.get("model_fingerprint"),
         elapsed());
     UpdatePlan update = settings.output().mode() == JobSettings.OutputMode.UPDATE
-        ? UpdatePlan.open(spark, settings, out, reuseKey) : null;
+        ? UpdatePlan.open(spark, settings, out, reuseKey, plan.bytes()) : null;
     if (update != null) {
       LOG.info("update: the earlier output's run summary matches, {} s since start", elapsed());
     }
@@ -188,7 +188,8 @@ public final class EncodeJob {
       phase.accept("counting the written rows");
       Map<String, Long> updated = null;
       if (update != null) {
-        long reused = update.reusedRows(hashed);
+        // the rows the encoder took (each task's count applied once: the write is an action)
+        long reused = rowsRead - metrics.rowsDone().value() - metrics.rowsSkipped().value();
         updated = new LinkedHashMap<>();
         updated.put("rows_encoded", rowsRead - reused);
         updated.put("rows_reused", reused);

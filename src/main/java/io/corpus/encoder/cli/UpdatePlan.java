@@ -9,8 +9,10 @@ import static org.apache.spark.sql.functions.to_json;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.common.JsonDifference;
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.ModelFingerprint;
 import java.io.IOException;
@@ -50,15 +52,25 @@ final class UpdatePlan {
    * by sorting both sides.
    */
   static final long BROADCAST_KEYS_UP_TO = 1_000_000;
+  /**
+   * Up to this many uncompressed bytes of input, the input goes to every task to meet the
+   * earlier rows it reuses, so that their vectors are read where they lie and never shuffled.
+   */
+  static final long BROADCAST_INPUT_UP_TO = 64L << 20;
 
   private final Dataset<Row> earlier;
   private final String id;
   private final boolean broadcastKeys;
+  private final boolean chunked;
+  private final boolean broadcastInput;
 
-  private UpdatePlan(Dataset<Row> earlier, String id, boolean broadcastKeys) {
+  private UpdatePlan(Dataset<Row> earlier, String id, boolean broadcastKeys, boolean chunked,
+      boolean broadcastInput) {
     this.earlier = earlier;
     this.id = id;
     this.broadcastKeys = broadcastKeys;
+    this.chunked = chunked;
+    this.broadcastInput = broadcastInput;
   }
 
   /**
@@ -132,7 +144,7 @@ final class UpdatePlan {
    * of its rows; refuses, in one line naming what differs, what cannot be reused.
    */
   static UpdatePlan open(SparkSession spark, JobSettings settings, OutputFolder out,
-      Map<String, Object> reuseKey) {
+      Map<String, Object> reuseKey, long inputBytes) {
     String shown = settings.environment().redact(settings.output().path());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     Path summary = new Path(out.target(), "run-summary.json");
@@ -168,9 +180,13 @@ final class UpdatePlan {
           + settings.input().idColumn() + ", and the earlier output at " + shown + " has "
           + duplicates + " ids on more than one row; run with output.mode = overwrite");
     }
-    Dataset<Row> earlier = spark.read().parquet(new Path(out.target(), "embeddings").toString());
+    // its schema from one footer, without the Spark job Spark's own inference runs
+    Dataset<Row> earlier = ParquetInput.read(spark,
+        new Path(out.target(), "embeddings").toString());
     return new UpdatePlan(earlier, settings.input().idColumn(),
-        earlierSummary.path("chunks_written").asLong(Long.MAX_VALUE) <= BROADCAST_KEYS_UP_TO);
+        earlierSummary.path("chunks_written").asLong(Long.MAX_VALUE) <= BROADCAST_KEYS_UP_TO,
+        settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK,
+        inputBytes <= BROADCAST_INPUT_UP_TO);
   }
 
   /** The rows of {@code hashed} (the new input with its hash) that must be encoded. */
@@ -209,22 +225,21 @@ final class UpdatePlan {
       }
       earlierColumns.add(named(field.name()));
     }
-    Dataset<Row> joined = hashed.join(earlier.select(earlierColumns.toArray(new Column[0])),
-        new String[] {id, HASH_COLUMN}, "inner");
+    Dataset<Row> joined = earlier.select(earlierColumns.toArray(new Column[0])).join(
+        broadcastInput ? broadcast(hashed) : hashed, new String[] {id, HASH_COLUMN}, "inner");
     return joined.select(List.of(encoded.fieldNames()).stream().map(UpdatePlan::named)
         .toArray(Column[]::new));
   }
 
-  /** Rows of the new input whose outputs are reused (a pass over ids and hashes). */
-  long reusedRows(Dataset<Row> hashed) {
-    return hashed.select(named(id), named(HASH_COLUMN)).join(keys(), new String[] {id, HASH_COLUMN},
-        "left_semi").count();
-  }
-
-  /** Ids of the earlier output that the new input no longer has. */
+  /**
+   * Ids of the earlier output that the new input no longer has: one pass over the earlier ids,
+   * each once (the earlier output has no id twice, or only as later windows of a chunked text).
+   */
   long droppedIds(Dataset<Row> hashed) {
     Dataset<Row> ids = hashed.select(named(id));
-    return earlier.select(named(id)).join(broadcastKeys ? broadcast(ids) : ids, new String[] {id},
-        "left_anti").distinct().count();
+    Dataset<Row> earlierIds = chunked
+        ? earlier.where(named(InputKind.CHUNK_COLUMN).equalTo(0)) : earlier;
+    return earlierIds.select(named(id)).join(broadcastKeys ? broadcast(ids) : ids,
+        new String[] {id}, "left_anti").count();
   }
 }
