@@ -167,9 +167,11 @@ public final class EncodeJob {
         phases.end("encode");
         LOG.info("encoded and written, {} s since start", elapsed());
         phase.accept("writing the rejected rows");
-        // Rows the reused pieces set aside were counted by the run that made them.
+        // Rows the reused pieces set aside were counted by the run that made them: looked for
+        // again unless every input row is written.
         writeRejects(input, transformer, metrics.rowsSkipped().value() > 0
-            || (kept != null && !kept.done().isEmpty()), out);
+            || (kept != null && !kept.done().isEmpty() && (chunked || rowsRead
+                != ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop))), out);
         phases.end("rejects");
         LOG.info("rejects written, {} s since start", elapsed());
       } finally {

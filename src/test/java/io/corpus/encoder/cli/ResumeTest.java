@@ -40,7 +40,8 @@ class ResumeTest {
 
   private final SparkSession spark = SparkTestSession.get();
 
-  /** The 400 sample glosses twice over, new ids, in one file of one row group. */
+  /** The 400 sample glosses twice over, new ids, and three rows without text, in one file of
+   *  one row group. */
   private Path input() {
     Dataset<Row> texts = spark.read().parquet(ROOT.resolve("data-samples/texts.parquet")
         .toString()).select("id", "text");
@@ -49,6 +50,9 @@ class ResumeTest {
       all = all.union(texts.select(concat(col("id"), lit("#" + copy)).as("id"),
           concat(col("text"), lit(" (" + copy + ")")).as("text")));
     }
+    // three rows set aside (no text), so that rejects found again add up with the reused pieces
+    all = all.union(texts.limit(3).select(concat(col("id"), lit("#null")).as("id"),
+        lit(null).cast("string").as("text")));
     Path path = tmp.resolve("texts.parquet");
     all.coalesce(1).write().parquet(path.toString());
     return path;
@@ -126,6 +130,7 @@ class ResumeTest {
     RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
     assertTrue(summary.balanced());
     assertEquals(800, summary.rowsWritten());
+    assertEquals(3, summary.rowsRejected());
     Map<String, Object> resume = summary.resume();
     assertNotNull(resume.get("resumed_from"), resume.toString());
     int pieces = (Integer) resume.get("pieces");
