@@ -162,12 +162,16 @@ public final class ParquetInput {
    */
   public static int pieceCount(SplitPlan plan, int slots, int wanted) {
     int splits = Math.max(1, plan.busy().size());
+    // A count of pieces that is not a multiple of the slots leaves slots idle at the end: 7
+    // equal pieces on 2 slots take as long as 8.
+    int multiple = slots / gcd(splits, slots);
     return switch (plan.spread()) {
-      case STRIDED_READS -> splits * Math.max(slots, Math.min(MAX_READERS,
-          ceilDiv(wanted, splits)));
-      case SHUFFLE -> Math.max(2 * slots, wanted);
+      case STRIDED_READS -> splits * roundUp(Math.max(slots, Math.min(MAX_READERS,
+          ceilDiv(wanted, splits))), multiple);
+      case SHUFFLE -> roundUp(Math.max(2 * slots, wanted), slots);
       case AS_IT_LIES -> plan.rowGroups() < 0 ? Math.max(plan.splits(), wanted)
-          : splits * Math.max(1, Math.min(MAX_READERS, ceilDiv(wanted, splits)));
+          : ceilDiv(wanted, splits) <= 1 ? splits
+          : splits * roundUp(Math.min(MAX_READERS, ceilDiv(wanted, splits)), multiple);
     };
   }
 
@@ -286,6 +290,14 @@ public final class ParquetInput {
         .mapPartitionsWithIndex((i, it) -> skip.contains(i) ? Collections.emptyIterator() : it,
             true);
     return InternalRows.toDataFrame(input.sparkSession(), rows, input.schema());
+  }
+
+  private static int roundUp(int n, int multiple) {
+    return ceilDiv(n, multiple) * multiple;
+  }
+
+  private static int gcd(int a, int b) {
+    return b == 0 ? a : gcd(b, a % b);
   }
 
   private static int ceilDiv(int a, int b) {

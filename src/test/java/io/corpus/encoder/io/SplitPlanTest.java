@@ -49,6 +49,19 @@ class SplitPlanTest {
   }
 
   @Test
+  void piecesComeInMultiplesOfTheSlotsSoThatNoneIdlesAtTheEnd() {
+    SplitPlan oneGroup = SplitPlan.decide(new long[] {100, 0}, new long[] {1000, 0}, 1, 2);
+    assertEquals(SplitPlan.Spread.STRIDED_READS, oneGroup.spread(), oneGroup.reason());
+    assertEquals(8, ParquetInput.pieceCount(oneGroup, 2, 7), "7 equal pieces take as long as 8");
+    assertEquals(2, ParquetInput.pieceCount(oneGroup, 2, 1), "one reader per slot at least");
+    SplitPlan three = SplitPlan.decide(new long[] {10, 10, 10}, new long[] {5, 5, 5}, 3, 3);
+    assertEquals(SplitPlan.Spread.AS_IT_LIES, three.spread(), three.reason());
+    assertEquals(3, ParquetInput.pieceCount(three, 3, 2), "the splits as they are");
+    assertEquals(9, ParquetInput.pieceCount(three, 3, 7), "three readers of each");
+    assertEquals(12, ParquetInput.pieceCount(three, 2, 7), "four readers of each, 12 on 2 slots");
+  }
+
+  @Test
   void unevenRowGroupsAreShuffledWhenTheLargestHoldsUpOneSlot() {
     // 70 % of the work in one split: the other slot idles most of the time.
     SplitPlan plan = SplitPlan.decide(new long[] {70, 20, 10}, new long[] {70, 20, 10}, 3, 2);
