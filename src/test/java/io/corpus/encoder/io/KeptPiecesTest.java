@@ -53,8 +53,7 @@ class KeptPiecesTest {
   /** A run that wrote {@code files} into its table and was killed (its lock left behind). */
   private void killedRun(Path target, Map<String, Object> identity, String... files)
       throws IOException {
-    OutputFolder out = OutputFolder.open(target.toString(), CONF,
-        OutputFolder.Replace.EARLIER_OUTPUT, true);
+    OutputFolder out = reopen(target, true);
     KeptPieces.open(out, "embeddings", identity, 4, CONF);
     Path table = Files.createDirectories(stagingOf(out).resolve("embeddings"));
     for (String file : files) {
@@ -68,6 +67,26 @@ class KeptPiecesTest {
     Files.createDirectories(table.resolve("_temporary/0/_temporary/attempt_1"));
     Files.writeString(stagingOf(out).resolve("run-summary.json"), "{}");
     out.close();   // unlocked, not aborted: the staging folder stays, as after a kill
+  }
+
+  /** The next run to {@code target}, which takes over the killed run's folder if it resumes. */
+  private static OutputFolder reopen(Path target, boolean resume) {
+    return OutputFolder.open(target.toString(), CONF, OutputFolder.Replace.EARLIER_OUTPUT,
+        resume);
+  }
+
+  private record Reopened(OutputFolder out, KeptPieces kept) {}
+
+  /**
+   * A run killed after one piece under identity(100), then the next run, which asks for 7
+   * pieces under {@code identity}.
+   */
+  private Reopened afterKillWithOnePiece(Map<String, Object> identity, boolean resume)
+      throws IOException {
+    Path target = dir.resolve("out");
+    killedRun(target, identity(100), "part-00000-a-c000.snappy.parquet");
+    OutputFolder out = reopen(target, resume);
+    return new Reopened(out, KeptPieces.open(out, "embeddings", identity, 7, CONF));
   }
 
   /** The names in a folder, Hadoop's checksum files left out. */
@@ -86,8 +105,7 @@ class KeptPiecesTest {
         "cut:part-00001-a-c000.snappy.parquet", "part-00002-a-c000.snappy.parquet",
         "part-00002-b-c000.snappy.parquet", "part-00009-a-c000.snappy.parquet");
 
-    OutputFolder out = OutputFolder.open(target.toString(), CONF,
-        OutputFolder.Replace.EARLIER_OUTPUT, true);
+    OutputFolder out = reopen(target, true);
     assertTrue(out.resumedFrom().startsWith(".out.staging-"), out.resumedFrom());
     KeptPieces kept = KeptPieces.open(out, "embeddings", identity(100), 7, CONF);
     assertEquals(4, kept.pieces(), "the killed run's count, so that pieces stay the same rows");
@@ -107,29 +125,23 @@ class KeptPiecesTest {
 
   @Test
   void anotherIdentityReusesNothingAndSaysWhatDiffers() throws IOException {
-    Path target = dir.resolve("out");
-    killedRun(target, identity(100), "part-00000-a-c000.snappy.parquet");
-
-    OutputFolder out = OutputFolder.open(target.toString(), CONF,
-        OutputFolder.Replace.EARLIER_OUTPUT, true);
-    KeptPieces kept = KeptPieces.open(out, "embeddings", identity(101), 7, CONF);
+    Reopened run = afterKillWithOnePiece(identity(101), true);
+    OutputFolder out = run.out();
+    KeptPieces kept = run.kept();
     assertEquals(7, kept.pieces());
     assertEquals(Set.of(), kept.done());
-    assertTrue(kept.note().endsWith("kept are not reused: input_files[0].size = 100 (this run: 101)"),
-        kept.note());
+    assertTrue(kept.note().endsWith(
+        "kept are not reused: input_files[0].size = 100 (this run: 101)"), kept.note());
     assertEquals(List.of(OutputFolder.RESUME_PLAN), List.of(names(stagingOf(out))));
     out.abort();
   }
 
   @Test
   void withoutResumeTheKilledRunsStagingFolderIsRemoved() throws IOException {
-    Path target = dir.resolve("out");
-    killedRun(target, identity(100), "part-00000-a-c000.snappy.parquet");
-
-    OutputFolder out = OutputFolder.open(target.toString(), CONF,
-        OutputFolder.Replace.EARLIER_OUTPUT, false);
+    Reopened run = afterKillWithOnePiece(identity(100), false);
+    OutputFolder out = run.out();
     assertNull(out.resumedFrom());
-    KeptPieces kept = KeptPieces.open(out, "embeddings", identity(100), 7, CONF);
+    KeptPieces kept = run.kept();
     assertEquals(Set.of(), kept.done());
     assertNull(kept.note());
     try (Stream<Path> siblings = Files.list(dir)) {
