@@ -33,7 +33,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The job on a real standalone cluster on this machine: {@code jobs/local-cluster up} with two
  * one-core workers, jobs sent with {@code jobs/submit}, executors in JVMs of their own. Checks the
  * golden cases against local mode's expected values, then kills an executor and, separately, the
- * driver in the middle of a job that takes tens of seconds.
+ * driver in the middle of a job that takes tens of seconds; the driver's rerun resumes from the
+ * pieces the executors had committed.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LocalClusterIT {
@@ -157,7 +158,7 @@ class LocalClusterIT {
 
   @Test
   @Order(3)
-  void driverKilledMidJobLeavesNoOutputThatLooksComplete() throws Exception {
+  void driverKilledMidJobLeavesNoOutputThatLooksCompleteAndItsRerunResumes() throws Exception {
     Path config = jobConfig("driver-kill-out");
     Path output = bigJob.resolve("driver-kill-out");
     Scripts.Running job = startBigJob("driver-kill", config);
@@ -181,8 +182,12 @@ class LocalClusterIT {
         "--executor-memory", "1200m", "--conf", "spark.ui.enabled=false",
         "--config", config.toString());
     assertTrue(rerun.contains("Took over the lock"), rerun);
-    assertTrue(rerun.lines().anyMatch(l -> l.contains("Removed ")
+    // The rerun resumes: it takes over the killed run's staging folder and reuses the pieces
+    // its executors committed there, if the splits are the same (the same task slots).
+    assertTrue(rerun.lines().anyMatch(l -> l.contains("Took over ")
         && l.contains(staging.get(0).getFileName().toString())), rerun);
+    System.out.println("driver kill, rerun: " + matching(rerun, "resuming:|are not reused"));
+    assertTrue(rerun.contains("resuming:") || rerun.contains("are not reused"), rerun);
     for (Path p : staging) {
       assertFalse(Files.exists(p), "the rerun kept the abandoned " + p);
     }
