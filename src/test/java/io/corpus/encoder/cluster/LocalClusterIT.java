@@ -162,10 +162,15 @@ class LocalClusterIT {
     Path config = jobConfig("driver-kill-out");
     Path output = bigJob.resolve("driver-kill-out");
     Scripts.Running job = startBigJob("driver-kill", config);
-    waitForRowsThen(job, () -> {
-      job.process().destroyForcibly();   // jobs/submit execs the driver's JVM: this is kill -9
-      return job.process().pid();
-    });
+    // killed once the executors have committed two of the job's eight pieces
+    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+    while (committedPieces(bigJob, ".driver-kill-out.staging") < 2) {
+      assertTrue(job.process().isAlive(), "the job ended before two pieces were committed:\n"
+          + job.output());
+      assertTrue(System.nanoTime() < deadline, "no two pieces within " + JOB_TIMEOUT);
+      Thread.sleep(20);
+    }
+    job.process().destroyForcibly();   // jobs/submit execs the driver's JVM: this is kill -9
     job.process().waitFor();
     assertFalse(Files.exists(output), "a killed driver left " + output);
     List<Path> staging;
@@ -187,12 +192,30 @@ class LocalClusterIT {
     assertTrue(rerun.lines().anyMatch(l -> l.contains("Took over ")
         && l.contains(staging.get(0).getFileName().toString())), rerun);
     System.out.println("driver kill, rerun: " + matching(rerun, "resuming:|are not reused"));
-    assertTrue(rerun.contains("resuming:") || rerun.contains("are not reused"), rerun);
+    java.util.regex.Matcher resumed = java.util.regex.Pattern
+        .compile("resuming: (\\d+) of (\\d+) pieces").matcher(rerun);
+    assertTrue(resumed.find(), rerun);
+    int reused = Integer.parseInt(resumed.group(1));
+    assertTrue(reused >= 2 && reused < Integer.parseInt(resumed.group(2)), resumed.group());
     for (Path p : staging) {
       assertFalse(Files.exists(p), "the rerun kept the abandoned " + p);
     }
     assertFalse(Files.exists(lock), "the rerun left its lock");
     assertSameOutput(output);
+  }
+
+  /** Files of pieces committed in the staging folders whose names start with {@code prefix}. */
+  private static long committedPieces(Path folder, String prefix) throws IOException {
+    long count = 0;
+    try (Stream<Path> files = Files.list(folder)) {
+      for (Path staging : files.filter(p -> p.getFileName().toString().startsWith(prefix))
+          .toList()) {
+        java.io.File[] parts = staging.resolve("embeddings").toFile().listFiles(
+            (d, name) -> name.startsWith("part-") && name.endsWith(".parquet"));
+        count += parts == null ? 0 : parts.length;
+      }
+    }
+    return count;
   }
 
   private interface Action {
