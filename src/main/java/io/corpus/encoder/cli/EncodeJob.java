@@ -191,10 +191,10 @@ public final class EncodeJob {
       Map<String, Long> updated = null;
       if (update != null) {
         // the rows the encoder took (each task's count applied once: the write is an action)
-        long reused = rowsRead - metrics.rowsDone().value() - metrics.rowsSkipped().value();
+        long encodedRows = metrics.rowsDone().value() + metrics.rowsSkipped().value();
         updated = new LinkedHashMap<>();
-        updated.put("rows_encoded", rowsRead - reused);
-        updated.put("rows_reused", reused);
+        updated.put("rows_encoded", encodedRows);
+        updated.put("rows_reused", rowsRead - encodedRows);
         updated.put("rows_dropped", update.droppedIds(hashed));
         LOG.info("update: {}", updated);
       }
