@@ -140,7 +140,7 @@ public final class EncodeJob {
     }
     KeptPieces kept = keptPieces(input, plan, reuseKey, out, console);
     Dataset<Row> spread = kept == null ? ParquetInput.spread(input, plan, plannedSlots())
-        : ParquetInput.inPieces(input, plan, plannedSlots(), kept.pieces(), kept.done());
+        : ParquetInput.inPieces(input, plan, kept.pieces(), kept.done());
     Dataset<Row> hashed = spread
         .withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(settings.input()));
     Dataset<Row> toEncode = update == null ? hashed : update.toEncode(hashed);

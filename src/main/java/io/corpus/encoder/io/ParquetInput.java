@@ -49,10 +49,7 @@ import scala.runtime.AbstractFunction1;
  * Partitioned folders and anything unusual go through Spark's own discovery.
  */
 public final class ParquetInput {
-  /**
-   * The most tasks that read one split, each keeping a share of its rows: every one plans a scan
-   * (a union of that many), and every one decodes the whole split.
-   */
+  /** The most tasks that read one split, each keeping a share of its rows: each decodes it all. */
   static final int MAX_READERS = 256;
   /** The column that carries a row's index in its file while the input is cut. */
   private static final String ROW_INDEX = "__corpus_encoder_row_index";
@@ -183,8 +180,8 @@ public final class ParquetInput {
    * {@code pieces / splits} tasks, each keeping the rows whose index in their file is its number
    * modulo that count (reading is cheap next to encoding).
    */
-  public static Dataset<Row> inPieces(Dataset<Row> input, SplitPlan plan, int slots,
-      int pieces, Set<Integer> skipped) {
+  public static Dataset<Row> inPieces(Dataset<Row> input, SplitPlan plan, int pieces,
+      Set<Integer> skipped) {
     if (plan.rowGroups() < 0) {   // not plain file ranges: no row index to cut by
       return skipping(pieces > plan.splits() ? input.repartition(pieces) : input, skipped);
     }

@@ -100,8 +100,7 @@ class ParquetInputSplitsTest {
           spark.sparkContext().hadoopConfiguration());
       int pieces = ParquetInput.pieceCount(plan, SLOTS, 20);
       assertTrue(pieces >= 20, plan.reason() + ": " + pieces);
-      List<String> first = idsPerPartition(ParquetInput.inPieces(input, plan, SLOTS, pieces,
-          Set.of()));
+      List<String> first = idsPerPartition(ParquetInput.inPieces(input, plan, pieces, Set.of()));
       assertEquals(pieces, first.size(), plan.reason());
       List<Long> all = new ArrayList<>();
       for (String ids : first) {
@@ -112,7 +111,7 @@ class ParquetInputSplitsTest {
       assertEquals(LongStream.range(0, 800).boxed().toList(), all, "every row once");
 
       List<String> again = idsPerPartition(ParquetInput.inPieces(ParquetInput.read(spark,
-          tmp.resolve("t" + files).toString()), plan, SLOTS, pieces, Set.of(1, 3)));
+          tmp.resolve("t" + files).toString()), plan, pieces, Set.of(1, 3)));
       for (int i = 0; i < pieces; i++) {
         assertEquals(i == 1 || i == 3 ? "" : first.get(i), again.get(i), "piece " + i);
       }
