@@ -133,10 +133,10 @@ public final class KeptPieces {
   /** Rows in the file's footer; 0 if it cannot be read (a file the kill cut short). */
   private static long rowsOrZero(Path file, Configuration conf) {
     try {
-      return ParquetFooters.rowCount(
-          ParquetFooters.rowGroups(List.of(file.toString()), conf).values());
-    } catch (UncheckedIOException e) {
-      LOG.warn("Not reusing {}: {}", file, e.getMessage());
+      return ParquetFooters.rowCount(List.of(ParquetFooters.read(file, conf)));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Not reusing {}: {}", file,
+          ParquetFooters.unreadable(file.toString(), e).getMessage());
       return 0;
     }
   }

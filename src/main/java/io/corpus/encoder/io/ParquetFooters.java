@@ -100,7 +100,8 @@ public final class ParquetFooters {
         cause instanceof IOException io ? io : new IOException(cause));
   }
 
-  private static List<RowGroup> read(Path file, Configuration conf) throws IOException {
+  /** The row groups of one file, read on this thread. */
+  static List<RowGroup> read(Path file, Configuration conf) throws IOException {
     try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, conf))) {
       List<RowGroup> groups = new ArrayList<>();
       for (BlockMetaData block : reader.getFooter().getBlocks()) {
