@@ -216,8 +216,8 @@ public final class EncodeJob {
       return null;
     }
     EncoderWeights w = model.weights().encoder();
-    int positions = model.folder() != null ? model.folder().usablePositions() : w.maxPositions();
-    int wanted = Checkpoints.wanted(settings, w, positions, plan, RowMajorBlas.sgemmGflops());
+    int wanted = Checkpoints.wanted(settings, w, model.maxPositions(), plan,
+        RowMajorBlas.sgemmGflops());
     int pieces = ParquetInput.pieceCount(plan, plannedSlots(), wanted);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     KeptPieces kept = KeptPieces.open(out, "embeddings",

@@ -100,8 +100,7 @@ final class Transformers {
     d.put("causal", m.causal());
     d.put("window", m.window());
     d.put("positional", m.positional().configName());
-    d.put("max_positions", model.folder() != null
-        ? model.folder().usablePositions() : w.maxPositions());
+    d.put("max_positions", model.maxPositions());
     return d;
   }
 }

@@ -61,4 +61,12 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
   public boolean isFolder() {
     return folder != null;
   }
+
+  /**
+   * The most positions a sequence may take: the folder's usable positions, else the weights'
+   * learned position table (0 without one).
+   */
+  public int maxPositions() {
+    return folder != null ? folder.usablePositions() : weights.encoder().maxPositions();
+  }
 }
