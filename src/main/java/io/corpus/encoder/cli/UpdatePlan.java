@@ -239,7 +239,8 @@ final class UpdatePlan {
     Dataset<Row> ids = hashed.select(named(id));
     Dataset<Row> earlierIds = chunked
         ? earlier.where(named(InputKind.CHUNK_COLUMN).equalTo(0)) : earlier;
-    return earlierIds.select(named(id)).join(broadcastKeys ? broadcast(ids) : ids,
+    // the input's ids go to every task when the input is small, whatever the earlier output's size
+    return earlierIds.select(named(id)).join(broadcastInput ? broadcast(ids) : ids,
         new String[] {id}, "left_anti").count();
   }
 }
