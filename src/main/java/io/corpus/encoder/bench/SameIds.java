@@ -20,8 +20,7 @@ public final class SameIds {
   private SameIds() {}
 
   public static void main(String[] args) throws Exception {
-    SparkSession spark = SparkSession.builder().master("local[1]").appName("same-ids")
-        .config("spark.ui.enabled", "false").getOrCreate();
+    SparkSession spark = OneCoreSession.start("same-ids");
     Map<String, List<Integer>> job = new HashMap<>();
     for (Row row : spark.read().parquet(args[0]).selectExpr("CAST(id AS STRING)", "input_ids")
         .collectAsList()) {

@@ -15,8 +15,7 @@ public final class SameVectors {
   private SameVectors() {}
 
   public static void main(String[] args) {
-    SparkSession spark = SparkSession.builder().master("local[1]").appName("same-vectors")
-        .config("spark.ui.enabled", "false").getOrCreate();
+    SparkSession spark = OneCoreSession.start("same-vectors");
     Map<String, Row> a = byId(spark, args[0]);
     Map<String, Row> b = byId(spark, args[1]);
     spark.stop();

@@ -18,8 +18,7 @@ public final class TextsJson {
   private TextsJson() {}
 
   public static void main(String[] args) throws Exception {
-    SparkSession spark = SparkSession.builder().master("local[1]").appName("texts-json")
-        .config("spark.ui.enabled", "false").getOrCreate();
+    SparkSession spark = OneCoreSession.start("texts-json");
     List<Map<String, String>> rows = new ArrayList<>();
     for (Row row : spark.read().parquet(args[0]).selectExpr("CAST(" + args[1] + " AS STRING)",
         args[2]).collectAsList()) {

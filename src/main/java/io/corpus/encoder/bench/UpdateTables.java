@@ -22,8 +22,7 @@ public final class UpdateTables {
   private UpdateTables() {}
 
   public static void main(String[] args) {
-    SparkSession spark = SparkSession.builder().master("local[1]").appName("update-tables")
-        .config("spark.ui.enabled", "false").getOrCreate();
+    SparkSession spark = OneCoreSession.start("update-tables");
     int kept = Integer.parseInt(args[2]);
     int gone = Integer.parseInt(args[3]);
     int edited = Integer.parseInt(args[4]);
