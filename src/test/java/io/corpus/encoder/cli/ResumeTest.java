@@ -8,14 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.testing.ChildJvm;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.StagingPieces;
 import io.corpus.encoder.testing.Tolerances;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,15 +70,11 @@ class ResumeTest {
 
   /** Runs the job in a JVM of its own and kills it once {@code pieces} pieces are written. */
   private void killAfter(Path config, Path output, int pieces) throws Exception {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java,
-        "@" + ROOT.resolve("jobs/jvm.options"), "-Xmx2g",
-        "-cp", System.getProperty("java.class.path"), EncodeJob.class.getName(),
-        "--config", config.toString()));
-    Process job = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(tmp.resolve("killed.log").toFile()).start();
+    Process job = ChildJvm.builder(EncodeJob.class,
+        List.of("@" + ROOT.resolve("jobs/jvm.options"), "-Xmx2g"), "--config", config.toString())
+        .redirectErrorStream(true).redirectOutput(tmp.resolve("killed.log").toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-    while (piecesWritten(output) < pieces) {
+    while (StagingPieces.committed(output) < pieces) {
       assertTrue(job.isAlive(), "the job ended before " + pieces + " pieces were written: "
           + Files.readString(tmp.resolve("killed.log")));
       assertTrue(System.nanoTime() < deadline, "no pieces after 3 minutes");
@@ -86,20 +82,6 @@ class ResumeTest {
     }
     job.destroyForcibly();   // SIGKILL
     job.waitFor();
-  }
-
-  /** Files of finished pieces in the staging folder of the run writing {@code output}. */
-  private static long piecesWritten(Path output) throws IOException {
-    long count = 0;
-    try (Stream<Path> siblings = Files.list(output.getParent())) {
-      for (Path staging : siblings.filter(p -> p.getFileName().toString()
-          .startsWith("." + output.getFileName() + ".staging-")).toList()) {
-        File[] files = staging.resolve("embeddings").toFile().listFiles(
-            (d, name) -> name.startsWith("part-") && name.endsWith(".parquet"));
-        count += files == null ? 0 : files.length;
-      }
-    }
-    return count;
   }
 
   private Map<String, double[]> vectors(Path output) {

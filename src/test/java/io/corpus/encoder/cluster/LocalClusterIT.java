@@ -11,6 +11,7 @@ import io.corpus.encoder.testing.GoldenJobs;
 import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.StagingPieces;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -164,7 +165,7 @@ class LocalClusterIT {
     Scripts.Running job = startBigJob("driver-kill", config);
     // killed once the executors have committed two of the job's eight pieces
     long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-    while (committedPieces(bigJob, ".driver-kill-out.staging") < 2) {
+    while (StagingPieces.committed(output) < 2) {
       assertTrue(job.process().isAlive(), "the job ended before two pieces were committed:\n"
           + job.output());
       assertTrue(System.nanoTime() < deadline, "no two pieces within " + JOB_TIMEOUT);
@@ -202,20 +203,6 @@ class LocalClusterIT {
     }
     assertFalse(Files.exists(lock), "the rerun left its lock");
     assertSameOutput(output);
-  }
-
-  /** Files of pieces committed in the staging folders whose names start with {@code prefix}. */
-  private static long committedPieces(Path folder, String prefix) throws IOException {
-    long count = 0;
-    try (Stream<Path> files = Files.list(folder)) {
-      for (Path staging : files.filter(p -> p.getFileName().toString().startsWith(prefix))
-          .toList()) {
-        java.io.File[] parts = staging.resolve("embeddings").toFile().listFiles(
-            (d, name) -> name.startsWith("part-") && name.endsWith(".parquet"));
-        count += parts == null ? 0 : parts.length;
-      }
-    }
-    return count;
   }
 
   private interface Action {

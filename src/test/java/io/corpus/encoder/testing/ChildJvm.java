@@ -17,14 +17,7 @@ public final class ChildJvm {
 
   public static Result run(Class<?> main, Map<String, String> env, List<String> jvmOptions,
       String... args) throws Exception {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java));
-    command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
-    command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().putAll(env);
-    Process p = builder.start();
+    Process p = start(builder(main, jvmOptions, args), env);
     // Standard error is read on a thread of its own, so a chatty child never blocks on a full pipe.
     StringBuilder err = new StringBuilder();
     Thread errReader = new Thread(() -> {
@@ -39,5 +32,24 @@ public final class ChildJvm {
     int code = p.waitFor();
     errReader.join();
     return new Result(code, out, err.toString());
+  }
+
+  /**
+   * The command that runs {@code main} on this JVM's classpath with {@code jvmOptions}, for a
+   * caller that starts it itself (to kill it, or send its output elsewhere).
+   */
+  public static ProcessBuilder builder(Class<?> main, List<String> jvmOptions, String... args) {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command = new ArrayList<>(List.of(java));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command);
+  }
+
+  private static Process start(ProcessBuilder builder, Map<String, String> env)
+      throws java.io.IOException {
+    builder.environment().putAll(env);
+    return builder.start();
   }
 }
