@@ -22,6 +22,7 @@ import io.corpus.encoder.weights.ModelFolder;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -288,9 +289,10 @@ public final class EncodeJob {
       Map<String, Object> reuseKey, Map<String, Long> update, Map<String, Object> resume) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
-    // Texts cut into windows: every row written has exactly one window 0.
-    boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
+    // Texts cut into windows, a row each: every text written has exactly one window 0.
     Dataset<Row> rows = spark.read().parquet(out.staged("embeddings"));
+    boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK
+        && Arrays.asList(rows.columns()).contains(InputKind.CHUNK_COLUMN);
     DuplicateIds duplicates = DuplicateIds.of(chunked
         ? rows.where(col(InputKind.CHUNK_COLUMN).equalTo(0)) : rows, settings.input().idColumn());
     long written = chunked ? duplicates.rows() : chunks;

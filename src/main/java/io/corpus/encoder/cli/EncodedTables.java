@@ -10,6 +10,7 @@ import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.HeadStatsTable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.spark.sql.Column;
@@ -96,7 +97,8 @@ final class EncodedTables {
   private void writeMapTables(Dataset<Row> encoded, OutputFolder out, Consumer<String> phase) {
     // The row's key: its id, and with texts cut into windows, which window.
     List<Column> key = new ArrayList<>(List.of(col(settings.input().idColumn())));
-    if (settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK) {
+    if (settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK
+        && Arrays.asList(encoded.columns()).contains(InputKind.CHUNK_COLUMN)) {
       key.add(col(InputKind.CHUNK_COLUMN));
     }
     if (attention.enabled()) {

@@ -78,6 +78,9 @@ final class Transformers {
       ModelFolder.Prompt prompt = fromSettings(s).resolvedPrompt();
       d.put("prompt_name", prompt.name().isEmpty() ? null : prompt.name());
       d.put("prompt", prompt.text());
+      if (model.weights().tokenHead() != null) {
+        d.put("token_labels", model.weights().tokenHead().labels());
+      }
       if (model.weights().head() != null) {
         d.put("classifier_labels", model.weights().head().labels());
         d.put("classifier_scores", model.weights().head().scoring().name().toLowerCase(

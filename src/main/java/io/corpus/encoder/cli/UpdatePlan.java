@@ -20,6 +20,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -185,7 +186,9 @@ final class UpdatePlan {
         new Path(out.target(), "embeddings").toString());
     return new UpdatePlan(earlier, settings.input().idColumn(),
         earlierSummary.path("chunks_written").asLong(Long.MAX_VALUE) <= BROADCAST_KEYS_UP_TO,
-        settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK,
+        // rows per window carry `chunk`; a token classifier's entities make one row per text
+        settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK
+            && Arrays.asList(earlier.columns()).contains(InputKind.CHUNK_COLUMN),
         inputBytes <= BROADCAST_INPUT_UP_TO);
   }
 

@@ -19,4 +19,6 @@ public enum InputKind {
   public static final String CHUNK_COLUMN = "chunk";
   public static final String CHUNK_START_COLUMN = "chunk_start";
   public static final String CHUNK_END_COLUMN = "chunk_end";
+  /** With entities of texts cut into windows, one row per text: how many windows it took. */
+  public static final String CHUNKS_COLUMN = "chunks";
 }

@@ -106,6 +106,10 @@ public final class Settings {
           + "normalizing; 0 = all E");
   public static final Setting<Boolean> TOKEN_EMBEDDINGS = Setting.flag(
       "output.token-embeddings", "", true, "write the (T, E) token vectors");
+  public static final Setting<String> ENTITIES = Setting.choice("output.entities", "entities",
+      "auto", new String[] {"auto", "none", "simple", "first", "average", "max"},
+      "a token classifier's entities, grouped as the token-classification pipeline's "
+          + "aggregation_strategy; none: token labels only; auto: simple");
   public static final Setting<Boolean> ATTENTION_ENABLED = Setting.flag(
       "output.attention.enabled", "", false, "write attention maps to attention/");
   public static final Setting<List<Integer>> ATTENTION_LAYERS = Setting.indices(
@@ -188,7 +192,7 @@ public final class Settings {
       MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
       POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, DIMENSIONS,
-      TOKEN_EMBEDDINGS,
+      TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,
       ATTENTION_ROLLOUT, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,

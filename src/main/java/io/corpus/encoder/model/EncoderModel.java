@@ -11,14 +11,16 @@ import java.util.List;
  *     is already embedded
  * @param encoder the encoder layers
  * @param head a sequence-classification head on the first token's final state, or null
+ * @param tokenHead a token-classification head on every token's final state, or null
  * @param dense the sentence-transformers Dense modules applied to the pooled vector, in order
  */
 public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
-    ClassifierHead head, List<DenseLayer> dense) implements Serializable {
+    ClassifierHead head, TokenClassifierHead tokenHead, List<DenseLayer> dense)
+    implements Serializable {
 
-  /** Without Dense modules. */
+  /** Without Dense modules or a token head. */
   public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, ClassifierHead head) {
-    this(embeddings, encoder, head, List.of());
+    this(embeddings, encoder, head, null, List.of());
   }
 
   /** The width of the pooled vector after the Dense modules: E without any. */
@@ -63,6 +65,9 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     }
     if (head != null) {
       count += head.parameterCount();
+    }
+    if (tokenHead != null) {
+      count += tokenHead.parameterCount();
     }
     for (DenseLayer d : dense) {
       count += d.weight().length + (d.bias() == null ? 0 : d.bias().length);

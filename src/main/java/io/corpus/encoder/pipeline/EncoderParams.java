@@ -68,6 +68,9 @@ public abstract class EncoderParams extends Transformer {
   final Param<String> logitsCol;
   final Param<String> scoresCol;
   final Param<String> labelCol;
+  final Param<String> entities;
+  final Param<String> tokenLabelsCol;
+  final Param<String> entitiesCol;
   final IntParam batchTokens;
   final IntParam maxLength;
   final Param<String> handleInvalid;
@@ -100,6 +103,7 @@ public abstract class EncoderParams extends Transformer {
     pooling = param(Settings.POOLING);
     normalize = param(Settings.NORMALIZE);
     dimensions = intParam(Settings.DIMENSIONS);
+    entities = param(Settings.ENTITIES);
     attentionLayers = indicesParam(Settings.ATTENTION_LAYERS);
     attentionHeads = indicesParam(Settings.ATTENTION_HEADS);
     attentionSample = doubleParam(Settings.ATTENTION_SAMPLE);
@@ -123,6 +127,10 @@ public abstract class EncoderParams extends Transformer {
         + "or as its CrossEncoder config says), array<float>; '' = not written");
     labelCol = new Param<>(uid, "labelCol", "a classifier folder's label of the largest logit "
         + "(when it has more than one label), string; '' = not written");
+    tokenLabelsCol = new Param<>(uid, "tokenLabelsCol", "a token classifier's label of every "
+        + "token, array<string>; '' = not written");
+    entitiesCol = new Param<>(uid, "entitiesCol", "a token classifier's entities, "
+        + "array<struct<label, start, end, score, text>>; '' = not written");
     handleInvalid = new Param<>(uid, "handleInvalid",
         "invalid rows: error (fail the job) or skip (drop them, counted)",
         ParamValidators.inArray(new String[] {"error", "skip"}));
@@ -134,6 +142,8 @@ public abstract class EncoderParams extends Transformer {
     setDefault(logitsCol, "logits");
     setDefault(scoresCol, "scores");
     setDefault(labelCol, "label");
+    setDefault(tokenLabelsCol, "token_labels");
+    setDefault(entitiesCol, "entities");
     setDefault(handleInvalid, "error");
   }
 
@@ -232,6 +242,9 @@ public abstract class EncoderParams extends Transformer {
   public Param<String> logitsCol() { return logitsCol; }
   public Param<String> scoresCol() { return scoresCol; }
   public Param<String> labelCol() { return labelCol; }
+  public Param<String> entities() { return entities; }
+  public Param<String> tokenLabelsCol() { return tokenLabelsCol; }
+  public Param<String> entitiesCol() { return entitiesCol; }
   public IntParam batchTokens() { return batchTokens; }
   public IntParam maxLength() { return maxLength; }
   public Param<String> handleInvalid() { return handleInvalid; }

@@ -9,6 +9,8 @@ import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.text.Entities;
+import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
 import java.nio.file.Path;
@@ -117,6 +119,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setLogitsCol(String v) { set(logitsCol, v); return this; }
   public EncoderTransformer setScoresCol(String v) { set(scoresCol, v); return this; }
   public EncoderTransformer setLabelCol(String v) { set(labelCol, v); return this; }
+  public EncoderTransformer setEntities(String v) { set(entities, v); return this; }
+  public EncoderTransformer setTokenLabelsCol(String v) { set(tokenLabelsCol, v); return this; }
+  public EncoderTransformer setEntitiesCol(String v) { set(entitiesCol, v); return this; }
   public EncoderTransformer setBatchTokens(int v) { set(batchTokens, v); return this; }
   public EncoderTransformer setMaxLength(int v) { set(maxLength, v); return this; }
   public EncoderTransformer setHandleInvalid(String v) { set(handleInvalid, v); return this; }
@@ -312,13 +317,49 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The output columns these params give for an input of {@code schema}, checked. */
   private OutputLayout layout(StructType schema, InputColumns columns) {
-    Optional<ModelFolder.Classifier> head = fromFolder() ? folder().classifier()
+    Optional<ModelFolder.Classifier> classifier = fromFolder() ? folder().classifier()
         : Optional.empty();
-    return OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
+    Optional<ModelFolder.Classifier> head = classifier.filter(c -> !c.perToken());
+    boolean perToken = classifier.filter(ModelFolder.Classifier::perToken).isPresent();
+    Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
+    OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
         resolvedPooling() == Pooling.NONE ? "" : $(pooledCol), $(attentionCol), $(statsCol),
         $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
-        head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : ""),
+        head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
+        perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
         attentionOutputs(), chunks());
+    if (layout.chunkDocuments() && (layout.withPooled() || attentionOutputs().any())) {
+      throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
+          + "become one row, so a vector or map per window has no row: set pooling = none"
+          + (attentionOutputs().any() ? " and no attention outputs" : "")
+          + ", or entities = none for a row per window");
+    }
+    return layout;
+  }
+
+  /**
+   * How entities are grouped: the entities param, auto being simple for a token classifier's
+   * text; null when none are written. Entities need a token classifier and text, whose offsets
+   * they give.
+   */
+  Entities.Aggregation entityAggregation(InputKind kind, boolean tokenClassifier) {
+    String value = $(entities);
+    boolean asked = !value.equals("auto") && !value.equals("none");
+    if (asked && !tokenClassifier) {
+      throw new IllegalArgumentException("entities = " + value + " needs a token classifier "
+          + "(a model folder whose config.json names …ForTokenClassification)"
+          + (fromFolder() ? "; " + folder().folder() + " has none" : ""));
+    }
+    if (asked && kind != InputKind.TEXT) {
+      throw new IllegalArgumentException("entities = " + value + " needs text input "
+          + "(textCol): entities are spans of the text");
+    }
+    if (!tokenClassifier || kind != InputKind.TEXT || value.equals("none")
+        || $(textPairCols).length > 0 || $(entitiesCol).isEmpty()) {
+      return null;
+    }
+    return value.equals("auto") ? Entities.Aggregation.SIMPLE
+        : ConfigName.parse(Entities.Aggregation.values(), value, "entities");
   }
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
@@ -360,14 +401,16 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkDimensions(intValue(dimensions), m.weights().pooledWidth());
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
-    SequenceSource source = source(columns, m);
+    SequenceSource source = source(columns, m, layout.withEntities());
     // include_prompt = false: pooling starts after [CLS] and the prompt's tokens.
     int poolFrom = fromFolder() && !folder().prompts().pooled()
         && source instanceof TextSource text ? text.promptPositions() : 0;
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m), m.settings(),
         source,
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(dimensions),
-            poolFrom, m.settings().heads()),
+            poolFrom, m.settings().heads(), layout.withEntities()
+                ? entityAggregation(columns.kind(), true) : null,
+            layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null),
         layout.attention(), intValue(batchTokens), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());
@@ -380,7 +423,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public Dataset<Row> rejectedRows(Dataset<?> dataset) {
     LoadedModel m = model();
     InputColumns columns = inputColumns(dataset.schema());
-    return RejectedRows.of(dataset.toDF(), source(columns, m),
+    return RejectedRows.of(dataset.toDF(), source(columns, m, false),
         handle(dataset.sparkSession().sparkContext(), m));
   }
 
@@ -412,10 +455,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   /** The source that checks rows and turns them into the encoder's input. */
-  private SequenceSource source(InputColumns columns, LoadedModel m) {
+  private SequenceSource source(InputColumns columns, LoadedModel m, boolean spans) {
     return SequenceSource.of(columns, m, intValue(maxLength), intValue(maxTokens),
         $(onTooLong).equals("reject"), chunks() ? intValue(chunkOverlap) : -1,
-        columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "");
+        columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "", spans);
   }
 
   /** Whether texts longer than the limit become several windows (rows). */

@@ -109,7 +109,7 @@ final class IdsSource extends EmbeddedSource {
     // Every position is below maxTokens, which is at most P (ModelFolder.tokenLimit).
     embeddings.append(ids, types, positions, batch);
     return new SequenceRead.Accepted(truncated ? ids.length : length, null, null, null,
-        truncated, null);
+        truncated, null, null);
   }
 
   /** Entry t as a long; Long.MIN_VALUE for a null entry. */

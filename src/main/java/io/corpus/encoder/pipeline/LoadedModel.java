@@ -54,7 +54,8 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
             + e.getMessage());
       }
     }
-    return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.dense()),
+    return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
+        w.dense()),
         settings, folder, tokenizer);
   }
 

@@ -23,21 +23,28 @@ import org.apache.spark.sql.types.StructType;
  * @param withTokens whether input_ids and tokens follow the kept columns
  * @param withTypeIds whether token_type_ids follows them (text pairs)
  * @param withChunks whether chunk, chunk_start and chunk_end follow (texts cut into windows)
+ * @param chunkDocuments whether a text's windows become one row, with {@code chunks} instead
+ *     (entities of texts cut into windows)
  * @param withEmbeddings whether the (T, E) token vectors are written
  * @param withPooled whether the pooled vector is written
  * @param attention which attention columns are written
  * @param withLogits whether a classifier head's logits are written
  * @param withScores whether its scores are written
  * @param withLabel whether the label of its largest logit is written
+ * @param withTokenLabels whether a token classifier's label of every token is written
+ * @param withEntities whether its entities are written (the last column)
+ * @param tokenOrdinals the columns with a value per token (ids, tokens, token vectors, token
+ *     labels), which a text's windows concatenate when they become one row
  */
 record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
-    boolean withTokens, boolean withTypeIds, boolean withChunks, boolean withEmbeddings,
-    boolean withPooled, AttentionOutputs attention,
-    boolean withLogits, boolean withScores, boolean withLabel) implements Serializable {
+    boolean withTokens, boolean withTypeIds, boolean withChunks, boolean chunkDocuments,
+    boolean withEmbeddings, boolean withPooled, AttentionOutputs attention,
+    boolean withLogits, boolean withScores, boolean withLabel, boolean withTokenLabels,
+    boolean withEntities, int[] tokenOrdinals) implements Serializable {
 
   /** The output columns' names; "" for a column not written. */
   record Names(String embeddings, String pooled, String attention, String stats, String rollout,
-      String logits, String scores, String label) {}
+      String logits, String scores, String label, String tokenLabels, String entities) {}
 
   static OutputLayout of(StructType input, InputColumns columns, Names names,
       AttentionOutputs attention, boolean chunks) {
@@ -61,7 +68,10 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
       add(fields, InputKind.TYPE_IDS_COLUMN,
           DataTypes.createArrayType(DataTypes.IntegerType, false), false);
     }
-    if (chunks) {
+    boolean chunkDocuments = chunks && !names.entities().isEmpty();
+    if (chunkDocuments) {
+      add(fields, InputKind.CHUNKS_COLUMN, DataTypes.IntegerType, false);
+    } else if (chunks) {
       for (String column : new String[] {InputKind.CHUNK_COLUMN, InputKind.CHUNK_START_COLUMN,
           InputKind.CHUNK_END_COLUMN}) {
         add(fields, column, DataTypes.IntegerType, false);
@@ -76,13 +86,29 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
     add(fields, names.logits(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
     add(fields, names.scores(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
     add(fields, names.label(), DataTypes.StringType, false);
+    add(fields, names.tokenLabels(), EntityColumns.labelsType(), false);
+    add(fields, names.entities(), EntityColumns.entitiesType(), false);
     int[] ordinals = kept.stream().mapToInt(Integer::intValue).toArray();
     DataType[] types = kept.stream().map(i -> input.fields()[i].dataType())
         .toArray(DataType[]::new);
     return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
-        withTokens, withTypeIds, chunks, !names.embeddings().isEmpty(),
-        !names.pooled().isEmpty(), attention,
-        !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty());
+        withTokens, withTypeIds, chunks && !chunkDocuments, chunkDocuments,
+        !names.embeddings().isEmpty(), !names.pooled().isEmpty(), attention,
+        !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty(),
+        !names.tokenLabels().isEmpty(), !names.entities().isEmpty(),
+        perToken(fields, names));
+  }
+
+  private static int[] perToken(List<StructField> fields, Names names) {
+    List<String> perToken = List.of(InputKind.IDS_COLUMN, InputKind.TOKENS_COLUMN,
+        names.embeddings(), names.tokenLabels());
+    List<Integer> ordinals = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      if (!fields.get(i).name().isEmpty() && perToken.contains(fields.get(i).name())) {
+        ordinals.add(i);
+      }
+    }
+    return ordinals.stream().mapToInt(Integer::intValue).toArray();
   }
 
   /** Adds a named column; "" adds none. An input column of that name is an error. */

@@ -6,7 +6,12 @@ import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.TopK;
+import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.text.Entities;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
@@ -32,6 +37,8 @@ final class OutputRows implements Serializable {
   private final int dimensions;   // 0: the whole pooled vector
   private final int poolFrom;     // positions before it left out of mean and max pooling
   private final int heads;
+  private final Entities.Aggregation aggregation;   // null: no entities
+  private final Entities.WordRules wordRules;
 
   /**
    * @param pooling the pooled vector's pooling (when the layout has one)
@@ -41,15 +48,19 @@ final class OutputRows implements Serializable {
    * @param poolFrom positions at the start that mean and max pooling leave out (a prompt that
    *     the folder does not pool: include_prompt = false); 0 = none
    * @param heads H, for the statistics sums
+   * @param aggregation how a token classifier's entities are grouped (null: none written)
+   * @param wordRules the tokenizer's unknown token and sub-word marking, for entities
    */
   OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
-      int poolFrom, int heads) {
+      int poolFrom, int heads, Entities.Aggregation aggregation, Entities.WordRules wordRules) {
     this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
     this.dimensions = dimensions;
     this.poolFrom = poolFrom;
     this.heads = heads;
+    this.aggregation = aggregation;
+    this.wordRules = wordRules;
   }
 
   /**
@@ -84,6 +95,8 @@ final class OutputRows implements Serializable {
       values[c++] = read.chunk().index();
       values[c++] = read.chunk().start();
       values[c++] = read.chunk().end();
+    } else if (layout.chunkDocuments()) {
+      values[c++] = 1;   // one window so far: mergeWindows counts them
     }
     if (layout.withEmbeddings()) {
       values[c++] = embeddings(batch, b, length);
@@ -127,8 +140,69 @@ final class OutputRows implements Serializable {
         values[c++] = UnsafeArrayData.fromPrimitiveArray(head.scores(logits));
       }
       if (layout.withLabel()) {
-        values[c] = UTF8String.fromString(head.label(logits));
+        values[c++] = UTF8String.fromString(head.label(logits));
       }
+    }
+    if (layout.withTokenLabels() || layout.withEntities()) {
+      TokenClassifierHead tokenHead = model.tokenHead();
+      int first = batch.firstRow(b);
+      int real = batch.length(b);
+      float[] scores = tokenHead.scores(batch.tokens(), first, real, batch.width());
+      if (layout.withTokenLabels()) {
+        String[] labels = new String[length];
+        for (int r = 0; r < real; r++) {
+          labels[batch.position(first + r)] = tokenHead.label(scores, r);
+        }
+        values[c++] = EntityColumns.labels(labels);
+      }
+      if (layout.withEntities()) {
+        values[c] = EntityColumns.entities(Entities.of(read.text().codePoints(), read.ids(),
+            read.tokens(), read.text().spans(), scores, tokenHead.labels(), wordRules,
+            aggregation));
+      }
+    }
+    return new GenericInternalRow(values);
+  }
+
+  /** Whether a text's windows become one row ({@link #mergeWindows}). */
+  boolean documentRows() {
+    return layout.chunkDocuments();
+  }
+
+  /**
+   * One row of a text's window rows (built by {@link #build}, in order): the per-token columns
+   * concatenated, {@code chunks} their count, the entities of all windows merged as the
+   * pipeline merges a strided text's ({@link Entities#merge}).
+   */
+  InternalRow mergeWindows(List<InternalRow> windows) {
+    if (windows.size() == 1) {
+      return windows.get(0);
+    }
+    Object[] values = new Object[layout.width()];
+    InternalRow first = windows.get(0);
+    for (int i = 0; i < values.length; i++) {
+      values[i] = first.get(i, layout.schema().fields()[i].dataType());
+    }
+    for (int ordinal : layout.tokenOrdinals()) {
+      List<Object> all = new java.util.ArrayList<>();
+      DataType element = ((ArrayType) layout.schema().fields()[ordinal].dataType())
+          .elementType();
+      for (InternalRow window : windows) {
+        ArrayData part = window.getArray(ordinal);
+        for (int t = 0; t < part.numElements(); t++) {
+          all.add(part.isNullAt(t) ? null : part.get(t, element));
+        }
+      }
+      values[ordinal] = new GenericArrayData(all.toArray());
+    }
+    values[layout.schema().fieldIndex(InputKind.CHUNKS_COLUMN)] = windows.size();
+    if (layout.withEntities()) {
+      int ordinal = values.length - 1;
+      List<Entities.Entity> all = new java.util.ArrayList<>();
+      for (InternalRow window : windows) {
+        all.addAll(EntityColumns.read(window.getArray(ordinal)));
+      }
+      values[ordinal] = EntityColumns.entities(Entities.merge(all));
     }
     return new GenericInternalRow(values);
   }

@@ -65,6 +65,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     private final List<InternalRow> batchRows = new ArrayList<>();
     private final List<SequenceRead.Accepted> batchReads = new ArrayList<>();
     private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
+    private final boolean documentRows = output.documentRows();
+    private final List<InternalRow> windowRows = new ArrayList<>();
     // A chunked text whose windows are not all in a batch yet: its row, its windows, the next.
     private InternalRow chunkedRow;
     private SequenceRead.Chunks chunks;
@@ -151,8 +153,17 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       long outputStart = System.nanoTime();
       metrics.forwardNanos().add(outputStart - start);
       for (int b = 0; b < batch.sequenceCount(); b++) {
-        ready.add(output.build(batchRows.get(b), batchReads.get(b), batch, b, collector,
-            weights));
+        SequenceRead.Accepted read = batchReads.get(b);
+        InternalRow row = output.build(batchRows.get(b), read, batch, b, collector, weights);
+        if (!documentRows || read.chunk() == null) {
+          ready.add(row);
+        } else {
+          windowRows.add(row);   // a text's windows become one row once the last is encoded
+          if (read.chunk().last()) {
+            ready.add(output.mergeWindows(windowRows));
+            windowRows.clear();
+          }
+        }
       }
       metrics.outputNanos().add(System.nanoTime() - outputStart);
       metrics.rowsDone().add(rowsFinished);

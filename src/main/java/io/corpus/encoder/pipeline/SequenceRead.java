@@ -13,14 +13,23 @@ sealed interface SequenceRead
    *     else null
    * @param truncated whether the row was longer than the token limit and was cut to it
    * @param chunk which window of its text this sequence is (on-too-long = chunk); else null
+   * @param text the text and where each token is in it, when entities are asked for; else null
    */
   record Accepted(int length, int[] ids, String[] tokens, int[] typeIds, boolean truncated,
-      Chunk chunk) implements SequenceRead {
+      Chunk chunk, TokenText text) implements SequenceRead {
     /** A row read whole, with nothing to add to the output. */
     static Accepted of(int length) {
-      return new Accepted(length, null, null, null, false, null);
+      return new Accepted(length, null, null, null, false, null, null);
     }
   }
+
+  /**
+   * A text and its tokens' places in it, for entities.
+   *
+   * @param codePoints the text (without a prompt), as code points
+   * @param spans (T) each token's span and whether it is special
+   */
+  record TokenText(int[] codePoints, io.corpus.encoder.text.TextTokenizer.Spans spans) {}
 
   /**
    * A window of a text cut into several.
@@ -28,8 +37,13 @@ sealed interface SequenceRead
    * @param index 0-based, in the text's order
    * @param start where the window's first content token starts in the text, in code points
    * @param end where its last content token ends, in code points
+   * @param count how many windows the text has
    */
-  record Chunk(int index, int start, int end) implements java.io.Serializable {}
+  record Chunk(int index, int start, int end, int count) implements java.io.Serializable {
+    boolean last() {
+      return index == count - 1;
+    }
+  }
 
   /**
    * A row whose text became several sequences, one per window, not yet in the batch: the task

@@ -33,10 +33,11 @@ abstract class SequenceSource implements Serializable {
    * sequence is the tighter of {@code maxLength} (0: any) and a learned position table. Token
    * ids and text: {@code maxTokens} (0: the folder's max_seq_length, else its positions), longer
    * ones cut or, with {@code rejectTooLong}, refused; text with {@code chunkOverlap} 0 or more
-   * is cut into overlapping windows instead (-1: not); {@code prompt} goes before every text.
+   * is cut into overlapping windows instead (-1: not); {@code prompt} goes before every text;
+   * {@code spans}: text keeps where each token is, for entities.
    */
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
-      boolean rejectTooLong, int chunkOverlap, String prompt) {
+      boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans) {
     double eps = m.settings().layerNormEps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
@@ -55,7 +56,7 @@ abstract class SequenceSource implements Serializable {
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
           m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, chunkOverlap, prompt,
-          eps, m.weights().embeddings().vocabularySize());
+          spans, eps, m.weights().embeddings().vocabularySize());
     };
   }
 

@@ -19,18 +19,24 @@ final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
   private final int chunkOverlap;   // -1: texts are cut or rejected, not chunked
   private final String prompt;      // put before every text; "" = none
+  private final boolean spans;      // keep the text and each token's span in it, for entities
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
    * read fails the job before any task, naming {@code where} it comes from.
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
-      boolean rejectTooLong, int chunkOverlap, String prompt, double layerNormEps,
+      boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, double layerNormEps,
       int vocabularySize) {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
     this.chunkOverlap = chunkOverlap;
     this.prompt = prompt;
+    this.spans = spans;
+    if (spans && !prompt.isEmpty()) {
+      throw new IllegalArgumentException("Entities are found in the text as given: a prompt ('"
+          + prompt + "') would move every offset; set no prompt");
+    }
     TextTokenizer.check(tokenizerJson, where, maxTokens, chunkOverlap, vocabularySize);
   }
 
@@ -52,7 +58,8 @@ final class TextSource extends EmbeddedSource {
   @Override
   Reader open(EncoderModel model) {
     TokenEmbeddings embeddings = embeddingLayer(model);
-    TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap);
+    TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap,
+        spans);
     return new Reader() {
       @Override
       public SequenceRead read(InternalRow row, TokenBatch batch) {
@@ -81,8 +88,9 @@ final class TextSource extends EmbeddedSource {
       return bad;
     }
     String text = prompt + row.getUTF8String(columns.sequenceOrdinal()).toString();
+    int[] codePoints = spans ? text.codePoints().toArray() : null;
     if (chunkOverlap >= 0) {
-      return chunks(tokenizer.windows(text), embeddings);
+      return chunks(tokenizer.windows(text), embeddings, codePoints);
     }
     TextTokenizer.Tokens tokens = columns.hasPair()
         ? tokenizer.encode(text, row.getUTF8String(columns.pairOrdinal()).toString())
@@ -98,14 +106,16 @@ final class TextSource extends EmbeddedSource {
     int[] ids = tokens.ids();
     embeddings.append(ids, tokens.typeIds(), batch);
     return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
-        columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null);
+        columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null,
+        spans ? new SequenceRead.TokenText(codePoints, tokens.spans()) : null);
   }
 
   /**
    * Every window of a text, each its own sequence, for the task to append as its batches have
    * room; refused whole if one cannot be encoded.
    */
-  private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenEmbeddings embeddings) {
+  private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenEmbeddings embeddings,
+      int[] codePoints) {
     for (TextTokenizer.Window window : windows) {
       RejectRule.Rejection outside = outsideTheModel(window.tokens(), embeddings);
       if (outside != null) {
@@ -117,7 +127,8 @@ final class TextSource extends EmbeddedSource {
       TextTokenizer.Window window = windows.get(i);
       int[] ids = window.tokens().ids();
       sequences.add(new SequenceRead.Accepted(ids.length, ids, window.tokens().tokens(), null,
-          false, new SequenceRead.Chunk(i, window.start(), window.end())));
+          false, new SequenceRead.Chunk(i, window.start(), window.end(), windows.size()),
+          spans ? new SequenceRead.TokenText(codePoints, window.tokens().spans()) : null));
     }
     return new SequenceRead.Chunks(sequences, (i, batch) -> embeddings.append(
         windows.get(i).tokens().ids(), windows.get(i).tokens().typeIds(), batch));

@@ -31,13 +31,28 @@ public final class TextTokenizer implements AutoCloseable {
    * @param typeIds (T) token type (segment) ids
    * @param tokens (T) the token strings, for labels
    * @param truncated whether the text was longer than the limit and was cut
+   * @param spans where each token is in the text, when the tokenizer was asked for them; else
+   *     null
    */
-  public record Tokens(int[] ids, int[] typeIds, String[] tokens, boolean truncated) {}
+  public record Tokens(int[] ids, int[] typeIds, String[] tokens, boolean truncated,
+      Spans spans) {}
+
+  /**
+   * Where a sequence's tokens are in its text, as Hugging Face's {@code offset_mapping} and
+   * {@code special_tokens_mask} give them.
+   *
+   * @param starts (T) where each token starts, in code points (0 for a special token)
+   * @param ends (T) where it ends, in code points
+   * @param special (T) whether the template added it ([CLS], [SEP], {@code <s>})
+   */
+  public record Spans(int[] starts, int[] ends, boolean[] special) {}
 
   private final HuggingFaceTokenizer tokenizer;
+  private final boolean withSpans;
 
-  private TextTokenizer(HuggingFaceTokenizer tokenizer) {
+  private TextTokenizer(HuggingFaceTokenizer tokenizer, boolean withSpans) {
     this.tokenizer = tokenizer;
+    this.withSpans = withSpans;
   }
 
   /** Loads {@code tokenizer.json}; texts are cut to {@code maxTokens} tokens. */
@@ -60,6 +75,12 @@ public final class TextTokenizer implements AutoCloseable {
    * {@code overlap} -1: no windows, texts are cut.
    */
   public static TextTokenizer fromJson(byte[] tokenizerJson, int maxTokens, int overlap) {
+    return fromJson(tokenizerJson, maxTokens, overlap, false);
+  }
+
+  /** As {@link #fromJson(byte[], int, int)}, its tokens with their {@link Spans} when asked. */
+  public static TextTokenizer fromJson(byte[] tokenizerJson, int maxTokens, int overlap,
+      boolean withSpans) {
     Map<String, String> options = new HashMap<>(Map.of(
         "addSpecialTokens", "true",
         "truncation", "true",
@@ -74,7 +95,7 @@ public final class TextTokenizer implements AutoCloseable {
     TokenizerLibrary.prepare();
     try {
       return new TextTokenizer(HuggingFaceTokenizer.newInstance(
-          new ByteArrayInputStream(tokenizerJson), options));
+          new ByteArrayInputStream(tokenizerJson), options), withSpans);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot load the tokenizer", e);
     }
@@ -147,6 +168,35 @@ public final class TextTokenizer implements AutoCloseable {
     }
   }
 
+  /**
+   * The unknown token's id and whether the model marks continuing sub-words, as a
+   * {@code tokenizer.json} gives them: WordPiece's and BPE's {@code unk_token} (looked up in
+   * {@code model.vocab} and the added tokens) and {@code continuing_subword_prefix}, Unigram's
+   * {@code unk_id}.
+   */
+  public static Entities.WordRules wordRules(byte[] tokenizerJson) {
+    try {
+      JsonNode model = new ObjectMapper().readTree(tokenizerJson).path("model");
+      int unknown = -1;
+      if (model.path("unk_id").isInt()) {
+        unknown = model.path("unk_id").asInt();
+      } else if (model.path("unk_token").isTextual()) {
+        String token = model.path("unk_token").asText();
+        JsonNode id = model.path("vocab").path(token);
+        unknown = id.isInt() ? id.asInt() : -1;
+        for (JsonNode added : new ObjectMapper().readTree(tokenizerJson).path("added_tokens")) {
+          if (added.path("content").asText().equals(token)) {
+            unknown = added.path("id").asInt();
+          }
+        }
+      }
+      return new Entities.WordRules(unknown,
+          !model.path("continuing_subword_prefix").asText("").isEmpty());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the tokenizer's model", e);
+    }
+  }
+
   public Tokens encode(String text) {
     return tokens(tokenizer.encode(text));
   }
@@ -183,7 +233,7 @@ public final class TextTokenizer implements AutoCloseable {
     return windows;
   }
 
-  private static Window window(Encoding encoding) {
+  private Window window(Encoding encoding) {
     long[] special = encoding.getSpecialTokenMask();
     CharSpan[] spans = encoding.getCharTokenSpans();
     int start = -1;
@@ -195,7 +245,8 @@ public final class TextTokenizer implements AutoCloseable {
       }
     }
     return new Window(new Tokens(ints(encoding.getIds()), ints(encoding.getTypeIds()),
-        encoding.getTokens(), false), Math.max(start, 0), start < 0 ? 0 : end);
+        encoding.getTokens(), false, withSpans ? spans(special, spans) : null),
+        Math.max(start, 0), start < 0 ? 0 : end);
   }
 
   /** How many special tokens the template adds to a single text ([CLS] and [SEP]: 2). */
@@ -203,9 +254,25 @@ public final class TextTokenizer implements AutoCloseable {
     return tokenizer.encode("").getIds().length;
   }
 
-  private static Tokens tokens(Encoding encoding) {
+  private Tokens tokens(Encoding encoding) {
     return new Tokens(ints(encoding.getIds()), ints(encoding.getTypeIds()),
-        encoding.getTokens(), encoding.exceedMaxLength());
+        encoding.getTokens(), encoding.exceedMaxLength(), withSpans
+            ? spans(encoding.getSpecialTokenMask(), encoding.getCharTokenSpans()) : null);
+  }
+
+  private static Spans spans(long[] specialMask, CharSpan[] charSpans) {
+    int length = specialMask.length;
+    int[] starts = new int[length];
+    int[] ends = new int[length];
+    boolean[] special = new boolean[length];
+    for (int t = 0; t < length; t++) {
+      special[t] = specialMask[t] != 0;
+      if (charSpans[t] != null) {
+        starts[t] = charSpans[t].getStart();
+        ends[t] = charSpans[t].getEnd();
+      }
+    }
+    return new Spans(starts, ends, special);
   }
 
   private static int[] ints(long[] values) {

@@ -3,6 +3,7 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
@@ -98,6 +99,24 @@ public interface ModelFamily {
    */
   default List<String> headTensors() {
     return List.of();
+  }
+
+  /**
+   * The names of the token-classification head's tensors, the last two the output layer
+   * (labels, E) and its bias; empty when the family has no such head here. Most families' is one
+   * linear layer, {@code classifier}.
+   */
+  default List<String> tokenHeadTensors() {
+    return headTensors().isEmpty() ? List.of() : List.of("classifier.weight", "classifier.bias");
+  }
+
+  /** The token-classification head: {@code classifier} on every token's state. */
+  default TokenClassifierHead tokenHead(TensorNaming.TensorSource read, ModelFolder model,
+      int labels) {
+    List<String> t = tokenHeadTensors();
+    int width = model.width();
+    return TokenClassifierHead.linear(read.take(t.get(t.size() - 2), labels, width),
+        read.take(t.get(t.size() - 1), labels), model.classifier().orElseThrow().labels());
   }
 
   /** What config.json says of the classifier head beyond its labels. */

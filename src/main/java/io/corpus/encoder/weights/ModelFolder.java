@@ -137,9 +137,11 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    *     one label or {@code problem_type} multi_label_classification, softmax otherwise, as
    *     Hugging Face's text-classification pipeline applies them
    * @param shape the head's form, as the family reads config.json
+   * @param perToken a token classifier ({@code …ForTokenClassification}: a label per token, the
+   *     pipeline's softmax), not a sequence classifier
    */
   public record Classifier(List<String> labels, ClassifierHead.Scoring scoring,
-      ModelFamily.HeadShape shape) {}
+      ModelFamily.HeadShape shape, boolean perToken) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -263,6 +265,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     if (folder.pooling().isPresent()) {
       return folder.pooling().get();
     }
+    if (folder.classifier().map(Classifier::perToken).orElse(false)) {
+      return Pooling.NONE;   // a token classifier labels tokens: no sentence vector unless asked
+    }
     if (folder.architecture().causal()) {
       throw new WeightsException(folder.folder() + " holds a causal language model ("
           + folder.family().name() + ") with no sentence-transformers modules.json to say how "
@@ -311,17 +316,21 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
   private static Optional<Classifier> classifier(JsonNode config, Path file,
       ModelFamily family) {
     boolean head = false;
+    boolean perToken = false;
     for (JsonNode architecture : config.path("architectures")) {
       head |= architecture.asText("").endsWith("ForSequenceClassification");
+      perToken |= architecture.asText("").endsWith("ForTokenClassification");
     }
-    if (!head) {
+    if (!head && !perToken) {
       return Optional.empty();
     }
-    if (family.headTensors().isEmpty()) {
+    boolean tokens = perToken;
+    if ((tokens ? family.tokenHeadTensors() : family.headTensors()).isEmpty()) {
       throw new WeightsException(file + ": architectures " + config.path("architectures")
-          + " names a sequence-classification head, which this job reads for "
-          + ModelFamily.Registry.list(ModelFamily.ALL.stream()
-              .filter(f -> !f.headTensors().isEmpty()).map(ModelFamily::name).toList(), "and")
+          + " names a " + (perToken ? "token" : "sequence") + "-classification head, which "
+          + "this job reads for " + ModelFamily.Registry.list(ModelFamily.ALL.stream()
+              .filter(f -> !(tokens ? f.tokenHeadTensors() : f.headTensors()).isEmpty())
+              .map(ModelFamily::name).toList(), "and")
           + " but not for " + family.name());
     }
     List<String> labels = new ArrayList<>();
@@ -345,6 +354,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     if (labels.isEmpty()) {
       throw new WeightsException(file + ": a classifier with no label (num_labels = 0)");
     }
+    if (perToken) {
+      return Optional.of(new Classifier(labels, ClassifierHead.Scoring.SOFTMAX,
+          family.headShape(config, file), true));
+    }
     String crossEncoder = config.path("sentence_transformers").path("activation_fn")
         .asText(config.path("sbert_ce_default_activation_function").asText(""));
     ClassifierHead.Scoring scoring;
@@ -363,7 +376,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       scoring = multiLabel || labels.size() == 1 ? ClassifierHead.Scoring.SIGMOID
           : ClassifierHead.Scoring.SOFTMAX;
     }
-    return Optional.of(new Classifier(labels, scoring, family.headShape(config, file)));
+    return Optional.of(new Classifier(labels, scoring, family.headShape(config, file), false));
   }
 
   /** model.safetensors, or the shards named by model.safetensors.index.json. */

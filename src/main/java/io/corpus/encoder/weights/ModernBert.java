@@ -2,6 +2,7 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
@@ -211,5 +212,19 @@ final class ModernBert implements ModelFamily {
         classifier.labels(), classifier.scoring(),
         new ClassifierHead.Form(shape.mean(), shape.activation(), norm[0], norm[1],
             model.layerNormEps()));
+  }
+
+  /** {@code ModernBertForTokenClassification}: the same prediction head on every token. */
+  @Override
+  public List<String> tokenHeadTensors() {
+    return headTensors();
+  }
+
+  @Override
+  public TokenClassifierHead tokenHead(TensorNaming.TensorSource read, ModelFolder model,
+      int labels) {
+    ClassifierHead head = head(read, model, labels);
+    return new TokenClassifierHead(head.poolerWeight(), head.poolerBias(), head.form(),
+        head.weight(), head.bias(), head.labels());
   }
 }

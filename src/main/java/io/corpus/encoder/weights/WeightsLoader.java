@@ -8,6 +8,7 @@ import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.model.TokenClassifierHead;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -62,8 +63,10 @@ public final class WeightsLoader {
     EncoderWeights encoder = new EncoderWeights(layerWeights,
         finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null,
         family.scoreBiasTable(source, model));
-    ClassifierHead head = model.classifier().map(c -> classifierHead(file, source, model, c))
-        .orElse(null);
+    ClassifierHead head = model.classifier().filter(c -> !c.perToken())
+        .map(c -> classifierHead(file, source, model, c)).orElse(null);
+    TokenClassifierHead tokenHead = model.classifier().filter(ModelFolder.Classifier::perToken)
+        .map(c -> tokenHead(file, source, model, c)).orElse(null);
     source.checkAllUsed(model.settings());
     List<DenseLayer> dense = new ArrayList<>();
     int width = model.width();
@@ -72,7 +75,7 @@ public final class WeightsLoader {
       dense.add(layer);
       width = layer.outWidth();
     }
-    return new FolderWeights(embeddings, encoder, head, file.leftOut(), dense);
+    return new FolderWeights(embeddings, encoder, head, tokenHead, file.leftOut(), dense);
   }
 
   /**
@@ -132,6 +135,26 @@ public final class WeightsLoader {
           + file.path());
     }
     return model.family().head(source, model, (int) rows);
+  }
+
+  /** The family's token-classification head; its output rows must be config.json's labels. */
+  private static TokenClassifierHead tokenHead(Checkpoint file, Source source, ModelFolder model,
+      ModelFolder.Classifier classifier) {
+    List<String> names = model.family().tokenHeadTensors();
+    for (String name : names) {
+      if (!file.contains(name)) {
+        throw new WeightsException("config.json names a token classifier, but tensor " + name
+            + " is missing from " + file.path());
+      }
+    }
+    String out = names.get(names.size() - 2);
+    long rows = file.info(out).shape()[0];
+    if (rows != classifier.labels().size()) {
+      throw new WeightsException("Tensor " + out + " has " + rows + " rows but config.json "
+          + "has " + classifier.labels().size() + " labels (num_labels / id2label): "
+          + file.path());
+    }
+    return model.family().tokenHead(source, model, (int) rows);
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,
