@@ -16,6 +16,7 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.RejectedRows;
 import io.corpus.encoder.weights.ModelFolder;
@@ -69,7 +70,8 @@ public final class EncodeJob {
   public static LoadedModel loadModel(JobSettings settings) {
     JobSettings.Weights w = settings.weights();
     return w.isFolder()
-        ? LoadedModel.fromFolder(ModelFolder.read(Path.of(w.folder())), settings.model())
+        ? LoadedModel.fromFolder(ModelFolder.read(Path.of(w.folder())), settings.model(),
+            settings.output().pooling() == Pooling.SPLADE)
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model());
   }
 

@@ -97,7 +97,8 @@ public final class Settings {
           + "an earlier output whose unchanged rows are reused");
   public static final Setting<String> POOLING = Setting.choice("output.pooling", "pooling",
       "auto", withAuto(ConfigName.names(Pooling.values())),
-      "mean, first, max, last, none, or auto (the folder's 1_Pooling, else its family's)");
+      "mean, first, max, last, none, splade, or auto (the folder's 1_Pooling or "
+          + "SpladePooling, else its family's)");
   public static final Setting<String> NORMALIZE = Setting.choice("output.normalize",
       "normalize", "auto", new String[] {"auto", "true", "false"},
       "L2-normalize the pooled vector: true, false or auto (the folder's Normalize module)");
@@ -106,6 +107,8 @@ public final class Settings {
           + "normalizing; 0 = all E");
   public static final Setting<Boolean> TOKEN_EMBEDDINGS = Setting.flag(
       "output.token-embeddings", "", true, "write the (T, E) token vectors");
+  public static final Setting<Integer> SPARSE_TOP_K = Setting.atLeast("output.sparse-top-k",
+      "sparseTopK", 0, 0, "SPLADE: keep the k largest values of each sparse vector; 0 = all");
   public static final Setting<String> ENTITIES = Setting.choice("output.entities", "entities",
       "auto", new String[] {"auto", "none", "simple", "first", "average", "max"},
       "a token classifier's entities, grouped as the token-classification pipeline's "
@@ -191,7 +194,7 @@ public final class Settings {
       MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, ON_INVALID,
       MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
-      POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, DIMENSIONS,
+      POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K, DIMENSIONS,
       TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,

@@ -121,11 +121,11 @@ public final class SettingsParser {
         Settings.REPORT_NEIGHBOURS.read(c),
         Settings.REPORT_DUPLICATES_ABOVE.read(c));
     Pooling pooling = ModelFolder.pooling(Settings.POOLING.read(c), folder);
-    boolean mapped = pooling != Pooling.NONE && report.mapPoints() > 0;
+    boolean mapped = pooling.dense() && report.mapPoints() > 0;
     if (report.enabled() && !attention.stats() && !attention.enabled() && !mapped) {
       throw new SettingsException("output.report.enabled needs something to show: "
           + "output.attention.enabled or output.attention.stats = true (the head view), or a "
-          + "pooled vector (output.pooling other than none) for the corpus map");
+          + "pooled vector (output.pooling other than none or splade) for the corpus map");
     }
     JobSettings.Output output = new JobSettings.Output(
         path(c, Settings.OUTPUT_PATH, baseDir),
@@ -171,9 +171,9 @@ public final class SettingsParser {
   /** output.dimensions, which cuts a pooled vector: refused without one. */
   private static int dimensions(Config c, Pooling pooling) {
     int dimensions = Settings.DIMENSIONS.read(c);
-    if (dimensions > 0 && pooling == Pooling.NONE) {
+    if (dimensions > 0 && !pooling.dense()) {
       throw new SettingsException("output.dimensions = " + dimensions + " cuts the pooled "
-          + "vector, but output.pooling = none writes none");
+          + "vector, but output.pooling = " + pooling.configName() + " writes none");
     }
     return dimensions;
   }

@@ -12,15 +12,16 @@ import java.util.List;
  * @param encoder the encoder layers
  * @param head a sequence-classification head on the first token's final state, or null
  * @param tokenHead a token-classification head on every token's final state, or null
+ * @param splade SPLADE's masked-LM head and pooling, or null
  * @param dense the sentence-transformers Dense modules applied to the pooled vector, in order
  */
 public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
-    ClassifierHead head, TokenClassifierHead tokenHead, List<DenseLayer> dense)
-    implements Serializable {
+    ClassifierHead head, TokenClassifierHead tokenHead, SpladeHead splade,
+    List<DenseLayer> dense) implements Serializable {
 
   /** Without Dense modules or a token head. */
   public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, ClassifierHead head) {
-    this(embeddings, encoder, head, null, List.of());
+    this(embeddings, encoder, head, null, null, List.of());
   }
 
   /** The width of the pooled vector after the Dense modules: E without any. */
@@ -68,6 +69,9 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     }
     if (tokenHead != null) {
       count += tokenHead.parameterCount();
+    }
+    if (splade != null) {
+      count += splade.parameterCount();
     }
     for (DenseLayer d : dense) {
       count += d.weight().length + (d.bias() == null ? 0 : d.bias().length);

@@ -17,7 +17,13 @@ public enum Pooling implements ConfigName {
    */
   LAST("last"),
   /** No pooled vector is written. */
-  NONE("none");
+  NONE("none"),
+  /**
+   * SPLADE's sparse vector over the vocabulary (sentence-transformers' {@code SpladePooling}):
+   * the masked-LM head's logits of every real token, log(1 + relu(·)), max-pooled
+   * ({@link SpladeHead}); written as indices and values instead of a pooled vector.
+   */
+  SPLADE("splade");
 
   private final String configName;
 
@@ -39,7 +45,7 @@ public enum Pooling implements ConfigName {
    * null for {@link #NONE}. Mean accumulates in double.
    */
   public float[] pool(float[] x, int firstRow, int rows, int width) {
-    if (this == NONE) {
+    if (!dense()) {
       return null;
     }
     float[] out = new float[width];
@@ -69,6 +75,11 @@ public enum Pooling implements ConfigName {
       default -> throw new AssertionError(this);
     }
     return out;
+  }
+
+  /** Whether it gives a dense vector of width E (not none, not SPLADE's sparse one). */
+  public boolean dense() {
+    return this != NONE && this != SPLADE;
   }
 
   /**

@@ -69,6 +69,9 @@ public abstract class EncoderParams extends Transformer {
   final Param<String> scoresCol;
   final Param<String> labelCol;
   final Param<String> entities;
+  final IntParam sparseTopK;
+  final Param<String> sparseIndicesCol;
+  final Param<String> sparseValuesCol;
   final Param<String> tokenLabelsCol;
   final Param<String> entitiesCol;
   final IntParam batchTokens;
@@ -104,6 +107,7 @@ public abstract class EncoderParams extends Transformer {
     normalize = param(Settings.NORMALIZE);
     dimensions = intParam(Settings.DIMENSIONS);
     entities = param(Settings.ENTITIES);
+    sparseTopK = intParam(Settings.SPARSE_TOP_K);
     attentionLayers = indicesParam(Settings.ATTENTION_LAYERS);
     attentionHeads = indicesParam(Settings.ATTENTION_HEADS);
     attentionSample = doubleParam(Settings.ATTENTION_SAMPLE);
@@ -127,6 +131,10 @@ public abstract class EncoderParams extends Transformer {
         + "or as its CrossEncoder config says), array<float>; '' = not written");
     labelCol = new Param<>(uid, "labelCol", "a classifier folder's label of the largest logit "
         + "(when it has more than one label), string; '' = not written");
+    sparseIndicesCol = new Param<>(uid, "sparseIndicesCol", "SPLADE's vocabulary ids, "
+        + "ascending, array<int>");
+    sparseValuesCol = new Param<>(uid, "sparseValuesCol", "SPLADE's values at those ids, "
+        + "array<float>");
     tokenLabelsCol = new Param<>(uid, "tokenLabelsCol", "a token classifier's label of every "
         + "token, array<string>; '' = not written");
     entitiesCol = new Param<>(uid, "entitiesCol", "a token classifier's entities, "
@@ -143,6 +151,8 @@ public abstract class EncoderParams extends Transformer {
     setDefault(scoresCol, "scores");
     setDefault(labelCol, "label");
     setDefault(tokenLabelsCol, "token_labels");
+    setDefault(sparseIndicesCol, "sparse_indices");
+    setDefault(sparseValuesCol, "sparse_values");
     setDefault(entitiesCol, "entities");
     setDefault(handleInvalid, "error");
   }
@@ -243,6 +253,9 @@ public abstract class EncoderParams extends Transformer {
   public Param<String> scoresCol() { return scoresCol; }
   public Param<String> labelCol() { return labelCol; }
   public Param<String> entities() { return entities; }
+  public IntParam sparseTopK() { return sparseTopK; }
+  public Param<String> sparseIndicesCol() { return sparseIndicesCol; }
+  public Param<String> sparseValuesCol() { return sparseValuesCol; }
   public Param<String> tokenLabelsCol() { return tokenLabelsCol; }
   public Param<String> entitiesCol() { return entitiesCol; }
   public IntParam batchTokens() { return batchTokens; }

@@ -120,6 +120,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setScoresCol(String v) { set(scoresCol, v); return this; }
   public EncoderTransformer setLabelCol(String v) { set(labelCol, v); return this; }
   public EncoderTransformer setEntities(String v) { set(entities, v); return this; }
+  public EncoderTransformer setSparseTopK(int v) { set(sparseTopK, v); return this; }
   public EncoderTransformer setTokenLabelsCol(String v) { set(tokenLabelsCol, v); return this; }
   public EncoderTransformer setEntitiesCol(String v) { set(entitiesCol, v); return this; }
   public EncoderTransformer setBatchTokens(int v) { set(batchTokens, v); return this; }
@@ -205,7 +206,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public LoadedModel model() {
     if (loaded == null || !Objects.equals(modelKey(), loadedKey)) {
       if (fromFolder()) {
-        loaded = LoadedModel.fromFolder(folder(), modelSettings());
+        loaded = LoadedModel.fromFolder(folder(), modelSettings(),
+            resolvedPooling() == Pooling.SPLADE);
       } else {
         loaded = LoadedModel.fromFile(Path.of($(weightsPath)),
             TensorNaming.fromConfigName($(naming)), modelSettings());
@@ -216,7 +218,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   private String modelKey() {
-    return $(modelPath) + "|" + $(weightsPath) + "|" + $(naming) + "|" + modelSettings();
+    return $(modelPath) + "|" + $(weightsPath) + "|" + $(naming) + "|" + modelSettings() + "|"
+        + (resolvedPooling() == Pooling.SPLADE);
   }
 
   /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
@@ -322,13 +325,21 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     Optional<ModelFolder.Classifier> head = classifier.filter(c -> !c.perToken());
     boolean perToken = classifier.filter(ModelFolder.Classifier::perToken).isPresent();
     Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
+    Pooling pooling = resolvedPooling();
+    boolean splade = pooling == Pooling.SPLADE;
+    if (splade && (resolvedNormalize() || intValue(dimensions) > 0)) {
+      throw new IllegalArgumentException("pooling = splade writes a sparse vector, which is not "
+          + "L2-normalized or cut: set normalize = false and dimensions = 0");
+    }
     OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
-        resolvedPooling() == Pooling.NONE ? "" : $(pooledCol), $(attentionCol), $(statsCol),
+        pooling.dense() ? $(pooledCol) : "", splade ? $(sparseIndicesCol) : "",
+        splade ? $(sparseValuesCol) : "", $(attentionCol), $(statsCol),
         $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
         perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
         attentionOutputs(), chunks());
-    if (layout.chunkDocuments() && (layout.withPooled() || attentionOutputs().any())) {
+    if (layout.chunkDocuments() && (layout.withPooled() || layout.withSparse()
+        || attentionOutputs().any())) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, so a vector or map per window has no row: set pooling = none"
           + (attentionOutputs().any() ? " and no attention outputs" : "")
@@ -408,7 +419,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m), m.settings(),
         source,
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(dimensions),
-            poolFrom, m.settings().heads(), layout.withEntities()
+            poolFrom, m.settings().heads(), intValue(sparseTopK), layout.withEntities()
                 ? entityAggregation(columns.kind(), true) : null,
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null),
         layout.attention(), intValue(batchTokens), $(handleInvalid).equals("error"), em);

@@ -40,7 +40,13 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
    * heads) are logged.
    */
   public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings) {
-    FolderWeights w = WeightsLoader.load(folder);
+    return fromFolder(folder, settings, false);
+  }
+
+  /** As {@link #fromFolder(ModelFolder, ModelSettings)}, with SPLADE's head when asked. */
+  public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings,
+      boolean splade) {
+    FolderWeights w = WeightsLoader.load(folder, splade);
     if (!w.leftOut().isEmpty()) {
       LOG.info("Left out of the model folder: {} tensors the encoder does not use: {}",
           w.leftOut().size(), w.leftOut());
@@ -55,7 +61,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
       }
     }
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
-        w.dense()),
+        w.splade(), w.dense()),
         settings, folder, tokenizer);
   }
 

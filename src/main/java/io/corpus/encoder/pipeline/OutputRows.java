@@ -6,6 +6,7 @@ import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.TopK;
 import io.corpus.encoder.config.InputKind;
@@ -37,6 +38,7 @@ final class OutputRows implements Serializable {
   private final int dimensions;   // 0: the whole pooled vector
   private final int poolFrom;     // positions before it left out of mean and max pooling
   private final int heads;
+  private final int sparseTopK;                     // 0: every non-zero value
   private final Entities.Aggregation aggregation;   // null: no entities
   private final Entities.WordRules wordRules;
 
@@ -48,17 +50,20 @@ final class OutputRows implements Serializable {
    * @param poolFrom positions at the start that mean and max pooling leave out (a prompt that
    *     the folder does not pool: include_prompt = false); 0 = none
    * @param heads H, for the statistics sums
+   * @param sparseTopK SPLADE: keep the k largest values (0: all)
    * @param aggregation how a token classifier's entities are grouped (null: none written)
    * @param wordRules the tokenizer's unknown token and sub-word marking, for entities
    */
   OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
-      int poolFrom, int heads, Entities.Aggregation aggregation, Entities.WordRules wordRules) {
+      int poolFrom, int heads, int sparseTopK, Entities.Aggregation aggregation,
+      Entities.WordRules wordRules) {
     this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
     this.dimensions = dimensions;
     this.poolFrom = poolFrom;
     this.heads = heads;
+    this.sparseTopK = sparseTopK;
     this.aggregation = aggregation;
     this.wordRules = wordRules;
   }
@@ -115,6 +120,13 @@ final class OutputRows implements Serializable {
         Pooling.normalize(pooled);
       }
       values[c++] = UnsafeArrayData.fromPrimitiveArray(pooled);
+    }
+    if (layout.withSparse()) {
+      // SPLADE reads every real token's state: the batch's rows of this sequence, no padding.
+      SpladeHead.Sparse sparse = SpladeHead.sparse(model.splade().pool(batch.tokens(),
+          batch.firstRow(b), batch.length(b)), sparseTopK);
+      values[c++] = UnsafeArrayData.fromPrimitiveArray(sparse.indices());
+      values[c++] = UnsafeArrayData.fromPrimitiveArray(sparse.values());
     }
     if (attention.enabled()) {
       values[c++] = attention.format() == AttentionOutputs.MapFormat.TOP_K

@@ -38,6 +38,15 @@ final class Bert extends BertLayers {
         : List.of("embeddings.", "encoder.");
   }
 
+  /** {@code BertForMaskedLM}'s {@code cls.predictions}. */
+  @Override
+  public List<String> mlmHeadTensors() {
+    String p = "cls.predictions.";
+    return List.of(p + "transform.dense.weight", p + "transform.dense.bias",
+        p + "transform.LayerNorm.weight", p + "transform.LayerNorm.bias", p + "decoder.weight",
+        p + "bias", p + "decoder.bias");
+  }
+
   @Override
   public List<String> headTensors() {
     return List.of("pooler.dense.weight", "pooler.dense.bias", "classifier.weight",

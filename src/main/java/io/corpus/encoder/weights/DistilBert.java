@@ -96,6 +96,13 @@ final class DistilBert implements ModelFamily {
         read.take(p + "output_layer_norm.bias", e));
   }
 
+  /** {@code DistilBertForMaskedLM}'s {@code vocab_transform}, norm and projector. */
+  @Override
+  public List<String> mlmHeadTensors() {
+    return List.of("vocab_transform.weight", "vocab_transform.bias", "vocab_layer_norm.weight",
+        "vocab_layer_norm.bias", "vocab_projector.weight", "vocab_projector.bias");
+  }
+
   @Override
   public List<String> headTensors() {
     return List.of("pre_classifier.weight", "pre_classifier.bias", "classifier.weight",

@@ -4,6 +4,7 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenClassifierHead;
 import java.util.List;
 
@@ -14,9 +15,11 @@ import java.util.List;
  * @param encoder the encoder layers
  * @param head the sequence-classification head, or null when the folder has none
  * @param tokenHead the token-classification head, or null when the folder has none
+ * @param splade the masked-LM head and SPLADE pooling, or null when not asked for
  * @param leftOut tensors in the files that the job does not use (pooler, task heads), by their
  *     names in the files
  * @param dense the sentence-transformers Dense modules after pooling, in order
  */
 public record FolderWeights(EmbeddingWeights embeddings, EncoderWeights encoder,
-    ClassifierHead head, TokenClassifierHead tokenHead, List<String> leftOut, List<DenseLayer> dense) {}
+    ClassifierHead head, TokenClassifierHead tokenHead, SpladeHead splade, List<String> leftOut,
+    List<DenseLayer> dense) {}

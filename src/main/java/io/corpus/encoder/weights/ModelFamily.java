@@ -119,6 +119,16 @@ public interface ModelFamily {
         read.take(t.get(t.size() - 1), labels), model.classifier().orElseThrow().labels());
   }
 
+  /**
+   * The masked-language-model head's tensors, for SPLADE, as stored (BERT's {@code cls.*} lie
+   * outside its task prefix): the transform's weight (E, E) and bias, its norm's scale and
+   * shift, the decoder's weight (V, E), absent when tied to the word embeddings, and bias (V);
+   * then names that may hold the same bias again. Empty when the family has none here.
+   */
+  default List<String> mlmHeadTensors() {
+    return List.of();
+  }
+
   /** What config.json says of the classifier head beyond its labels. */
   default HeadShape headShape(JsonNode config, Path file) {
     return HeadShape.FIRST_TANH;

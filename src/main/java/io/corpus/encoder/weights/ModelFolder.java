@@ -45,12 +45,25 @@ import java.util.TreeSet;
  *     {@code …ForSequenceClassification}
  * @param prompts the sentence-transformers prompts ({@code config_sentence_transformers.json})
  * @param dense the folders of the sentence-transformers Dense modules after pooling, in order
+ * @param splade how a SparseEncoder's {@code SpladePooling} pools (max and relu when the folder
+ *     has none and SPLADE is asked for)
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, ModelFamily.Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
-    Optional<Classifier> classifier, Prompts prompts, List<Path> dense) {
+    Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade) {
+
+  /**
+   * sentence-transformers' {@code SpladePooling} config.
+   *
+   * @param sum {@code pooling_strategy} sum (else max)
+   * @param twiceLog {@code activation_function} log1p_relu (else relu)
+   */
+  public record Splade(boolean sum, boolean twiceLog) {
+    /** SPLADE v2 and later: max over tokens of log(1 + relu). */
+    public static final Splade MAX_RELU = new Splade(false, false);
+  }
 
   /**
    * A sentence-transformers folder's prompts: text put before each text to encode, by name
@@ -309,7 +322,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         shape.width(), shape.heads(), shape.ffnWidth(), family.architecture(config, file),
         shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
-            .filter(Files::isRegularFile), classifier, st.prompts(), st.dense());
+            .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade());
   }
 
   /** The classification head config.json describes, if its architecture has one. */
@@ -428,13 +441,14 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** The sentence-transformers pipeline, when the folder has modules.json. */
   private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
-      boolean normalize, Prompts prompts, List<Path> dense) {
+      boolean normalize, Prompts prompts, List<Path> dense, Splade splade) {
 
     static SentenceTransformer read(Path folder, Path modules) {
       if (!Files.isRegularFile(modules)) {
         return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE,
-            List.of());
+            List.of(), Splade.MAX_RELU);
       }
+      Splade splade = Splade.MAX_RELU;
       Optional<Pooling> pooling = Optional.empty();
       boolean normalize = false;
       boolean promptPooled = true;
@@ -446,6 +460,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           Path config = path.resolve("config.json");
           pooling = Optional.of(poolingMode(config));
           promptPooled = json(config).path("include_prompt").asBoolean(true);
+        } else if (type.endsWith(".SpladePooling")) {
+          pooling = Optional.of(Pooling.SPLADE);
+          splade = splade(path.resolve("config.json"));
         } else if (type.endsWith(".Normalize")) {
           normalize = true;
         } else if (type.endsWith(".Dense")) {
@@ -454,9 +471,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
                 + "before Normalize here; this one does not");
           }
           dense.add(path);
-        } else if (!type.endsWith(".Transformer")) {
+        } else if (!type.endsWith(".Transformer") && !type.endsWith(".MLMTransformer")) {
           throw new WeightsException(modules + " names the module " + type + ", which this job "
-              + "does not run (Transformer, Pooling, Dense, Normalize)");
+              + "does not run (Transformer, MLMTransformer, Pooling, SpladePooling, Dense, "
+              + "Normalize)");
         }
       }
       Path st = folder.resolve("sentence_bert_config.json");
@@ -464,7 +482,25 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           ? Optional.ofNullable(json(st).get("max_seq_length")).map(JsonNode::asInt)
           : Optional.empty();
       return new SentenceTransformer(maxSeq, pooling, normalize,
-          prompts(folder.resolve("config_sentence_transformers.json"), promptPooled), dense);
+          prompts(folder.resolve("config_sentence_transformers.json"), promptPooled), dense,
+          splade);
+    }
+
+    /** A SpladePooling module's config.json (its defaults when absent: max, relu). */
+    private static Splade splade(Path config) {
+      if (!Files.isRegularFile(config)) {
+        return Splade.MAX_RELU;
+      }
+      JsonNode c = json(config);
+      String strategy = c.path("pooling_strategy").asText("max");
+      String activation = c.path("activation_function").asText("relu");
+      if (!List.of("max", "sum").contains(strategy)
+          || !List.of("relu", "log1p_relu").contains(activation)) {
+        throw new WeightsException(config + ": pooling_strategy '" + strategy + "' and "
+            + "activation_function '" + activation + "': SpladePooling takes max or sum, and "
+            + "relu or log1p_relu");
+      }
+      return new Splade(strategy.equals("sum"), activation.equals("log1p_relu"));
     }
 
     /** config_sentence_transformers.json's prompts and default_prompt_name, if it has any. */

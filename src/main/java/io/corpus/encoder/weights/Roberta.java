@@ -57,6 +57,14 @@ final class Roberta extends BertLayers {
         : List.of("embeddings.", "encoder.");
   }
 
+  /** {@code XLMRobertaForMaskedLM}'s {@code lm_head}. */
+  @Override
+  public List<String> mlmHeadTensors() {
+    return List.of("lm_head.dense.weight", "lm_head.dense.bias", "lm_head.layer_norm.weight",
+        "lm_head.layer_norm.bias", "lm_head.decoder.weight", "lm_head.bias",
+        "lm_head.decoder.bias");
+  }
+
   @Override
   public List<String> headTensors() {
     return List.of("classifier.dense.weight", "classifier.dense.bias",

@@ -8,6 +8,7 @@ import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenClassifierHead;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,9 +46,25 @@ public final class WeightsLoader {
    * when config.json names one. Other heads (a pooler, a masked-LM head) are left out and listed.
    */
   public static FolderWeights load(ModelFolder model) {
+    return load(model, false);
+  }
+
+  /**
+   * As {@link #load(ModelFolder)}, with the masked-LM head SPLADE reads when {@code splade}.
+   */
+  public static FolderWeights load(ModelFolder model, boolean splade) {
     ModelFamily family = model.family();
+    List<String> kept = new ArrayList<>(family.keptPrefixes(model.classifier().isPresent()));
+    if (splade) {
+      if (family.mlmHeadTensors().isEmpty()) {
+        throw new WeightsException("SPLADE (output.pooling = splade) needs a masked-language-"
+            + "model head, which this job reads for bert, xlm-roberta and distilbert but not for "
+            + family.name() + " (" + model.folder() + ")");
+      }
+      kept.addAll(family.mlmHeadTensors());
+    }
     Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
-        family.keptPrefixes(model.classifier().isPresent()));
+        kept);
     Source source = new Source(file);
     EmbeddingWeights embeddings = family.embeddings(source, model);
     int layers = countLayers(file, family.layerPrefix(), "model_type " + family.name());
@@ -67,6 +84,7 @@ public final class WeightsLoader {
         .map(c -> classifierHead(file, source, model, c)).orElse(null);
     TokenClassifierHead tokenHead = model.classifier().filter(ModelFolder.Classifier::perToken)
         .map(c -> tokenHead(file, source, model, c)).orElse(null);
+    SpladeHead mlmHead = splade ? spladeHead(file, source, model, embeddings) : null;
     source.checkAllUsed(model.settings());
     List<DenseLayer> dense = new ArrayList<>();
     int width = model.width();
@@ -75,7 +93,8 @@ public final class WeightsLoader {
       dense.add(layer);
       width = layer.outWidth();
     }
-    return new FolderWeights(embeddings, encoder, head, tokenHead, file.leftOut(), dense);
+    return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
+        dense);
   }
 
   /**
@@ -135,6 +154,35 @@ public final class WeightsLoader {
           + file.path());
     }
     return model.family().head(source, model, (int) rows);
+  }
+
+  /**
+   * The masked-LM head and the folder's SpladePooling: the decoder is the word embedding table
+   * when the checkpoint leaves it out (tied, as Hugging Face saves it).
+   */
+  private static SpladeHead spladeHead(Checkpoint file, Source source, ModelFolder model,
+      EmbeddingWeights embeddings) {
+    List<String> t = model.family().mlmHeadTensors();
+    int e = model.width();
+    int v = embeddings.vocabularySize();
+    for (int i : new int[] {0, 1, 2, 3, 5}) {
+      if (!file.contains(t.get(i))) {
+        throw new WeightsException("SPLADE needs the masked-language-model head, but tensor "
+            + t.get(i) + " is missing from " + file.path() + " (a "
+            + model.family().name() + " folder saved with its …ForMaskedLM head has it)");
+      }
+    }
+    float[] decoder = file.contains(t.get(4)) ? source.take(t.get(4), v, e) : embeddings.word();
+    float[] bias = source.take(t.get(5), v);
+    for (String alias : t.subList(6, t.size())) {
+      if (file.contains(alias)) {
+        source.take(alias, v);   // the same bias under the decoder's name
+      }
+    }
+    ModelFolder.Splade pooling = model.splade();
+    return new SpladeHead(source.take(t.get(0), e, e), source.take(t.get(1), e),
+        model.settings().activation(), source.take(t.get(2), e), source.take(t.get(3), e),
+        model.layerNormEps(), decoder, bias, pooling.sum(), pooling.twiceLog());
   }
 
   /** The family's token-classification head; its output rows must be config.json's labels. */
