@@ -30,10 +30,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's rerank and long-document recipes, run as written there: its SQL blocks in
- * DuckDB (through its JDBC driver) and its HOCON blocks as job configs, in a working folder.
- * Only what the README leaves to the reader is filled in: the model folders' paths (the test's
- * cross-encoder folder, the sample's all-MiniLM-L6-v2) and the folder relative paths resolve in
+ * The README's recipes (rerank, long documents, entities, hybrid search), run as written there:
+ * its SQL blocks in DuckDB (through its JDBC driver) and its HOCON blocks as job configs, in a
+ * working folder. Only what the README leaves to the reader is filled in: the model folders'
+ * paths (the test's cross-encoder, NER and SPLADE folders, the sample's all-MiniLM-L6-v2), the
+ * second SPLADE job's input and output (the queries), and the folder relative paths resolve in
  * (DuckDB resolves them against the process's folder, so they are made absolute).
  */
 class ReadmeRecipesTest {
@@ -47,7 +48,7 @@ class ReadmeRecipesTest {
 
   @Test
   void rerankAndLongDocumentRecipesRunAsWritten() throws Exception {
-    List<String> blocks = readmeBlocks();
+    List<String> blocks = readmeBlocks("## Rerank pairs");
     assertEquals(List.of("sql", "hocon", "sql", "hocon", "sql"),
         blocks.stream().map(b -> b.substring(0, b.indexOf('\n'))).toList(),
         "the recipes' blocks, in order");
@@ -107,10 +108,126 @@ class ReadmeRecipesTest {
     }
   }
 
-  /** The fenced blocks of the README's "Rerank pairs, …" section, each with its language line. */
-  private static List<String> readmeBlocks() throws Exception {
+  /**
+   * The entity and hybrid-search recipes: a random NER folder over the sample's glosses, its
+   * entity table against one counted here; a random SPLADE folder and all-MiniLM-L6-v2 over the
+   * glosses and three queries, the hybrid top 10 against scores computed here from the tables.
+   */
+  @Test
+  void entityAndHybridSearchRecipesRunAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## Entities and sparse vectors");
+    assertEquals(List.of("hocon", "sql", "hocon", "sql"),
+        blocks.stream().map(b -> b.substring(0, b.indexOf('\n'))).toList(),
+        "the recipes' blocks, in order");
+    SparkSession spark = SparkTestSession.get();
+    spark.read().parquet(ROOT.resolve("data-samples/texts.parquet").toString())
+        .withColumnRenamed("text", "body").coalesce(1).write()
+        .parquet(work.resolve("docs.parquet").toString());
+    List<Row> queries = new ArrayList<>();
+    for (int i = 0; i < QUERIES.length; i++) {
+      queries.add(RowFactory.create("q" + i, QUERIES[i]));
+    }
+    spark.createDataFrame(queries, new StructType().add("id", DataTypes.StringType)
+        .add("body", DataTypes.StringType)).coalesce(1).write()
+        .parquet(work.resolve("queries.parquet").toString());
+
+    runJob(body(blocks.get(0)), "ner.conf");
+    Map<String, Long> counted = new HashMap<>();
+    for (Row r : spark.read().parquet(work.resolve("entities/embeddings").toString())
+        .collectAsList()) {
+      for (Row e : r.<Row>getList(r.fieldIndex("entities"))) {
+        counted.merge(e.getAs("text") + "|" + e.getAs("label"), 1L, Long::sum);
+      }
+    }
+    try (Connection duckdb = DriverManager.getConnection("jdbc:duckdb:")) {
+      List<String[]> table = query(duckdb, body(blocks.get(1)), 3);
+      assertEquals(counted.size(), table.size(), "one row per entity and label");
+      for (String[] row : table) {
+        assertEquals(counted.get(row[0] + "|" + row[1]), Long.parseLong(row[2]), row[0]);
+      }
+      assertTrue(table.size() > 20, table.size() + " entities");
+
+      String splade = body(blocks.get(2));
+      runJob(splade, "splade.conf");
+      runJob(splade.replace("docs.parquet", "queries.parquet")
+          .replace("\"sparse\"", "\"sparse-queries\""), "splade-queries.conf");
+      embed(work.resolve("docs.parquet"), "dense", "body");
+      embed(work.resolve("queries.parquet"), "dense-queries", "body");
+      List<String[]> best = query(duckdb, body(blocks.get(3)), 5);
+      assertEquals(QUERIES.length * 10, best.size(), "10 passages for each query");
+      Map<String, Double> hybrid = hybridScores(spark);
+      for (String[] row : best) {
+        assertEquals(hybrid.get(row[0] + "|" + row[1]), Double.parseDouble(row[4]), 1e-5,
+            row[0] + " " + row[1]);
+      }
+      for (String query : List.of("q0", "q1", "q2")) {
+        List<Double> top = hybrid.entrySet().stream().filter(e -> e.getKey()
+            .startsWith(query + "|")).map(Map.Entry::getValue)
+            .sorted((a, b) -> Double.compare(b, a)).limit(10).toList();
+        List<Double> shown = best.stream().filter(r -> r[0].equals(query))
+            .map(r -> Double.parseDouble(r[4])).toList();
+        assertEquals(top.get(9), shown.get(9), 1e-5, query + ": the tenth best");
+      }
+    }
+  }
+
+  /** (query|doc) → 0.5 · cosine + 0.5 · sparse dot / the query's best sparse dot. */
+  private Map<String, Double> hybridScores(SparkSession spark) {
+    Map<String, Row> queries = byId(spark, "dense-queries");
+    Map<String, Row> docs = byId(spark, "dense");
+    Map<String, Row> sparseQueries = byId(spark, "sparse-queries");
+    Map<String, Row> sparseDocs = byId(spark, "sparse");
+    Map<String, Double> out = new HashMap<>();
+    for (String q : queries.keySet()) {
+      Map<Integer, Float> terms = sparse(sparseQueries.get(q));
+      Map<String, Double> dots = new HashMap<>();
+      double best = 0;
+      for (String d : docs.keySet()) {
+        double dot = 0;
+        for (Map.Entry<Integer, Float> t : sparse(sparseDocs.get(d)).entrySet()) {
+          dot += terms.getOrDefault(t.getKey(), 0f) * (double) t.getValue();
+        }
+        dots.put(d, dot);
+        best = Math.max(best, dot);
+      }
+      double[] a = SparkInputs.vector(queries.get(q).getAs("pooled"));
+      for (String d : docs.keySet()) {
+        double[] b = SparkInputs.vector(docs.get(d).getAs("pooled"));
+        double dotAb = 0;
+        double aa = 0;
+        double bb = 0;
+        for (int i = 0; i < a.length; i++) {
+          dotAb += a[i] * b[i];
+          aa += a[i] * a[i];
+          bb += b[i] * b[i];
+        }
+        out.put(q + "|" + d, 0.5 * dotAb / Math.sqrt(aa * bb) + 0.5 * dots.get(d) / best);
+      }
+    }
+    return out;
+  }
+
+  private Map<String, Row> byId(SparkSession spark, String table) {
+    Map<String, Row> rows = new HashMap<>();
+    spark.read().parquet(work.resolve(table).resolve("embeddings").toString()).collectAsList()
+        .forEach(r -> rows.put(r.getAs("id"), r));
+    return rows;
+  }
+
+  private static Map<Integer, Float> sparse(Row row) {
+    List<Integer> indices = row.getList(row.fieldIndex("sparse_indices"));
+    List<Float> values = row.getList(row.fieldIndex("sparse_values"));
+    Map<Integer, Float> out = new HashMap<>();
+    for (int i = 0; i < indices.size(); i++) {
+      out.put(indices.get(i), values.get(i));
+    }
+    return out;
+  }
+
+  /** The fenced blocks of the README's section {@code title}, each with its language line. */
+  private static List<String> readmeBlocks(String title) throws Exception {
     String readme = Files.readString(ROOT.resolve("README.md"));
-    int from = readme.indexOf("## Rerank pairs");
+    int from = readme.indexOf(title);
     String section = readme.substring(from, readme.indexOf("\n## ", from + 3));
     List<String> blocks = new ArrayList<>();
     Matcher m = Pattern.compile("```(\\w+)\\n(.*?)```", Pattern.DOTALL).matcher(section);
@@ -126,7 +243,8 @@ class ReadmeRecipesTest {
 
   /** A block's relative paths ('docs/…', 'pairs.parquet') made absolute in the working folder. */
   private String absolute(String sql) {
-    return sql.replaceAll("'((?:docs|queries|reranked|chunks)/[^']*|[\\w-]+\\.parquet)'",
+    return sql.replaceAll("'((?:docs|queries|reranked|chunks|entities|sparse|sparse-queries"
+        + "|dense|dense-queries)/[^']*|[\\w-]+\\.parquet)'",
         "'" + work.toString().replace("\\", "\\\\") + "/$1'");
   }
 
@@ -156,7 +274,11 @@ class ReadmeRecipesTest {
   }
 
   private void embed(Path input, String output) throws Exception {
-    runJob("input { path = \"" + input + "\", text-column = text }\n"
+    embed(input, output, "text");
+  }
+
+  private void embed(Path input, String output, String column) throws Exception {
+    runJob("input { path = \"" + input + "\", text-column = " + column + " }\n"
         + "model.path = \"/models/all-MiniLM-L6-v2\"\n"
         + "output { path = \"" + output + "\", token-embeddings = false }\n", output + ".conf");
   }
@@ -167,6 +289,10 @@ class ReadmeRecipesTest {
     Files.writeString(config, hocon
         .replace("\"/models/my-cross-encoder\"", "\"" + crossEncoder() + "\"")
         .replace("\"/models/all-MiniLM-L6-v2\"", "\"" + MINILM + "\"")
+        .replace("\"/models/my-ner-model\"", "\"" + ROOT.resolve(
+            "src/test/resources/token-cases/bert-ner") + "\"")
+        .replace("\"/models/my-splade-model\"", "\"" + ROOT.resolve(
+            "src/test/resources/splade-cases/splade-max") + "\"")
         + "\nexecution.progress = false\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
