@@ -65,7 +65,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     private final List<InternalRow> batchRows = new ArrayList<>();
     private final List<SequenceRead.Accepted> batchReads = new ArrayList<>();
     private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
-    private final boolean documentRows = output.documentRows();
+    private final boolean documentRows;
     private final List<InternalRow> windowRows = new ArrayList<>();
     // A chunked text whose windows are not all in a batch yet: its row, its windows, the next.
     private InternalRow chunkedRow;
@@ -82,6 +82,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       }
       this.encoder = new Encoder(settings, m.encoder());
       this.weights = m;
+      this.documentRows = output.documentRows();
       this.batch = new TokenBatch(m.encoder().width(), batchTokens);
       this.collector = attention.any()
           ? new AttentionCollector(attention, m.encoder().layerCount(), settings.heads()) : null;

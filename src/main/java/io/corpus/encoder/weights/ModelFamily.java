@@ -110,6 +110,11 @@ public interface ModelFamily {
     return headTensors().isEmpty() ? List.of() : List.of("classifier.weight", "classifier.bias");
   }
 
+  /** Where the token-classification head's tensors are: {@code classifier.}. */
+  default List<String> tokenHeadPrefixes() {
+    return List.of("classifier.");
+  }
+
   /** The token-classification head: {@code classifier} on every token's state. */
   default TokenClassifierHead tokenHead(TensorNaming.TensorSource read, ModelFolder model,
       int labels) {

@@ -221,6 +221,11 @@ final class ModernBert implements ModelFamily {
   }
 
   @Override
+  public List<String> tokenHeadPrefixes() {
+    return List.of("head.", "classifier.");
+  }
+
+  @Override
   public TokenClassifierHead tokenHead(TensorNaming.TensorSource read, ModelFolder model,
       int labels) {
     ClassifierHead head = head(read, model, labels);

@@ -54,7 +54,13 @@ public final class WeightsLoader {
    */
   public static FolderWeights load(ModelFolder model, boolean splade) {
     ModelFamily family = model.family();
-    List<String> kept = new ArrayList<>(family.keptPrefixes(model.classifier().isPresent()));
+    boolean perToken = model.classifier().map(ModelFolder.Classifier::perToken).orElse(false);
+    // a token classifier's checkpoint keeps its head, not a pooler it may still carry
+    List<String> kept = new ArrayList<>(family.keptPrefixes(
+        model.classifier().isPresent() && !perToken));
+    if (perToken) {
+      kept.addAll(family.tokenHeadPrefixes());
+    }
     if (splade) {
       if (family.mlmHeadTensors().isEmpty()) {
         throw new WeightsException("SPLADE (output.pooling = splade) needs a masked-language-"

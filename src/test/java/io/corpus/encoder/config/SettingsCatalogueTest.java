@@ -52,7 +52,8 @@ class SettingsCatalogueTest {
   void choicesAndRulesRefuseWhatTheyShould() {
     assertTrue(Settings.POOLING.accepts("auto"));
     assertFalse(Settings.POOLING.accepts("avg"));
-    assertEquals(List.of("mean", "first", "max", "last", "none", "auto"), Settings.POOLING.choices());
+    assertEquals(List.of("mean", "first", "max", "last", "none", "splade", "auto"),
+        Settings.POOLING.choices());
     assertFalse(Settings.ATTENTION_LAYERS.accepts(List.of(0, -1)));
     assertFalse(Settings.ATTENTION_SAMPLE.accepts(0.0));
     assertTrue(Settings.ATTENTION_SAMPLE.accepts(1.0));
