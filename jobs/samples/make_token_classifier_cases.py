@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Golden cases for token classifiers (issue 33): random checkpoints saved as Hugging Face saves
 BertForTokenClassification (`bert.` prefix, no pooler, `classifier.weight` / `.bias`, F16, with
-all-MiniLM-L6-v2's real WordPiece tokenizer.json, 30,522 pieces) and
+all-MiniLM-L6-v2's real WordPiece tokenizer.json, 30,522 pieces),
 XLMRobertaForTokenClassification (`roberta.` prefix, F32, a SentencePiece-Unigram tokenizer of
-the Hub's XLM-R shape), each with config.json's id2label in B-/I- form plus a label without a
+the Hub's XLM-R shape) and ModernBertForTokenClassification (`model.` prefix, `head.dense`,
+`head.norm` and `classifier`, every bias, F32, a byte-level BPE of ModernBERT's shape trained by
+make_modernbert_cases.py, transformers 5.x config.json, a local window), each with config.json's id2label in B-/I- form plus a label without a
 prefix; and what they give texts from the licenses in /usr/share/common-licenses plus texts
 with multi-piece words, emoji and accents before a word, an unknown character, spaces and
 tabs, the empty string.
@@ -29,8 +31,12 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_bert_cases import bert, random_bert, stored, write_safetensors  # noqa: E402
+from make_bert_cases import (act, bert, layer_norm, random_bert, stored,  # noqa: E402
+                             write_safetensors)
 from make_xlmr_cases import tokenizer_json as unigram_tokenizer_json  # noqa: E402
+from make_modernbert_cases import (config_json as modernbert_config, modernbert,  # noqa: E402
+                                   random_modernbert, tokenizer_json as bpe_tokenizer_json,
+                                   train_bpe)
 
 MINILM = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "models",
                                        "all-MiniLM-L6-v2", "tokenizer.json"))
@@ -255,45 +261,96 @@ def unigram_vocabulary(texts):
     return specials + [[p, s] for p, s in sorted(pieces.items())] + [["<mask>", 0.0]]
 
 
+def head_values(c, rng, values):
+    """A classifier over the labels, with O as often as not so that entities end."""
+    E = c["E"]
+    values["classifier.weight"] = rng.normal(0.0, 3 / np.sqrt(E), size=(len(LABELS), E))
+    bias = rng.normal(0.0, 0.3, size=(len(LABELS),))
+    bias[0] += 1.5
+    values["classifier.bias"] = bias
+    return values
+
+
+def store(c, values, prefix, own):
+    """The tensors as the file stores them (the encoder's under prefix) and back as float64."""
+    tensors, w = {}, {}
+    for name, v in values.items():
+        raw, back = stored(v, c["dtype"])
+        tensors[("" if name.startswith(own) else prefix) + name] = (c["dtype"], v.shape, raw)
+        w[name] = back
+    return tensors, w
+
+
+def bert_model(c, rng, offset):
+    """BertForTokenClassification / XLMRobertaForTokenClassification: classifier(h)."""
+    values = random_bert(c, rng)
+    del values["pooler.dense.weight"], values["pooler.dense.bias"]   # add_pooling_layer=False
+    tensors, w = store(c, head_values(c, rng, values), c["family"] + ".", ("classifier.",))
+
+    def scores(window):
+        h = bert(c, w, window["ids"], offset=offset)
+        return softmax(h @ w["classifier.weight"].T + w["classifier.bias"])
+    config = {"architectures": [{"bert": "BertForTokenClassification",
+                                 "roberta": "XLMRobertaForTokenClassification"}[c["family"]]],
+              "model_type": {"bert": "bert", "roberta": "xlm-roberta"}[c["family"]],
+              "hidden_size": c["E"], "num_hidden_layers": c["L"],
+              "num_attention_heads": c["H"], "intermediate_size": c["F"], "hidden_act": "gelu",
+              "layer_norm_eps": c["eps"], "max_position_embeddings": c["P"],
+              "type_vocab_size": c["S"], "vocab_size": c["V"],
+              "pad_token_id": 0 if c["family"] == "bert" else 1,
+              "position_embedding_type": "absolute"}
+    return tensors, scores, config
+
+
+def modernbert_model(c, rng, ids):
+    """ModernBertForTokenClassification: classifier(norm(gelu(head.dense(h)))) per token."""
+    E = c["E"]
+    values = random_modernbert(c, rng)
+    values["head.dense.weight"] = rng.normal(0.0, 1 / np.sqrt(E), size=(E, E))
+    values["head.dense.bias"] = rng.normal(0.0, 0.1, size=(E,))      # classifier_bias
+    values["head.norm.weight"] = 1 + rng.normal(0.0, 0.1, size=(E,))
+    values["head.norm.bias"] = rng.normal(0.0, 0.1, size=(E,))       # norm_bias
+    tensors, w = store(c, head_values(c, rng, values), "model.", ("classifier.", "head."))
+
+    def scores(window):
+        h = modernbert(c, w, window["ids"])
+        x = act("gelu", h @ w["head.dense.weight"].T + w["head.dense.bias"])
+        x = layer_norm(x, w["head.norm.weight"], w["head.norm.bias"], c["eps"])
+        return softmax(x @ w["classifier.weight"].T + w["classifier.bias"])
+    config = modernbert_config(dict(c, labels=LABELS, pooling="cls", classifier_bias=True),
+                               c["V"], ids)
+    return tensors, scores, config
+
+
 def write_case(c, out, seed):
     folder = os.path.join(out, c["name"])
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     tokenizer = os.path.join(folder, "tokenizer.json")
+    bpe_ids = None
     if c["family"] == "bert":
         shutil.copy(MINILM, tokenizer)
         vocab_size, unk_id, word_aware, offset = 30522, 100, True, 0
-    else:
+    elif c["family"] == "roberta":
         vocab = unigram_vocabulary(TEXTS)
         json.dump(unigram_tokenizer_json(vocab, "template"),
                   open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
         vocab_size, unk_id, word_aware, offset = len(vocab), 3, False, 2
+    else:   # ModernBERT's byte-level BPE: every byte has a piece, no unknown token
+        vocab, merges = train_bpe(400)
+        content, bpe_ids = bpe_tokenizer_json(vocab, merges, pair_merges=False)
+        json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
+        vocab_size, unk_id, word_aware, offset = len(bpe_ids), -1, False, 0
     truncated = spans(tokenizer, TEXTS, c["P"] - offset, -1)
     chunked = spans(tokenizer, TEXTS, WINDOW, STRIDE)
     assert any(len(r["windows"]) > 2 for r in chunked), "no text takes three windows"
     assert any(len(r["windows"][0]["ids"]) == c["P"] - offset for r in truncated), "none is cut"
-    assert any(unk_id in r["windows"][0]["ids"] for r in truncated), "no unknown token"
+    assert unk_id < 0 or any(unk_id in r["windows"][0]["ids"] for r in truncated), "no unknown"
     for attempt in range(40):
         rng = np.random.default_rng(seed + attempt)
         c = dict(c, V=vocab_size, S=2 if c["family"] == "bert" else 1)
-        values = random_bert(c, rng)
-        del values["pooler.dense.weight"], values["pooler.dense.bias"]   # add_pooling_layer=False
-        E = c["E"]
-        values["classifier.weight"] = rng.normal(0.0, 3 / np.sqrt(E), size=(len(LABELS), E))
-        bias = rng.normal(0.0, 0.3, size=(len(LABELS),))
-        bias[0] += 1.5      # O as often as not, so that entities end
-        values["classifier.bias"] = bias
-        tensors, w = {}, {}
-        for name, v in values.items():
-            raw, back = stored(v, c["dtype"])
-            prefix = "" if name.startswith("classifier.") else c["family"] + "."
-            tensors[prefix + name] = (c["dtype"], v.shape, raw)
-            w[name] = back
-
-        def scores(window):
-            h = bert(c, w, window["ids"], offset=offset)
-            return softmax(h @ w["classifier.weight"].T + w["classifier.bias"])
-
+        tensors, scores, config = modernbert_model(c, rng, bpe_ids) if bpe_ids \
+            else bert_model(c, rng, offset)
         try:
             rows = []
             for cut, windows in zip(truncated, chunked):
@@ -320,17 +377,8 @@ def write_case(c, out, seed):
         assert any(r["entities"][strategy] != r["entities"]["simple"] for r in rows), \
             f"{strategy} gives what simple gives on every text: another seed"
     write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
-    architecture = {"bert": "BertForTokenClassification",
-                    "roberta": "XLMRobertaForTokenClassification"}[c["family"]]
-    config = {"architectures": [architecture],
-              "model_type": {"bert": "bert", "roberta": "xlm-roberta"}[c["family"]],
-              "hidden_size": E, "num_hidden_layers": c["L"], "num_attention_heads": c["H"],
-              "intermediate_size": c["F"], "hidden_act": "gelu", "layer_norm_eps": c["eps"],
-              "max_position_embeddings": c["P"], "type_vocab_size": c["S"],
-              "vocab_size": vocab_size, "pad_token_id": 0 if c["family"] == "bert" else 1,
-              "position_embedding_type": "absolute",
-              "id2label": {str(i): l for i, l in enumerate(LABELS)},
-              "label2id": {l: i for i, l in enumerate(LABELS)}}
+    config.update(id2label={str(i): l for i, l in enumerate(LABELS)},
+                  label2id={l: i for i, l in enumerate(LABELS)})
     json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
     json.dump(rows, open(os.path.join(folder, "expected.json"), "w", encoding="utf-8"),
               ensure_ascii=False, indent=0)
@@ -344,6 +392,10 @@ CASES = [
          dtype="F16"),
     dict(name="xlmr-ner", family="roberta", L=2, E=32, H=4, F=64, P=66, eps=1e-5, act="gelu",
          dtype="F32"),
+    dict(name="modernbert-ner", family="modernbert", architecture=
+         "ModernBertForTokenClassification", L=3, E=32, H=4, F=48, P=64, dtype="F32", bias=True,
+         act="gelu", act_name="gelu", eps=1e-5, local_attention=8, every=3,
+         global_theta=160000.0, local_theta=10000.0, config_form="5.x"),
 ]
 
 if __name__ == "__main__":

@@ -19,11 +19,11 @@ import java.util.Arrays;
  *   s   = max_t log(1 + relu(z_t))             over the sequence's real tokens (or sum_t)
  * </pre>
  *
- * The decoder is a (T, E) × (E, V) product per sequence: V·E multiply-adds per token (30,522 ×
+ * The decoder is an (N, E) × (E, V) product per batch: V·E multiply-adds per token (30,522 ×
  * 768 = 23.4 M for BERT-base, a quarter more than its 12 layers' 85 M), run by BLAS in blocks of
- * {@link #BLOCK} tokens, so its scratch is BLOCK × V floats whatever the sequence's length. With
- * max pooling the log and relu, which are monotone, are taken once per vocabulary entry after the
- * max, not once per token.
+ * up to 256 tokens across the batch's sequences, so its scratch is at most 32 MB whatever the
+ * batch. With max pooling the bias, relu and log, which keep the order, are applied once per
+ * vocabulary entry after the max, not once per token.
  *
  * @param transformWeight W_t, (E, E) row-major
  * @param transformBias b_t, (E)
@@ -40,8 +40,8 @@ public record SpladeHead(float[] transformWeight, float[] transformBias, Activat
     float[] normGamma, float[] normBeta, double normEps, float[] decoderWeight,
     float[] decoderBias, boolean sum, boolean twiceLog) implements Serializable {
 
-  /** Tokens per decoder product. */
-  static final int BLOCK = 32;
+  /** The most logits one product holds (32 MB): its rows are this over V, 16 to 256. */
+  static final int BLOCK_FLOATS = 8 << 20;
 
   private static final ThreadLocal<float[][]> SCRATCH = new ThreadLocal<>();
 
@@ -60,40 +60,63 @@ public record SpladeHead(float[] transformWeight, float[] transformBias, Activat
     return decoderBias.length;
   }
 
+  /** Rows of one decoder product: as many as {@link #BLOCK_FLOATS} logits hold, 16 to 256. */
+  static int blockRows(int v) {
+    return Math.max(16, Math.min(256, BLOCK_FLOATS / v));
+  }
+
   /**
-   * The pooled vector (V) of the {@code length} states (T, E) that start at row
-   * {@code firstRow} of {@code states}: mostly zeros.
+   * The pooled vectors (V each, mostly zeros) of every sequence of the batch, from its final
+   * states. The decoder runs over the batch's rows in blocks that cross sequences, so that each
+   * pass over W_d (V × E floats, 47 MB for BERT-base) serves up to 256 tokens, not one short
+   * text's.
    */
-  public float[] pool(float[] states, int firstRow, int length) {
+  public float[][] pool(TokenBatch batch) {
     int e = transformBias.length;
     int v = decoderBias.length;
-    float[][] scratch = scratch(e, v);
-    float[] x = scratch[0];        // (BLOCK, E)
-    float[] logits = scratch[1];   // (BLOCK, V)
-    float[] out = new float[v];    // max: the largest logit so far, floored at 0 (relu)
-    for (int r0 = 0; r0 < length; r0 += BLOCK) {
-      int n = Math.min(BLOCK, length - r0);
-      RowMajorBlas.linear(n, e, e, states, (firstRow + r0) * e, transformWeight, x, 0, false);
+    int rows = blockRows(v);
+    float[][] scratch = scratch(rows * e, rows * v);
+    float[] x = scratch[0];        // (rows, E)
+    float[] logits = scratch[1];   // (rows, V)
+    float[] states = batch.tokens();
+    float[][] out = new float[batch.sequenceCount()][];
+    for (int b = 0; b < out.length; b++) {
+      out[b] = new float[v];
+      if (!sum) {
+        Arrays.fill(out[b], Float.NEGATIVE_INFINITY);   // max of W_d · x_t, the bias after
+      }
+    }
+    int b = 0;
+    for (int r0 = 0; r0 < batch.tokenCount(); r0 += rows) {
+      int n = Math.min(rows, batch.tokenCount() - r0);
+      RowMajorBlas.linear(n, e, e, states, r0 * e, transformWeight, x, 0, false);
       activation.applyWithBias(x, n, transformBias);
       LayerNorm.apply(x, 0, x, 0, n, normGamma, normBeta, (float) normEps);
       RowMajorBlas.linear(n, e, v, x, 0, decoderWeight, logits, 0, false);
       for (int t = 0; t < n; t++) {
+        while (r0 + t >= batch.firstRow(b) + batch.length(b)) {
+          b++;
+        }
+        float[] pooled = out[b];
         int row = t * v;
         if (sum) {
           for (int i = 0; i < v; i++) {
             float z = logits[row + i] + decoderBias[i];
-            out[i] += z > 0 ? activate(z) : 0;
+            pooled[i] += z > 0 ? activate(z) : 0;
           }
         } else {
           for (int i = 0; i < v; i++) {
-            out[i] = Math.max(out[i], logits[row + i] + decoderBias[i]);
+            pooled[i] = Math.max(pooled[i], logits[row + i]);
           }
         }
       }
     }
     if (!sum) {
-      for (int i = 0; i < v; i++) {
-        out[i] = out[i] > 0 ? activate(out[i]) : 0;
+      for (float[] pooled : out) {
+        for (int i = 0; i < v; i++) {
+          float z = pooled[i] + decoderBias[i];
+          pooled[i] = z > 0 ? activate(z) : 0;   // log1p and relu are monotone: after the max
+        }
       }
     }
     return out;
@@ -104,10 +127,10 @@ public record SpladeHead(float[] transformWeight, float[] transformBias, Activat
     return (float) (twiceLog ? Math.log1p(s) : s);
   }
 
-  private static float[][] scratch(int e, int v) {
+  private static float[][] scratch(int xFloats, int logitFloats) {
     float[][] s = SCRATCH.get();
-    if (s == null || s[0].length < BLOCK * e || s[1].length < BLOCK * v) {
-      s = new float[][] {new float[BLOCK * e], new float[BLOCK * v]};
+    if (s == null || s[0].length < xFloats || s[1].length < logitFloats) {
+      s = new float[][] {new float[xFloats], new float[logitFloats]};
       SCRATCH.set(s);
     }
     return s;

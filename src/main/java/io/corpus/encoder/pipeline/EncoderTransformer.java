@@ -411,6 +411,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkDimensions(intValue(dimensions), m.weights().pooledWidth());
+    if (layout.withSparse() && m.weights().splade() == null) {
+      throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
+          + "whose checkpoint has its masked-language-model head");
+    }
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
     SequenceSource source = source(columns, m, layout.withEntities());
     // include_prompt = false: pooling starts after [CLS] and the prompt's tokens.

@@ -72,10 +72,10 @@ final class OutputRows implements Serializable {
    * The output row of sequence b of the batch, read from {@code input} as {@code read};
    * {@code collector} holds the batch's attention outputs (null when none are asked for);
    * {@code model} gives the classifier head (null when it has none) and the Dense modules that
-   * follow pooling.
+   * follow pooling; {@code sparse} is the sequence's SPLADE vector (V), when written.
    */
   InternalRow build(InternalRow input, SequenceRead.Accepted read, TokenBatch batch, int b,
-      AttentionCollector collector, EncoderModel model) {
+      AttentionCollector collector, EncoderModel model, float[] sparse) {
     ClassifierHead head = model.head();
     int length = read.length();
     AttentionOutputs attention = layout.attention();
@@ -122,11 +122,9 @@ final class OutputRows implements Serializable {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(pooled);
     }
     if (layout.withSparse()) {
-      // SPLADE reads every real token's state: the batch's rows of this sequence, no padding.
-      SpladeHead.Sparse sparse = SpladeHead.sparse(model.splade().pool(batch.tokens(),
-          batch.firstRow(b), batch.length(b)), sparseTopK);
-      values[c++] = UnsafeArrayData.fromPrimitiveArray(sparse.indices());
-      values[c++] = UnsafeArrayData.fromPrimitiveArray(sparse.values());
+      SpladeHead.Sparse entries = SpladeHead.sparse(sparse, sparseTopK);
+      values[c++] = UnsafeArrayData.fromPrimitiveArray(entries.indices());
+      values[c++] = UnsafeArrayData.fromPrimitiveArray(entries.values());
     }
     if (attention.enabled()) {
       values[c++] = attention.format() == AttentionOutputs.MapFormat.TOP_K
@@ -174,6 +172,14 @@ final class OutputRows implements Serializable {
       }
     }
     return new GenericInternalRow(values);
+  }
+
+  /**
+   * SPLADE's vector of every sequence of the batch (its real tokens' states, no padding), or
+   * null when none is written.
+   */
+  float[][] sparseVectors(TokenBatch batch, EncoderModel model) {
+    return layout.withSparse() ? model.splade().pool(batch) : null;
   }
 
   /** Whether a text's windows become one row ({@link #mergeWindows}). */

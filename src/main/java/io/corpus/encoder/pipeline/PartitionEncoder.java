@@ -151,11 +151,13 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         collector.reset(batch, kept);
       }
       encoder.forward(batch, collector);
+      float[][] sparse = output.sparseVectors(batch, weights);
       long outputStart = System.nanoTime();
       metrics.forwardNanos().add(outputStart - start);
       for (int b = 0; b < batch.sequenceCount(); b++) {
         SequenceRead.Accepted read = batchReads.get(b);
-        InternalRow row = output.build(batchRows.get(b), read, batch, b, collector, weights);
+        InternalRow row = output.build(batchRows.get(b), read, batch, b, collector, weights,
+            sparse == null ? null : sparse[b]);
         if (!documentRows || read.chunk() == null) {
           ready.add(row);
         } else {
