@@ -25,7 +25,7 @@ skipped, so float32 (whose scores are within about 1e-6 here) cannot flip a labe
 Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
   /usr/bin/python3 jobs/samples/make_token_classifier_cases.py src/test/resources/token-cases
 """
-import json, os, shutil, subprocess, sys, tempfile, unicodedata
+import json, os, shutil, subprocess, sys, tempfile
 import numpy as np
 import torch
 
@@ -33,7 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from make_bert_cases import (act, bert, layer_norm, random_bert, stored,  # noqa: E402
                              write_safetensors)
-from make_xlmr_cases import tokenizer_json as unigram_tokenizer_json  # noqa: E402
+from make_xlmr_cases import (tokenizer_json as unigram_tokenizer_json,  # noqa: E402
+                             vocabulary as unigram_vocabulary)
 from make_modernbert_cases import (config_json as modernbert_config, modernbert,  # noqa: E402
                                    random_modernbert, tokenizer_json as bpe_tokenizer_json,
                                    train_bpe)
@@ -238,29 +239,6 @@ def softmax(logits):
     return torch.softmax(logits, -1).numpy()
 
 
-def unigram_vocabulary(texts):
-    """make_xlmr_cases.vocabulary's recipe over these texts: specials, whole short words, word
-    starts and ends, every character alone and after ▁."""
-    words, chars = {}, set()
-    for _, text in texts:
-        for word in unicodedata.normalize("NFKC", text).split():
-            if "☃" not in word:
-                words[word] = words.get(word, 0) + 1
-                chars.update(word)
-    pieces = {}
-    for word in words:
-        if len(word) <= 7:
-            pieces["▁" + word] = -2.0 - 0.3 * len(word)
-        pieces.setdefault("▁" + word[:3], -6.0)
-        pieces.setdefault(word[-3:], -6.5)
-    for c in sorted(chars):
-        pieces.setdefault(c, -9.0)
-        pieces.setdefault("▁" + c, -9.5)
-    pieces.setdefault("▁", -10.0)
-    specials = [["<s>", 0.0], ["<pad>", 0.0], ["</s>", 0.0], ["<unk>", 0.0]]
-    return specials + [[p, s] for p, s in sorted(pieces.items())] + [["<mask>", 0.0]]
-
-
 def head_values(c, rng, values):
     """A classifier over the labels, with O as often as not so that entities end."""
     E = c["E"]
@@ -333,7 +311,7 @@ def write_case(c, out, seed):
         shutil.copy(MINILM, tokenizer)
         vocab_size, unk_id, word_aware, offset = 30522, 100, True, 0
     elif c["family"] == "roberta":
-        vocab = unigram_vocabulary(TEXTS)
+        vocab = unigram_vocabulary([t for _, t in TEXTS])
         json.dump(unigram_tokenizer_json(vocab, "template"),
                   open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
         vocab_size, unk_id, word_aware, offset = len(vocab), 3, False, 2

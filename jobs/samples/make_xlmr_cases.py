@@ -59,11 +59,14 @@ PAIRS = [
 LEFT_OUT = "☃"   # a character the vocabulary lacks: <unk>
 
 
-def vocabulary():
-    """Pieces and log-probabilities: specials, whole short words, word starts and ends, every
-    character alone and after ▁; scores favour longer pieces so that words split."""
+def vocabulary(texts=None):
+    """Pieces and log-probabilities of the texts (these texts and pairs unless given):
+    specials, whole short words, word starts and ends, every character alone and after ▁;
+    scores favour longer pieces so that words split."""
     words, chars = {}, set()
-    for text in [t for _, t in TEXTS] + [p for row in PAIRS for p in row[1:]]:
+    if texts is None:
+        texts = [t for _, t in TEXTS] + [p for row in PAIRS for p in row[1:]]
+    for text in texts:
         text = unicodedata.normalize("NFKC", text)
         for word in text.split():
             if LEFT_OUT not in word:

@@ -136,6 +136,8 @@ final class UpdatePlan {
     output.put("normalize", o.normalize());
     output.put("dimensions", o.dimensions());
     output.put("token_embeddings", o.tokenEmbeddings());
+    output.put("entities", o.entities());
+    output.put("sparse_top_k", o.sparseTopK());
     key.put("output", output);
     return key;
   }

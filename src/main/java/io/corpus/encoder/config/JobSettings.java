@@ -141,11 +141,13 @@ public record JobSettings(
    * Where and what to write: {@code pooling} and {@code normalize} are resolved (a model
    * folder's sentence-transformers modules, unless the config overrides them);
    * {@code dimensions} (0 = all) cuts the pooled vector before it is normalized;
-   * {@code tokenEmbeddings} false writes the pooled vector without the (T, E) token vectors.
+   * {@code tokenEmbeddings} false writes the pooled vector without the (T, E) token vectors;
+   * {@code entities} is how a token classifier's entities are grouped (as configured: auto,
+   * none, simple, first, average, max); {@code sparseTopK} the SPLADE values kept (0 = all).
    */
   public record Output(String path, OutputMode mode, Pooling pooling, boolean normalize,
-      int dimensions, boolean tokenEmbeddings, AttentionOutputs attention, Report report)
-      implements Serializable {}
+      int dimensions, boolean tokenEmbeddings, String entities, int sparseTopK,
+      AttentionOutputs attention, Report report) implements Serializable {}
 
   /**
    * The HTML report: whether to write it; the head view's sequences and their tokens shown; the

@@ -134,6 +134,8 @@ public final class SettingsParser {
         ModelFolder.normalize(Settings.NORMALIZE.read(c), folder),
         dimensions(c, pooling),
         Settings.TOKEN_EMBEDDINGS.read(c),
+        Settings.ENTITIES.read(c),
+        Settings.SPARSE_TOP_K.read(c),
         attention,
         report);
     JobSettings.Execution execution = new JobSettings.Execution(

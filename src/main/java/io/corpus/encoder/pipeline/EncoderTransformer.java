@@ -51,8 +51,12 @@ import org.apache.spark.sql.types.StructType;
  * over in memory with a local master: see {@link WeightsHandle}). Output columns: every input
  * column except {@code inputCol} (token-vector input); with text input {@code input_ids}
  * (array<int>) and {@code tokens} (array<string>); {@code outputCol} (array<array<float>>, unless
- * ""); {@code pooledCol} (array<float>, unless pooling is none); and {@code attentionCol},
- * {@code statsCol} and {@code rolloutCol}, each only when set: see {@link AttentionColumns}.
+ * ""); {@code pooledCol} (array<float>, unless pooling is none or splade); with pooling splade
+ * {@code sparseIndicesCol} and {@code sparseValuesCol}; a sequence classifier's
+ * {@code logitsCol}, {@code scoresCol} and {@code labelCol}; a token classifier's
+ * {@code tokenLabelsCol} and, for text, {@code entitiesCol} (see {@link EntityColumns}); and
+ * {@code attentionCol}, {@code statsCol} and {@code rolloutCol}, each only when set: see
+ * {@link AttentionColumns}.
  *
  * <p>Saved and loaded with Spark ML persistence ({@code save}, {@link #load}, inside a
  * {@code PipelineModel}): the params are saved, not the weights, which are read again from

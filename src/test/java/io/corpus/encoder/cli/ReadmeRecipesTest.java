@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.Tolerances;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -193,15 +194,7 @@ class ReadmeRecipesTest {
       double[] a = SparkInputs.vector(queries.get(q).getAs("pooled"));
       for (String d : docs.keySet()) {
         double[] b = SparkInputs.vector(docs.get(d).getAs("pooled"));
-        double dotAb = 0;
-        double aa = 0;
-        double bb = 0;
-        for (int i = 0; i < a.length; i++) {
-          dotAb += a[i] * b[i];
-          aa += a[i] * a[i];
-          bb += b[i] * b[i];
-        }
-        out.put(q + "|" + d, 0.5 * dotAb / Math.sqrt(aa * bb) + 0.5 * dots.get(d) / best);
+        out.put(q + "|" + d, 0.5 * Tolerances.cosine(a, b) + 0.5 * dots.get(d) / best);
       }
     }
     return out;
