@@ -131,7 +131,7 @@ public final class SettingsParser {
         path(c, Settings.OUTPUT_PATH, baseDir),
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
         pooling,
-        ModelFolder.normalize(Settings.NORMALIZE.read(c), folder),
+        ModelFolder.normalize(Settings.NORMALIZE.read(c), folder, pooling),
         dimensions(c, pooling),
         Settings.TOKEN_EMBEDDINGS.read(c),
         Settings.ENTITIES.read(c),

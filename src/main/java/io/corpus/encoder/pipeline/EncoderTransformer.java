@@ -393,7 +393,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
   public boolean resolvedNormalize() {
-    return ModelFolder.normalize($(normalize), fromFolder() ? folder() : null);
+    return ModelFolder.normalize($(normalize), fromFolder() ? folder() : null,
+        resolvedPooling());
   }
 
   /** What the attention params ask for. */

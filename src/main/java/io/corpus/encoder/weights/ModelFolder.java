@@ -291,10 +291,13 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     return Pooling.MEAN;
   }
 
-  /** A normalize setting: "auto" is whether the folder's pipeline ends in Normalize. */
-  public static boolean normalize(String setting, ModelFolder folder) {
+  /**
+   * A normalize setting: "auto" is whether the folder's pipeline ends in Normalize, for a dense
+   * {@code pooling} (a sparse vector is not normalized).
+   */
+  public static boolean normalize(String setting, ModelFolder folder, Pooling pooling) {
     return switch (setting) {
-      case "auto" -> folder != null && folder.normalize();
+      case "auto" -> pooling.dense() && folder != null && folder.normalize();
       case "true" -> true;
       case "false" -> false;
       default -> throw new IllegalArgumentException("normalize = '" + setting + "' is not one "

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -119,6 +121,30 @@ class TokenClassifierFoldersTest {
       overlapped |= want.get("chunks").asInt() > 2;
     }
     assertTrue(overlapped, "a text of three windows or more");
+  }
+
+  /**
+   * Entities asked of a folder without a token classifier, and SPLADE of one without a
+   * masked-LM head: refused before any row is read, in one line naming what is missing.
+   */
+  @Test
+  void entitiesAndSpladeOfAFolderWithoutTheirHeadAreRefused() throws Exception {
+    Path input = texts(expected("bert-ner"));
+    Path miniLm = SharedModels.miniLm();
+    Map<String, String> refused = Map.of(
+        "output.entities = first", "entities = first needs a token classifier",
+        "output.pooling = splade", "SPLADE needs the masked-language-model head, but tensor "
+            + "cls.predictions.transform.dense.weight is missing");
+    for (Map.Entry<String, String> c : refused.entrySet()) {
+      JobRunner.Result run = JobRunner.run(tmp,
+          "input { path = \"" + input + "\", text-column = text }",
+          "model.path = \"" + miniLm + "\"",
+          "output.path = \"" + tmp.resolve("refused-" + c.getKey().hashCode()) + "\"",
+          c.getKey());
+      assertEquals(1, run.code(), c.getKey());
+      assertTrue(run.error().contains(c.getValue()), run.error());
+      assertEquals(1, run.error().strip().lines().count(), run.error());
+    }
   }
 
   /** The row's entities against the pipeline's; returns how many. */
