@@ -4,6 +4,7 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.SplitPlan;
+import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -46,11 +47,12 @@ final class Checkpoints {
 
   /**
    * The pieces to cut the input into so that each is about {@code execution.checkpoint-seconds}
-   * of one slot's work: estimated tokens times the model's multiply-adds per token, over the
-   * share {@link #SHARE_OF_BLAS} of the measured {@code gflops}.
+   * of one slot's work: estimated tokens times the model's multiply-adds per token (SPLADE's
+   * head included), over the share {@link #SHARE_OF_BLAS} of the measured {@code gflops}.
    */
-  static int wanted(JobSettings settings, EncoderWeights w, int positions, SplitPlan plan,
+  static int wanted(JobSettings settings, EncoderModel model, int positions, SplitPlan plan,
       double gflops) {
+    EncoderWeights w = model.encoder();
     if (plan.rows() == 0) {
       return 1;
     }
@@ -69,7 +71,8 @@ final class Checkpoints {
     }
     double e = w.width();
     double perToken = 2.0 * w.layerCount() * (4 * e * e + 2 * e * w.ffnWidth())
-        + 4.0 * w.layerCount() * e * window;
+        + 4.0 * w.layerCount() * e * window
+        + (model.splade() == null ? 0 : 2.0 * e * model.splade().vocabularySize());
     double seconds = plan.rows() * Math.max(1, tokens) * perToken
         / (Math.max(0.1, gflops) * 1e9 * SHARE_OF_BLAS);
     return (int) Math.min(Integer.MAX_VALUE,

@@ -218,8 +218,7 @@ public final class EncodeJob {
       LOG.info("no pieces kept for a resumed run: {}", none);
       return null;
     }
-    EncoderWeights w = model.weights().encoder();
-    int wanted = Checkpoints.wanted(settings, w, model.maxPositions(), plan,
+    int wanted = Checkpoints.wanted(settings, model.weights(), model.maxPositions(), plan,
         RowMajorBlas.sgemmGflops());
     int pieces = ParquetInput.pieceCount(plan, plannedSlots(), wanted);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
