@@ -342,6 +342,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
         perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
         attentionOutputs(), chunks());
+    if (layout.chunkDocuments() && layout.withEmbeddings()) {
+      throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
+          + "become one row, whose token vectors would be the whole document's (T x E floats "
+          + "held for one row, however long the text): set output.token-embeddings = false "
+          + "(outputCol = \"\")");
+    }
     if (layout.chunkDocuments() && (layout.withPooled() || layout.withSparse()
         || attentionOutputs().any())) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "

@@ -107,7 +107,8 @@ class TokenClassifierFoldersTest {
       throws Exception {
     JsonNode expected = expected(name);
     Map<String, Row> rows = job(name, texts(expected), "output.entities = " + strategy
-        + "\ninput { max-tokens = 24, on-too-long = chunk, chunk-overlap = 6 }");
+        + "\ninput { max-tokens = 24, on-too-long = chunk, chunk-overlap = 6 }"
+        + "\noutput.token-embeddings = false");
     assertEquals(expected.size(), rows.size(), "one row per text");
     boolean overlapped = false;
     for (JsonNode want : expected) {
@@ -124,25 +125,29 @@ class TokenClassifierFoldersTest {
   }
 
   /**
-   * Entities asked of a folder without a token classifier, and SPLADE of one without a
-   * masked-LM head: refused before any row is read, in one line naming what is missing.
+   * Entities asked of a folder without a token classifier, SPLADE of one without a masked-LM
+   * head, and a document's token vectors in one row: refused before any row is read, in one
+   * line naming what is missing.
    */
   @Test
-  void entitiesAndSpladeOfAFolderWithoutTheirHeadAreRefused() throws Exception {
+  void whatCannotBeWrittenIsRefusedInOneLine() throws Exception {
     Path input = texts(expected("bert-ner"));
     Path miniLm = SharedModels.miniLm();
-    Map<String, String> refused = Map.of(
-        "output.entities = first", "entities = first needs a token classifier",
-        "output.pooling = splade", "SPLADE needs the masked-language-model head, but tensor "
-            + "cls.predictions.transform.dense.weight is missing");
-    for (Map.Entry<String, String> c : refused.entrySet()) {
+    List<String[]> refused = List.of(
+        new String[] {miniLm.toString(), "output.entities = first",
+            "entities = first needs a token classifier"},
+        new String[] {miniLm.toString(), "output.pooling = splade",
+            "SPLADE needs the masked-language-model head, but tensor "
+                + "cls.predictions.transform.dense.weight is missing"},
+        new String[] {folder("bert-ner").toString(), "input.on-too-long = chunk",
+            "set output.token-embeddings = false"});
+    for (String[] c : refused) {
       JobRunner.Result run = JobRunner.run(tmp,
           "input { path = \"" + input + "\", text-column = text }",
-          "model.path = \"" + miniLm + "\"",
-          "output.path = \"" + tmp.resolve("refused-" + c.getKey().hashCode()) + "\"",
-          c.getKey());
-      assertEquals(1, run.code(), c.getKey());
-      assertTrue(run.error().contains(c.getValue()), run.error());
+          "model.path = \"" + c[0] + "\"",
+          "output.path = \"" + tmp.resolve("refused-" + c[1].hashCode()) + "\"", c[1]);
+      assertEquals(1, run.code(), c[1]);
+      assertTrue(run.error().contains(c[2]), run.error());
       assertEquals(1, run.error().strip().lines().count(), run.error());
     }
   }
