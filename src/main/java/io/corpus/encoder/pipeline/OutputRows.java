@@ -1,19 +1,18 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.Pooling;
-import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.SpladeHead;
+import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.TopK;
-import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.text.Entities;
-import org.apache.spark.sql.types.ArrayType;
-import org.apache.spark.sql.types.DataType;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -21,6 +20,8 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -202,7 +203,7 @@ final class OutputRows implements Serializable {
       values[i] = first.get(i, layout.schema().fields()[i].dataType());
     }
     for (int ordinal : layout.tokenOrdinals()) {
-      List<Object> all = new java.util.ArrayList<>();
+      List<Object> all = new ArrayList<>();
       DataType element = ((ArrayType) layout.schema().fields()[ordinal].dataType())
           .elementType();
       for (InternalRow window : windows) {
@@ -216,7 +217,7 @@ final class OutputRows implements Serializable {
     values[layout.schema().fieldIndex(InputKind.CHUNKS_COLUMN)] = windows.size();
     if (layout.withEntities()) {
       int ordinal = values.length - 1;
-      List<Entities.Entity> all = new java.util.ArrayList<>();
+      List<Entities.Entity> all = new ArrayList<>();
       for (InternalRow window : windows) {
         all.addAll(EntityColumns.read(window.getArray(ordinal)));
       }

@@ -176,7 +176,8 @@ public final class TextTokenizer implements AutoCloseable {
    */
   public static Entities.WordRules wordRules(byte[] tokenizerJson) {
     try {
-      JsonNode model = new ObjectMapper().readTree(tokenizerJson).path("model");
+      JsonNode root = new ObjectMapper().readTree(tokenizerJson);
+      JsonNode model = root.path("model");
       int unknown = -1;
       if (model.path("unk_id").isInt()) {
         unknown = model.path("unk_id").asInt();
@@ -184,7 +185,7 @@ public final class TextTokenizer implements AutoCloseable {
         String token = model.path("unk_token").asText();
         JsonNode id = model.path("vocab").path(token);
         unknown = id.isInt() ? id.asInt() : -1;
-        for (JsonNode added : new ObjectMapper().readTree(tokenizerJson).path("added_tokens")) {
+        for (JsonNode added : root.path("added_tokens")) {
           if (added.path("content").asText().equals(token)) {
             unknown = added.path("id").asInt();
           }
