@@ -145,21 +145,31 @@ public final class WeightsLoader {
    */
   private static ClassifierHead classifierHead(Checkpoint file, Source source, ModelFolder model,
       ModelFolder.Classifier classifier) {
-    List<String> names = model.family().headTensors();
+    return model.family().head(source, model,
+        labelRows(file, model.family().headTensors(), classifier, "sequence"));
+  }
+
+  /**
+   * The labels a classifier head gives, once its tensors ({@code names}, the last but one its
+   * output layer, (labels, E)) are all in the checkpoint and that layer has a row for each label
+   * config.json names.
+   */
+  private static int labelRows(Checkpoint file, List<String> names,
+      ModelFolder.Classifier classifier, String kind) {
     for (String name : names) {
       if (!file.contains(name)) {
-        throw new WeightsException("config.json names a sequence classifier, but tensor " + name
-            + " is missing from " + file.path());
+        throw new WeightsException("config.json names a " + kind + " classifier, but tensor "
+            + name + " is missing from " + file.path());
       }
     }
-    String out = names.get(2);
+    String out = names.get(names.size() - 2);
     long rows = file.info(out).shape()[0];
     if (rows != classifier.labels().size()) {
       throw new WeightsException("Tensor " + out + " has " + rows + " rows but config.json "
           + "has " + classifier.labels().size() + " labels (num_labels / id2label): "
           + file.path());
     }
-    return model.family().head(source, model, (int) rows);
+    return (int) rows;
   }
 
   /**
@@ -194,21 +204,8 @@ public final class WeightsLoader {
   /** The family's token-classification head; its output rows must be config.json's labels. */
   private static TokenClassifierHead tokenHead(Checkpoint file, Source source, ModelFolder model,
       ModelFolder.Classifier classifier) {
-    List<String> names = model.family().tokenHeadTensors();
-    for (String name : names) {
-      if (!file.contains(name)) {
-        throw new WeightsException("config.json names a token classifier, but tensor " + name
-            + " is missing from " + file.path());
-      }
-    }
-    String out = names.get(names.size() - 2);
-    long rows = file.info(out).shape()[0];
-    if (rows != classifier.labels().size()) {
-      throw new WeightsException("Tensor " + out + " has " + rows + " rows but config.json "
-          + "has " + classifier.labels().size() + " labels (num_labels / id2label): "
-          + file.path());
-    }
-    return model.family().tokenHead(source, model, (int) rows);
+    return model.family().tokenHead(source, model,
+        labelRows(file, model.family().tokenHeadTensors(), classifier, "token"));
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,
