@@ -97,9 +97,10 @@ public final class BenchLong {
     EncoderWeights plain = RandomModels.weights(random, layers, WIDTH, FFN, true, 0);
     List<LayerWeights> gated = new ArrayList<>();
     for (LayerWeights w : plain.layers()) {
-      gated.add(new LayerWeights(w.inProjWeight(), w.inProjBias(), w.outProjWeight(),
-          w.outProjBias(), w.ffnInWeight(), w.ffnInBias(), w.ffnOutWeight(), w.ffnOutBias(),
-          w.norm1Gamma(), w.norm1Beta(), w.norm2Gamma(), w.norm2Beta(), w.ffnInWeight().clone(),
+      gated.add(new LayerWeights(w.inProjWeight().floats(), w.inProjBias(),
+          w.outProjWeight().floats(), w.outProjBias(), w.ffnInWeight().floats(), w.ffnInBias(),
+          w.ffnOutWeight().floats(), w.ffnOutBias(), w.norm1Gamma(), w.norm1Beta(),
+          w.norm2Gamma(), w.norm2Beta(), w.ffnInWeight().floats().clone(),
           w.ffnInBias().clone()));
     }
     return new EncoderWeights(gated, plain.finalNormGamma(), plain.finalNormBeta(), null);

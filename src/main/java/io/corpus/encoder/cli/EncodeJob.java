@@ -69,10 +69,11 @@ public final class EncodeJob {
   /** Loads the model the settings name, on the driver; fails before any Spark work. */
   public static LoadedModel loadModel(JobSettings settings) {
     JobSettings.Weights w = settings.weights();
-    return w.isFolder()
+    LoadedModel loaded = w.isFolder()
         ? LoadedModel.fromFolder(ModelFolder.read(Path.of(w.folder())), settings.model(),
             settings.output().pooling() == Pooling.SPLADE)
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model());
+    return loaded.in(w.precision());
   }
 
   /** What {@code output.mode} lets the job replace. */

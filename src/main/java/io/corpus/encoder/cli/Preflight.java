@@ -2,6 +2,7 @@ package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.OutputPaths;
 import io.corpus.encoder.io.ParquetFooters;
@@ -45,6 +46,9 @@ final class Preflight {
    */
   static Found beforeModel(JobSettings settings, boolean everyFooter) {
     checkPaths(settings);
+    settings.weights().precision().refusal().ifPresent(why -> {
+      throw new SettingsException(why);
+    });
     checkUpdate(settings.output());
     OutputFolder.checkBeforeStart(settings.output().path(),
         EncodeJob.replaces(settings.output().mode()));

@@ -104,6 +104,7 @@ final class Transformers {
     d.put("window", m.window());
     d.put("positional", m.positional().configName());
     d.put("max_positions", model.maxPositions());
+    d.put("precision", s.weights().precision().configName());
     return d;
   }
 }

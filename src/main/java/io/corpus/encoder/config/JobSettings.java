@@ -1,6 +1,7 @@
 package io.corpus.encoder.config;
 
 import io.corpus.encoder.common.ConfigName;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.weights.TensorNaming;
@@ -104,8 +105,10 @@ public record JobSettings(
   /**
    * The model: a safetensors file of encoder layers and how its tensors are named, or a Hugging
    * Face model folder ({@code folder}); exactly one of {@code path} and {@code folder} is set.
+   * {@code precision} is what the weight products compute in.
    */
-  public record Weights(String path, TensorNaming naming, String folder) implements Serializable {
+  public record Weights(String path, TensorNaming naming, String folder, Precision precision)
+      implements Serializable {
     public boolean isFolder() {
       return !folder.isEmpty();
     }

@@ -2,6 +2,7 @@ package io.corpus.encoder.config;
 
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.TensorNaming;
@@ -170,6 +171,11 @@ public final class Settings {
   public static final Setting<Boolean> RESUME = Setting.flag("execution.resume", "", true,
       "reuse the pieces a killed run of this job kept");
 
+  public static final Setting<String> PRECISION = Setting.choice("model.precision", "precision",
+      "float32", ConfigName.names(Precision.values()),
+      "the weight products' numbers: float32, bfloat16 (processors with bfloat16 instructions) "
+          + "or int8 (dynamic quantization)");
+
   /** The architecture settings a model folder's config.json answers, which must agree with it. */
   public static final List<Setting<?>> ARCHITECTURE = List.of(HEADS, ACTIVATION, LAYER_NORM_EPS,
       NORM_FIRST, FINAL_NORM, POSITIONAL, NAMING, CAUSAL, WINDOW);
@@ -194,7 +200,7 @@ public final class Settings {
       MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, ON_INVALID,
       MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
-      POSITIONAL, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K, DIMENSIONS,
+      POSITIONAL, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K, DIMENSIONS,
       TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,

@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import io.corpus.encoder.common.ConfigName;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.weights.ModelFolder;
@@ -191,10 +192,12 @@ public final class SettingsParser {
           : "model.path (a Hugging Face model folder) or model.weights (a safetensors file of "
               + "encoder layers) must be set");
     }
+    Precision precision = choice(c, Settings.PRECISION, Precision.values());
     return folder
-        ? new JobSettings.Weights("", TensorNaming.BERT, path(c, Settings.MODEL_PATH, baseDir))
+        ? new JobSettings.Weights("", TensorNaming.BERT, path(c, Settings.MODEL_PATH, baseDir),
+            precision)
         : new JobSettings.Weights(path(c, Settings.MODEL_WEIGHTS, baseDir),
-            choice(c, Settings.NAMING, TensorNaming.values()), "");
+            choice(c, Settings.NAMING, TensorNaming.values()), "", precision);
   }
 
   /** The input columns: one of embeddings, ids and text, and what goes with it. */

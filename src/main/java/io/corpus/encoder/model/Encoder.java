@@ -1,7 +1,7 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.RmsNorm;
-import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.kernel.Vectors;
 import java.util.HashMap;
 import java.util.Map;
@@ -85,8 +85,8 @@ public final class Encoder {
   private void checkShapes() {
     for (int l = 0; l < weights.layerCount(); l++) {
       LayerWeights w = weights.layers().get(l);
-      if (w.inProjWeight().length != (long) head.qkvWidth() * width
-          || w.outProjWeight().length != (long) width * inner
+      if (w.inProjWeight().rows() != head.qkvWidth() || w.inProjWeight().cols() != width
+          || w.outProjWeight().rows() != width || w.outProjWeight().cols() != inner
           || (w.normsQueriesAndKeys() && (w.queryNorm().length != headWidth
           || w.keyNorm().length != headWidth))) {
         throw new IllegalArgumentException("layer " + l + "'s projections do not fit " + heads
@@ -125,12 +125,12 @@ public final class Encoder {
         }
         attention(batch, attended, w, l, layerSink);
         if (w.postNorms() == null) {
-          residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), x, x, n);
+          residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
           norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
           feedForward(scratch, w, x, x, n);
         } else {
           // x = x + N_a(attention); x = x + N_f(FFN(LN2(x))): each output normed, then added
-          residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), null, sublayer, n);
+          residualLinear(context, w.outProjWeight(), w.outProjBias(), null, sublayer, n);
           normAndAdd(sublayer, w.postNorms().attention(), x, n);
           norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
           feedForward(scratch, w, null, sublayer, n);
@@ -139,7 +139,7 @@ public final class Encoder {
       } else {
         // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
         attention(batch, x, w, l, layerSink);
-        residualLinear(context, inner, w.outProjWeight(), w.outProjBias(), x, scratch, n);
+        residualLinear(context, w.outProjWeight(), w.outProjBias(), x, scratch, n);
         norm(scratch, x, n, w.norm1Gamma(), w.norm1Beta());
         feedForward(x, w, x, scratch, n);
         norm(scratch, x, n, w.norm2Gamma(), w.norm2Beta());
@@ -192,14 +192,14 @@ public final class Encoder {
   }
 
   /** out (N, E) = residual + in (N, inWidth) · Wᵀ + b; out may be residual; null: none. */
-  private void residualLinear(float[] in, int inWidth, float[] w, float[] bias, float[] residual,
+  private void residualLinear(float[] in, Matrix w, float[] bias, float[] residual,
       float[] out, int n) {
     if (residual == null) {
       Vectors.fillRows(out, 0, n, bias);
     } else {
       Vectors.copyPlusBias(residual, 0, out, 0, n, bias);
     }
-    RowMajorBlas.linear(n, inWidth, width, in, 0, w, out, 0, true);
+    w.multiply(n, in, 0, out, 0, true);
   }
 
   /**
@@ -210,13 +210,11 @@ public final class Encoder {
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
     for (int first = 0; first < n; first += FFN_BLOCK) {
       int rows = Math.min(FFN_BLOCK, n - first);
-      RowMajorBlas.linear(rows, width, ffnWidth, in, first * width, w.ffnInWeight(), hidden, 0,
-          false);                                                             // (rows, F)
+      w.ffnInWeight().multiply(rows, in, first * width, hidden, 0, false);   // (rows, F)
       settings.activation().applyWithBias(hidden, rows, w.ffnInBias());
       if (w.gated()) {
         Vectors.fillRows(gate, 0, rows, w.ffnGateBias());
-        RowMajorBlas.linear(rows, width, ffnWidth, in, first * width, w.ffnGateWeight(), gate,
-            0, true);                                                         // (rows, F)
+        w.ffnGateWeight().multiply(rows, in, first * width, gate, 0, true);  // (rows, F)
         Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
       }
       if (residual == null) {
@@ -224,8 +222,7 @@ public final class Encoder {
       } else {
         Vectors.copyPlusBias(residual, first * width, out, first * width, rows, w.ffnOutBias());
       }
-      RowMajorBlas.linear(rows, ffnWidth, width, hidden, 0, w.ffnOutWeight(), out,
-          first * width, true);                                               // (rows, E)
+      w.ffnOutWeight().multiply(rows, hidden, 0, out, first * width, true);  // (rows, E)
     }
   }
 
@@ -238,7 +235,7 @@ public final class Encoder {
     int n = batch.tokenCount();
     int qkvWidth = head.qkvWidth();
     Vectors.fillRows(qkv, 0, n, w.inProjBias());
-    RowMajorBlas.linear(n, width, qkvWidth, in, 0, w.inProjWeight(), qkv, 0, true);
+    w.inProjWeight().multiply(n, in, 0, qkv, 0, true);
     if (w.normsQueriesAndKeys()) {                     // each head's q and k, over its D
       for (int r = 0; r < n; r++) {
         int queries = r * qkvWidth;

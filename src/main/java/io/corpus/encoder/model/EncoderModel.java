@@ -1,5 +1,6 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Precision;
 import java.io.Serializable;
 import java.util.List;
 
@@ -22,6 +23,14 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
   /** Without Dense modules or a token head. */
   public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, ClassifierHead head) {
     this(embeddings, encoder, head, null, null, List.of());
+  }
+
+  /**
+   * This model with its encoder's weight products in {@code precision} (the embedding table,
+   * the Dense modules and the heads stay float32).
+   */
+  public EncoderModel in(Precision precision) {
+    return new EncoderModel(embeddings, encoder.in(precision), head, tokenHead, splade, dense);
   }
 
   /** The width of the pooled vector after the Dense modules: E without any. */

@@ -1,5 +1,6 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Precision;
 import java.io.Serializable;
 import java.util.List;
 
@@ -31,6 +32,21 @@ public record EncoderWeights(
       throw new IllegalArgumentException("An encoder needs at least one layer");
     }
     layers = List.copyOf(layers);
+  }
+
+  /** These weights with every layer's matrices in {@code precision}. */
+  public EncoderWeights in(Precision precision) {
+    return new EncoderWeights(layers.stream().map(l -> l.in(precision)).toList(), finalNormGamma,
+        finalNormBeta, positionTable, scoreBiasTable);
+  }
+
+  /** Bytes the weights take. */
+  public long bytes() {
+    long bytes = 4 * parameterCount();
+    for (LayerWeights l : layers) {
+      bytes += l.bytes() - 4 * l.parameterCount();
+    }
+    return bytes;
   }
 
   /** E. */

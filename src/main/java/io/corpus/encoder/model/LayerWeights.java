@@ -1,10 +1,14 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.kernel.Precision;
 import java.io.Serializable;
 
 /**
  * One encoder layer's parameters, PyTorch layout (out, in). A family whose checkpoints have no
- * bias somewhere (ModernBERT) gets zero vectors there, so every bias is present.
+ * bias somewhere (ModernBERT) gets zero vectors there, so every bias is present. The five weight
+ * matrices are held in the precision their products run in ({@link #in}); the vectors stay
+ * float32.
  *
  * @param inProjWeight (3E, E): rows q, then k, then v
  * @param inProjBias (3E)
@@ -29,13 +33,13 @@ import java.io.Serializable;
  *     the residual (Gemma3's post_attention_layernorm and post_feedforward_layernorm), or null
  */
 public record LayerWeights(
-    float[] inProjWeight, float[] inProjBias,
-    float[] outProjWeight, float[] outProjBias,
-    float[] ffnInWeight, float[] ffnInBias,
-    float[] ffnOutWeight, float[] ffnOutBias,
+    Matrix inProjWeight, float[] inProjBias,
+    Matrix outProjWeight, float[] outProjBias,
+    Matrix ffnInWeight, float[] ffnInBias,
+    Matrix ffnOutWeight, float[] ffnOutBias,
     float[] norm1Gamma, float[] norm1Beta,
     float[] norm2Gamma, float[] norm2Beta,
-    float[] ffnGateWeight, float[] ffnGateBias,
+    Matrix ffnGateWeight, float[] ffnGateBias,
     float[] queryNorm, float[] keyNorm, PostNorms postNorms) implements Serializable {
 
   /**
@@ -46,6 +50,22 @@ public record LayerWeights(
    */
   public record PostNorms(float[] attention, float[] feedForward) implements Serializable {}
 
+  /** A layer of float32 matrices, (out, in) row-major, their shapes read off the biases. */
+  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
+      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
+      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
+      float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias, float[] queryNorm,
+      float[] keyNorm, PostNorms postNorms) {
+    this(Matrix.of(inProjWeight, inProjBias.length, outProjBias.length), inProjBias,
+        Matrix.of(outProjWeight, outProjBias.length, outProjWeight.length / outProjBias.length),
+        outProjBias, Matrix.of(ffnInWeight, ffnInBias.length, outProjBias.length), ffnInBias,
+        Matrix.of(ffnOutWeight, outProjBias.length, ffnInBias.length), ffnOutBias,
+        norm1Gamma, norm1Beta, norm2Gamma, norm2Beta,
+        ffnGateWeight == null ? null
+            : Matrix.of(ffnGateWeight, ffnInBias.length, outProjBias.length),
+        ffnGateBias, queryNorm, keyNorm, postNorms);
+  }
+
   /** A layer whose sublayers join the residual as they are. */
   public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
       float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
@@ -54,7 +74,7 @@ public record LayerWeights(
       float[] keyNorm) {
     this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
         ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, ffnGateWeight,
-        ffnGateBias, queryNorm, keyNorm, null);
+        ffnGateBias, queryNorm, keyNorm, (PostNorms) null);
   }
 
   /** A layer without q/k norms. */
@@ -64,7 +84,7 @@ public record LayerWeights(
       float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias) {
     this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
         ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, ffnGateWeight,
-        ffnGateBias, null, null, null);
+        ffnGateBias, null, null, (PostNorms) null);
   }
 
   /** A layer with a plain feed-forward and both norms: BERT's, PyTorch's. */
@@ -73,7 +93,8 @@ public record LayerWeights(
       float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
       float[] norm2Beta) {
     this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
-        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, null, null);
+        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, (float[]) null,
+        null);
   }
 
   public LayerWeights {
@@ -83,6 +104,34 @@ public record LayerWeights(
       throw new IllegalArgumentException("A norm's scale and shift, a gate's weight and bias, "
           + "and the q and k norms are both present or both absent");
     }
+  }
+
+  /** This layer with its five weight matrices in {@code precision}. */
+  public LayerWeights in(Precision precision) {
+    return new LayerWeights(inProjWeight.in(precision), inProjBias, outProjWeight.in(precision),
+        outProjBias, ffnInWeight.in(precision), ffnInBias, ffnOutWeight.in(precision), ffnOutBias,
+        norm1Gamma, norm1Beta, norm2Gamma, norm2Beta,
+        ffnGateWeight == null ? null : ffnGateWeight.in(precision), ffnGateBias, queryNorm,
+        keyNorm, postNorms);
+  }
+
+  /** Bytes the weights take. */
+  public long bytes() {
+    long bytes = 4 * (parameterCount() - matrixValues());
+    for (Matrix m : new Matrix[] {inProjWeight, outProjWeight, ffnInWeight, ffnOutWeight,
+        ffnGateWeight}) {
+      bytes += m == null ? 0 : m.bytes();
+    }
+    return bytes;
+  }
+
+  private long matrixValues() {
+    long count = 0;
+    for (Matrix m : new Matrix[] {inProjWeight, outProjWeight, ffnInWeight, ffnOutWeight,
+        ffnGateWeight}) {
+      count += m == null ? 0 : (long) m.rows() * m.cols();
+    }
+    return count;
   }
 
   /** E, the model width. */
@@ -112,10 +161,10 @@ public record LayerWeights(
 
   /** Number of float parameters. */
   public long parameterCount() {
-    long count = 0;
-    for (float[] a : new float[][] {inProjWeight, inProjBias, outProjWeight, outProjBias,
-        ffnInWeight, ffnInBias, ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
-        norm2Beta, ffnGateWeight, ffnGateBias, queryNorm, keyNorm,
+    long count = matrixValues();
+    for (float[] a : new float[][] {inProjBias, outProjBias,
+        ffnInBias, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
+        norm2Beta, ffnGateBias, queryNorm, keyNorm,
         postNorms == null ? null : postNorms.attention(),
         postNorms == null ? null : postNorms.feedForward()}) {
       count += a == null ? 0 : a.length;

@@ -72,7 +72,7 @@ public final class ReferenceEncoder {
     int kvHeads = settings.kvHeads();
     int d = settings.headWidth(width);
     int group = heads / kvHeads;
-    double[][] qkv = linear(x, w.inProjWeight(), w.inProjBias());   // (T, (H + 2·Hkv)·D)
+    double[][] qkv = linear(x, w.inProjWeight().floats(), w.inProjBias());   // (T, (H + 2·Hkv)·D)
     if (w.normsQueriesAndKeys()) {
       for (int i = 0; i < t; i++) {
         for (int h = 0; h < heads + kvHeads; h++) {                  // q heads, then k heads
@@ -126,7 +126,7 @@ public final class ReferenceEncoder {
         }
       }
     }
-    return linear(context, w.outProjWeight(), w.outProjBias());
+    return linear(context, w.outProjWeight().floats(), w.outProjBias());
   }
 
   /** Each rotated pair of the head at {@code offset} turned by its angle at position p. */
@@ -143,14 +143,14 @@ public final class ReferenceEncoder {
   }
 
   private double[][] feedForward(double[][] x, LayerWeights w) {
-    double[][] h = linear(x, w.ffnInWeight(), w.ffnInBias());
-    double[][] gate = w.gated() ? linear(x, w.ffnGateWeight(), w.ffnGateBias()) : null;
+    double[][] h = linear(x, w.ffnInWeight().floats(), w.ffnInBias());
+    double[][] gate = w.gated() ? linear(x, w.ffnGateWeight().floats(), w.ffnGateBias()) : null;
     for (int r = 0; r < h.length; r++) {
       for (int i = 0; i < h[r].length; i++) {
         h[r][i] = settings.activation().exact(h[r][i]) * (gate == null ? 1 : gate[r][i]);
       }
     }
-    return linear(h, w.ffnOutWeight(), w.ffnOutBias());
+    return linear(h, w.ffnOutWeight().floats(), w.ffnOutBias());
   }
 
   /** y = x·Wᵀ + b with W (out, in). */

@@ -38,6 +38,7 @@ public abstract class EncoderParams extends Transformer {
   final BooleanParam causal;
   final IntParam window;
   final Param<String> positional;
+  final Param<String> precision;
   final Param<String> idCol;
   final Param<String> inputCol;
   final Param<String> idsCol;
@@ -91,6 +92,7 @@ public abstract class EncoderParams extends Transformer {
     causal = flagParam(Settings.CAUSAL);
     window = intParam(Settings.WINDOW);
     positional = param(Settings.POSITIONAL);
+    precision = param(Settings.PRECISION);
     idCol = param(Settings.ID_COLUMN);
     inputCol = param(Settings.EMBEDDINGS_COLUMN);
     idsCol = param(Settings.IDS_COLUMN);
@@ -222,6 +224,7 @@ public abstract class EncoderParams extends Transformer {
   public BooleanParam causal() { return causal; }
   public IntParam window() { return window; }
   public Param<String> positional() { return positional; }
+  public Param<String> precision() { return precision; }
   public Param<String> idCol() { return idCol; }
   public Param<String> inputCol() { return inputCol; }
   public Param<String> idsCol() { return idsCol; }

@@ -7,6 +7,7 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.text.Entities;
@@ -90,6 +91,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setCausal(boolean v) { set(causal, v); return this; }
   public EncoderTransformer setWindow(int v) { set(window, v); return this; }
   public EncoderTransformer setPositional(String v) { set(positional, v); return this; }
+  public EncoderTransformer setPrecision(String v) { set(precision, v); return this; }
   public EncoderTransformer setIdCol(String v) { set(idCol, v); return this; }
   public EncoderTransformer setInputCol(String v) { set(inputCol, v); return this; }
   public EncoderTransformer setIdsCol(String v) { set(idsCol, v); return this; }
@@ -216,6 +218,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         loaded = LoadedModel.fromFile(Path.of($(weightsPath)),
             TensorNaming.fromConfigName($(naming)), modelSettings());
       }
+      loaded = loaded.in(ConfigName.parse(Precision.values(), $(precision), "precision"));
       loadedKey = modelKey();
     }
     return loaded;
@@ -223,7 +226,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   private String modelKey() {
     return $(modelPath) + "|" + $(weightsPath) + "|" + $(naming) + "|" + modelSettings() + "|"
-        + (resolvedPooling() == Pooling.SPLADE);
+        + (resolvedPooling() == Pooling.SPLADE) + "|" + $(precision);
   }
 
   /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */

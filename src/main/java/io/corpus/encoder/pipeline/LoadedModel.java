@@ -1,5 +1,6 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.weights.FolderWeights;
@@ -63,6 +64,20 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
         w.splade(), w.dense()),
         settings, folder, tokenizer);
+  }
+
+  /**
+   * This model with its weight products in {@code precision}, or an error in one line when this
+   * processor does not run it ({@link Precision#refusal}).
+   */
+  public LoadedModel in(Precision precision) {
+    if (precision == Precision.FLOAT32) {
+      return this;
+    }
+    precision.refusal().ifPresent(why -> {
+      throw new IllegalArgumentException(why);
+    });
+    return new LoadedModel(weights.in(precision), settings, folder, tokenizerJson);
   }
 
   public boolean isFolder() {

@@ -18,13 +18,13 @@ public final class WeightsWriter {
       LayerWeights l = w.layers().get(i);
       if (naming == TensorNaming.PYTORCH) {
         String p = "layers." + i + ".";
-        out.put(p + "self_attn.in_proj_weight", l.inProjWeight(), 3 * e, e)
+        out.put(p + "self_attn.in_proj_weight", l.inProjWeight().floats(), 3 * e, e)
             .put(p + "self_attn.in_proj_bias", l.inProjBias(), 3 * e)
-            .put(p + "self_attn.out_proj.weight", l.outProjWeight(), e, e)
+            .put(p + "self_attn.out_proj.weight", l.outProjWeight().floats(), e, e)
             .put(p + "self_attn.out_proj.bias", l.outProjBias(), e)
-            .put(p + "linear1.weight", l.ffnInWeight(), f, e)
+            .put(p + "linear1.weight", l.ffnInWeight().floats(), f, e)
             .put(p + "linear1.bias", l.ffnInBias(), f)
-            .put(p + "linear2.weight", l.ffnOutWeight(), e, f)
+            .put(p + "linear2.weight", l.ffnOutWeight().floats(), e, f)
             .put(p + "linear2.bias", l.ffnOutBias(), e)
             .put(p + "norm1.weight", l.norm1Gamma(), e)
             .put(p + "norm1.bias", l.norm1Beta(), e)
@@ -35,15 +35,15 @@ public final class WeightsWriter {
         String[] qkv = {"query", "key", "value"};
         for (int j = 0; j < 3; j++) {
           out.put(p + "attention.self." + qkv[j] + ".weight",
-              Arrays.copyOfRange(l.inProjWeight(), j * e * e, (j + 1) * e * e), e, e);
+              Arrays.copyOfRange(l.inProjWeight().floats(), j * e * e, (j + 1) * e * e), e, e);
           out.put(p + "attention.self." + qkv[j] + ".bias",
               Arrays.copyOfRange(l.inProjBias(), j * e, (j + 1) * e), e);
         }
-        out.put(p + "attention.output.dense.weight", l.outProjWeight(), e, e)
+        out.put(p + "attention.output.dense.weight", l.outProjWeight().floats(), e, e)
             .put(p + "attention.output.dense.bias", l.outProjBias(), e)
-            .put(p + "intermediate.dense.weight", l.ffnInWeight(), f, e)
+            .put(p + "intermediate.dense.weight", l.ffnInWeight().floats(), f, e)
             .put(p + "intermediate.dense.bias", l.ffnInBias(), f)
-            .put(p + "output.dense.weight", l.ffnOutWeight(), e, f)
+            .put(p + "output.dense.weight", l.ffnOutWeight().floats(), e, f)
             .put(p + "output.dense.bias", l.ffnOutBias(), e)
             .put(p + "attention.output.LayerNorm.weight", l.norm1Gamma(), e)
             .put(p + "attention.output.LayerNorm.bias", l.norm1Beta(), e)

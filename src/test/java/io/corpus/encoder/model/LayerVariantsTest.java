@@ -224,9 +224,9 @@ class LayerVariantsTest {
     for (int l = 0; l < LAYERS.size(); l++) {
       LayerWeights w = plain.layers().get(l);
       boolean attentionNorm = l > 0;
-      layers.add(new LayerWeights(scaled(w.inProjWeight(), 1.6f), w.inProjBias(),
-          w.outProjWeight(), w.outProjBias(), w.ffnInWeight(), w.ffnInBias(),
-          w.ffnOutWeight(), w.ffnOutBias(), attentionNorm ? w.norm1Gamma() : null,
+      layers.add(new LayerWeights(scaled(w.inProjWeight().floats(), 1.6f), w.inProjBias(),
+          w.outProjWeight().floats(), w.outProjBias(), w.ffnInWeight().floats(), w.ffnInBias(),
+          w.ffnOutWeight().floats(), w.ffnOutBias(), attentionNorm ? w.norm1Gamma() : null,
           attentionNorm ? w.norm1Beta() : null, w.norm2Gamma(), w.norm2Beta(),
           RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)),
           RandomModels.gaussian(random, FFN, 0.1)));

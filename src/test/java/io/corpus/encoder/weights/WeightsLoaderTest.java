@@ -30,7 +30,7 @@ class WeightsLoaderTest {
     EncoderWeights w = WeightsLoader.load(bert.weights(), TensorNaming.BERT, bert.settings());
     SafetensorsFile f = SafetensorsFile.open(bert.weights());
     float[] key = f.read("encoder.layer.1.attention.self.key.weight");
-    float[] inProj = w.layers().get(1).inProjWeight();
+    float[] inProj = w.layers().get(1).inProjWeight().floats();
     assertEquals(3 * key.length, inProj.length);
     for (int i = 0; i < key.length; i++) {
       assertEquals(key[i], inProj[key.length + i]);

@@ -1,0 +1,135 @@
+package io.corpus.encoder.kernel;
+
+import com.sun.jna.Memory;
+
+/**
+ * int8 weights as ONNX Runtime's dynamic quantization makes them (symmetric, one scale per output
+ * row); activations are quantized per token as each product runs ({@link ReducedProducts}).
+ */
+public final class Int8Matrix implements Matrix {
+  private static final long serialVersionUID = 1L;
+  /** Symmetric int8 spans -127..127, as ONNX Runtime's symmetric int8 does. */
+  static final int LIMIT = 127;
+  private final byte[] values;      // (rows, cols), row-major
+  private final float[] scales;     // (rows): W[r][c] ≈ scales[r] · values[r][c]
+  private final int[] rowSums;      // (rows): Σ_c values[r][c], for the activations' zero points
+  private final int rows;
+  private final int cols;
+  private transient volatile Memory onNative;
+
+  private Int8Matrix(byte[] values, float[] scales, int rows, int cols) {
+    this.values = values;
+    this.scales = scales;
+    this.rows = rows;
+    this.cols = cols;
+    this.rowSums = new int[rows];
+    for (int r = 0; r < rows; r++) {
+      int sum = 0;
+      for (int c = 0; c < cols; c++) {
+        sum += values[r * cols + c];
+      }
+      rowSums[r] = sum;
+    }
+  }
+
+  /**
+   * Quantizes each row as ONNX Runtime's {@code quantize_dynamic} does with per-channel
+   * symmetric int8: the range [min(0, row), max(0, row)] made symmetric, scale = 2·absmax / 254
+   * in double rounded to float (1 for a row of zeros), values round(w / scale) to nearest even,
+   * clipped to ±127.
+   */
+  public static Int8Matrix quantize(float[] w, int rows, int cols) {
+    if (w.length != (long) rows * cols) {
+      throw new IllegalArgumentException("A (" + rows + ", " + cols + ") matrix holds "
+          + (long) rows * cols + " values, not " + w.length);
+    }
+    byte[] q = new byte[w.length];
+    float[] scales = new float[rows];
+    for (int r = 0; r < rows; r++) {
+      float absMax = 0;
+      for (int c = 0; c < cols; c++) {
+        absMax = Math.max(absMax, Math.abs(w[r * cols + c]));
+      }
+      // compute_scale_zp: the range over the steps in double, then float
+      double steps = (double) (absMax + absMax) / (2 * LIMIT);
+      float scale = steps < Float.MIN_NORMAL ? 1f : (float) steps;
+      scales[r] = scale;
+      for (int c = 0; c < cols; c++) {
+        float v = (float) Math.rint(w[r * cols + c] / scale);
+        q[r * cols + c] = (byte) Math.max(-LIMIT, Math.min(LIMIT, v));
+      }
+    }
+    return new Int8Matrix(q, scales, rows, cols);
+  }
+
+  /** The int8 values, (rows, cols) row-major. */
+  public byte[] values() {
+    return values;
+  }
+
+  /** Each output row's scale. */
+  public float[] scales() {
+    return scales.clone();
+  }
+
+  int[] rowSums() {
+    return rowSums;
+  }
+
+  float scale(int row) {
+    return scales[row];
+  }
+
+  @Override
+  public int rows() {
+    return rows;
+  }
+
+  @Override
+  public int cols() {
+    return cols;
+  }
+
+  @Override
+  public Precision precision() {
+    return Precision.INT8;
+  }
+
+  @Override
+  public void multiply(int n, float[] x, int xOffset, float[] y, int yOffset,
+      boolean accumulate) {
+    ReducedProducts.forThisThread().int8(n, x, xOffset, this, y, yOffset, accumulate);
+  }
+
+  /** The int8 values in native memory, copied there once per JVM. */
+  Memory onNative() {
+    Memory m = onNative;
+    if (m == null) {
+      synchronized (this) {
+        if (onNative == null) {
+          Memory copy = new Memory(values.length);
+          copy.write(0, values, 0, values.length);
+          onNative = copy;
+        }
+        m = onNative;
+      }
+    }
+    return m;
+  }
+
+  @Override
+  public float[] floats() {
+    float[] f = new float[values.length];
+    for (int r = 0; r < rows; r++) {
+      for (int c = 0; c < cols; c++) {
+        f[r * cols + c] = scales[r] * values[r * cols + c];
+      }
+    }
+    return f;
+  }
+
+  @Override
+  public long bytes() {
+    return values.length + 8L * rows;
+  }
+}

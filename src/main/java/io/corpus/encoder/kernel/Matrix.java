@@ -1,0 +1,50 @@
+package io.corpus.encoder.kernel;
+
+import java.io.Serializable;
+
+/**
+ * A weight matrix W (rows, cols) in PyTorch's (out, in) layout, held in the precision its
+ * products run in: a linear layer computes {@code Y (+)= X·Wᵀ} with X (n, cols) and Y (n, rows).
+ * Immutable; broadcast to executors in its own form (a bfloat16 matrix is half the bytes of a
+ * float32 one, an int8 one a quarter).
+ */
+public sealed interface Matrix extends Serializable
+    permits Float32Matrix, Bfloat16Matrix, Int8Matrix {
+
+  /** Output features: Y's width. */
+  int rows();
+
+  /** Input features: X's width. */
+  int cols();
+
+  Precision precision();
+
+  /**
+   * {@code y (n, rows) = [y +] x (n, cols) · Wᵀ}, row-major, with row strides cols and rows;
+   * with {@code accumulate}, y already holds what is added to (a bias, a residual).
+   */
+  void multiply(int n, float[] x, int xOffset, float[] y, int yOffset, boolean accumulate);
+
+  /** The values as float32 (dequantized: what the products multiply by), (rows, cols). */
+  float[] floats();
+
+  /** Bytes the weights take. */
+  long bytes();
+
+  /** A float32 matrix of (rows, cols) values, row-major. */
+  static Matrix of(float[] values, int rows, int cols) {
+    return new Float32Matrix(values, rows, cols);
+  }
+
+  /** This matrix's float32 values in {@code precision}; float32 returns this very matrix. */
+  default Matrix in(Precision precision) {
+    if (precision == precision()) {
+      return this;
+    }
+    return switch (precision) {
+      case FLOAT32 -> of(floats(), rows(), cols());
+      case BFLOAT16 -> Bfloat16Matrix.round(floats(), rows(), cols());
+      case INT8 -> Int8Matrix.quantize(floats(), rows(), cols());
+    };
+  }
+}

@@ -1,0 +1,161 @@
+package io.corpus.encoder.kernel;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+import io.corpus.encoder.common.NativeFiles;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * oneDNN, the kernel library under PyTorch and ONNX Runtime, for the products float32 BLAS cannot
+ * do: bfloat16 and int8 inputs with float32 or int32 results. Its C API is called through JNA;
+ * the libraries come from the {@code org.bytedeco:dnnl} jar (and libOpenCL.so.1, which
+ * libdnnl.so.3 links, from bytedeco's OpenCL jar), extracted by each process into a private
+ * folder of its own and checked against the jar's copy before they load ({@link NativeFiles}),
+ * as the bundled OpenBLAS is. Loaded on first use; {@link #available()} says whether it could be.
+ *
+ * <p>oneDNN picks its kernels at run time from the processor's instructions; {@link #isa()}
+ * names the set it dispatched to. Products run on the calling thread only (one OpenMP thread per
+ * caller), as the BLAS does: a Spark task is one core.
+ */
+public final class OneDnn {
+  static final String VERSION = "3.8.1";
+  private static final String FOLDER = "org/bytedeco/dnnl/linux-x86_64/";
+  private static final String OPENCL = "org/bytedeco/opencl/linux-x86_64/libOpenCL.so.1";
+  private static final List<String> FILES = List.of("libgomp.so.1", "libdnnl.so.3");
+
+  // oneDNN's enum values (dnnl_types.h, version 3.8)
+  static final int F32 = 3;
+  static final int BF16 = 2;
+  static final int S32 = 4;
+  static final int S8 = 5;
+  static final int U8 = 6;
+  static final int TAG_AB = 3;           // row-major (rows, cols)
+  static final int TAG_BA = 14;          // (K, N) stored as (N, K): PyTorch's (out, in)
+  static final int ARG_SRC = 1;
+  static final int ARG_DST = 17;
+  static final int ARG_WEIGHTS = 33;
+  static final long RUNTIME_DIM = Long.MIN_VALUE;
+  static final int QUERY_IMPL_INFO = 8;
+
+  /** The C functions used, as declared in dnnl.h (handles are pointers). */
+  interface Api extends Library {
+    int dnnl_engine_create(PointerByReference engine, int kind, long index);
+    int dnnl_stream_create(PointerByReference stream, Pointer engine, int flags);
+    int dnnl_stream_wait(Pointer stream);
+    int dnnl_memory_desc_create_with_tag(PointerByReference desc, int ndims, long[] dims,
+        int type, int tag);
+    int dnnl_memory_desc_destroy(Pointer desc);
+    int dnnl_matmul_primitive_desc_create(PointerByReference pd, Pointer engine, Pointer src,
+        Pointer weights, Pointer bias, Pointer dst, Pointer attr);
+    int dnnl_primitive_desc_query(Pointer pd, int what, int index, PointerByReference result);
+    int dnnl_primitive_desc_destroy(Pointer pd);
+    int dnnl_primitive_create(PointerByReference primitive, Pointer pd);
+    int dnnl_memory_create(PointerByReference memory, Pointer desc, Pointer engine,
+        Pointer handle);
+    int dnnl_memory_destroy(Pointer memory);
+    int dnnl_primitive_execute(Pointer primitive, Pointer stream, int nargs, Pointer args);
+    int dnnl_get_effective_cpu_isa();
+    int dnnl_set_max_cpu_isa(int isa);
+  }
+
+  /** The OpenMP runtime oneDNN is built on: its thread count is set per calling thread. */
+  interface OpenMp extends Library {
+    void omp_set_num_threads(int threads);
+  }
+
+  private OneDnn() {}
+
+  /** Loaded once per JVM, on first use. */
+  private static final class Loaded {
+    static final OpenMp OMP;
+    static final Api API;
+    static final Pointer ENGINE;
+    static final String FAILURE;
+
+    static {
+      OpenMp omp = null;
+      Api api = null;
+      Pointer engine = null;
+      String failure = null;
+      try {
+        Path dir = extract();
+        omp = Native.load(dir.resolve(FILES.get(0)).toString(), OpenMp.class);
+        api = Native.load(dir.resolve(FILES.get(1)).toString(), Api.class);
+        String cap = System.getProperty("encoder.onednn.max-isa", "");
+        if (!cap.isEmpty()) {      // tests: run the kernels an older processor would
+          check(api.dnnl_set_max_cpu_isa(Isa.named(cap).code()), "dnnl_set_max_cpu_isa " + cap);
+        }
+        PointerByReference ref = new PointerByReference();
+        check(api.dnnl_engine_create(ref, 1, 0), "dnnl_engine_create");
+        engine = ref.getValue();
+      } catch (RuntimeException | LinkageError e) {
+        failure = e.getMessage();
+      }
+      OMP = omp;
+      API = api;
+      ENGINE = engine;
+      FAILURE = failure;
+    }
+
+    private static Path extract() {
+      ClassLoader loader = OneDnn.class.getClassLoader();
+      if (loader.getResource(FOLDER + FILES.get(1)) == null || loader.getResource(OPENCL) == null) {
+        throw new IllegalStateException("oneDNN's libraries are not on the classpath (the "
+            + "org.bytedeco:dnnl and org.bytedeco:opencl linux-x86_64 jars)");
+      }
+      Path dir = NativeFiles.privateFolder("corpus-encoder-onednn-" + VERSION + "-");
+      NativeFiles.extract(loader, OPENCL, dir, "libOpenCL.so.1");
+      for (String file : FILES) {
+        NativeFiles.extract(loader, FOLDER + file, dir, file);
+      }
+      return dir;
+    }
+  }
+
+  /** Whether oneDNN loaded on this machine. */
+  public static boolean available() {
+    return Loaded.API != null;
+  }
+
+  /** Why oneDNN did not load, or empty when it did. */
+  public static String failure() {
+    return Loaded.FAILURE == null ? "" : Loaded.FAILURE;
+  }
+
+  /** The instruction set oneDNN's kernels dispatch to on this processor. */
+  public static Isa isa() {
+    return Isa.of(api().dnnl_get_effective_cpu_isa());
+  }
+
+  /** For logs and the run summary: {@code oneDNN 3.8.1 (avx512_core_vnni)}. */
+  public static String describe() {
+    return available() ? "oneDNN " + VERSION + " (" + isa().label() + ")"
+        : "oneDNN " + VERSION + " not loaded: " + failure();
+  }
+
+  static Api api() {
+    if (Loaded.API == null) {
+      throw new IllegalStateException("oneDNN did not load: " + Loaded.FAILURE);
+    }
+    return Loaded.API;
+  }
+
+  static Pointer engine() {
+    api();
+    return Loaded.ENGINE;
+  }
+
+  /** One OpenMP thread for the calling thread's products. */
+  static void singleThreaded() {
+    Loaded.OMP.omp_set_num_threads(1);
+  }
+
+  static void check(int status, String what) {
+    if (status != 0) {
+      throw new IllegalStateException(what + " failed: oneDNN status " + status);
+    }
+  }
+}

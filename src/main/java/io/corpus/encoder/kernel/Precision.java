@@ -1,0 +1,59 @@
+package io.corpus.encoder.kernel;
+
+import io.corpus.encoder.common.ConfigName;
+
+/**
+ * The number format of a model's weight products ({@code model.precision}). Norms, softmax,
+ * activations, attention, pooling and heads stay float32 in every precision.
+ */
+public enum Precision implements ConfigName {
+  /** float32 weights and products on the BLAS: the reference. */
+  FLOAT32("float32"),
+  /**
+   * Weights rounded to bfloat16 (nearest even, as PyTorch's {@code .to(torch.bfloat16)}), each
+   * product's input rounded per batch, products summed in float32 by oneDNN.
+   */
+  BFLOAT16("bfloat16"),
+  /**
+   * ONNX Runtime's dynamic quantization: weights symmetric int8 per output row, activations
+   * asymmetric uint8 per token, computed on the fly; int32 sums rescaled to float32.
+   */
+  INT8("int8");
+
+  private final String configName;
+
+  /**
+   * Why this processor does not run this precision, in one line, or empty when it does: int8
+   * runs wherever oneDNN loads (AVX2 and up; VNNI and AMX faster), bfloat16 only where the
+   * processor multiplies bfloat16 itself (AVX512_BF16, AMX, AVX2-VNNI-2): oneDNN's emulation
+   * elsewhere was measured at a quarter of float32's speed (25 against 100 GFLOP/s a core on
+   * an AVX-512 VNNI Xeon).
+   */
+  public java.util.Optional<String> refusal() {
+    if (this == FLOAT32) {
+      return java.util.Optional.empty();
+    }
+    if (!OneDnn.available()) {
+      return java.util.Optional.of("model.precision = " + configName + " needs oneDNN, which did "
+          + "not load: " + OneDnn.failure());
+    }
+    Isa isa = OneDnn.isa();
+    if (this == BFLOAT16 && !isa.nativeBfloat16()) {
+      return java.util.Optional.of("model.precision = bfloat16 is refused on this processor: "
+          + "oneDNN dispatches to " + isa.label() + ", which has no bfloat16 dot products "
+          + "(AVX512_BF16, AMX or AVX2-VNNI-2), and emulated they run at about a quarter of "
+          + "float32's speed; use float32, or int8 (" + (isa.exactInt8() ? "VNNI here"
+          : "no VNNI here: activations in 7 bits") + ")");
+    }
+    return java.util.Optional.empty();
+  }
+
+  Precision(String configName) {
+    this.configName = configName;
+  }
+
+  @Override
+  public String configName() {
+    return configName;
+  }
+}

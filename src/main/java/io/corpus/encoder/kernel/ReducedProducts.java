@@ -1,0 +1,227 @@
+package io.corpus.encoder.kernel;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The bfloat16 and int8 products on oneDNN's matmul, for one thread: its stream, its primitives
+ * (one per kind and shape, made on first use with the row count left to run time, so any batch
+ * reuses them; a thread's own, so two tasks never share a primitive's scratch space) and its
+ * native buffers, grown as batches need. Inputs are converted here, per batch: rounded to
+ * bfloat16, or quantized per token to uint8 (0..255 where int8 dot products are exact, 0..127
+ * where they saturate pairs at int16: {@link Isa#exactInt8}).
+ *
+ * <p>Not thread-safe: {@link #forThisThread} gives each thread its own.
+ */
+final class ReducedProducts {
+  private static final ThreadLocal<ReducedProducts> PER_THREAD =
+      ThreadLocal.withInitial(ReducedProducts::new);
+
+  private final OneDnn.Api api = OneDnn.api();
+  private final Pointer engine = OneDnn.engine();
+  private final Pointer stream;
+  private final int activationMax;     // 255, or 127 without exact int8 dot products
+  private final Map<Long, Pointer> primitives = new HashMap<>();
+  private Memory source = new Memory(1);   // the converted input (n, K)
+  private Memory result = new Memory(1);   // the product (n, N), int32 or float32
+  private byte[] quantized = new byte[0];  // (n, K) on the heap, before its copy
+  private short[] rounded = new short[0];  // (n, K) bfloat16
+  private int[] sums = new int[0];         // (n, N) int32
+  private float[] floats = new float[0];   // (n, N) float32
+  private float[] tokenScales = new float[0];
+  private int[] zeroPoints = new int[0];
+  private final Memory args = new Memory(48);   // three dnnl_exec_arg_t {int arg; void* memory}
+
+  private ReducedProducts() {
+    OneDnn.singleThreaded();
+    PointerByReference ref = new PointerByReference();
+    OneDnn.check(api.dnnl_stream_create(ref, engine, 1), "dnnl_stream_create");
+    stream = ref.getValue();
+    activationMax = OneDnn.isa().exactInt8() ? 255 : 127;
+  }
+
+  static ReducedProducts forThisThread() {
+    return PER_THREAD.get();
+  }
+
+  /** The largest uint8 an activation is quantized to on this processor. */
+  static int activationMax() {
+    return forThisThread().activationMax;
+  }
+
+  /** y (n, N) [+]= x (n, K) · Wᵀ with W int8 (N, K). */
+  void int8(int n, float[] x, int xOffset, Int8Matrix w, float[] y, int yOffset,
+      boolean accumulate) {
+    if (n == 0) {
+      return;
+    }
+    int k = w.cols();
+    int outs = w.rows();
+    if (quantized.length < n * k) {
+      quantized = new byte[n * k];
+    }
+    if (tokenScales.length < n) {
+      tokenScales = new float[n];
+      zeroPoints = new int[n];
+    }
+    quantizeRows(n, k, x, xOffset, activationMax, quantized, tokenScales, zeroPoints);
+    source = atLeast(source, (long) n * k);
+    source.write(0, quantized, 0, n * k);
+    result = atLeast(result, 4L * n * outs);
+    run(OneDnn.U8, OneDnn.S8, OneDnn.S32, n, k, outs, w.onNative());
+    if (sums.length < n * outs) {
+      sums = new int[n * outs];
+    }
+    result.read(0, sums, 0, n * outs);
+    int[] rowSums = w.rowSums();
+    for (int t = 0; t < n; t++) {
+      float tokenScale = tokenScales[t];
+      int zero = zeroPoints[t];
+      int at = yOffset + t * outs;
+      for (int o = 0; o < outs; o++) {
+        float v = tokenScale * w.scale(o) * (sums[t * outs + o] - zero * rowSums[o]);
+        y[at + o] = accumulate ? y[at + o] + v : v;
+      }
+    }
+  }
+
+  /**
+   * Each of the n rows of x (width K) as uint8 with its own scale and zero point, as ONNX
+   * Runtime's DynamicQuantizeLinear does for a whole tensor: range [min(0, row), max(0, row)],
+   * scale = range / qmax, zero point round(-min / scale), values round(x / scale) + zero point,
+   * rounded to nearest even and clipped to 0..qmax (a row of zeros: scale 1, zero point 0).
+   */
+  static void quantizeRows(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
+      float[] scales, int[] zeroPoints) {
+    for (int t = 0; t < n; t++) {
+      int from = xOffset + t * k;
+      float min = 0;
+      float max = 0;
+      for (int i = 0; i < k; i++) {
+        min = Math.min(min, x[from + i]);
+        max = Math.max(max, x[from + i]);
+      }
+      float scale = (max - min) / qmax;
+      int zero = 0;
+      if (!(scale >= Float.MIN_NORMAL)) {
+        scale = 1f;
+      } else {
+        zero = (int) Math.max(0, Math.min(qmax, Math.rint(-min / scale)));
+      }
+      scales[t] = scale;
+      zeroPoints[t] = zero;
+      int to = t * k;
+      for (int i = 0; i < k; i++) {
+        double q = Math.rint(x[from + i] / scale) + zero;
+        out[to + i] = (byte) (int) Math.max(0, Math.min(qmax, q));
+      }
+    }
+  }
+
+  /** y (n, N) [+]= x (n, K) · Wᵀ with W bfloat16 (N, K), x rounded to bfloat16. */
+  void bfloat16(int n, float[] x, int xOffset, Bfloat16Matrix w, float[] y, int yOffset,
+      boolean accumulate) {
+    if (n == 0) {
+      return;
+    }
+    int k = w.cols();
+    int outs = w.rows();
+    if (rounded.length < n * k) {
+      rounded = new short[n * k];
+    }
+    for (int i = 0; i < n * k; i++) {
+      rounded[i] = Bfloat16Matrix.toBfloat16(x[xOffset + i]);
+    }
+    source = atLeast(source, 2L * n * k);
+    source.write(0, rounded, 0, n * k);
+    result = atLeast(result, 4L * n * outs);
+    run(OneDnn.BF16, OneDnn.BF16, OneDnn.F32, n, k, outs, w.onNative());
+    if (!accumulate) {
+      result.read(0, y, yOffset, n * outs);
+      return;
+    }
+    if (floats.length < n * outs) {
+      floats = new float[n * outs];
+    }
+    result.read(0, floats, 0, n * outs);
+    for (int i = 0; i < n * outs; i++) {
+      y[yOffset + i] += floats[i];
+    }
+  }
+
+  /** result (n, N) = source (n, K) · weights (K, N), the weights stored as (N, K). */
+  private void run(int srcType, int weightType, int dstType, int n, int k, int outs,
+      Memory weights) {
+    Pointer primitive = primitive(srcType, weightType, dstType, k, outs);
+    Pointer srcDesc = desc(new long[] {n, k}, srcType, OneDnn.TAG_AB);
+    Pointer weightDesc = desc(new long[] {k, outs}, weightType, OneDnn.TAG_BA);
+    Pointer dstDesc = desc(new long[] {n, outs}, dstType, OneDnn.TAG_AB);
+    Pointer src = memory(srcDesc, source);
+    Pointer wei = memory(weightDesc, weights);
+    Pointer dst = memory(dstDesc, result);
+    try {
+      args.setInt(0, OneDnn.ARG_SRC);
+      args.setPointer(8, src);
+      args.setInt(16, OneDnn.ARG_WEIGHTS);
+      args.setPointer(24, wei);
+      args.setInt(32, OneDnn.ARG_DST);
+      args.setPointer(40, dst);
+      OneDnn.check(api.dnnl_primitive_execute(primitive, stream, 3, args), "matmul");
+      OneDnn.check(api.dnnl_stream_wait(stream), "dnnl_stream_wait");
+    } finally {
+      for (Pointer m : new Pointer[] {src, wei, dst}) {
+        api.dnnl_memory_destroy(m);
+      }
+      for (Pointer d : new Pointer[] {srcDesc, weightDesc, dstDesc}) {
+        api.dnnl_memory_desc_destroy(d);
+      }
+    }
+  }
+
+  /** The matmul of (?, K) by (K, N) in these types, made once per thread. */
+  private Pointer primitive(int srcType, int weightType, int dstType, int k, int outs) {
+    long key = ((long) srcType << 56) | ((long) k << 28) | outs;
+    Pointer primitive = primitives.get(key);
+    if (primitive != null) {
+      return primitive;
+    }
+    Pointer src = desc(new long[] {OneDnn.RUNTIME_DIM, k}, srcType, OneDnn.TAG_AB);
+    Pointer wei = desc(new long[] {k, outs}, weightType, OneDnn.TAG_BA);
+    Pointer dst = desc(new long[] {OneDnn.RUNTIME_DIM, outs}, dstType, OneDnn.TAG_AB);
+    PointerByReference ref = new PointerByReference();
+    try {
+      OneDnn.check(api.dnnl_matmul_primitive_desc_create(ref, engine, src, wei, null, dst,
+          null), "matmul of (n, " + k + ") by (" + k + ", " + outs + ")");
+      Pointer pd = ref.getValue();
+      OneDnn.check(api.dnnl_primitive_create(ref, pd), "dnnl_primitive_create");
+      api.dnnl_primitive_desc_destroy(pd);
+      primitive = ref.getValue();
+    } finally {
+      for (Pointer d : new Pointer[] {src, wei, dst}) {
+        api.dnnl_memory_desc_destroy(d);
+      }
+    }
+    primitives.put(key, primitive);
+    return primitive;
+  }
+
+  private Pointer desc(long[] dims, int type, int tag) {
+    PointerByReference ref = new PointerByReference();
+    OneDnn.check(api.dnnl_memory_desc_create_with_tag(ref, dims.length, dims, type, tag),
+        "dnnl_memory_desc_create_with_tag");
+    return ref.getValue();
+  }
+
+  private Pointer memory(Pointer desc, Memory data) {
+    PointerByReference ref = new PointerByReference();
+    OneDnn.check(api.dnnl_memory_create(ref, desc, engine, data), "dnnl_memory_create");
+    return ref.getValue();
+  }
+
+  private static Memory atLeast(Memory m, long bytes) {
+    return m.size() >= bytes ? m : new Memory(Math.max(bytes, m.size() + m.size() / 2));
+  }
+}

@@ -1,0 +1,123 @@
+package io.corpus.encoder.kernel;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The int8 and bfloat16 products on oneDNN against the same arithmetic done here in double: the
+ * int8 product must equal Σ (scale_t·(q_t − zero_t))·(scale_o·q_o) over the quantized values, up
+ * to float32 rounding of the result, for any batch size the primitives are reused with; the
+ * bfloat16 product Σ bf16(x)·bf16(w) summed in float32. Runs on whatever processor this is
+ * (oneDNN picks the kernels; {@link OneDnn#isa} is printed).
+ */
+class ReducedProductsTest {
+  private static float[] random(Random rnd, int n, double scale) {
+    float[] a = new float[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = (float) (rnd.nextGaussian() * scale);
+    }
+    return a;
+  }
+
+  @Test
+  void int8ProductEqualsTheQuantizedArithmetic() {
+    System.out.println("oneDNN: " + OneDnn.describe());
+    Random rnd = new Random(3);
+    int k = 96;
+    int outs = 40;
+    float[] w = random(rnd, outs * k, 0.2);
+    Int8Matrix m = Int8Matrix.quantize(w, outs, k);
+    int qmax = ReducedProducts.activationMax();
+    for (int n : new int[] {1, 7, 130, 7}) {       // the same primitive, other row counts
+      float[] x = random(rnd, 3 + n * k, 1.5);     // read from an offset of 3
+      x[3] = 30f;                                  // an outlier: a coarse scale for token 0
+      float[] bias = random(rnd, n * outs + 5, 1);
+      float[] y = bias.clone();
+      m.multiply(n, x, 3, y, 5, true);
+      byte[] q = new byte[n * k];
+      float[] scales = new float[n];
+      int[] zeros = new int[n];
+      ReducedProducts.quantizeRows(n, k, x, 3, qmax, q, scales, zeros);
+      for (int i = 0; i < 5; i++) {
+        assertEquals(bias[i], y[i], "values before the offset are left alone");
+      }
+      for (int t = 0; t < n; t++) {
+        for (int o = 0; o < outs; o++) {
+          double sum = 0;
+          for (int i = 0; i < k; i++) {
+            sum += (double) scales[t] * ((q[t * k + i] & 0xFF) - zeros[t])
+                * m.scales()[o] * m.values()[o * k + i];
+          }
+          double expected = bias[5 + t * outs + o] + sum;
+          assertEquals(expected, y[5 + t * outs + o], 1e-5 * (1 + Math.abs(expected)),
+              "n " + n + ", token " + t + ", output " + o);
+        }
+      }
+    }
+  }
+
+  @Test
+  void int8ProductIsCloseToFloat32() {
+    Random rnd = new Random(5);
+    int n = 64;
+    int k = 384;
+    int outs = 128;
+    float[] w = random(rnd, outs * k, 0.05);
+    float[] x = random(rnd, n * k, 1);
+    float[] exact = new float[n * outs];
+    Matrix.of(w, outs, k).multiply(n, x, 0, exact, 0, false);
+    float[] int8 = new float[n * outs];
+    Matrix.of(w, outs, k).in(Precision.INT8).multiply(n, x, 0, int8, 0, false);
+    double diff = 0;
+    double norm = 0;
+    for (int i = 0; i < exact.length; i++) {
+      diff += (exact[i] - int8[i]) * (exact[i] - int8[i]);
+      norm += exact[i] * exact[i];
+    }
+    double relative = Math.sqrt(diff / norm);
+    System.out.printf("int8 against float32: relative error %.2e%n", relative);
+    assertTrue(relative < 0.02, "int8 product's relative error " + relative);
+  }
+
+  @Test
+  void bfloat16ProductSumsRoundedInputsInFloat32() {
+    Random rnd = new Random(9);
+    int n = 33;
+    int k = 64;
+    int outs = 24;
+    float[] w = random(rnd, outs * k, 0.3);
+    float[] x = random(rnd, n * k, 1);
+    Bfloat16Matrix m = Bfloat16Matrix.round(w, outs, k);
+    float[] y = new float[n * outs];
+    m.multiply(n, x, 0, y, 0, false);
+    float[] wr = m.floats();
+    for (int t = 0; t < n; t++) {
+      for (int o = 0; o < outs; o++) {
+        double sum = 0;
+        for (int i = 0; i < k; i++) {
+          sum += (double) Bfloat16Matrix.toFloat(Bfloat16Matrix.toBfloat16(x[t * k + i]))
+              * wr[o * k + i];
+        }
+        assertEquals(sum, y[t * outs + o], 1e-5 * (1 + Math.abs(sum)),
+            "token " + t + ", output " + o);
+      }
+    }
+  }
+
+  @Test
+  void float32MatrixIsTheBlasProduct() {
+    Random rnd = new Random(11);
+    float[] w = random(rnd, 24 * 16, 1);
+    float[] x = random(rnd, 5 * 16, 1);
+    float[] viaMatrix = new float[5 * 24];
+    float[] viaBlas = new float[5 * 24];
+    Matrix.of(w, 24, 16).multiply(5, x, 0, viaMatrix, 0, false);
+    RowMajorBlas.linear(5, 16, 24, x, 0, w, viaBlas, 0, false);
+    assertArrayEquals(viaBlas, viaMatrix);
+    assertEquals(Precision.FLOAT32, Matrix.of(w, 24, 16).in(Precision.FLOAT32).precision());
+  }
+}
