@@ -12,6 +12,8 @@ import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.io.SplitPlan;
+import io.corpus.encoder.kernel.OneDnn;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.pipeline.EncodeMetrics;
@@ -394,9 +396,12 @@ public final class EncodeJob {
         }
         EncoderWeights w = model.weights().encoder();
         out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in %.1f s; "
-            + "BLAS %s%n", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
+            + "BLAS %s%s%n", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
             model.weights().parameterCount(), (System.nanoTime() - start) / 1e9,
-            RowMajorBlas.implementation());
+            RowMajorBlas.implementation(), model.weights().precision() == Precision.FLOAT32 ? ""
+                : "; " + model.weights().precision().configName() + " products on "
+                + OneDnn.describe() + ", weights " + model.weights().encoder().bytes() / 1_000_000
+                + " MB");
         spark = started(starting);
         RunSummary summary = new EncodeJob(spark, settings, model, start).run(out);
         out.println(environment.redact(doneLine(summary, settings.output().path(),

@@ -26,11 +26,17 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
   }
 
   /**
-   * This model with its encoder's weight products in {@code precision} (the embedding table,
-   * the Dense modules and the heads stay float32).
+   * This model with its encoder's and SPLADE head's weight products in {@code precision} (the
+   * embedding table, the Dense modules and the classifier heads, small products, stay float32).
    */
   public EncoderModel in(Precision precision) {
-    return new EncoderModel(embeddings, encoder.in(precision), head, tokenHead, splade, dense);
+    return new EncoderModel(embeddings, encoder.in(precision), head, tokenHead,
+        splade == null ? null : splade.in(precision), dense);
+  }
+
+  /** The precision of the encoder's weight products. */
+  public Precision precision() {
+    return encoder.layers().get(0).inProjWeight().precision();
   }
 
   /** The width of the pooled vector after the Dense modules: E without any. */

@@ -2,7 +2,8 @@ package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.LayerNorm;
-import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.kernel.Precision;
 import java.io.Serializable;
 import java.util.Arrays;
 
@@ -25,19 +26,20 @@ import java.util.Arrays;
  * batch. With max pooling the bias, relu and log, which keep the order, are applied once per
  * vocabulary entry after the max, not once per token.
  *
- * @param transformWeight W_t, (E, E) row-major
+ * @param transformWeight W_t, (E, E)
  * @param transformBias b_t, (E)
  * @param activation what follows W_t (the model's hidden_act)
  * @param normGamma the transform's LayerNorm scale (E)
  * @param normBeta its shift (E)
  * @param normEps its eps
- * @param decoderWeight W_d, (V, E): the word embedding table when tied
+ * @param decoderWeight W_d, (V, E): the word embedding table when tied (float32: a copy in
+ *     another precision when the model's products are)
  * @param decoderBias b_d, (V)
  * @param sum sum-pool over tokens instead of max-pool (the first SPLADE's)
  * @param twiceLog log(1 + log(1 + relu(z))), SpladePooling's {@code log1p_relu}
  */
-public record SpladeHead(float[] transformWeight, float[] transformBias, Activation activation,
-    float[] normGamma, float[] normBeta, double normEps, float[] decoderWeight,
+public record SpladeHead(Matrix transformWeight, float[] transformBias, Activation activation,
+    float[] normGamma, float[] normBeta, double normEps, Matrix decoderWeight,
     float[] decoderBias, boolean sum, boolean twiceLog) implements Serializable {
 
   /** The most logits one product holds (32 MB): its rows are this over V, 16 to 256. */
@@ -47,12 +49,20 @@ public record SpladeHead(float[] transformWeight, float[] transformBias, Activat
 
   public SpladeHead {
     int e = transformBias.length;
-    if (transformWeight.length != e * e || normGamma.length != e || normBeta.length != e
-        || decoderWeight.length != decoderBias.length * e) {
-      throw new IllegalArgumentException("SPLADE head shapes disagree: transform "
-          + transformWeight.length + " for E = " + e + ", decoder " + decoderWeight.length
-          + " for V = " + decoderBias.length);
+    if (transformWeight.rows() != e || transformWeight.cols() != e || normGamma.length != e
+        || normBeta.length != e || decoderWeight.rows() != decoderBias.length
+        || decoderWeight.cols() != e) {
+      throw new IllegalArgumentException("SPLADE head shapes disagree: transform ("
+          + transformWeight.rows() + ", " + transformWeight.cols() + ") for E = " + e
+          + ", decoder (" + decoderWeight.rows() + ", " + decoderWeight.cols() + ") for V = "
+          + decoderBias.length);
     }
+  }
+
+  /** This head with its two products in {@code precision}. */
+  public SpladeHead in(Precision precision) {
+    return new SpladeHead(transformWeight.in(precision), transformBias, activation, normGamma,
+        normBeta, normEps, decoderWeight.in(precision), decoderBias, sum, twiceLog);
   }
 
   /** V, the sparse vector's length. */
@@ -89,10 +99,10 @@ public record SpladeHead(float[] transformWeight, float[] transformBias, Activat
     int b = 0;
     for (int r0 = 0; r0 < batch.tokenCount(); r0 += rows) {
       int n = Math.min(rows, batch.tokenCount() - r0);
-      RowMajorBlas.linear(n, e, e, states, r0 * e, transformWeight, x, 0, false);
+      transformWeight.multiply(n, states, r0 * e, x, 0, false);
       activation.applyWithBias(x, n, transformBias);
       LayerNorm.apply(x, 0, x, 0, n, normGamma, normBeta, (float) normEps);
-      RowMajorBlas.linear(n, e, v, x, 0, decoderWeight, logits, 0, false);
+      decoderWeight.multiply(n, x, 0, logits, 0, false);
       for (int t = 0; t < n; t++) {
         while (r0 + t >= batch.firstRow(b) + batch.length(b)) {
           b++;
@@ -170,7 +180,8 @@ public record SpladeHead(float[] transformWeight, float[] transformBias, Activat
 
   /** Number of float parameters, the tied decoder counted once (with the embeddings). */
   public long parameterCount() {
-    return (long) transformWeight.length + transformBias.length + 2L * normGamma.length
+    return (long) transformWeight.rows() * transformWeight.cols() + transformBias.length
+        + 2L * normGamma.length
         + decoderBias.length;
   }
 }

@@ -1,6 +1,8 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.kernel.Elementwise;
+import io.corpus.encoder.kernel.OneDnn;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import java.io.Serializable;
 import java.util.Map;
@@ -37,14 +39,20 @@ public final class EncodeMetrics implements Serializable {
     this.executors = sc.collectionAccumulator("encoder.executors");
   }
 
-  /** Records, from a task, which executor ran it and with what native code. */
-  void noteExecutor() {
+  /**
+   * Records, from a task, which executor ran it and with what native code: the BLAS, the
+   * element-wise kernels and, for weight products in another precision, the library and the
+   * instruction set they dispatched to.
+   */
+  void noteExecutor(Precision precision) {
     SparkEnv env = SparkEnv.get();
     String id = env == null ? "driver" : env.executorId();
     String threads = System.getenv("OPENBLAS_NUM_THREADS");
     executors.add(id + "\t" + RowMajorBlas.implementation() + ", "
         + Elementwise.INSTANCE.describe() + ", OPENBLAS_NUM_THREADS="
-        + (threads == null ? "unset" : threads));
+        + (threads == null ? "unset" : threads)
+        + (precision == Precision.FLOAT32 ? "" : ", " + precision.configName() + " products on "
+        + OneDnn.describe()));
   }
 
   /**

@@ -48,7 +48,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
 
   @Override
   public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
-    metrics.noteExecutor();
+    metrics.noteExecutor(model.get().precision());
     // A split without rows (most splits of a file with one row group are) opens no reader and
     // allocates no batch: that is a tokenizer and 4 · batch-tokens · E bytes per task, zeroed.
     return rows.hasNext() ? new Batches(rows) : Collections.emptyIterator();

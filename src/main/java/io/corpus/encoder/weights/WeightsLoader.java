@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
@@ -196,9 +197,9 @@ public final class WeightsLoader {
       }
     }
     ModelFolder.Splade pooling = model.splade();
-    return new SpladeHead(source.take(t.get(0), e, e), source.take(t.get(1), e),
+    return new SpladeHead(Matrix.of(source.take(t.get(0), e, e), e, e), source.take(t.get(1), e),
         model.settings().activation(), source.take(t.get(2), e), source.take(t.get(3), e),
-        model.layerNormEps(), decoder, bias, pooling.sum(), pooling.twiceLog());
+        model.layerNormEps(), Matrix.of(decoder, v, e), bias, pooling.sum(), pooling.twiceLog());
   }
 
   /** The family's token-classification head; its output rows must be config.json's labels. */

@@ -119,6 +119,22 @@ record FolderCases(String cases, Path tmp) {
   }
 
   /**
+   * The case's texts.json through the job with its weight products in {@code precision}
+   * ({@code model.precision}), against the float64 reference: the worst errors, printed.
+   */
+  Worst inPrecision(String name, int maxTokens, String family, String promptName,
+      String precision) throws Exception {
+    JsonNode texts = json(name, "texts.json");
+    Path input = parquet(SparkTestSession.get(), texts, false);
+    Map<String, Row> job = runJob(name, input, false, "input { max-tokens = " + maxTokens
+        + ", prompt-name = \"" + promptName + "\" }\nmodel.precision = " + precision, family);
+    Worst worst = compare(texts, List.of(job));
+    System.out.printf("%s in %s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - cosine "
+        + "of pooled vectors %.2e%n", name, precision, worst.states(), worst.cosine());
+    return worst;
+  }
+
+  /**
    * A classifier case's texts.json, then its pairs.json, through the job cut at
    * {@code maxTokens}: ids and type ids equal, labels equal; returns the worst relative error of
    * logits and scores over both, printed with the case.
