@@ -34,7 +34,14 @@ public final class SparkSessions {
     // batches span hundreds of MB, and on 4 KB pages the first touch of each page (a trap, costly
     // in a VM) and TLB misses in the products cost the BERT-base job 9 % of its time here. The
     // jobs/ scripts set it for a local JVM (jobs/jvm.options); this is for a cluster's executors.
-    setIfAbsent(builder, conf, "spark.executor.extraJavaOptions", "-XX:+UseTransparentHugePages");
+    // And the int8 and bfloat16 products kept out of their callers' compiled code (jobs/jvm.options
+    // says why).
+    setIfAbsent(builder, conf, "spark.executor.extraJavaOptions", "-XX:+UseTransparentHugePages "
+        + "-XX:CompileCommand=quiet "
+        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Int8Matrix.multiply "
+        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Bfloat16Matrix.multiply");
+    // oneDNN's OpenMP: one thread per task, as the BLAS (kernel.OneDnn also sets it per thread).
+    setIfAbsent(builder, conf, "spark.executorEnv.OMP_NUM_THREADS", "1");
     // Broadcast weights are random-looking floats: compressing them only costs time.
     setIfAbsent(builder, conf, "spark.broadcast.compress", "false");
     return builder.getOrCreate();

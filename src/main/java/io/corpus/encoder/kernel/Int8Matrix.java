@@ -72,6 +72,11 @@ public final class Int8Matrix implements Matrix {
     return scales.clone();
   }
 
+  /** The scales themselves, not a copy: for the products. */
+  float[] scalesView() {
+    return scales;
+  }
+
   int[] rowSums() {
     return rowSums;
   }

@@ -17,6 +17,8 @@ import java.util.Map;
  * <p>Not thread-safe: {@link #forThisThread} gives each thread its own.
  */
 final class ReducedProducts {
+  /** Rows of an int8 product done at a time. */
+  static final int INT8_BLOCK = Integer.getInteger("encoder.int8-block", 256);
   private static final ThreadLocal<ReducedProducts> PER_THREAD =
       ThreadLocal.withInitial(ReducedProducts::new);
 
@@ -25,6 +27,7 @@ final class ReducedProducts {
   private final Pointer stream;
   private final int activationMax;     // 255, or 127 without exact int8 dot products
   private final Map<Long, Pointer> primitives = new HashMap<>();
+  private final Int8Passes passes = Int8Passes.create();
   private Memory source = new Memory(1);   // the converted input (n, K)
   private Memory result = new Memory(1);   // the product (n, N), int32 or float32
   private byte[] quantized = new byte[0];  // (n, K) on the heap, before its copy
@@ -52,12 +55,23 @@ final class ReducedProducts {
     return forThisThread().activationMax;
   }
 
-  /** y (n, N) [+]= x (n, K) · Wᵀ with W int8 (N, K). */
+  /**
+   * y (n, N) [+]= x (n, K) · Wᵀ with W int8 (N, K), {@link #INT8_BLOCK} rows at a time: each
+   * block's activations, quantized values and int32 sums stay in the core's caches from the
+   * quantizing pass to the rescaling one (done over the whole batch at once, the passes
+   * streamed 60 MB through memory per product of MiniLM's batch and cost more than it).
+   */
   void int8(int n, float[] x, int xOffset, Int8Matrix w, float[] y, int yOffset,
       boolean accumulate) {
-    if (n == 0) {
-      return;
+    for (int first = 0; first < n; first += INT8_BLOCK) {
+      int rows = Math.min(INT8_BLOCK, n - first);
+      int8Block(rows, x, xOffset + first * w.cols(), w, y, yOffset + first * w.rows(),
+          accumulate);
     }
+  }
+
+  private void int8Block(int n, float[] x, int xOffset, Int8Matrix w, float[] y, int yOffset,
+      boolean accumulate) {
     int k = w.cols();
     int outs = w.rows();
     if (quantized.length < n * k) {
@@ -67,7 +81,7 @@ final class ReducedProducts {
       tokenScales = new float[n];
       zeroPoints = new int[n];
     }
-    quantizeRows(n, k, x, xOffset, activationMax, quantized, tokenScales, zeroPoints);
+    passes.quantize(n, k, x, xOffset, activationMax, quantized, tokenScales, zeroPoints);
     source = atLeast(source, (long) n * k);
     source.write(0, quantized, 0, n * k);
     result = atLeast(result, 4L * n * outs);
@@ -76,49 +90,14 @@ final class ReducedProducts {
       sums = new int[n * outs];
     }
     result.read(0, sums, 0, n * outs);
-    int[] rowSums = w.rowSums();
-    for (int t = 0; t < n; t++) {
-      float tokenScale = tokenScales[t];
-      int zero = zeroPoints[t];
-      int at = yOffset + t * outs;
-      for (int o = 0; o < outs; o++) {
-        float v = tokenScale * w.scale(o) * (sums[t * outs + o] - zero * rowSums[o]);
-        y[at + o] = accumulate ? y[at + o] + v : v;
-      }
-    }
+    passes.rescale(n, outs, sums, tokenScales, zeroPoints, w.scalesView(),
+        w.rowSums(), y, yOffset, accumulate);
   }
 
-  /**
-   * Each of the n rows of x (width K) as uint8 with its own scale and zero point, as ONNX
-   * Runtime's DynamicQuantizeLinear does for a whole tensor: range [min(0, row), max(0, row)],
-   * scale = range / qmax, zero point round(-min / scale), values round(x / scale) + zero point,
-   * rounded to nearest even and clipped to 0..qmax (a row of zeros: scale 1, zero point 0).
-   */
+  /** {@link Int8Passes#quantize}, on this JVM's implementation. */
   static void quantizeRows(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
       float[] scales, int[] zeroPoints) {
-    for (int t = 0; t < n; t++) {
-      int from = xOffset + t * k;
-      float min = 0;
-      float max = 0;
-      for (int i = 0; i < k; i++) {
-        min = Math.min(min, x[from + i]);
-        max = Math.max(max, x[from + i]);
-      }
-      float scale = (max - min) / qmax;
-      int zero = 0;
-      if (!(scale >= Float.MIN_NORMAL)) {
-        scale = 1f;
-      } else {
-        zero = (int) Math.max(0, Math.min(qmax, Math.rint(-min / scale)));
-      }
-      scales[t] = scale;
-      zeroPoints[t] = zero;
-      int to = t * k;
-      for (int i = 0; i < k; i++) {
-        double q = Math.rint(x[from + i] / scale) + zero;
-        out[to + i] = (byte) (int) Math.max(0, Math.min(qmax, q));
-      }
-    }
+    Int8Passes.create().quantize(n, k, x, xOffset, qmax, out, scales, zeroPoints);
   }
 
   /** y (n, N) [+]= x (n, K) · Wᵀ with W bfloat16 (N, K), x rounded to bfloat16. */

@@ -1,0 +1,55 @@
+package io.corpus.encoder.kernel;
+
+/**
+ * The passes around an int8 product ({@link ReducedProducts}): quantizing each token's
+ * activations to uint8 before it, and turning the int32 sums back into float32 after it. They
+ * touch every input and output value, so done a value at a time with {@code Math.rint} (13 ns a
+ * value here) they cost more than the product; {@link #create} makes the Vector API's lane-wise
+ * form where the JVM has {@code jdk.incubator.vector}, else a scalar one, for one thread. Both round with the
+ * float trick (v + 1.5·2²³ − 1.5·2²³, exact round-half-even for |v| < 2²²), so they give the
+ * same bytes.
+ */
+interface Int8Passes {
+  /** Adding and subtracting this rounds a float of magnitude below 2²² to the nearest even. */
+  float ROUNDER = 12582912f;
+
+  /**
+   * Each of the n rows of x (width K) as uint8 with its own scale and zero point, as ONNX
+   * Runtime's DynamicQuantizeLinear does for a whole tensor: range [min(0, row), max(0, row)],
+   * scale = range / qmax, zero point round(-min / scale), values round(x / scale) + zero point,
+   * rounded to nearest even and clipped to 0..qmax (a row of zeros: scale 1, zero point 0).
+   */
+  void quantize(int n, int k, float[] x, int xOffset, int qmax, byte[] out, float[] scales,
+      int[] zeroPoints);
+
+  /**
+   * y (n, N) [+]= scales[t] · wScales[o] · (sums[t][o] − zeroPoints[t] · rowSums[o]): the
+   * float32 product from the int32 sums of the quantized values.
+   */
+  void rescale(int n, int outs, int[] sums, float[] scales, int[] zeroPoints, float[] wScales,
+      int[] rowSums, float[] y, int yOffset, boolean accumulate);
+
+  /** The scale of a row whose values lie in [min, max] (min ≤ 0 ≤ max); 1 for zeros. */
+  static float scale(float min, float max, int qmax) {
+    float scale = (max - min) / qmax;
+    return scale >= Float.MIN_NORMAL ? scale : 1f;
+  }
+
+  /** The zero point of a row whose smallest value is min (≤ 0), at this scale. */
+  static int zeroPoint(float min, float scale, int qmax) {
+    return (int) Math.max(0, Math.min(qmax, (-min / scale + ROUNDER) - ROUNDER));
+  }
+
+  /** Passes for the calling thread's use. */
+  static Int8Passes create() {
+    if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+      try {
+        return (Int8Passes) Class.forName("io.corpus.encoder.kernel.VectorInt8Passes")
+            .getDeclaredConstructor().newInstance();
+      } catch (ReflectiveOperationException | LinkageError e) {
+        return new ScalarInt8Passes();
+      }
+    }
+    return new ScalarInt8Passes();
+  }
+}

@@ -1,0 +1,41 @@
+package io.corpus.encoder.kernel;
+
+/** {@link Int8Passes} a value at a time: for JVMs without the Vector API. */
+final class ScalarInt8Passes implements Int8Passes {
+  @Override
+  public void quantize(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
+      float[] scales, int[] zeroPoints) {
+    for (int t = 0; t < n; t++) {
+      int from = xOffset + t * k;
+      float min = 0;
+      float max = 0;
+      for (int i = 0; i < k; i++) {
+        min = Math.min(min, x[from + i]);
+        max = Math.max(max, x[from + i]);
+      }
+      float scale = Int8Passes.scale(min, max, qmax);
+      int zero = min == 0 && max == 0 ? 0 : Int8Passes.zeroPoint(min, scale, qmax);
+      scales[t] = scale;
+      zeroPoints[t] = zero;
+      int to = t * k;
+      for (int i = 0; i < k; i++) {
+        float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
+        out[to + i] = (byte) (int) Math.max(0, Math.min(qmax, q));
+      }
+    }
+  }
+
+  @Override
+  public void rescale(int n, int outs, int[] sums, float[] scales, int[] zeroPoints,
+      float[] wScales, int[] rowSums, float[] y, int yOffset, boolean accumulate) {
+    for (int t = 0; t < n; t++) {
+      float tokenScale = scales[t];
+      int zero = zeroPoints[t];
+      int at = yOffset + t * outs;
+      for (int o = 0; o < outs; o++) {
+        float v = wScales[o] * tokenScale * (sums[t * outs + o] - zero * rowSums[o]);
+        y[at + o] = accumulate ? y[at + o] + v : v;
+      }
+    }
+  }
+}
