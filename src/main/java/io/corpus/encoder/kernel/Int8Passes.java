@@ -1,5 +1,7 @@
 package io.corpus.encoder.kernel;
 
+import java.nio.ByteBuffer;
+
 /**
  * The passes around an int8 product ({@link ReducedProducts}): quantizing each token's
  * activations to uint8 before it, and turning the int32 sums back into float32 after it. They
@@ -24,10 +26,11 @@ interface Int8Passes {
 
   /**
    * y (n, N) [+]= scales[t] · wScales[o] · (sums[t][o] − zeroPoints[t] · rowSums[o]): the
-   * float32 product from the int32 sums of the quantized values.
+   * float32 product from the int32 sums of the quantized values, read where oneDNN wrote them
+   * ({@code sums}: n·N ints in native order from byte 0, a direct buffer).
    */
-  void rescale(int n, int outs, int[] sums, float[] scales, int[] zeroPoints, float[] wScales,
-      int[] rowSums, float[] y, int yOffset, boolean accumulate);
+  void rescale(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
+      float[] wScales, int[] rowSums, float[] y, int yOffset, boolean accumulate);
 
   /** The scale of a row whose values lie in [min, max] (min ≤ 0 ≤ max); 1 for zeros. */
   static float scale(float min, float max, int qmax) {

@@ -3,6 +3,8 @@ package io.corpus.encoder.kernel;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.PointerByReference;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -32,7 +34,6 @@ final class ReducedProducts {
   private Memory result = new Memory(1);   // the product (n, N), int32 or float32
   private byte[] quantized = new byte[0];  // (n, K) on the heap, before its copy
   private short[] rounded = new short[0];  // (n, K) bfloat16
-  private int[] sums = new int[0];         // (n, N) int32
   private float[] floats = new float[0];   // (n, N) float32
   private float[] tokenScales = new float[0];
   private int[] zeroPoints = new int[0];
@@ -86,10 +87,7 @@ final class ReducedProducts {
     source.write(0, quantized, 0, n * k);
     result = atLeast(result, 4L * n * outs);
     run(OneDnn.U8, OneDnn.S8, OneDnn.S32, n, k, outs, w.onNative());
-    if (sums.length < n * outs) {
-      sums = new int[n * outs];
-    }
-    result.read(0, sums, 0, n * outs);
+    ByteBuffer sums = result.getByteBuffer(0, 4L * n * outs).order(ByteOrder.nativeOrder());
     passes.rescale(n, outs, sums, tokenScales, zeroPoints, w.scalesView(),
         w.rowSums(), y, yOffset, accumulate);
   }

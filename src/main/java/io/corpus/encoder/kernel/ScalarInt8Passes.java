@@ -1,5 +1,7 @@
 package io.corpus.encoder.kernel;
 
+import java.nio.ByteBuffer;
+
 /** {@link Int8Passes} a value at a time: for JVMs without the Vector API. */
 final class ScalarInt8Passes implements Int8Passes {
   @Override
@@ -26,14 +28,15 @@ final class ScalarInt8Passes implements Int8Passes {
   }
 
   @Override
-  public void rescale(int n, int outs, int[] sums, float[] scales, int[] zeroPoints,
+  public void rescale(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
       float[] wScales, int[] rowSums, float[] y, int yOffset, boolean accumulate) {
     for (int t = 0; t < n; t++) {
       float tokenScale = scales[t];
       int zero = zeroPoints[t];
       int at = yOffset + t * outs;
       for (int o = 0; o < outs; o++) {
-        float v = wScales[o] * tokenScale * (sums[t * outs + o] - zero * rowSums[o]);
+        float v = wScales[o] * tokenScale
+            * (sums.getInt(4 * (t * outs + o)) - zero * rowSums[o]);
         y[at + o] = accumulate ? y[at + o] + v : v;
       }
     }

@@ -1,5 +1,7 @@
 package io.corpus.encoder.kernel;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -66,7 +68,7 @@ final class VectorInt8Passes implements Int8Passes {
   }
 
   @Override
-  public void rescale(int n, int outs, int[] sums, float[] scales, int[] zeroPoints,
+  public void rescale(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
       float[] wScales, int[] rowSums, float[] y, int yOffset, boolean accumulate) {
     if (I.length() != F.length()) {
       tails.rescale(n, outs, sums, scales, zeroPoints, wScales, rowSums, y, yOffset, accumulate);
@@ -79,7 +81,8 @@ final class VectorInt8Passes implements Int8Passes {
       int at = yOffset + t * outs;
       int row = t * outs;
       for (int o = 0; o < bound; o += F.length()) {
-        IntVector corrected = IntVector.fromArray(I, sums, row + o)
+        IntVector corrected = IntVector.fromByteBuffer(I, sums, 4 * (row + o),
+                ByteOrder.nativeOrder())
             .sub(IntVector.fromArray(I, rowSums, o).mul(zero));
         FloatVector v = FloatVector.fromArray(F, wScales, o).mul(tokenScale)
             .mul((FloatVector) corrected.convert(VectorOperators.I2F, 0));
@@ -89,7 +92,7 @@ final class VectorInt8Passes implements Int8Passes {
         v.intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
-        float v = wScales[o] * tokenScale * (sums[row + o] - zero * rowSums[o]);
+        float v = wScales[o] * tokenScale * (sums.getInt(4 * (row + o)) - zero * rowSums[o]);
         y[at + o] = accumulate ? y[at + o] + v : v;
       }
     }
