@@ -2,6 +2,7 @@ package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.kernel.PrecisionCalibration;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
@@ -42,6 +43,8 @@ final class Checks {
       s.append("layers: ").append(layerPattern(m)).append('\n');
     }
     s.append(memory(model, settings.execution().batchTokens())).append('\n');
+    s.append("precision: ").append(settings.weights().precision().configName()).append("; ")
+        .append(PrecisionCalibration.describe()).append('\n');
     JobSettings.Input in = settings.input();
     if (tokenizer != null) {
       s.append(String.format("tokenizer: %,d ids (highest %,d) for an embedding table of %,d "
@@ -82,9 +85,16 @@ final class Checks {
     boolean gated = w.layers().stream().anyMatch(LayerWeights::gated);
     long floats = (long) batchTokens * ((m.heads() + 2L * m.kvHeads()) * d + (long) m.heads() * d
         + 2L * w.width()) + ffnRows * w.ffnWidth() * (gated ? 2 : 1);
-    return String.format("memory: %,.1f MB of float32 weights on the driver and on each "
-        + "executor; %,.1f MB of work buffers a task slot at %,d batch tokens",
-        model.weights().parameterCount() * 4 / 1e6, floats * 4 / 1e6, batchTokens);
+    long float32 = model.weights().parameterCount() * 4;
+    long held = model.weights().bytes();
+    String weights = held == float32
+        ? String.format("%,.1f MB of float32 weights on the driver and on each executor",
+            float32 / 1e6)
+        : String.format("%,.1f MB of weights (%s products) on the driver and on each executor, "
+            + "read in float32 first (%,.1f MB)", held / 1e6,
+            model.weights().precision().configName(), float32 / 1e6);
+    return String.format("memory: %s; %,.1f MB of work buffers a task slot at %,d batch tokens",
+        weights, floats * 4 / 1e6, batchTokens);
   }
 
   /**

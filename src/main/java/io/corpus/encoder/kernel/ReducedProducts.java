@@ -92,6 +92,16 @@ final class ReducedProducts {
         w.rowSums(), y, yOffset, accumulate);
   }
 
+  /**
+   * oneDNN's int8 product alone on n rows of whatever the source buffer holds, for calibration:
+   * the sums are left unread.
+   */
+  void int8SumsOnly(int n, Int8Matrix w) {
+    source = atLeast(source, (long) n * w.cols());
+    result = atLeast(result, 4L * n * w.rows());
+    run(OneDnn.U8, OneDnn.S8, OneDnn.S32, n, w.cols(), w.rows(), w.onNative());
+  }
+
   /** {@link Int8Passes#quantize}, on this JVM's implementation. */
   static void quantizeRows(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
       float[] scales, int[] zeroPoints) {

@@ -73,6 +73,19 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     return new EncoderModel(null, encoder, null);
   }
 
+  /**
+   * Bytes the model takes as held: float32 but for the encoder's matrices and SPLADE's
+   * products in their precision (a reduced SPLADE decoder is a copy beside the tied table).
+   */
+  public long bytes() {
+    long bytes = 4 * (parameterCount() - encoder.parameterCount()) + encoder.bytes();
+    if (splade != null && splade.decoderWeight().precision() != Precision.FLOAT32) {
+      bytes += splade.decoderWeight().bytes() + splade.transformWeight().bytes()
+          - 4L * splade.transformWeight().rows() * splade.transformWeight().cols();
+    }
+    return bytes;
+  }
+
   /** Number of float parameters, for logs and memory estimates. */
   public long parameterCount() {
     long count = encoder.parameterCount();

@@ -1,0 +1,69 @@
+package io.corpus.encoder.kernel;
+
+import java.util.Random;
+
+/**
+ * What {@code --check} says of {@code model.precision} on this processor: for each precision,
+ * whether it runs and how fast its product goes there (a 512 × 768 by 768 × 768 weight product,
+ * the best of three after one untimed; for int8 oneDNN's matmul alone, without the passes
+ * around it, which the JIT compiles only once a job has run them a while), or why it is
+ * refused.
+ */
+public final class PrecisionCalibration {
+  private static final int ROWS = 512;
+  private static final int WIDTH = 768;
+  private static final int RUNS = 3;
+
+  private PrecisionCalibration() {}
+
+  /**
+   * One line: {@code precisions: float32 95 GFLOP/s; int8 210 GOP/s (oneDNN 3.8.1,
+   * avx512_core_vnni, 8-bit activations); bfloat16 refused: ...}.
+   */
+  public static String describe() {
+    StringBuilder s = new StringBuilder("precisions:");
+    for (Precision p : Precision.values()) {
+      s.append(p == Precision.FLOAT32 ? " " : "; ").append(p.configName());
+      if (p.refusal().isPresent()) {
+        s.append(" refused (").append(p.refusal().get()).append(')');
+        continue;
+      }
+      s.append(String.format(" %.0f G%s/s", rate(p), p == Precision.INT8 ? "OP" : "FLOP"));
+      if (p != Precision.FLOAT32) {
+        s.append(" (").append(OneDnn.describe()).append(p == Precision.INT8
+            ? (OneDnn.isa().exactInt8() ? ", 8-bit activations" : ", 7-bit activations: no VNNI")
+            : "").append(')');
+      }
+    }
+    return s.toString();
+  }
+
+  /** Multiply-adds × 2 per second of the best run, in billions. */
+  static double rate(Precision precision) {
+    Random random = new Random(1);
+    float[] w = new float[WIDTH * WIDTH];
+    float[] x = new float[ROWS * WIDTH];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = random.nextFloat() - 0.5f;
+    }
+    for (int i = 0; i < x.length; i++) {
+      x[i] = random.nextFloat() - 0.5f;
+    }
+    Matrix m = Matrix.of(w, WIDTH, WIDTH).in(precision);
+    float[] y = new float[ROWS * WIDTH];
+    long best = Long.MAX_VALUE;
+    for (int run = 0; run <= RUNS; run++) {
+      long start = System.nanoTime();
+      if (m instanceof Int8Matrix int8) {
+        ReducedProducts.forThisThread().int8SumsOnly(ROWS, int8);
+      } else {
+        m.multiply(ROWS, x, 0, y, 0, false);
+      }
+      long took = System.nanoTime() - start;
+      if (run > 0) {
+        best = Math.min(best, took);
+      }
+    }
+    return 2.0 * ROWS * WIDTH * WIDTH / Math.max(1, best);
+  }
+}
