@@ -71,11 +71,11 @@ public final class EncodeJob {
   /** Loads the model the settings name, on the driver; fails before any Spark work. */
   public static LoadedModel loadModel(JobSettings settings) {
     JobSettings.Weights w = settings.weights();
-    LoadedModel loaded = w.isFolder()
+    return w.isFolder()
         ? LoadedModel.fromFolder(ModelFolder.read(Path.of(w.folder())), settings.model(),
-            settings.output().pooling() == Pooling.SPLADE)
-        : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model());
-    return loaded.in(w.precision());
+            settings.output().pooling() == Pooling.SPLADE, w.precision())
+        : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model())
+            .in(w.precision());
   }
 
   /** What {@code output.mode} lets the job replace. */

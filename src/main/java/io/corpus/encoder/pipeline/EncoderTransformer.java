@@ -211,14 +211,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   /** The model, read on the driver once and kept for later calls with the same params. */
   public LoadedModel model() {
     if (loaded == null || !Objects.equals(modelKey(), loadedKey)) {
+      Precision p = ConfigName.parse(Precision.values(), $(precision), "precision");
       if (fromFolder()) {
         loaded = LoadedModel.fromFolder(folder(), modelSettings(),
-            resolvedPooling() == Pooling.SPLADE);
+            resolvedPooling() == Pooling.SPLADE, p);
       } else {
         loaded = LoadedModel.fromFile(Path.of($(weightsPath)),
-            TensorNaming.fromConfigName($(naming)), modelSettings());
+            TensorNaming.fromConfigName($(naming)), modelSettings()).in(p);
       }
-      loaded = loaded.in(ConfigName.parse(Precision.values(), $(precision), "precision"));
       loadedKey = modelKey();
     }
     return loaded;

@@ -47,7 +47,19 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
   /** As {@link #fromFolder(ModelFolder, ModelSettings)}, with SPLADE's head when asked. */
   public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings,
       boolean splade) {
-    FolderWeights w = WeightsLoader.load(folder, splade);
+    return fromFolder(folder, settings, splade, Precision.FLOAT32);
+  }
+
+  /**
+   * As {@link #fromFolder(ModelFolder, ModelSettings, boolean)}, the weight products in
+   * {@code precision}: each layer converted as it is read (the driver holds one layer in float32
+   * at a time), or an error in one line, before anything is read, when this processor does not
+   * run it.
+   */
+  public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings,
+      boolean splade, Precision precision) {
+    refuseIfNotRun(precision);
+    FolderWeights w = WeightsLoader.load(folder, splade, precision);
     if (!w.leftOut().isEmpty()) {
       LOG.info("Left out of the model folder: {} tensors the encoder does not use: {}",
           w.leftOut().size(), w.leftOut());
@@ -62,7 +74,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
       }
     }
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
-        w.splade(), w.dense()),
+        w.splade(), w.dense()).in(precision),
         settings, folder, tokenizer);
   }
 
@@ -74,10 +86,14 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
     if (precision == Precision.FLOAT32) {
       return this;
     }
+    refuseIfNotRun(precision);
+    return new LoadedModel(weights.in(precision), settings, folder, tokenizerJson);
+  }
+
+  private static void refuseIfNotRun(Precision precision) {
     precision.refusal().ifPresent(why -> {
       throw new IllegalArgumentException(why);
     });
-    return new LoadedModel(weights.in(precision), settings, folder, tokenizerJson);
   }
 
   public boolean isFolder() {

@@ -2,6 +2,7 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
@@ -54,6 +55,15 @@ public final class WeightsLoader {
    * As {@link #load(ModelFolder)}, with the masked-LM head SPLADE reads when {@code splade}.
    */
   public static FolderWeights load(ModelFolder model, boolean splade) {
+    return load(model, splade, Precision.FLOAT32);
+  }
+
+  /**
+   * As {@link #load(ModelFolder, boolean)}, each encoder layer's matrices put in
+   * {@code precision} as soon as the layer is read, so that the float32 copy of only one layer
+   * is held at a time.
+   */
+  public static FolderWeights load(ModelFolder model, boolean splade, Precision precision) {
     ModelFamily family = model.family();
     boolean perToken = model.classifier().map(ModelFolder.Classifier::perToken).orElse(false);
     // a token classifier's checkpoint keeps its head, not a pooler it may still carry
@@ -81,7 +91,7 @@ public final class WeightsLoader {
     }
     List<LayerWeights> layerWeights = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
-      layerWeights.add(family.layer(source, i, model));
+      layerWeights.add(family.layer(source, i, model).in(precision));
     }
     float[][] finalNorm = family.finalNorm(source, model);
     EncoderWeights encoder = new EncoderWeights(layerWeights,

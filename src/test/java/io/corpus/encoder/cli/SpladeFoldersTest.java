@@ -92,6 +92,42 @@ class SpladeFoldersTest {
   }
 
   /**
+   * With model.precision = int8 the transform and the decoder products are int8 too: each sparse
+   * vector within cosine 1 − 1e-3 of the port's (the encoder's int8 errors and the decoder's
+   * add up; relu moves a few near-zero entries in or out, so indices are not held equal).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"splade-max", "splade-sum"})
+  void sparseVectorsInInt8StayCloseToThePorts(String name) throws Exception {
+    JsonNode expected = expected(name);
+    Map<String, Row> rows = job(folder(name), texts(expected), "model.precision = int8");
+    double worst = 0;
+    for (JsonNode want : expected) {
+      Map<Integer, Double> reference = new HashMap<>();
+      for (int i = 0; i < want.get("sparse_indices").size(); i++) {
+        reference.put(want.get("sparse_indices").get(i).asInt(),
+            want.get("sparse_values").get(i).asDouble());
+      }
+      Row got = rows.get(want.get("id").asText());
+      List<Integer> indices = got.getList(got.fieldIndex("sparse_indices"));
+      List<Float> values = got.getList(got.fieldIndex("sparse_values"));
+      double dot = 0;
+      double norm = 0;
+      double referenceNorm = 0;
+      for (int i = 0; i < indices.size(); i++) {
+        dot += values.get(i) * reference.getOrDefault(indices.get(i), 0.0);
+        norm += values.get(i) * values.get(i);
+      }
+      for (double v : reference.values()) {
+        referenceNorm += v * v;
+      }
+      worst = Math.max(worst, 1 - dot / Math.sqrt(norm * referenceNorm));
+    }
+    System.out.printf("%s in int8: worst 1 - cosine of sparse vectors %.2e%n", name, worst);
+    assertTrue(worst <= 1e-3, "worst " + worst);
+  }
+
+  /**
    * A BertForMaskedLM folder without sentence-transformers' modules, with output.pooling =
    * splade: max and relu (and the 64 tokens its sentence_bert_config.json gave, now set);
    * output.sparse-top-k keeps the 16 largest, their ids ascending.
