@@ -400,8 +400,8 @@ public final class EncodeJob {
             model.weights().parameterCount(), (System.nanoTime() - start) / 1e9,
             RowMajorBlas.implementation(), model.weights().precision() == Precision.FLOAT32 ? ""
                 : "; " + model.weights().precision().configName() + " products on "
-                + OneDnn.describe() + ", weights " + model.weights().encoder().bytes() / 1_000_000
-                + " MB");
+                + OneDnn.describe() + String.format(", encoder layers %.1f MB",
+                    model.weights().encoder().bytes() / 1e6));
         spark = started(starting);
         RunSummary summary = new EncodeJob(spark, settings, model, start).run(out);
         out.println(environment.redact(doneLine(summary, settings.output().path(),

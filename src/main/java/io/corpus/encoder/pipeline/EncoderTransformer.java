@@ -434,8 +434,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     // include_prompt = false: pooling starts after [CLS] and the prompt's tokens.
     int poolFrom = fromFolder() && !folder().prompts().pooled()
         && source instanceof TextSource text ? text.promptPositions() : 0;
-    PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m), m.settings(),
-        source,
+    PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m),
+        m.weights().precision(), m.settings(), source,
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(dimensions),
             poolFrom, m.settings().heads(), intValue(sparseTopK), layout.withEntities()
                 ? entityAggregation(columns.kind(), true) : null,

@@ -1,6 +1,7 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
@@ -25,6 +26,7 @@ import org.apache.spark.util.TaskCompletionListener;
  */
 final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
   private final WeightsHandle model;
+  private final Precision precision;     // the model's products', known without fetching it
   private final ModelSettings settings;
   private final SequenceSource source;
   private final OutputRows output;
@@ -33,10 +35,11 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
   private final boolean failOnInvalid;
   private final EncodeMetrics metrics;
 
-  PartitionEncoder(WeightsHandle model, ModelSettings settings, SequenceSource source,
-      OutputRows output, AttentionOutputs attention, int batchTokens, boolean failOnInvalid,
-      EncodeMetrics metrics) {
+  PartitionEncoder(WeightsHandle model, Precision precision, ModelSettings settings,
+      SequenceSource source, OutputRows output, AttentionOutputs attention, int batchTokens,
+      boolean failOnInvalid, EncodeMetrics metrics) {
     this.model = model;
+    this.precision = precision;
     this.settings = settings;
     this.source = source;
     this.output = output;
@@ -48,7 +51,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
 
   @Override
   public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
-    metrics.noteExecutor(model.get().precision());
+    metrics.noteExecutor(precision);
     // A split without rows (most splits of a file with one row group are) opens no reader and
     // allocates no batch: that is a tokenizer and 4 · batch-tokens · E bytes per task, zeroed.
     return rows.hasNext() ? new Batches(rows) : Collections.emptyIterator();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.util.Collections;
@@ -29,8 +30,8 @@ class PartitionEncoderTest {
   void aSplitWithoutRowsFetchesNoModelAndOpensNoReader() {
     EncodeMetrics metrics = new EncodeMetrics(SparkTestSession.get().sparkContext());
     // Settings, source, output and attention are never read for an empty split: null here.
-    PartitionEncoder encode = new PartitionEncoder(new Unreachable(), null, null, null, null,
-        4096, true, metrics);
+    PartitionEncoder encode = new PartitionEncoder(new Unreachable(), Precision.FLOAT32, null,
+        null, null, null, 4096, true, metrics);
 
     assertFalse(encode.call(Collections.<InternalRow>emptyIterator()).hasNext());
     assertEquals(1, metrics.executors().size(), "the executor is noted all the same");
