@@ -20,6 +20,12 @@ public enum Precision implements ConfigName {
    */
   INT8("int8");
 
+  /**
+   * System property that lets bfloat16 run on oneDNN's emulation where the processor lacks it:
+   * for tests that hold its numbers on any machine, never for speed.
+   */
+  public static final String EMULATED_BFLOAT16 = "encoder.bfloat16.emulated";
+
   private final String configName;
 
   /**
@@ -38,7 +44,7 @@ public enum Precision implements ConfigName {
           + "not load: " + OneDnn.failure());
     }
     Isa isa = OneDnn.isa();
-    if (this == BFLOAT16 && !isa.nativeBfloat16()) {
+    if (this == BFLOAT16 && !isa.nativeBfloat16() && !Boolean.getBoolean(EMULATED_BFLOAT16)) {
       return java.util.Optional.of("model.precision = bfloat16 is refused on this processor: "
           + "oneDNN dispatches to " + isa.label() + ", which has no bfloat16 dot products "
           + "(AVX512_BF16, AMX or AVX2-VNNI-2), and emulated they run at about a quarter of "

@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * within 15 % relative on the last hidden states (random checkpoints' states have outlier
  * dimensions that coarsen each token's scale: 9 % was seen on ModernBERT's) and 1 − 2e-3 cosine
  * on the pooled vectors; bfloat16 within 2 % and 1 − 1e-3. Where bfloat16 is refused
- * ({@link Precision#refusal}), the test asserts the job's one-line refusal instead of skipping.
+ * ({@link Precision#refusal}), the test asserts the job's one-line refusal, then holds its
+ * numbers on oneDNN's emulation ({@link Precision#EMULATED_BFLOAT16}) instead of skipping.
  * Then the real all-MiniLM-L6-v2 on its 30 reference texts: int8 sentence vectors within
  * cosine 1 − 1e-2 of ONNX Runtime's float32 ones (ONNX Runtime's own int8 export of this model
  * reaches 0.941 at worst on 10,000 real texts; this job's int8 0.994 on these 30).
@@ -63,10 +64,16 @@ class PrecisionFoldersTest {
           "output.path = \"" + tmp.resolve("out") + "\"", "model.precision = " + precision);
       assertEquals(1, run.code(), run.error());
       assertEquals("error: " + p.refusal().get(), run.error().strip());
-      System.out.println(name + " in " + precision + ": refused on " + OneDnn.describe());
-      return;
+      System.out.println(name + " in " + precision + ": refused on " + OneDnn.describe()
+          + "; its numbers on oneDNN's emulation:");
+      System.setProperty(Precision.EMULATED_BFLOAT16, "true");
     }
-    FolderCases.Worst worst = folders.inPrecision(name, maxTokens, family, prompt, precision);
+    FolderCases.Worst worst;
+    try {
+      worst = folders.inPrecision(name, maxTokens, family, prompt, precision);
+    } finally {
+      System.clearProperty(Precision.EMULATED_BFLOAT16);
+    }
     boolean int8 = p == Precision.INT8;
     assertTrue(worst.states() <= (int8 ? INT8_STATES : BFLOAT16_STATES),
         "hidden states " + worst.states());
