@@ -3,6 +3,7 @@ package io.corpus.encoder.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.corpus.encoder.kernel.Isa;
 import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.testing.RealModelReference;
@@ -24,16 +25,21 @@ import org.junit.jupiter.params.provider.CsvSource;
  * against the same float64 ports the float32 tests hold to 1e-4: int8 (dynamic quantization)
  * within 15 % relative on the last hidden states (random checkpoints' states have outlier
  * dimensions that coarsen each token's scale: 9 % was seen on ModernBERT's) and 1 − 2e-3 cosine
- * on the pooled vectors; bfloat16 within 2 % and 1 − 1e-3. Where bfloat16 is refused
+ * on the pooled vectors with 8-bit activations, 30 % and 6e-3 with the 7-bit ones of processors
+ * without VNNI; bfloat16 within 2 % and 1 − 1e-3. Where bfloat16 is refused
  * ({@link Precision#refusal}), the test asserts the job's one-line refusal, then holds its
  * numbers on oneDNN's emulation ({@link Precision#EMULATED_BFLOAT16}) instead of skipping.
  * Then the real all-MiniLM-L6-v2 on its 30 reference texts: int8 sentence vectors within
- * cosine 1 − 1e-2 of ONNX Runtime's float32 ones (ONNX Runtime's own int8 export of this model
+ * cosine 1 − 1e-2 (3e-2 with 7-bit activations) of ONNX Runtime's float32 ones (ONNX Runtime's own int8 export of this model
  * reaches 0.941 at worst on 10,000 real texts; this job's int8 0.994 on these 30).
  */
 class PrecisionFoldersTest {
-  static final double INT8_STATES = 0.15;
-  static final double INT8_COSINE = 2e-3;
+  // 8-bit activations (VNNI or AMX); 7-bit ones, where u8·s8 pairs saturate, measured with oneDNN
+  // capped at AVX2: MiniLM 1.9e-2, pooled 3.4e-3 (GTE), states 14.5 % (ModernBERT)
+  static final boolean EIGHT_BITS = OneDnn.isa().exactInt8();
+  static final double INT8_STATES = EIGHT_BITS ? 0.15 : 0.3;
+  static final double INT8_COSINE = EIGHT_BITS ? 2e-3 : 6e-3;
+  static final double INT8_MINILM = EIGHT_BITS ? 1e-2 : 3e-2;
   static final double BFLOAT16_STATES = 0.02;
   static final double BFLOAT16_COSINE = 1e-3;
 
@@ -64,6 +70,11 @@ class PrecisionFoldersTest {
           "output.path = \"" + tmp.resolve("out") + "\"", "model.precision = " + precision);
       assertEquals(1, run.code(), run.error());
       assertEquals("error: " + p.refusal().get(), run.error().strip());
+      if (OneDnn.isa().compareTo(Isa.AVX512_CORE) < 0) {
+        System.out.println(name + " in " + precision + ": refused on " + OneDnn.describe()
+            + ", where oneDNN has no bfloat16 kernels at all (not even emulated)");
+        return;
+      }
       System.out.println(name + " in " + precision + ": refused on " + OneDnn.describe()
           + "; its numbers on oneDNN's emulation:");
       System.setProperty(Precision.EMULATED_BFLOAT16, "true");
@@ -102,7 +113,7 @@ class PrecisionFoldersTest {
     }
     System.out.printf("all-MiniLM-L6-v2 in int8: worst 1 - cosine to the reference %.2e%n",
         worst);
-    assertTrue(worst <= 1e-2, "worst 1 - cosine " + worst);
+    assertTrue(worst <= INT8_MINILM, "worst 1 - cosine " + worst);
     assertTrue(Files.readString(output.resolve("run-summary.json"))
         .contains("\"precision\" : \"int8\""), "the summary names the precision");
   }
