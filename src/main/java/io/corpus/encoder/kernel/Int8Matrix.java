@@ -81,10 +81,6 @@ public final class Int8Matrix implements Matrix {
     return rowSums;
   }
 
-  float scale(int row) {
-    return scales[row];
-  }
-
   @Override
   public int rows() {
     return rows;

@@ -38,7 +38,7 @@ interface Int8Passes {
     return scale >= Float.MIN_NORMAL ? scale : 1f;
   }
 
-  /** The zero point of a row whose smallest value is min (≤ 0), at this scale. */
+  /** The zero point of a row whose smallest value is min (≤ 0), at this scale (0 for min 0). */
   static int zeroPoint(float min, float scale, int qmax) {
     return (int) Math.max(0, Math.min(qmax, (-min / scale + ROUNDER) - ROUNDER));
   }

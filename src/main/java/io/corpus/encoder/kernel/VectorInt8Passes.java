@@ -47,7 +47,7 @@ final class VectorInt8Passes implements Int8Passes {
         max = Math.max(max, x[from + i]);
       }
       float scale = Int8Passes.scale(min, max, qmax);
-      int zero = min == 0 && max == 0 ? 0 : Int8Passes.zeroPoint(min, scale, qmax);
+      int zero = Int8Passes.zeroPoint(min, scale, qmax);
       scales[t] = scale;
       zeroPoints[t] = zero;
       int to = t * k;
