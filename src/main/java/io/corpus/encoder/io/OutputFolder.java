@@ -8,8 +8,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -26,9 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>What may be replaced: nothing in {@code error-if-exists} mode; in {@code overwrite} mode
- *       an empty folder or an earlier output of this job (it carries the {@value #MARKER} file
- *       written at commit, or, from before the marker, holds nothing but this job's tables and
- *       its run-summary.json); in {@code replace-any-folder} mode any folder.
+ *       an empty folder or an earlier output of this job ({@link EarlierOutput}: its summary,
+ *       its tables and nothing else); in {@code replace-any-folder} mode any folder.
  *   <li>The commit ({@link CommitStep}): mark the staging folder, swap it with the old output,
  *       drop the old output, unlock. On a local disk the swap is one {@code renameat2} exchange,
  *       so the output path holds the old output or the new one at every instant; elsewhere it is
@@ -48,10 +45,6 @@ public final class OutputFolder implements AutoCloseable {
   /** The file in a staging folder that says which pieces of the output a run is keeping. */
   public static final String RESUME_PLAN = "resume-plan.json";
   private static final Logger LOG = LoggerFactory.getLogger(OutputFolder.class);
-  /** What an output written before the marker existed may hold. */
-  private static final Set<String> LEGACY_ENTRIES = Set.of("embeddings", "rejects", "attention",
-      "rollout", "head-stats", "report", "run-summary.json", ".run-summary.json.crc", "_SUCCESS",
-      "._SUCCESS.crc");
 
   /** What may be at the output path already. */
   public enum Replace { NOTHING, EARLIER_OUTPUT, ANY_FOLDER }
@@ -378,24 +371,16 @@ public final class OutputFolder implements AutoCloseable {
     if (replace == Replace.ANY_FOLDER) {
       return;
     }
-    Set<String> names = new TreeSet<>();
-    for (FileStatus entry : fs.listStatus(target)) {
-      names.add(entry.getPath().getName());
+    if (fs.listStatus(target).length == 0) {
+      return;
     }
-    boolean earlierOutput = names.contains(MARKER) || (LEGACY_ENTRIES.containsAll(names)
-        && names.contains("run-summary.json") && names.contains("embeddings"));
-    if (!names.isEmpty() && !earlierOutput) {
+    String notOurs = EarlierOutput.whyNotOurs(fs, target);
+    if (notOurs != null) {
       throw new IllegalArgumentException("Output path " + shown + " is a folder this job did "
-          + "not write (no " + MARKER + " file; it holds " + shortList(names) + "): overwrite "
-          + "replaces only an empty folder or an earlier output. Choose another output.path, "
-          + "or set output.mode = replace-any-folder to replace this folder and all it holds");
+          + "not write (" + notOurs + "): overwrite replaces only an empty folder or an earlier "
+          + "output. Choose another output.path, or set output.mode = replace-any-folder to "
+          + "replace this folder and all it holds");
     }
-  }
-
-  private static String shortList(Set<String> names) {
-    List<String> list = new ArrayList<>(names);
-    return list.size() <= 5 ? String.join(", ", list)
-        : String.join(", ", list.subList(0, 5)) + " and " + (list.size() - 5) + " more";
   }
 
   /** How the names of {@code target}'s siblings of a kind begin: {@code .NAME.staging-}, … */

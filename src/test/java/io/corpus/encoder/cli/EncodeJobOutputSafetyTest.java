@@ -79,7 +79,7 @@ class EncodeJobOutputSafetyTest {
     Result refused = run(config(home, "overwrite"));
     assertEquals(1, refused.code());
     assertTrue(refused.error().startsWith("error: Output path " + home + " is a folder this job "
-        + "did not write (no .corpus-encoder-output file; it holds .ssh)"), refused.error());
+        + "did not write (it holds .ssh)"), refused.error());
     assertEquals("ssh-ed25519 AAAA", Files.readString(home.resolve(".ssh/authorized_keys")));
 
     Path out = tmp.resolve("vectors");

@@ -3,7 +3,6 @@ package io.corpus.encoder.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.nio.file.Files;
@@ -75,7 +74,7 @@ class PreflightTest {
             + "so name a folder of its own inside one (/usr/vectors)");
     cases.put(config("not-ours", in, text, miniLm, "output.path = " + q(notOurs),
         "output.mode = overwrite"), "Output path " + notOurs + " is a folder this job did not "
-            + "write (no " + OutputFolder.MARKER + " file; it holds notes.txt): overwrite "
+            + "write (it holds notes.txt): overwrite "
             + "replaces only an empty folder or an earlier output. Choose another output.path, "
             + "or set output.mode = replace-any-folder to replace this folder and all it holds");
     cases.put(config("exists", in, text, miniLm, "output.path = " + q(notOurs)),

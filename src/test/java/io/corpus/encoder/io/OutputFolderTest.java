@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
@@ -24,7 +26,13 @@ class OutputFolderTest {
   static void writeOutput(Path folder, String version) throws IOException {
     Files.createDirectories(folder.resolve("embeddings"));
     Files.writeString(folder.resolve("embeddings/part-00000.parquet"), version);
-    Files.writeString(folder.resolve("run-summary.json"), "{\"version\": \"" + version + "\"}");
+    Files.writeString(folder.resolve("run-summary.json"), summary(version));
+  }
+
+  /** A run summary with the fields the job always writes, and a version. */
+  static String summary(String version) {
+    return "{\"rows_read\": 1, \"rows_written\": 1, \"rows_rejected\": 0, \"model\": {}, "
+        + "\"outputs\": {}, \"reuse_key\": {}, \"version\": \"" + version + "\"}";
   }
 
   /** "old" or "new" when the folder holds that output whole, else what it holds. */
@@ -34,7 +42,7 @@ class OutputFolderTest {
     }
     String table = Files.readString(folder.resolve("embeddings/part-00000.parquet"));
     String summary = Files.readString(folder.resolve("run-summary.json"));
-    return summary.equals("{\"version\": \"" + table + "\"}") ? table : "torn: " + table;
+    return summary.equals(summary(table)) ? table : "torn: " + table;
   }
 
   private Path oldOutputWithNeighbour() throws IOException {
@@ -93,11 +101,65 @@ class OutputFolderTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> open(target, OutputFolder.Replace.EARLIER_OUTPUT));
     assertTrue(e.getMessage().contains("is a folder this job did not write"), e.getMessage());
-    assertTrue(e.getMessage().contains(".ssh, notes.txt"), e.getMessage());
+    assertTrue(e.getMessage().contains("(it holds .ssh, notes.txt)"), e.getMessage());
     assertTrue(e.getMessage().contains("replace-any-folder"), e.getMessage());
     assertTrue(Files.exists(target.resolve(".ssh/authorized_keys")));
     // Refused: the lock is not left behind, so a corrected run can go ahead.
     assertFalse(Files.exists(dir.resolve(".home-like.lock")));
+  }
+
+  @Test
+  void overwriteRefusesFoldersThatOnlyLookLikeAnOutput() throws IOException {
+    Map<String, String> reasons = new LinkedHashMap<>();
+    Path fakeSummary = dir.resolve("fake-summary");
+    writeOutput(fakeSummary, "old");
+    Files.writeString(fakeSummary.resolve("embeddings/my-precious.parquet"), "mine");
+    Files.writeString(fakeSummary.resolve("run-summary.json"), "{\"note\":\"mine\"}");
+    reasons.put("fake-summary", "its run-summary.json is not one this job writes (no "
+        + "rows_read, rows_rejected, rows_written, model, outputs, reuse_key)");
+    Path marked = dir.resolve("marked");
+    writeOutput(marked, "old");
+    Files.writeString(marked.resolve(OutputFolder.MARKER), "anyone can write this");
+    Files.writeString(marked.resolve("run-summary.json"), "[1, 2]");
+    reasons.put("marked", "its run-summary.json is not a JSON object");
+    Path strangeTable = dir.resolve("strange-table");
+    writeOutput(strangeTable, "old");
+    Files.writeString(strangeTable.resolve("embeddings/my-precious.parquet"), "mine");
+    reasons.put("strange-table", "it holds embeddings/my-precious.parquet, which the job does "
+        + "not write");
+    Path strangeReport = dir.resolve("strange-report");
+    writeOutput(strangeReport, "old");
+    Files.createDirectories(strangeReport.resolve("report/drafts"));
+    reasons.put("strange-report", "it holds report/drafts/, which the job does not write");
+    Path strangePartition = dir.resolve("strange-partition");
+    writeOutput(strangePartition, "old");
+    Files.createDirectories(strangePartition.resolve("attention/layer=0"));
+    Files.writeString(strangePartition.resolve("attention/layer=0/thesis.tex"), "mine");
+    reasons.put("strange-partition", "it holds attention/layer=0/thesis.tex, which the job does "
+        + "not write");
+    Path noSummary = dir.resolve("no-summary");
+    writeOutput(noSummary, "old");
+    Files.delete(noSummary.resolve("run-summary.json"));
+    reasons.put("no-summary", "it has no run-summary.json; it holds embeddings");
+    for (Map.Entry<String, String> c : reasons.entrySet()) {
+      Path target = dir.resolve(c.getKey());
+      Map<Path, String> before = contents(target);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> open(target, OutputFolder.Replace.EARLIER_OUTPUT), c.getKey());
+      assertTrue(e.getMessage().contains("is a folder this job did not write (" + c.getValue()
+          + ")"), e.getMessage());
+      assertEquals(before, contents(target), c.getKey());
+    }
+  }
+
+  private static Map<Path, String> contents(Path root) throws IOException {
+    Map<Path, String> all = new java.util.TreeMap<>();
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : files.toList()) {
+        all.put(root.relativize(f), Files.isRegularFile(f) ? Files.readString(f) : "/");
+      }
+    }
+    return all;
   }
 
   @Test
