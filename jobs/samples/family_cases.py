@@ -102,10 +102,11 @@ def store(values, dtype, prefix=""):
 
 
 def write_texts(folder, tokenizer, max_tokens, forward, pooling="mean", prompt=""):
-    """texts.json: each text's reference ids (cut at max_tokens, the prompt put before it), the
+    """texts.json: each text's reference ids (the prompt put before it, the whole stripped as
+    sentence-transformers strips it in a folder with modules.json, cut at max_tokens), the
     port's last hidden states and its pooled, normalized vector."""
     rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS],
-                         max_tokens)
+                         max_tokens, strip=os.path.exists(os.path.join(folder, "modules.json")))
     assert any(r["full_length"] > max_tokens for r in rows), "no text is cut"
     out = []
     for row, (_, text) in zip(rows, TEXTS):

@@ -256,7 +256,8 @@ def write_case(c, out, seed):
     as_strings, ids = tokenizer_json(vocab, merges, pair_merges=False)
     tokenizer = os.path.join(folder, "tokenizer.json")
     json.dump(as_strings, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
-    texts = reference_ids(tokenizer, [{"id": i, "a": t} for i, t in TEXTS], MAX_TOKENS)
+    texts = reference_ids(tokenizer, [{"id": i, "a": t} for i, t in TEXTS], MAX_TOKENS,
+                          strip=c["sentence_transformers"])
     strings = os.path.join(out, "tokenizer-merges-as-strings.json")
     json.dump(as_strings, open(strings, "w", encoding="utf-8"), ensure_ascii=False)
     if c["pair_merges"]:

@@ -178,7 +178,8 @@ def write_case(c, out, seed):
                    "similarity_fn_name": "cosine"},
                   open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
         prompt = PROMPTS["query"]
-    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS], MAX_TOKENS)
+    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS], MAX_TOKENS,
+                         strip=not c["lm"])
     assert any(r["full_length"] > MAX_TOKENS for r in rows), "no text is cut"
     out_rows = []
     for row, (_, text) in zip(rows, TEXTS):

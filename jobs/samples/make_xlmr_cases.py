@@ -158,7 +158,12 @@ def bpe_tokenizer_json():
                       "merges": [f"{a} {b}" for a, b in merges]}}, len(vocab)
 
 
-def reference_ids(tokenizer, rows, max_tokens):
+def reference_ids(tokenizer, rows, max_tokens, strip=False):
+    """Each row's ids, type ids and tokens from Hugging Face's Rust tokenizer, "a" (and "b") cut
+    at max_tokens as pairs are cut; with strip, each text first loses its edge whitespace as
+    sentence-transformers' Transformer.tokenize strips it (Python's str.strip())."""
+    if strip:
+        rows = [dict(r, **{k: r[k].strip() for k in ("a", "b") if k in r}) for r in rows]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(rows, f)
     env = dict(os.environ, NODE_PATH=os.environ.get("NODE_PATH", "/tmp/tok13/node_modules"))
@@ -228,9 +233,10 @@ def write_case(c, out, seed):
     json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
     c, w = checkpoint(c, rng, folder, size)
     labels = c.get("labels")
-    texts = reference_ids(tokenizer, [{"id": i, "a": t} for i, t in TEXTS], MAX_TOKENS)
+    texts = reference_ids(tokenizer, [{"id": i, "a": t} for i, t in TEXTS], MAX_TOKENS,
+                          strip=not labels)
     pairs = reference_ids(tokenizer, [{"id": i, "a": a, "b": b} for i, a, b in PAIRS],
-                          MAX_TOKENS)
+                          MAX_TOKENS, strip=not labels)
     assert c["form"] == "bpe" or any(LEFT_OUT in r["a"] and 3 in r["input_ids"]
                                      for r in texts), "no <unk>"
     assert any(r["full_length"] > MAX_TOKENS for r in texts), "no text is cut"

@@ -56,7 +56,7 @@ abstract class SequenceSource implements Serializable {
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
           m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, chunkOverlap, prompt,
-          spans, eps, m.weights().embeddings().vocabularySize());
+          spans, m.folder().stripsTexts(), eps, m.weights().embeddings().vocabularySize());
     };
   }
 

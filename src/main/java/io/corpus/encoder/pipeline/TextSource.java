@@ -3,6 +3,7 @@ package io.corpus.encoder.pipeline;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
+import io.corpus.encoder.text.EdgeWhitespace;
 import io.corpus.encoder.text.TextTokenizer;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,26 +14,32 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Text as the input ({@code string}): tokenized in the task with the model folder's
  * {@code tokenizer.json} (its bytes travel with the task; Spark ships a stage's closure once per
  * executor), special tokens added, cut to {@code maxTokens} as sentence-transformers cuts (the
- * closing {@code [SEP]} stays) or rejected when longer; then the embedding layer.
+ * closing {@code [SEP]} stays) or rejected when longer; then the embedding layer. For a
+ * sentence-transformers folder every text (the prompt put before it first) and pair text loses
+ * its edge whitespace first, as Python's {@code str.strip()} removes it
+ * ({@link EdgeWhitespace}); offsets written (windows, entities) stay offsets into the text as
+ * given.
  */
 final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
   private final int chunkOverlap;   // -1: texts are cut or rejected, not chunked
   private final String prompt;      // put before every text; "" = none
   private final boolean spans;      // keep the text and each token's span in it, for entities
+  private final boolean strip;      // texts lose their edge whitespace, as sentence-transformers'
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
    * read fails the job before any task, naming {@code where} it comes from.
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
-      boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, double layerNormEps,
-      int vocabularySize) {
+      boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
+      double layerNormEps, int vocabularySize) {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
     this.chunkOverlap = chunkOverlap;
     this.prompt = prompt;
     this.spans = spans;
+    this.strip = strip;
     if (spans && !prompt.isEmpty()) {
       throw new IllegalArgumentException("Entities are found in the text as given: a prompt ('"
           + prompt + "') would move every offset; set no prompt");
@@ -42,7 +49,8 @@ final class TextSource extends EmbeddedSource {
 
   /**
    * The positions the prompt takes at the start of a sequence: its tokens with the leading
-   * special token, as sentence-transformers counts them (the prompt tokenized alone, less one);
+   * special token, as sentence-transformers counts them (the prompt tokenized alone, stripped as
+   * texts are, less one);
    * 0 without a prompt. Tokenizes on the driver, so only a folder whose pooling leaves the prompt
    * out asks.
    */
@@ -51,7 +59,7 @@ final class TextSource extends EmbeddedSource {
       return 0;
     }
     try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
-      return tokenizer.encode(prompt).ids().length - 1;
+      return tokenizer.encode(edges(prompt).text()).ids().length - 1;
     }
   }
 
@@ -87,13 +95,17 @@ final class TextSource extends EmbeddedSource {
     if (bad != null) {
       return bad;
     }
-    String text = prompt + row.getUTF8String(columns.sequenceOrdinal()).toString();
-    int[] codePoints = spans ? text.codePoints().toArray() : null;
+    String given = row.getUTF8String(columns.sequenceOrdinal()).toString();
+    EdgeWhitespace.Stripped stripped = edges(prompt + given);
+    String text = stripped.text();
+    int shift = stripped.leadingCodePoints();   // no prompt where offsets are written
+    int[] codePoints = spans ? given.codePoints().toArray() : null;
     if (chunkOverlap >= 0) {
-      return chunks(tokenizer.windows(text), embeddings, codePoints);
+      return chunks(tokenizer.windows(text), embeddings, codePoints, shift);
     }
     TextTokenizer.Tokens tokens = columns.hasPair()
-        ? tokenizer.encode(text, row.getUTF8String(columns.pairOrdinal()).toString())
+        ? tokenizer.encode(text,
+            edges(row.getUTF8String(columns.pairOrdinal()).toString()).text())
         : tokenizer.encode(text);
     if (tokens.truncated() && rejectTooLong) {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
@@ -107,7 +119,12 @@ final class TextSource extends EmbeddedSource {
     embeddings.append(ids, tokens.typeIds(), batch);
     return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
         columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null,
-        spans ? new SequenceRead.TokenText(codePoints, tokens.spans()) : null);
+        spans ? new SequenceRead.TokenText(codePoints, tokens.spans().shifted(shift)) : null);
+  }
+
+  /** The text as the tokenizer gets it: stripped for a sentence-transformers folder. */
+  private EdgeWhitespace.Stripped edges(String text) {
+    return strip ? EdgeWhitespace.strip(text) : new EdgeWhitespace.Stripped(text, 0);
   }
 
   /**
@@ -115,7 +132,7 @@ final class TextSource extends EmbeddedSource {
    * room; refused whole if one cannot be encoded.
    */
   private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenEmbeddings embeddings,
-      int[] codePoints) {
+      int[] codePoints, int shift) {
     for (TextTokenizer.Window window : windows) {
       RejectRule.Rejection outside = outsideTheModel(window.tokens(), embeddings);
       if (outside != null) {
@@ -127,8 +144,10 @@ final class TextSource extends EmbeddedSource {
       TextTokenizer.Window window = windows.get(i);
       int[] ids = window.tokens().ids();
       sequences.add(new SequenceRead.Accepted(ids.length, ids, window.tokens().tokens(), null,
-          false, new SequenceRead.Chunk(i, window.start(), window.end(), windows.size()),
-          spans ? new SequenceRead.TokenText(codePoints, window.tokens().spans()) : null));
+          false, new SequenceRead.Chunk(i, window.start() + shift, window.end() + shift,
+              windows.size()),
+          spans ? new SequenceRead.TokenText(codePoints, window.tokens().spans().shifted(shift))
+              : null));
     }
     return new SequenceRead.Chunks(sequences, (i, batch) -> embeddings.append(
         windows.get(i).tokens().ids(), windows.get(i).tokens().typeIds(), batch));

@@ -45,7 +45,23 @@ public final class TextTokenizer implements AutoCloseable {
    * @param ends (T) where it ends, in code points
    * @param special (T) whether the template added it ([CLS], [SEP], {@code <s>})
    */
-  public record Spans(int[] starts, int[] ends, boolean[] special) {}
+  public record Spans(int[] starts, int[] ends, boolean[] special) {
+    /** These spans in a text that has {@code by} more code points before it; special stay 0. */
+    public Spans shifted(int by) {
+      if (by == 0) {
+        return this;
+      }
+      int[] s = starts.clone();
+      int[] e = ends.clone();
+      for (int t = 0; t < s.length; t++) {
+        if (!special[t]) {
+          s[t] += by;
+          e[t] += by;
+        }
+      }
+      return new Spans(s, e, special);
+    }
+  }
 
   private final HuggingFaceTokenizer tokenizer;
   private final boolean withSpans;

@@ -47,12 +47,16 @@ import java.util.TreeSet;
  * @param dense the folders of the sentence-transformers Dense modules after pooling, in order
  * @param splade how a SparseEncoder's {@code SpladePooling} pools (max and relu when the folder
  *     has none and SPLADE is asked for)
+ * @param stripsTexts whether texts lose their edge whitespace before tokenizing, as
+ *     sentence-transformers' Transformer module strips them (a folder whose modules.json runs
+ *     one); Hugging Face's own pipelines and CrossEncoder.predict tokenize texts as given
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, ModelFamily.Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
-    Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade) {
+    Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
+    boolean stripsTexts) {
 
   /**
    * sentence-transformers' {@code SpladePooling} config.
@@ -325,7 +329,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         shape.width(), shape.heads(), shape.ffnWidth(), family.architecture(config, file),
         shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
-            .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade());
+            .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade(),
+        st.strips());
   }
 
   /** The classification head config.json describes, if its architecture has one. */
@@ -444,17 +449,18 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** The sentence-transformers pipeline, when the folder has modules.json. */
   private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
-      boolean normalize, Prompts prompts, List<Path> dense, Splade splade) {
+      boolean normalize, Prompts prompts, List<Path> dense, Splade splade, boolean strips) {
 
     static SentenceTransformer read(Path folder, Path modules) {
       if (!Files.isRegularFile(modules)) {
         return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE,
-            List.of(), Splade.MAX_RELU);
+            List.of(), Splade.MAX_RELU, false);
       }
       Splade splade = Splade.MAX_RELU;
       Optional<Pooling> pooling = Optional.empty();
       boolean normalize = false;
       boolean promptPooled = true;
+      boolean strips = false;
       List<Path> dense = new ArrayList<>();
       for (JsonNode module : json(modules)) {
         String type = module.path("type").asText("");
@@ -474,7 +480,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
                 + "before Normalize here; this one does not");
           }
           dense.add(path);
-        } else if (!type.endsWith(".Transformer") && !type.endsWith(".MLMTransformer")) {
+        } else if (type.endsWith(".Transformer") || type.endsWith(".MLMTransformer")) {
+          strips = true;
+        } else {
           throw new WeightsException(modules + " names the module " + type + ", which this job "
               + "does not run (Transformer, MLMTransformer, Pooling, SpladePooling, Dense, "
               + "Normalize)");
@@ -486,7 +494,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           : Optional.empty();
       return new SentenceTransformer(maxSeq, pooling, normalize,
           prompts(folder.resolve("config_sentence_transformers.json"), promptPooled), dense,
-          splade);
+          splade, strips);
     }
 
     /** A SpladePooling module's config.json (its defaults when absent: max, relu). */

@@ -46,19 +46,37 @@ record FolderCases(String cases, Path tmp) {
     return new ObjectMapper().readTree(folder(name).resolve(file).toFile());
   }
 
+  /**
+   * What a text may carry at its edges in a corpus: Python's {@code str.strip()} removes all of
+   * it, Java's {@code String.strip()} not U+00A0, and byte-level BPE and SentencePiece make
+   * tokens of it.
+   */
+  static final String LEADING = "\n\t\u3000\u00a0";
+  static final String TRAILING = " \u00a0\u3000\r\n";
+
   /** The rows' ids and texts (and passages, for pairs) as a one-file Parquet input. */
   Path parquet(SparkSession spark, JsonNode rows, boolean pairs) {
+    return parquet(spark, rows, pairs, "", "");
+  }
+
+  /**
+   * As {@link #parquet(SparkSession, JsonNode, boolean)}, each text (and passage) with
+   * {@code lead} before it and {@code trail} after it.
+   */
+  Path parquet(SparkSession spark, JsonNode rows, boolean pairs, String lead, String trail) {
     List<Row> out = new ArrayList<>();
     for (JsonNode r : rows) {
-      out.add(pairs ? RowFactory.create(r.get("id").asText(), r.get("a").asText(),
-          r.get("b").asText()) : RowFactory.create(r.get("id").asText(), r.get("a").asText()));
+      String a = lead + r.get("a").asText() + trail;
+      out.add(pairs ? RowFactory.create(r.get("id").asText(), a,
+          lead + r.get("b").asText() + trail) : RowFactory.create(r.get("id").asText(), a));
     }
     StructType schema = new StructType().add("id", DataTypes.StringType)
         .add("text", DataTypes.StringType);
     if (pairs) {
       schema = schema.add("passage", DataTypes.StringType);
     }
-    Path input = tmp.resolve(pairs ? "pairs.parquet" : "texts.parquet");
+    Path input = tmp.resolve((pairs ? "pairs" : "texts") + (lead + trail).hashCode()
+        + ".parquet");
     if (!Files.exists(input)) {
       spark.createDataFrame(out, schema).coalesce(1).write().parquet(input.toString());
     }
@@ -100,12 +118,21 @@ record FolderCases(String cases, Path tmp) {
     return jobAndTransformer(name, maxTokens, family, promptName, "auto");
   }
 
-  /** As {@link #jobAndTransformer(String, int, String, String)}, with this pooling setting. */
+  /**
+   * As {@link #jobAndTransformer(String, int, String, String)}, with this pooling setting. A
+   * sentence-transformers folder's texts carry whitespace at their edges ({@link #LEADING} only
+   * where no prompt goes before them: sentence-transformers strips the prompt and text as one),
+   * which must not change a token or a vector.
+   */
   Worst jobAndTransformer(String name, int maxTokens, String family, String promptName,
       String pooling) throws Exception {
     SparkSession spark = SparkTestSession.get();
     JsonNode texts = json(name, "texts.json");
-    Path input = parquet(spark, texts, false);
+    ModelFolder model = ModelFolder.read(folder(name));
+    boolean prompted = !promptName.isEmpty() || model.prompts().defaultName().isPresent();
+    Path input = model.stripsTexts()
+        ? parquet(spark, texts, false, prompted ? "" : LEADING, TRAILING)
+        : parquet(spark, texts, false);
     Map<String, Row> job = runJob(name, input, false, "input { max-tokens = " + maxTokens
         + ", prompt-name = \"" + promptName + "\" }\noutput.pooling = " + pooling, family);
     Map<String, Row> transformer = byId(new EncoderTransformer()
