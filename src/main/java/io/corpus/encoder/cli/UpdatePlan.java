@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.common.JsonDifference;
 import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.ParquetInput;
@@ -111,8 +112,10 @@ final class UpdatePlan {
   }
 
   /**
-   * What an update must find unchanged in the earlier output's run-summary.json: the model's
-   * fingerprint (its files' SHA-256) and every setting that shapes a row's outputs.
+   * What an update must find unchanged in the earlier output's run-summary.json, and a resumed
+   * run in the plan of the pieces it reuses: the model's fingerprint (its files' SHA-256) and
+   * every setting that shapes a row of {@code embeddings/} (the columns it is read from, the
+   * head statistics it carries).
    */
   static Map<String, Object> reuseKey(JobSettings settings, LoadedModel model) {
     Map<String, Object> key = new LinkedHashMap<>();
@@ -125,6 +128,12 @@ final class UpdatePlan {
     JobSettings.Input in = settings.input();
     Map<String, Object> input = new LinkedHashMap<>();
     input.put("id_column", in.idColumn());
+    input.put("text_column", in.textColumn());
+    input.put("pair_column", in.pairColumn());
+    input.put("ids_column", in.idsColumn());
+    input.put("type_ids_column", in.typeIdsColumn());
+    input.put("mask_column", in.maskColumn());
+    input.put("embeddings_column", in.embeddingsColumn());
     input.put("on_too_long", in.onTooLong().configName());
     input.put("chunk_overlap", in.chunkOverlap());
     input.put("max_length", in.maxLength());
@@ -138,6 +147,9 @@ final class UpdatePlan {
     output.put("token_embeddings", o.tokenEmbeddings());
     output.put("entities", o.entities());
     output.put("sparse_top_k", o.sparseTopK());
+    AttentionOutputs attention = o.attention();
+    output.put("attention_stats", attention.stats() ? Map.of("layers", attention.layers(),
+        "heads", attention.heads()) : false);
     key.put("output", output);
     return key;
   }

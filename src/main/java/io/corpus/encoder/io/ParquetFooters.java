@@ -1,6 +1,12 @@
 package io.corpus.encoder.io;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,6 +18,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
@@ -70,14 +78,33 @@ public final class ParquetFooters {
   /** The row groups of each file, keyed by the file's path as given, in the given order. */
   public static Map<String, List<RowGroup>> rowGroups(Collection<String> files,
       Configuration conf) {
+    return eachFile(files, file -> read(new Path(file), conf));
+  }
+
+  /**
+   * The SHA-256 of each file's footer bytes (its schema, row groups, column chunks' offsets,
+   * sizes and statistics), keyed as given: what a rewrite of a file changes even when it keeps
+   * its size and modification time.
+   */
+  public static Map<String, String> footerDigests(Collection<String> files,
+      Configuration conf) {
+    return eachFile(files, file -> footerDigest(new Path(file), conf));
+  }
+
+  private interface FileReader<T> {
+    T read(String file) throws IOException;
+  }
+
+  /** {@code reader} on every file, several at a time, in the given order. */
+  private static <T> Map<String, T> eachFile(Collection<String> files, FileReader<T> reader) {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(8, Math.max(1, files.size())));
     try {
-      Map<String, Future<List<RowGroup>>> pending = new LinkedHashMap<>();
+      Map<String, Future<T>> pending = new LinkedHashMap<>();
       for (String file : files) {
-        pending.put(file, pool.submit(() -> read(new Path(file), conf)));
+        pending.put(file, pool.submit(() -> reader.read(file)));
       }
-      Map<String, List<RowGroup>> byFile = new LinkedHashMap<>();
-      for (Map.Entry<String, Future<List<RowGroup>>> entry : pending.entrySet()) {
+      Map<String, T> byFile = new LinkedHashMap<>();
+      for (Map.Entry<String, Future<T>> entry : pending.entrySet()) {
         try {
           byFile.put(entry.getKey(), entry.getValue().get());
         } catch (ExecutionException e) {
@@ -90,6 +117,30 @@ public final class ParquetFooters {
       throw new IllegalStateException("Interrupted while reading Parquet footers", e);
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /** SHA-256 of the footer: the bytes between the data and the footer's length and "PAR1". */
+  static String footerDigest(Path file, Configuration conf) throws IOException {
+    FileSystem fs = file.getFileSystem(conf);
+    long size = fs.getFileStatus(file).getLen();
+    try (FSDataInputStream in = fs.open(file)) {
+      byte[] tail = new byte[8];
+      if (size < 12) {
+        throw new IOException(size + " bytes: too short for Parquet");
+      }
+      in.readFully(size - 8, tail);
+      int length = ByteBuffer.wrap(tail, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+      if (!new String(tail, 4, 4, StandardCharsets.US_ASCII).equals("PAR1") || length < 0
+          || length > size - 12) {
+        throw new IOException("no Parquet footer at its end");
+      }
+      byte[] footer = new byte[length];
+      in.readFully(size - 8 - length, footer);
+      return "sha256:" + HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(footer));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -97,21 +97,28 @@ public final class ParquetInput {
   }
 
   /**
-   * Every file the input's splits read, once, in split order, as {@code path}, {@code size} and
-   * {@code modified} (milliseconds): what a piece of the output computed from them depends on.
-   * Taken from the splits Spark planned, so no file is looked at again.
+   * Every file the input's splits read, once, in split order, as {@code path}, {@code size},
+   * {@code modified} (milliseconds) and {@code footer} (the SHA-256 of its footer, which a
+   * rewrite that keeps the size and time changes): what a piece of the output computed from them
+   * depends on. Paths, sizes and times come from the splits Spark planned.
    */
   public static List<Map<String, Object>> files(Dataset<Row> input, Configuration conf) {
     Map<String, Map<String, Object>> byPath = new LinkedHashMap<>();
     for (Partition partition : input.queryExecution().toRdd().partitions()) {
       if (!(partition instanceof FilePartition filePartition)) {
-        return statuses(input.inputFiles(), conf);
+        byPath.clear();
+        for (Map<String, Object> file : statuses(input.inputFiles(), conf)) {
+          byPath.put((String) file.get("path"), file);
+        }
+        break;
       }
       for (PartitionedFile file : filePartition.files()) {
         String path = file.toPath().toString();
         byPath.computeIfAbsent(path, p -> file(p, file.fileSize(), file.modificationTime()));
       }
     }
+    ParquetFooters.footerDigests(byPath.keySet(), conf)
+        .forEach((path, digest) -> byPath.get(path).put("footer", digest));
     return List.copyOf(byPath.values());
   }
 
