@@ -140,7 +140,7 @@ public final class EncodeJob {
     LOG.info("model fingerprint {}, {} s since start", reuseKey.get("model_fingerprint"),
         elapsed());
     UpdatePlan update = settings.output().mode() == JobSettings.OutputMode.UPDATE
-        ? UpdatePlan.open(spark, settings, out, reuseKey, plan.bytes()) : null;
+        ? UpdatePlan.open(spark, settings, out, reuseKey, plan.bytes(), input.schema()) : null;
     if (update != null) {
       LOG.info("update: the earlier output's run summary matches, {} s since start", elapsed());
     }

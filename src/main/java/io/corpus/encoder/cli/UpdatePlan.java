@@ -2,6 +2,7 @@ package io.corpus.encoder.cli;
 
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sha2;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
@@ -13,8 +14,10 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
+import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.pipeline.ValidStrings;
 import io.corpus.encoder.weights.ModelFingerprint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,6 +31,7 @@ import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.schema.MessageType;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -46,6 +50,8 @@ import org.apache.spark.sql.types.StructType;
 final class UpdatePlan {
   /** The column every output row carries: SHA-256 of what the row fed the encoder. */
   static final String HASH_COLUMN = "input_hash";
+  /** Whether an input row may take an earlier row: its strings pass the row checks. */
+  private static final String REUSABLE = "__corpus_encoder_reusable";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -159,7 +165,7 @@ final class UpdatePlan {
    * of its rows; refuses, in one line naming what differs, what cannot be reused.
    */
   static UpdatePlan open(SparkSession spark, JobSettings settings, OutputFolder out,
-      Map<String, Object> reuseKey, long inputBytes) {
+      Map<String, Object> reuseKey, long inputBytes, StructType input) {
     String shown = settings.environment().redact(settings.output().path());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     Path summary = new Path(out.target(), "run-summary.json");
@@ -195,9 +201,11 @@ final class UpdatePlan {
           + settings.input().idColumn() + ", and the earlier output at " + shown + " has "
           + duplicates + " ids on more than one row; run with output.mode = overwrite");
     }
-    // its schema from one footer, without the Spark job Spark's own inference runs
-    Dataset<Row> earlier = ParquetInput.read(spark,
-        new Path(out.target(), "embeddings").toString());
+    String table = new Path(out.target(), "embeddings").toString();
+    checkOneSchema(table, hadoop, shown);
+    // its schema from one footer (all alike), without the Spark job Spark's own inference runs
+    Dataset<Row> earlier = ParquetInput.read(spark, table);
+    checkIdType(settings.input().idColumn(), input, earlier.schema(), shown);
     return new UpdatePlan(earlier, settings.input().idColumn(),
         earlierSummary.path("chunks_written").asLong(Long.MAX_VALUE) <= BROADCAST_KEYS_UP_TO,
         // rows per window carry `chunk`; a token classifier's entities make one row per text
@@ -206,17 +214,82 @@ final class UpdatePlan {
         inputBytes <= BROADCAST_INPUT_UP_TO);
   }
 
+  /**
+   * Refuses an earlier table whose files do not all have one schema (a part file that lost a
+   * column would give its rows nulls), naming the file and what differs.
+   */
+  private static void checkOneSchema(String table, Configuration hadoop, String shown) {
+    Map<String, MessageType> schemas = ParquetFooters.schemas(
+        ParquetFooters.dataFiles(table, hadoop), hadoop);
+    MessageType first = null;
+    String firstFile = null;
+    for (Map.Entry<String, MessageType> file : schemas.entrySet()) {
+      if (first == null) {
+        first = file.getValue();
+        firstFile = file.getKey();
+      } else if (!first.equals(file.getValue())) {
+        throw new IllegalArgumentException("output.mode = update: the earlier output at "
+            + shown + " is damaged: in embeddings/, " + difference(
+                new Path(file.getKey()).getName(), file.getValue(),
+                new Path(firstFile).getName(), first) + "; run with output.mode = overwrite");
+      }
+    }
+  }
+
+  /** How file {@code a}'s schema differs from file {@code b}'s, naming the first column. */
+  private static String difference(String a, MessageType schemaA, String b,
+      MessageType schemaB) {
+    for (org.apache.parquet.schema.Type field : schemaB.getFields()) {
+      if (!schemaA.containsField(field.getName())) {
+        return a + " has no column " + field.getName() + ", which " + b + " has";
+      }
+    }
+    for (org.apache.parquet.schema.Type field : schemaA.getFields()) {
+      if (!schemaB.containsField(field.getName())) {
+        return a + " has a column " + field.getName() + ", which " + b + " has not";
+      }
+      if (!schemaB.getType(field.getName()).equals(field)) {
+        return a + " has " + field.toString().strip() + " where " + b + " has "
+            + schemaB.getType(field.getName()).toString().strip();
+      }
+    }
+    return a + " has its columns in another order than " + b;
+  }
+
+  /** Refuses an input whose id column is of another type than the earlier output's. */
+  private static void checkIdType(String id, StructType input, StructType earlier,
+      String shown) {
+    String was = List.of(earlier.fieldNames()).contains(id)
+        ? earlier.apply(id).dataType().simpleString() : "missing";
+    String is = input.apply(id).dataType().simpleString();
+    if (!was.equals(is)) {
+      throw new IllegalArgumentException("output.mode = update matches rows by " + id + ": it "
+          + "is " + is + " in the input and " + was + " in the earlier output at " + shown
+          + ", so no row would match as it should; give the input's " + id + " the type " + was
+          + ", or run with output.mode = overwrite");
+    }
+  }
+
   /** The rows of {@code hashed} (the new input with its hash) that must be encoded. */
   Dataset<Row> toEncode(Dataset<Row> hashed) {
-    return hashed.join(keys(), new String[] {id, HASH_COLUMN}, "left_anti");
+    return flagged(hashed).join(keys(), new String[] {id, HASH_COLUMN, REUSABLE}, "left_anti")
+        .drop(REUSABLE);
+  }
+
+  /**
+   * {@code hashed} with {@value #REUSABLE}: whether its strings pass the checks the encoder
+   * makes of every row; a row that fails goes to the encoder, which sets it aside.
+   */
+  private static Dataset<Row> flagged(Dataset<Row> hashed) {
+    return hashed.withColumn(REUSABLE, ValidStrings.of(hashed.schema()));
   }
 
   /**
    * The earlier rows' ids and hashes (the windows of a chunked text repeat them, which a semi or
-   * an anti join does not mind).
+   * an anti join does not mind), each a row an input row may take if it passes the checks.
    */
   private Dataset<Row> keys() {
-    Dataset<Row> keys = earlier.select(named(id), named(HASH_COLUMN));
+    Dataset<Row> keys = earlier.select(named(id), named(HASH_COLUMN), lit(true).as(REUSABLE));
     return broadcastKeys ? broadcast(keys) : keys;
   }
 
@@ -227,7 +300,8 @@ final class UpdatePlan {
    */
   Dataset<Row> reused(Dataset<Row> hashed, StructType encoded) {
     TreeSet<String> inputColumns = new TreeSet<>(List.of(hashed.columns()));
-    List<Column> earlierColumns = new ArrayList<>(List.of(named(id), named(HASH_COLUMN)));
+    List<Column> earlierColumns = new ArrayList<>(List.of(named(id), named(HASH_COLUMN),
+        lit(true).as(REUSABLE)));
     StructType earlierSchema = earlier.schema();
     for (StructField field : encoded.fields()) {
       if (inputColumns.contains(field.name())) {
@@ -242,8 +316,10 @@ final class UpdatePlan {
       }
       earlierColumns.add(named(field.name()));
     }
+    Dataset<Row> input = flagged(hashed);
     Dataset<Row> joined = earlier.select(earlierColumns.toArray(new Column[0])).join(
-        broadcastInput ? broadcast(hashed) : hashed, new String[] {id, HASH_COLUMN}, "inner");
+        broadcastInput ? broadcast(input) : input, new String[] {id, HASH_COLUMN, REUSABLE},
+        "inner");
     return joined.select(List.of(encoded.fieldNames()).stream().map(UpdatePlan::named)
         .toArray(Column[]::new));
   }

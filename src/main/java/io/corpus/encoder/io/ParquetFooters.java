@@ -26,6 +26,7 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * What Parquet footers say about a set of files: rows, and where each row group lies. Read on the
@@ -48,6 +49,11 @@ public final class ParquetFooters {
   /** Rows of the data files under {@code folder}, at any depth; names starting with _ or . are
    *  Spark's markers and checksums, not data. */
   public static long rowCountOfFolder(String folder, Configuration conf) {
+    return rowCount(rowGroups(dataFiles(folder, conf), conf).values());
+  }
+
+  /** The data files under {@code folder}, at any depth (not Spark's _ and . files). */
+  public static List<String> dataFiles(String folder, Configuration conf) {
     List<String> files = new ArrayList<>();
     try {
       Path root = new Path(folder);
@@ -61,7 +67,17 @@ public final class ParquetFooters {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder, e);
     }
-    return rowCount(rowGroups(files, conf).values());
+    return files;
+  }
+
+  /** The Parquet schema in each file's footer, keyed as given. */
+  public static Map<String, MessageType> schemas(Collection<String> files, Configuration conf) {
+    return eachFile(files, file -> {
+      try (ParquetFileReader reader = ParquetFileReader.open(
+          HadoopInputFile.fromPath(new Path(file), conf))) {
+        return reader.getFooter().getFileMetaData().getSchema();
+      }
+    });
   }
 
   /** Rows in all the given files' row groups. */

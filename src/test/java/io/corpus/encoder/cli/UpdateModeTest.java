@@ -210,6 +210,66 @@ class UpdateModeTest {
         + "not their attention maps"), maps.err);
   }
 
+  /**
+   * A reused row passes the checks a fresh run makes (another column that is not UTF-8 sets it
+   * aside); every file of the earlier output must have its schema; ids must keep their type.
+   */
+  @Test
+  void updateChecksEveryRowItWritesEveryEarlierFileAndTheIdsType() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Dataset<Row> texts = spark.read().parquet(
+        SharedModels.miniLm().resolve("expected/texts.parquet").toString()).limit(6)
+        .selectExpr("CAST(row_number() OVER (ORDER BY id) AS INT) AS id", "text",
+            "'fine' AS note");
+    Path v1 = tmp.resolve("v1.parquet");
+    texts.coalesce(1).write().parquet(v1.toString());
+    Path out = tmp.resolve("out");
+    assertEquals(0, run(v1, out, "error-if-exists").exit);
+    int badId = spark.read().parquet(v1.toString()).first().getInt(0);
+
+    Path v2 = tmp.resolve("v2.parquet");
+    spark.read().parquet(v1.toString()).withColumn("note", when(col("id").equalTo(badId),
+        org.apache.spark.sql.functions.unhex(lit("66FF6F")).cast("string"))
+        .otherwise(col("note"))).coalesce(1).write().parquet(v2.toString());
+    Run update = run(v2, out, "update");
+    assertEquals(0, update.exit, update.err);
+    RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
+    assertEquals(6, summary.rowsRead());
+    assertEquals(5, summary.rowsWritten());
+    assertEquals(Map.of("invalid-utf8", 1L), summary.rejectedByRule());
+    assertFalse(byId(spark, out).containsKey(String.valueOf(badId)));
+    Row rejected = spark.read().parquet(out.resolve("rejects").toString()).first();
+    assertTrue(rejected.<String>getAs("reject_reason").contains("column note is not valid "
+        + "UTF-8"), rejected.toString());
+
+    Path strings = tmp.resolve("strings.parquet");
+    spark.read().parquet(v1.toString()).selectExpr("format_string('%03d', id) AS id", "text",
+        "note").coalesce(1).write().parquet(strings.toString());
+    Run typed = run(strings, out, "update");
+    assertEquals(1, typed.exit);
+    assertTrue(typed.err.contains("output.mode = update matches rows by id: it is string in "
+        + "the input and int in the earlier output at " + out), typed.err);
+
+    // One part file of the earlier output loses its pooled column.
+    Path embeddings = out.resolve("embeddings");
+    Path part;
+    try (java.util.stream.Stream<Path> files = Files.list(embeddings)) {
+      part = files.filter(f -> f.getFileName().toString().endsWith(".parquet")).sorted()
+          .findFirst().orElseThrow();
+    }
+    Path lost = tmp.resolve("lost");
+    spark.read().parquet(part.toString()).drop("pooled").coalesce(1).write()
+        .parquet(lost.toString());
+    try (java.util.stream.Stream<Path> files = Files.list(lost)) {
+      Files.copy(files.filter(f -> f.getFileName().toString().endsWith(".parquet"))
+          .findFirst().orElseThrow(), embeddings.resolve("part-99999-lost.parquet"));
+    }
+    Run damaged = run(v1, out, "update");
+    assertEquals(1, damaged.exit);
+    assertTrue(damaged.err.contains("the earlier output at " + out + " is damaged: in "
+        + "embeddings/, part-99999-lost.parquet has no column pooled, which "), damaged.err);
+  }
+
   private static double[] toDouble(float[] v) {
     double[] out = new double[v.length];
     for (int i = 0; i < v.length; i++) {
