@@ -17,6 +17,16 @@ final class Errors {
 
   static String describe(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.util.regex.PatternSyntaxException
+          || (t.getMessage() != null && t.getMessage().startsWith("error parsing regexp"))) {
+        return "input.path is not a glob Hadoop can read (" + firstLine(t) + "): check its "
+            + "braces {a,b} and brackets [ab]";
+      }
+      if (t instanceof java.net.URISyntaxException uri) {
+        return "Hadoop cannot name the path '" + uri.getInput() + "' (" + uri.getReason()
+            + "): a colon in a file or folder name that Hadoop lists reads as a URI scheme; "
+            + "rename it, or keep it out of the folders the job reads and writes";
+      }
       if (t instanceof InvalidRowException || t instanceof SettingsException
           || t instanceof WeightsException || t instanceof IllegalArgumentException) {
         return t.getMessage();

@@ -30,6 +30,10 @@ import java.util.TreeSet;
  * values; each message names the key.
  */
 public final class SettingsParser {
+  /** How a URI path setting begins: a scheme, a colon and a slash. */
+  private static final java.util.regex.Pattern URI_FORM =
+      java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*:/");
+
   private SettingsParser() {}
 
   /** Parses {@code file}, falling back to the defaults for keys it leaves out. */
@@ -347,13 +351,19 @@ public final class SettingsParser {
   }
 
   /**
-   * A path setting; a relative one resolves against the folder of the file that sets it (an
-   * included file's own folder), else against {@code baseDir} (null: as given).
+   * A path setting. A URI ({@code file:/abs}, {@code hdfs://host/…}, {@code s3a://…}: a scheme,
+   * a colon, a slash) is kept as given; any other value is a local path, whatever characters
+   * it holds ({@code a:b} included): absolute ones normalized, relative ones resolved against the
+   * folder of the file that sets it (an included file's own folder), else against
+   * {@code baseDir} (null: as given).
    */
   private static String path(Config c, Setting<String> setting, File baseDir) {
     String value = nonEmpty(c, setting);
-    if (value.contains("://") || new File(value).isAbsolute()) {
-      return value;
+    if (URI_FORM.matcher(value).lookingAt()) {
+      return value;   // scheme:/… or scheme://…, read by Hadoop as it reads it
+    }
+    if (new File(value).isAbsolute()) {
+      return Path.of(value).normalize().toString();   // //tmp/x is /tmp/x, not host "tmp"
     }
     String origin = c.getValue(setting.key()).origin().filename();
     File base = origin != null ? new File(origin).getAbsoluteFile().getParentFile() : baseDir;

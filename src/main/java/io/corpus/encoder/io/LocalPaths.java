@@ -19,6 +19,15 @@ final class LocalPaths {
   private LocalPaths() {}
 
   /**
+   * {@code parent}'s entry {@code name}, whatever characters it holds: Hadoop reads a name with
+   * a colon before any slash ({@code .a:b.lock}) as a URI scheme, so it is given as
+   * {@code ./name}.
+   */
+  static Path child(Path parent, String name) {
+    return new Path(parent, "./" + name);
+  }
+
+  /**
    * The local path of {@code path} when {@code fs} is the local file system, else null. Taken
    * from the URI's decoded path: Hadoop keeps characters outside ASCII raw in its URIs, which
    * {@code Path.of(URI)} refuses ("Bad escape").

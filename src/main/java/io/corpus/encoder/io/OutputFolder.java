@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -101,6 +102,11 @@ public final class OutputFolder implements AutoCloseable {
     try {
       fs = path.getFileSystem(hadoopConf);
       path = fs.makeQualified(path);
+      if (fs instanceof ChecksumFileSystem checksums) {
+        // The folder's own files (lock, marker) need no .crc beside them, and Hadoop's local
+        // checksum files cannot be named for a name with a colon (a:b gives ..a:b.lock.crc).
+        fs = checksums.getRawFileSystem();
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot open the file system of " + target, e);
     }
@@ -393,7 +399,7 @@ public final class OutputFolder implements AutoCloseable {
   }
 
   private Path sibling(String kind) {
-    return new Path(target.getParent(), siblingPrefix(kind));
+    return LocalPaths.child(target.getParent(), siblingPrefix(kind));
   }
 
   private void rename(Path from, Path to) throws IOException {

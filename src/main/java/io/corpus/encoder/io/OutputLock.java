@@ -99,7 +99,7 @@ public final class OutputLock implements AutoCloseable {
 
   /** The lock file of {@code target}: {@code .NAME.lock} in the same folder. */
   public static Path pathFor(Path target) {
-    return new Path(target.getParent(), "." + target.getName() + ".lock");
+    return LocalPaths.child(target.getParent(), "." + target.getName() + ".lock");
   }
 
   /**
@@ -120,7 +120,7 @@ public final class OutputLock implements AutoCloseable {
         other = read(fs, lock);
       }
       if (other.isPresent() && other.get().deadOnThisHost()) {
-        Path stale = new Path(lock.getParent(), lock.getName() + ".stale-" + run);
+        Path stale = LocalPaths.child(lock.getParent(), lock.getName() + ".stale-" + run);
         // Renaming is atomic: of two jobs taking over the same stale lock, one moves it.
         if (fs.rename(lock, stale)) {
           if (read(fs, stale).equals(other)) {

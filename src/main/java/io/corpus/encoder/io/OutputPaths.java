@@ -103,6 +103,24 @@ public final class OutputPaths {
    * some match could lie inside; on a local disk also to each path the pattern matches now.
    */
   private static String globRelation(Location out, String pattern) {
+    List<String> expanded;
+    try {
+      // Hadoop expands braces that hold a / ({a,../b/c}) into whole patterns before it globs.
+      expanded = org.apache.hadoop.fs.GlobExpander.expand(pattern);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("input.path " + pattern + " is not a glob Hadoop can "
+          + "read: " + e.getMessage());
+    }
+    for (String one : expanded) {
+      String relation = expandedGlobRelation(out, one);
+      if (relation != null) {
+        return relation;
+      }
+    }
+    return null;
+  }
+
+  private static String expandedGlobRelation(Location out, String pattern) {
     Location glob = Location.ofPattern(pattern);
     if (glob.scheme().equals(out.scheme()) && glob.authority().equals(out.authority())) {
       int shared = Math.min(glob.path().getNameCount(), out.path().getNameCount());

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -53,6 +54,37 @@ class EncodeJobOutputSafetyTest {
     int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
+  }
+
+  /**
+   * Paths in the forms Hadoop prints ({@code file:/abs}) and any characters: the data goes where
+   * the path says, and an overwrite of a:b finds its own output and lock again.
+   */
+  @Test
+  void pathsInEveryFormHadoopPrintsGoWhereTheySay() throws Exception {
+    Path base = config(tmp.resolve("unused"), "overwrite");
+    Path input = tmp.resolve("data/input.parquet");
+    Map<String, Path> forms = new java.util.LinkedHashMap<>();
+    forms.put("\"file:" + tmp.resolve("uri") + "\"", tmp.resolve("uri"));
+    forms.put("\"a:b\"", tmp.resolve("a:b"));
+    forms.put("\"/" + tmp.resolve("doubled") + "\"", tmp.resolve("doubled"));
+    for (Map.Entry<String, Path> form : forms.entrySet()) {
+      Path config = tmp.resolve("form.conf");
+      Files.writeString(config, Files.readString(base) + "\ninput.path = \"file:" + input
+          + "\"\noutput.path = " + form.getKey() + "\n");
+      for (int run = 0; run < 2; run++) {
+        Result result = run(config);
+        assertEquals(0, result.code(), form.getKey() + ": " + result.error());
+      }
+      GoldenJobs.assertOutputMatches(SparkTestSession.get(), golden, form.getValue());
+    }
+    try (java.util.stream.Stream<Path> left = Files.list(tmp)) {
+      List<String> names = left.map(p -> p.getFileName().toString()).sorted().toList();
+      assertEquals(List.of("a:b", "data", "doubled", "form.conf", "uri"),
+          names.stream().filter(n -> !n.endsWith(".conf") || n.equals("form.conf"))
+              .filter(n -> !n.startsWith("golden") && !n.endsWith(".parquet")).toList(),
+          "nothing else beside the outputs: " + names);
+    }
   }
 
   private record Result(int code, String error) {}

@@ -147,6 +147,13 @@ class PreflightTest {
     cases.put(config("dimensions-unpooled", in, text, miniLm, "output.dimensions = 64",
         "output.pooling = none", "output.path = " + q(tmp.resolve("o8"))), "output.dimensions = "
             + "64 cuts the pooled vector, but output.pooling = none writes none");
+    cases.put(config("glob-up", "input.path = " + q(data + "/{x,../data/d}*"), text, miniLm,
+        "output.path = " + q(data.resolve("docs-vectors")), "output.mode = replace-any-folder"),
+        "output.path " + data.resolve("docs-vectors") + " is matched by input.path " + data
+            + "/{x,../data/d}*");
+    cases.put(config("glob-bad", "input.path = " + q(data + "/[d*"), text, miniLm,
+        "output.path = " + q(tmp.resolve("o5"))), "input.path is not a glob Hadoop can read ("
+            + "error parsing regexp: Unclosed character class");
     cases.put(data, "--config " + data + " is a folder; name the job's .conf file in it");
 
     AtomicInteger sparkJobs = new AtomicInteger();
