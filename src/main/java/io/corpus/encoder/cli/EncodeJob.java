@@ -390,6 +390,9 @@ public final class EncodeJob {
         LoadedModel model = loadModel(settings);
         Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);
         if (check) {
+          if (settings.output().mode() == JobSettings.OutputMode.UPDATE) {
+            UpdatePlan.checkBeforeStart(settings, model);
+          }
           out.println(environment.redact(Checks.describe(settings, model, found, tokenizer,
               (System.nanoTime() - start) / 1e9)));
           return 0;

@@ -13,6 +13,7 @@ import io.corpus.encoder.common.JsonDifference;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.io.LocalPaths;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.ParquetInput;
@@ -161,14 +162,26 @@ final class UpdatePlan {
   }
 
   /**
-   * Checks the earlier output at {@code out}'s path against {@code reuseKey} and plans the reuse
-   * of its rows; refuses, in one line naming what differs, what cannot be reused.
+   * For {@code --check}: what {@link #open} refuses of the earlier output, checked before Spark
+   * starts where the output path is on the local disk (elsewhere the job checks it).
    */
-  static UpdatePlan open(SparkSession spark, JobSettings settings, OutputFolder out,
-      Map<String, Object> reuseKey, long inputBytes, StructType input) {
+  static void checkBeforeStart(JobSettings settings, LoadedModel model) {
+    Configuration conf = LocalPaths.beforeSpark();
+    Path target = new Path(settings.output().path());
+    if (LocalPaths.isRemote(target, conf)) {
+      return;
+    }
+    checkEarlier(settings, target, reuseKey(settings, model), conf);
+  }
+
+  /**
+   * The summary of the earlier output at {@code target}, refused in one line when there is
+   * none, when it records another reuse key or ids on more than one row.
+   */
+  private static JsonNode checkEarlier(JobSettings settings, Path target,
+      Map<String, Object> reuseKey, Configuration hadoop) {
     String shown = settings.environment().redact(settings.output().path());
-    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    Path summary = new Path(out.target(), "run-summary.json");
+    Path summary = new Path(target, "run-summary.json");
     JsonNode earlierSummary;
     try {
       FileSystem fs = summary.getFileSystem(hadoop);
@@ -201,6 +214,18 @@ final class UpdatePlan {
           + settings.input().idColumn() + ", and the earlier output at " + shown + " has "
           + duplicates + " ids on more than one row; run with output.mode = overwrite");
     }
+    return earlierSummary;
+  }
+
+  /**
+   * Checks the earlier output at {@code out}'s path against {@code reuseKey} and plans the reuse
+   * of its rows; refuses, in one line naming what differs, what cannot be reused.
+   */
+  static UpdatePlan open(SparkSession spark, JobSettings settings, OutputFolder out,
+      Map<String, Object> reuseKey, long inputBytes, StructType input) {
+    String shown = settings.environment().redact(settings.output().path());
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    JsonNode earlierSummary = checkEarlier(settings, out.target(), reuseKey, hadoop);
     String table = new Path(out.target(), "embeddings").toString();
     checkOneSchema(table, hadoop, shown);
     // its schema from one footer (all alike), without the Spark job Spark's own inference runs
@@ -246,8 +271,10 @@ final class UpdatePlan {
     }
     for (org.apache.parquet.schema.Type field : schemaA.getFields()) {
       if (!schemaB.containsField(field.getName())) {
-        return a + " has a column " + field.getName() + ", which " + b + " has not";
+        return b + " has no column " + field.getName() + ", which " + a + " has";
       }
+    }
+    for (org.apache.parquet.schema.Type field : schemaA.getFields()) {
       if (!schemaB.getType(field.getName()).equals(field)) {
         return a + " has " + field.toString().strip() + " where " + b + " has "
             + schemaB.getType(field.getName()).toString().strip();

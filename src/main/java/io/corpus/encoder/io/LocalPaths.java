@@ -12,7 +12,7 @@ import org.apache.hadoop.fs.Path;
  * one rename Linux offers that Java lacks, {@code renameat2(RENAME_EXCHANGE)}, which swaps two
  * folders in one step, so that an output path always holds the old output or the new one.
  */
-final class LocalPaths {
+public final class LocalPaths {
   private static final int AT_FDCWD = -100;
   private static final int RENAME_EXCHANGE = 2;
 
@@ -44,7 +44,7 @@ final class LocalPaths {
    * path without one the default file system of {@code conf} (on a cluster, {@code /data/docs}
    * is on HDFS).
    */
-  static boolean isRemote(Path path, Configuration conf) {
+  public static boolean isRemote(Path path, Configuration conf) {
     String scheme = path.toUri().getScheme();
     if (scheme == null) {
       scheme = FileSystem.getDefaultUri(conf).getScheme();
@@ -57,7 +57,7 @@ final class LocalPaths {
    * the classpath (spark-submit puts HADOOP_CONF_DIR there), then the {@code spark.hadoop.*}
    * properties spark-submit passes as system properties.
    */
-  static Configuration beforeSpark() {
+  public static Configuration beforeSpark() {
     Configuration conf = new Configuration();
     for (String key : System.getProperties().stringPropertyNames()) {
       if (key.startsWith("spark.hadoop.")) {

@@ -383,9 +383,9 @@ public final class OutputFolder implements AutoCloseable {
     String notOurs = EarlierOutput.whyNotOurs(fs, target);
     if (notOurs != null) {
       throw new IllegalArgumentException("Output path " + shown + " is a folder this job did "
-          + "not write (" + notOurs + "): overwrite replaces only an empty folder or an earlier "
-          + "output. Choose another output.path, or set output.mode = replace-any-folder to "
-          + "replace this folder and all it holds");
+          + "not write (" + notOurs + "): overwrite and update replace only an empty folder or "
+          + "an earlier output. Choose another output.path, or set output.mode = "
+          + "replace-any-folder to replace this folder and all it holds");
     }
   }
 

@@ -47,6 +47,7 @@ public final class OutputPaths {
    * @param reads what the job reads, by setting name ({@code input.path -> /data/docs})
    */
   public static void check(String output, Map<String, String> reads) {
+    refuseLink(output);
     Location out = Location.of(output);
     if (out.isRoot()) {
       throw new IllegalArgumentException("output.path " + output + " is the root of its file "
@@ -70,6 +71,30 @@ public final class OutputPaths {
             + read.getKey() + " " + value + ": the output must be a folder apart from what the "
             + "job reads");
       }
+    }
+  }
+
+  /**
+   * Refuses a local output path that is a symbolic link, dangling or not: the job replaces the
+   * path whole, which would put a real folder in place of the link, away from where it points.
+   */
+  private static void refuseLink(String output) {
+    URI uri = new Path(output).toUri();
+    if (uri.getScheme() != null && !uri.getScheme().equals("file")) {
+      return;
+    }
+    java.nio.file.Path local = java.nio.file.Path.of(uri.getPath());
+    if (java.nio.file.Files.isSymbolicLink(local)) {
+      String target;
+      try {
+        target = String.valueOf(java.nio.file.Files.readSymbolicLink(local));
+      } catch (IOException e) {
+        target = "?";
+      }
+      throw new IllegalArgumentException("output.path " + output + " is a symbolic link (to "
+          + target + (java.nio.file.Files.exists(local) ? "" : ", which does not exist")
+          + "): the job replaces its output path whole, and would put a folder in place of "
+          + "the link; name the folder itself as output.path");
     }
   }
 

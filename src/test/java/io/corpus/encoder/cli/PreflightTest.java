@@ -74,9 +74,9 @@ class PreflightTest {
             + "so name a folder of its own inside one (/usr/vectors)");
     cases.put(config("not-ours", in, text, miniLm, "output.path = " + q(notOurs),
         "output.mode = overwrite"), "Output path " + notOurs + " is a folder this job did not "
-            + "write (it holds notes.txt): overwrite "
-            + "replaces only an empty folder or an earlier output. Choose another output.path, "
-            + "or set output.mode = replace-any-folder to replace this folder and all it holds");
+            + "write (it holds notes.txt): overwrite and update replace only an empty folder or "
+            + "an earlier output. Choose another output.path, or set output.mode = "
+            + "replace-any-folder to replace this folder and all it holds");
     cases.put(config("exists", in, text, miniLm, "output.path = " + q(notOurs)),
         "Output path " + notOurs + " exists; set output.mode = overwrite to replace it");
     cases.put(config("locked", in, text, miniLm, "output.path = " + q(locked)),
@@ -154,6 +154,17 @@ class PreflightTest {
     cases.put(config("glob-bad", "input.path = " + q(data + "/[d*"), text, miniLm,
         "output.path = " + q(tmp.resolve("o5"))), "input.path is not a glob Hadoop can read ("
             + "error parsing regexp: Unclosed character class");
+    Path link = tmp.resolve("link");
+    Files.createSymbolicLink(link, Files.createDirectories(tmp.resolve("elsewhere")));
+    cases.put(config("link", in, text, miniLm, "output.path = " + q(link)), "output.path "
+        + link + " is a symbolic link (to " + tmp.resolve("elsewhere") + "): the job replaces "
+        + "its output path whole, and would put a folder in place of the link; name the folder "
+        + "itself as output.path");
+    Path dangling = tmp.resolve("dangling");
+    Files.createSymbolicLink(dangling, data.resolve("vectors"));
+    cases.put(config("dangling", in, text, miniLm, "output.path = " + q(dangling)),
+        "output.path " + dangling + " is a symbolic link (to " + data.resolve("vectors")
+            + ", which does not exist)");
     cases.put(data, "--config " + data + " is a folder; name the job's .conf file in it");
 
     AtomicInteger sparkJobs = new AtomicInteger();

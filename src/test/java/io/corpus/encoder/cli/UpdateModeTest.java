@@ -45,6 +45,21 @@ class UpdateModeTest {
   private record Run(int exit, String err) {}
 
   private Run run(Path input, Path output, String mode, String... more) throws IOException {
+    return run(false, input, output, mode, more);
+  }
+
+  /** The job's refusal, and --check's, which must be the same line. */
+  private String refusal(Path input, Path output, String mode, String... more)
+      throws IOException {
+    Run job = run(false, input, output, mode, more);
+    Run check = run(true, input, output, mode, more);
+    assertEquals(1, job.exit, job.err);
+    assertEquals(job.err, check.err);
+    return job.err;
+  }
+
+  private Run run(boolean check, Path input, Path output, String mode, String... more)
+      throws IOException {
     Path config = tmp.resolve("job-" + System.nanoTime() + ".conf");
     Files.writeString(config, String.join("\n", List.of(
         "input.path = " + quoted(input), "input.text-column = text",
@@ -53,7 +68,8 @@ class UpdateModeTest {
         + String.join("\n", more) + "\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err)).run(new String[] {"--config", config.toString()});
+        new PrintStream(err)).run(check ? new String[] {"--config", config.toString(), "--check"}
+            : new String[] {"--config", config.toString()});
     return new Run(exit, err.toString(StandardCharsets.UTF_8));
   }
 
@@ -193,17 +209,21 @@ class UpdateModeTest {
     Path out = tmp.resolve("out");
     assertEquals(0, run(input, out, "error-if-exists").exit);
     String summary = Files.readString(out.resolve("run-summary.json"));
-    Run refused = run(input, out, "update", "output.normalize = false");
-    assertEquals(1, refused.exit);
-    assertTrue(refused.err.contains("the earlier output at " + out + " was made with "
-        + "output.normalize = true (this run: false), so its rows cannot be reused"),
-        refused.err);
+    String refused = refusal(input, out, "update", "output.normalize = false");
+    assertTrue(refused.contains("the earlier output at " + out + " was made with "
+        + "output.normalize = true (this run: false), so its rows cannot be reused"), refused);
     assertEquals(summary, Files.readString(out.resolve("run-summary.json")));
 
-    Run nothing = run(input, tmp.resolve("never"), "update");
-    assertEquals(1, nothing.exit);
-    assertTrue(nothing.err.contains("output.mode = update needs an earlier output of this job "
-        + "at " + tmp.resolve("never")), nothing.err);
+    String nothing = refusal(input, tmp.resolve("never"), "update");
+    assertTrue(nothing.contains("output.mode = update needs an earlier output of this job "
+        + "at " + tmp.resolve("never")), nothing);
+    Path noSummary = tmp.resolve("no-summary");
+    assertEquals(0, run(input, noSummary, "error-if-exists").exit);
+    Files.delete(noSummary.resolve("run-summary.json"));
+    String lost = refusal(input, noSummary, "update");
+    assertTrue(lost.contains("Output path " + noSummary + " is a folder this job did not write "
+        + "(it has no run-summary.json; it holds .corpus-encoder-output, embeddings, rejects"),
+        lost);
     Run maps = run(input, out, "update", "output.attention.stats = true");
     assertEquals(1, maps.exit);
     assertTrue(maps.err.contains("output.mode = update reuses the vectors of unchanged rows, "
@@ -258,8 +278,13 @@ class UpdateModeTest {
           .findFirst().orElseThrow();
     }
     Path lost = tmp.resolve("lost");
-    spark.read().parquet(part.toString()).drop("pooled").coalesce(1).write()
-        .parquet(lost.toString());
+    spark.conf().set("spark.sql.parquet.writeLegacyFormat", "true");   // as the job writes
+    try {
+      spark.read().parquet(part.toString()).drop("pooled").coalesce(1).write()
+          .parquet(lost.toString());
+    } finally {
+      spark.conf().unset("spark.sql.parquet.writeLegacyFormat");
+    }
     try (java.util.stream.Stream<Path> files = Files.list(lost)) {
       Files.copy(files.filter(f -> f.getFileName().toString().endsWith(".parquet"))
           .findFirst().orElseThrow(), embeddings.resolve("part-99999-lost.parquet"));
@@ -267,7 +292,8 @@ class UpdateModeTest {
     Run damaged = run(v1, out, "update");
     assertEquals(1, damaged.exit);
     assertTrue(damaged.err.contains("the earlier output at " + out + " is damaged: in "
-        + "embeddings/, part-99999-lost.parquet has no column pooled, which "), damaged.err);
+        + "embeddings/, part-99999-lost.parquet has no column pooled, which part-0"),
+        damaged.err);
   }
 
   private static double[] toDouble(float[] v) {
