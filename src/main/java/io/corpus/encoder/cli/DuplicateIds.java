@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.countDistinct;
 import static org.apache.spark.sql.functions.lit;
 
 import java.util.List;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.slf4j.Logger;
@@ -24,6 +25,13 @@ import org.slf4j.LoggerFactory;
 record DuplicateIds(long rows, long ids, long extraRows) {
   private static final Logger LOG = LoggerFactory.getLogger(DuplicateIds.class);
   private static final int EXAMPLES = 3;
+
+  /** Up to three keys that more than one of {@code rows} carries, as strings. */
+  static List<String> examples(Dataset<Row> rows, Column... key) {
+    return rows.groupBy(key).count().where(col("count").gt(1)).limit(EXAMPLES)
+        .collectAsList().stream().map(r -> r.size() == 2 ? String.valueOf(r.get(0))
+            : r.get(0) + " window " + r.get(1)).toList();
+  }
 
   /** Counts {@code rows} (one per input row written) and their repeated ids, and warns of them. */
   static DuplicateIds of(Dataset<Row> rows, String idColumn) {

@@ -231,6 +231,7 @@ final class UpdatePlan {
     // its schema from one footer (all alike), without the Spark job Spark's own inference runs
     Dataset<Row> earlier = ParquetInput.read(spark, table);
     checkIdType(settings.input().idColumn(), input, earlier.schema(), shown);
+    checkRowCount(earlier, settings.input().idColumn(), earlierSummary, table, hadoop, shown);
     return new UpdatePlan(earlier, settings.input().idColumn(),
         earlierSummary.path("chunks_written").asLong(Long.MAX_VALUE) <= BROADCAST_KEYS_UP_TO,
         // rows per window carry `chunk`; a token classifier's entities make one row per text
@@ -281,6 +282,34 @@ final class UpdatePlan {
       }
     }
     return a + " has its columns in another order than " + b;
+  }
+
+  /**
+   * Refuses an earlier table whose footers count other rows than its summary says it wrote (a
+   * part file copied, added or removed since): reused once per copy, its rows would not add up.
+   * Names the ids it repeats, if any.
+   */
+  private static void checkRowCount(Dataset<Row> earlier, String id, JsonNode summary,
+      String table, Configuration hadoop, String shown) {
+    long counted = summary.path("chunks_written").asLong(-1);
+    long rows = ParquetFooters.rowCountOfFolder(table, hadoop);
+    if (counted < 0 || rows == counted) {
+      return;
+    }
+    String repeated = "";
+    if (rows > counted) {
+      List<Column> key = new ArrayList<>(List.of(named(id)));
+      if (Arrays.asList(earlier.columns()).contains(InputKind.CHUNK_COLUMN)) {
+        key.add(named(InputKind.CHUNK_COLUMN));
+      }
+      List<String> examples = DuplicateIds.examples(earlier, key.toArray(new Column[0]));
+      repeated = examples.isEmpty() ? "" : "; it holds repeated ids, for example "
+          + String.join(", ", examples);
+    }
+    throw new IllegalArgumentException("output.mode = update: the earlier output at " + shown
+        + " has " + rows + " rows in embeddings/ where its run summary counts " + counted
+        + " (a part file copied, added or removed since)" + repeated + "; run with "
+        + "output.mode = overwrite");
   }
 
   /** Refuses an input whose id column is of another type than the earlier output's. */

@@ -274,9 +274,18 @@ class UpdateModeTest {
     Path embeddings = out.resolve("embeddings");
     Path part;
     try (java.util.stream.Stream<Path> files = Files.list(embeddings)) {
-      part = files.filter(f -> f.getFileName().toString().endsWith(".parquet")).sorted()
-          .findFirst().orElseThrow();
+      part = files.filter(f -> f.getFileName().toString().endsWith(".parquet"))   // with rows
+          .max(java.util.Comparator.comparingLong(f -> f.toFile().length())).orElseThrow();
     }
+    Path copy = embeddings.resolve("part-88888-copy.parquet");
+    Files.copy(part, copy);
+    long copied = spark.read().parquet(part.toString()).count();
+    Run repeated = run(v1, out, "update");
+    assertEquals(1, repeated.exit);
+    assertTrue(repeated.err.contains("the earlier output at " + out + " has " + (5 + copied)
+        + " rows in embeddings/ where its run summary counts 5 (a part file copied, added or "
+        + "removed since); it holds repeated ids, for example "), repeated.err);
+    Files.delete(copy);
     Path lost = tmp.resolve("lost");
     spark.conf().set("spark.sql.parquet.writeLegacyFormat", "true");   // as the job writes
     try {
