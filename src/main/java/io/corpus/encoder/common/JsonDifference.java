@@ -14,6 +14,7 @@ import java.util.TreeSet;
 public final class JsonDifference {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int SHOWN_CHARS = 120;
+  private static final int CONTEXT_CHARS = 40;
 
   private JsonDifference() {}
 
@@ -28,7 +29,8 @@ public final class JsonDifference {
 
   /**
    * {@code key = earlier value (this run: value)} for the first key, in name order, whose values
-   * differ ({@code input_files[0].size} inside lists of the same length), or null if none does.
+   * differ ({@code input_files[0].size} inside lists; {@code (none)} for an entry one list lacks),
+   * or null if none does. A long value is shown from a little before where the two part.
    */
   public static String first(JsonNode earlier, JsonNode now) {
     return first("", earlier, now);
@@ -50,21 +52,47 @@ public final class JsonDifference {
       }
       return null;
     }
-    if (earlier.isArray() && now.isArray() && earlier.size() == now.size()) {
-      for (int i = 0; i < earlier.size(); i++) {
-        String found = first(key + "[" + i + "]", earlier.get(i), now.get(i));
+    if (earlier.isArray() && now.isArray()) {
+      // Lists of different lengths: the first entry that differs, or the first one only one has.
+      for (int i = 0; i < Math.max(earlier.size(), now.size()); i++) {
+        String found = first(key + "[" + i + "]", earlier.path(i), now.path(i));
         if (found != null) {
           return found;
         }
       }
       return null;
     }
-    return earlier.equals(now) ? null
-        : key + " = " + shown(earlier) + " (this run: " + shown(now) + ")";
+    if (earlier.equals(now)) {
+      return null;
+    }
+    String was = text(earlier);
+    String is = text(now);
+    if (earlier.isMissingNode() || now.isMissingNode()) {   // nothing to align: their ends
+      return key + " = " + tail(was) + " (this run: " + tail(is) + ")";
+    }
+    int same = 0;
+    while (same < Math.min(was.length(), is.length()) && was.charAt(same) == is.charAt(same)) {
+      same++;
+    }
+    // Long values are shown from a little before where they part, so the difference shows.
+    int from = Math.max(0, Math.min(same - CONTEXT_CHARS, Math.max(was.length(), is.length())
+        - SHOWN_CHARS));
+    return key + " = " + shown(was, from) + " (this run: " + shown(is, from) + ")";
   }
 
-  private static String shown(JsonNode value) {
-    String text = value.isMissingNode() ? "(none)" : value.toString();
-    return text.length() <= SHOWN_CHARS ? text : text.substring(0, SHOWN_CHARS - 3) + "...";
+  private static String tail(String text) {
+    return text.length() <= SHOWN_CHARS ? text
+        : "..." + text.substring(text.length() - SHOWN_CHARS + 3);
+  }
+
+  private static String text(JsonNode value) {
+    return value.isMissingNode() ? "(none)" : value.toString();
+  }
+
+  private static String shown(String text, int from) {
+    int start = Math.min(from, text.length());
+    String head = start > 0 ? "..." : "";
+    return text.length() - start <= SHOWN_CHARS ? head + text.substring(start)
+        : head + text.substring(start, start + SHOWN_CHARS - 3) + "...";
   }
 }
