@@ -50,6 +50,8 @@ final class Preflight {
       throw new SettingsException(why);
     });
     checkUpdate(settings.output());
+    EncoderTransformer.checkSparseTopK(settings.output().sparseTopK(),
+        settings.output().pooling());
     OutputFolder.checkBeforeStart(settings.output().path(),
         EncodeJob.replaces(settings.output().mode()));
     if (settings.weights().isFolder()) {

@@ -400,6 +400,15 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     }
   }
 
+  /** Refuses a SPLADE top-k where no sparse vector is made (0: keep all, always fine). */
+  public static void checkSparseTopK(int topK, Pooling pooling) {
+    if (topK > 0 && pooling != Pooling.SPLADE) {
+      throw new IllegalArgumentException("sparse-top-k = " + topK + " keeps the largest values "
+          + "of SPLADE's sparse vectors, and this job makes none (pooling " + pooling.configName()
+          + "); leave it at 0, or use a SPLADE model folder (pooling splade)");
+    }
+  }
+
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
   public boolean resolvedNormalize() {
     return ModelFolder.normalize($(normalize), fromFolder() ? folder() : null,
@@ -425,6 +434,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkDimensions(intValue(dimensions), m.weights().pooledWidth());
+    checkSparseTopK(intValue(sparseTopK), resolvedPooling());
     if (layout.withSparse() && m.weights().splade() == null) {
       throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
           + "whose checkpoint has its masked-language-model head");
