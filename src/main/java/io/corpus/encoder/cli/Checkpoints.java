@@ -1,12 +1,15 @@
 package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.EnvironmentValues;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.Dataset;
@@ -80,14 +83,21 @@ final class Checkpoints {
   }
 
   /**
-   * What the rows of a piece depend on: the input files (path, size, modification time), how
+   * What the rows of a piece depend on: the input files (path, with what came from the
+   * environment redacted, size, modification time, footer digest), how
    * they were split and spread for how many slots, and the {@code reuseKey} (the model's
    * fingerprint, the settings that shape a row).
    */
   static Map<String, Object> identity(Dataset<Row> input, SplitPlan plan, int slots,
-      Map<String, Object> reuseKey, Configuration conf) {
+      Map<String, Object> reuseKey, EnvironmentValues environment, Configuration conf) {
     Map<String, Object> identity = new LinkedHashMap<>();
-    identity.put("input_files", ParquetInput.files(input, conf));
+    List<Map<String, Object>> files = new ArrayList<>();
+    for (Map<String, Object> file : ParquetInput.files(input, conf)) {
+      Map<String, Object> shown = new LinkedHashMap<>(file);   // the plan is a file the job writes
+      shown.put("path", environment.redact((String) file.get("path")));
+      files.add(shown);
+    }
+    identity.put("input_files", files);
     identity.put("splits", plan.splits());
     identity.put("spread", plan.spread().name());
     identity.put("slots", slots);

@@ -225,12 +225,12 @@ public final class EncodeJob {
         RowMajorBlas.sgemmGflops());
     int pieces = ParquetInput.pieceCount(plan, plannedSlots(), wanted);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    KeptPieces kept = KeptPieces.open(out, "embeddings",
-        Checkpoints.identity(input, plan, plannedSlots(), reuseKey, hadoop), pieces, hadoop);
+    KeptPieces kept = KeptPieces.open(out, "embeddings", Checkpoints.identity(input, plan,
+        plannedSlots(), reuseKey, settings.environment(), hadoop), pieces, hadoop);
     LOG.info("input cut into {} pieces of about {} s of a slot's work ({} estimated); {} s since "
         + "start", kept.pieces(), settings.execution().checkpointSeconds(), wanted, elapsed());
     if (kept.note() != null) {
-      console.println(kept.note());
+      console.println(shown(kept.note()));
     }
     return kept;
   }
@@ -247,7 +247,7 @@ public final class EncodeJob {
     resume.put("pieces_reused", kept.done().size());
     resume.put("rows_reused", kept.rows());
     resume.put("resumed_from", out.resumedFrom());
-    resume.put("note", kept.note());
+    resume.put("note", shown(kept.note()));
     return resume;
   }
 

@@ -40,17 +40,37 @@ public record EnvironmentValues(Map<String, String> byKey) implements Serializab
     return new EnvironmentValues(values);
   }
 
-  /** {@code text} with each value from the environment replaced by its setting's name. */
+  /**
+   * {@code text} with each value from the environment replaced by its setting's name; a path's
+   * folder and its name as the job's sibling files carry it ({@code /data/.out.lock}) too.
+   */
   public String redact(String text) {
     if (text == null || byKey.isEmpty()) {
       return text;
     }
+    Map<String, String> forms = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : byKey.entrySet()) {
+      String value = e.getValue();
+      forms.put(value, "<" + e.getKey() + " from the environment>");
+      int slash = value.replaceAll("/+$", "").lastIndexOf('/');
+      if (slash > 0) {
+        String folder = value.substring(0, slash);
+        String name = value.substring(slash + 1).replaceAll("/+$", "");
+        if (folder.replace("/", "").replace("file:", "").length() >= SHORTEST) {
+          forms.putIfAbsent(folder, "<" + e.getKey() + "'s folder from the environment>");
+        }
+        if (name.length() >= SHORTEST) {
+          forms.putIfAbsent("." + name + ".", ".<" + e.getKey() + "'s name from the "
+              + "environment>.");
+        }
+      }
+    }
     String out = text;
     // Longest first: a value that holds another is replaced whole.
-    for (Map.Entry<String, String> e : byKey.entrySet().stream()
-        .sorted(Comparator.comparingInt((Map.Entry<String, String> v) -> -v.getValue().length()))
+    for (Map.Entry<String, String> form : forms.entrySet().stream()
+        .sorted(Comparator.comparingInt((Map.Entry<String, String> v) -> -v.getKey().length()))
         .toList()) {
-      out = out.replace(e.getValue(), "<" + e.getKey() + " from the environment>");
+      out = out.replace(form.getKey(), form.getValue());
     }
     return out;
   }

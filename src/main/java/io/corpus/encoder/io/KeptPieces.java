@@ -76,7 +76,7 @@ public final class KeptPieces {
         int count = earlier.path("pieces").asInt(0);
         kept = difference == null && count > 0
             ? check(fs, new Path(staging, table), count, out.resumedFrom())
-            : new KeptPieces(pieces, new TreeSet<>(), 0, "the pieces " + out.resumedFrom()
+            : new KeptPieces(pieces, new TreeSet<>(), 0, "the pieces run " + out.resumedFrom()
                 + " kept are not reused: " + (difference == null ? "its plan has no piece count"
                 : difference));
       }
@@ -127,7 +127,7 @@ public final class KeptPieces {
       }
     }
     return new KeptPieces(pieces, done, rows, String.format("resuming: %d of %d pieces (%d rows)"
-        + " kept by %s are reused", done.size(), pieces, rows, from));
+        + " kept by run %s are reused", done.size(), pieces, rows, from));
   }
 
   /** Rows in the file's footer; 0 if it cannot be read (a file the kill cut short). */
@@ -135,8 +135,8 @@ public final class KeptPieces {
     try {
       return ParquetFooters.rowCount(List.of(ParquetFooters.read(file, conf)));
     } catch (IOException | RuntimeException e) {
-      LOG.warn("Not reusing {}: {}", file,
-          ParquetFooters.unreadable(file.toString(), e).getMessage());
+      LOG.warn("Not reusing the kept piece {}: its footer cannot be read ({})", file.getName(),
+          e.getClass().getSimpleName());
       return 0;
     }
   }

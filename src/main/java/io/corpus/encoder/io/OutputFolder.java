@@ -178,7 +178,7 @@ public final class OutputFolder implements AutoCloseable {
     return target;
   }
 
-  /** The name of the killed run's staging folder this run took over, or null. */
+  /** The run id of the killed run whose staging folder this run took over, or null. */
   public String resumedFrom() {
     return resumedFrom;
   }
@@ -234,8 +234,8 @@ public final class OutputFolder implements AutoCloseable {
       }
       fs.delete(staging, true);
     } catch (IOException | RuntimeException e) {
-      LOG.warn("Could not clean up after the failed run {}: {}; the next run to {} will", run,
-          e.toString(), target);
+      LOG.warn("Could not clean up after the failed run {}: {}; the next run to its output path "
+          + "will", run, e.getClass().getSimpleName());
     }
     lock.close();
   }
@@ -310,26 +310,26 @@ public final class OutputFolder implements AutoCloseable {
       for (Path old : previousOutputs) {
         if (!fs.exists(target)) {
           rename(old, target);
-          LOG.warn("Put back {} as {}: the run that was replacing it stopped halfway", old,
-              target);
+          LOG.warn("Put back the earlier output of run {}: the run that was replacing it stopped "
+              + "halfway", runOf(old));
         } else {
           fs.delete(old, true);
-          LOG.info("Removed {}, the output a finished run replaced", old);
+          LOG.info("Removed the output run {} replaced", runOf(old));
         }
       }
       Path kept = resume ? newestWithPlan(stagings) : null;
       if (kept != null) {
         rename(kept, staging);
-        resumedFrom = kept.getName();
-        LOG.info("Took over {}, the staging folder of an earlier run that did not finish, to "
-            + "resume from the pieces it kept", kept);
+        resumedFrom = runOf(kept);
+        LOG.info("Took over the staging folder of run {}, which did not finish, to "
+            + "resume from the pieces it kept", resumedFrom);
       }
       for (Path dead : stagings) {
         if (dead.equals(kept)) {
           continue;
         }
         fs.delete(dead, true);
-        LOG.warn("Removed {}, the staging folder of an earlier run that did not finish", dead);
+        LOG.warn("Removed the staging folder of run {}, which did not finish", runOf(dead));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + target.getParent(), e);
@@ -387,6 +387,20 @@ public final class OutputFolder implements AutoCloseable {
           + "an earlier output. Choose another output.path, or set output.mode = "
           + "replace-any-folder to replace this folder and all it holds");
     }
+  }
+
+  /**
+   * The run a sibling folder ({@code .NAME.staging-RUN}, {@code .NAME.previous-RUN}) belongs to:
+   * what logs and summaries name, since the output's name may be a value to keep out of them.
+   */
+  private String runOf(Path sibling) {
+    String name = sibling.getName();
+    for (String kind : new String[] {"staging-", "previous-"}) {
+      if (name.startsWith(siblingPrefix(kind))) {
+        return name.substring(siblingPrefix(kind).length());
+      }
+    }
+    return name;
   }
 
   /** How the names of {@code target}'s siblings of a kind begin: {@code .NAME.staging-}, … */

@@ -125,7 +125,7 @@ public final class OutputLock implements AutoCloseable {
         if (fs.rename(lock, stale)) {
           if (read(fs, stale).equals(other)) {
             fs.delete(stale, false);
-            LOG.warn("Took over the lock {} of {}, which is no longer running", lock,
+            LOG.warn("Took over the output path's lock from {}, which is no longer running",
                 other.get());
             if (tryCreate(fs, lock, me)) {
               return new OutputLock(fs, lock, me);
@@ -187,7 +187,8 @@ public final class OutputLock implements AutoCloseable {
         fs.delete(path, false);
       }
     } catch (IOException e) {
-      LOG.warn("Cannot remove the lock {}: {}", path, e.toString());
+      LOG.warn("Cannot remove the output path's lock of {}: {}", holder,
+          e.getClass().getSimpleName());
     }
   }
 

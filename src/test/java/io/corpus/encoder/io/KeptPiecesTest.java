@@ -106,13 +106,14 @@ class KeptPiecesTest {
         "part-00002-b-c000.snappy.parquet", "part-00009-a-c000.snappy.parquet");
 
     OutputFolder out = reopen(target, true);
-    assertTrue(out.resumedFrom().startsWith(".out.staging-"), out.resumedFrom());
+    // the killed run's id, not its folder's name, which holds the output's
+    assertTrue(out.resumedFrom().matches("[0-9a-f-]{36}"), out.resumedFrom());
     KeptPieces kept = KeptPieces.open(out, "embeddings", identity(100), 7, CONF);
     assertEquals(4, kept.pieces(), "the killed run's count, so that pieces stay the same rows");
     assertEquals(Set.of(0, 2), kept.done());
     assertEquals(20, kept.rows());
-    assertTrue(kept.note().startsWith("resuming: 2 of 4 pieces (20 rows) kept by .out.staging-"),
-        kept.note());
+    assertEquals("resuming: 2 of 4 pieces (20 rows) kept by run " + out.resumedFrom()
+        + " are reused", kept.note());
     List<String> left = List.of(names(stagingOf(out).resolve("embeddings")));
     assertEquals(2, left.stream().filter(n -> n.endsWith(".parquet")).count(), left.toString());
     assertFalse(left.contains("part-00001-a-c000.snappy.parquet"), "the cut file is gone");
