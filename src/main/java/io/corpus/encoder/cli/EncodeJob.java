@@ -161,7 +161,7 @@ public final class EncodeJob {
         EncodedTables tables = new EncodedTables(spark, settings);
         Dataset<Row> encoded = transformer.transform(toEncode);
         if (update != null) {
-          encoded = encoded.unionByName(update.reused(hashed, encoded.schema()));
+          encoded = update.withReused(encoded, hashed);
         }
         encoded = UpdatePlan.hashLast(encoded);
         phases.end("plan");

@@ -101,6 +101,18 @@ final class UpdatePlan {
     return sha2(to_json(struct(parts.toArray(new Column[0]))), 256);
   }
 
+  /**
+   * The rows encoded now and those reused, as one table of {@code encoded}'s schema. A union
+   * takes the nullable types Parquet reads the earlier rows with ({@code array<float>} of
+   * nullable elements), so the output's files would not have a fresh run's schema; the rows are
+   * handed on as they are, under the encoded schema (no copy: Spark's own rows, typed again).
+   */
+  Dataset<Row> withReused(Dataset<Row> encoded, Dataset<Row> hashed) {
+    Dataset<Row> union = encoded.unionByName(reused(hashed, encoded.schema()));
+    return ((org.apache.spark.sql.classic.SparkSession) union.sparkSession())
+        .internalCreateDataFrame(union.queryExecution().toRdd(), encoded.schema(), false);
+  }
+
   /** {@code encoded} with {@value #HASH_COLUMN} moved after the model's columns. */
   static Dataset<Row> hashLast(Dataset<Row> encoded) {
     List<Column> columns = new ArrayList<>();

@@ -133,6 +133,17 @@ class UpdateModeTest {
     Run fullRun = run(v2, full, "error-if-exists");
     assertEquals(0, fullRun.exit, fullRun.err);
 
+    // Every file of the update, reused rows and encoded ones, has a fresh run's schema.
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
+    java.util.Set<Object> fresh = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
+        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(full.resolve("embeddings")
+            .toString(), conf), conf).values());
+    java.util.Set<Object> written = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
+        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(out.resolve("embeddings")
+            .toString(), conf), conf).values());
+    assertEquals(1, fresh.size());
+    assertEquals(fresh, written);
+
     Map<String, Row> updated = byId(spark, out);
     Map<String, Row> expected = byId(spark, full);
     assertEquals(expected.keySet(), updated.keySet());
@@ -184,6 +195,17 @@ class UpdateModeTest {
         RunSummary.read(out.resolve("run-summary.json")).update());
     Path full = tmp.resolve("full");
     assertEquals(0, run(v2, full, "error-if-exists", chunked).exit);
+    // Every file of the update, reused rows and encoded ones, has a fresh run's schema.
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
+    java.util.Set<Object> fresh = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
+        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(full.resolve("embeddings")
+            .toString(), conf), conf).values());
+    java.util.Set<Object> written = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
+        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(out.resolve("embeddings")
+            .toString(), conf), conf).values());
+    assertEquals(1, fresh.size());
+    assertEquals(fresh, written);
+
     Map<String, Row> updated = byId(spark, out);
     Map<String, Row> expected = byId(spark, full);
     assertEquals(expected.keySet(), updated.keySet());
