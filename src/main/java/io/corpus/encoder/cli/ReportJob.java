@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import io.corpus.encoder.config.EnvironmentValues;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.OutputLock;
@@ -20,6 +21,7 @@ public final class ReportJob {
       System.exit(2);
     }
     SparkSession spark = null;
+    EnvironmentValues environment = SettingsParser.environmentValues(Path.of(args[1]));
     try {
       JobSettings settings = SettingsParser.parseFile(Path.of(args[1]));
       spark = SparkSessions.forJob("corpus-encoder-report");
@@ -29,10 +31,10 @@ public final class ReportJob {
           spark.sparkContext().hadoopConfiguration()), output, "report-" + UUID.randomUUID())) {
         String page = AttentionReport.write(spark, settings.output().path(), settings,
             "Output " + settings.output().path());
-        System.out.println("report: " + page);
+        System.out.println("report: " + environment.redact(page));
       }
     } catch (Exception e) {
-      System.err.println("error: " + Errors.describe(e));
+      System.err.println("error: " + environment.redact(Errors.describe(e)));
       System.exit(1);
     } finally {
       if (spark != null) {
