@@ -47,7 +47,6 @@ public final class OutputPaths {
    * @param reads what the job reads, by setting name ({@code input.path -> /data/docs})
    */
   public static void check(String output, Map<String, String> reads) {
-    refuseLink(output);
     Location out = Location.of(output);
     if (out.isRoot()) {
       throw new IllegalArgumentException("output.path " + output + " is the root of its file "
@@ -72,6 +71,7 @@ public final class OutputPaths {
             + "job reads");
       }
     }
+    refuseLink(output);
   }
 
   /**
