@@ -83,6 +83,19 @@ class UpdateModeTest {
     return rows;
   }
 
+  /** Every file of the update, reused rows and encoded ones, has a fresh run's schema. */
+  private static void assertFreshSchema(Path full, Path updated) {
+    assertEquals(1, schemas(full).size());
+    assertEquals(schemas(full), schemas(updated));
+  }
+
+  private static java.util.Set<Object> schemas(Path output) {
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
+    return new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters.schemas(
+        io.corpus.encoder.io.ParquetFooters.dataFiles(output.resolve("embeddings").toString(),
+            conf), conf).values());
+  }
+
   private static float[] pooled(Row row) {
     List<Float> values = row.getList(row.fieldIndex("pooled"));
     float[] out = new float[values.size()];
@@ -133,16 +146,7 @@ class UpdateModeTest {
     Run fullRun = run(v2, full, "error-if-exists");
     assertEquals(0, fullRun.exit, fullRun.err);
 
-    // Every file of the update, reused rows and encoded ones, has a fresh run's schema.
-    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
-    java.util.Set<Object> fresh = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
-        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(full.resolve("embeddings")
-            .toString(), conf), conf).values());
-    java.util.Set<Object> written = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
-        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(out.resolve("embeddings")
-            .toString(), conf), conf).values());
-    assertEquals(1, fresh.size());
-    assertEquals(fresh, written);
+    assertFreshSchema(full, out);
 
     Map<String, Row> updated = byId(spark, out);
     Map<String, Row> expected = byId(spark, full);
@@ -195,16 +199,7 @@ class UpdateModeTest {
         RunSummary.read(out.resolve("run-summary.json")).update());
     Path full = tmp.resolve("full");
     assertEquals(0, run(v2, full, "error-if-exists", chunked).exit);
-    // Every file of the update, reused rows and encoded ones, has a fresh run's schema.
-    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
-    java.util.Set<Object> fresh = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
-        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(full.resolve("embeddings")
-            .toString(), conf), conf).values());
-    java.util.Set<Object> written = new java.util.HashSet<>(io.corpus.encoder.io.ParquetFooters
-        .schemas(io.corpus.encoder.io.ParquetFooters.dataFiles(out.resolve("embeddings")
-            .toString(), conf), conf).values());
-    assertEquals(1, fresh.size());
-    assertEquals(fresh, written);
+    assertFreshSchema(full, out);
 
     Map<String, Row> updated = byId(spark, out);
     Map<String, Row> expected = byId(spark, full);
