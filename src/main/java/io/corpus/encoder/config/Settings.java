@@ -63,7 +63,7 @@ public final class Settings {
 
   // model
   public static final Setting<String> MODEL_PATH = Setting.text("model.path", "modelPath", "",
-      "Hugging Face model folder (README: the families); '' = use the weights file");
+      "Hugging Face model folder (families: src/site/markdown/models.md); '' = weights file");
   public static final Setting<String> MODEL_WEIGHTS = Setting.text("model.weights",
       "weightsPath", "", "safetensors file of the encoder layers");
   public static final Setting<String> NAMING = Setting.choice("model.naming", "naming",

@@ -1,6 +1,7 @@
 package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.SharedModels;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's recipes (rerank, long documents, entities, hybrid search), run as written there:
+ * The recipes the README links (rerank, long documents, entities, hybrid search; in
+ * src/site/markdown/recipes.md), run as written there:
  * its SQL blocks in DuckDB (through its JDBC driver) and its HOCON blocks as job configs, in a
  * working folder. Only what the README leaves to the reader is filled in: the model folders'
  * paths (the test's cross-encoder, NER and SPLADE folders, the sample's all-MiniLM-L6-v2), the
@@ -217,11 +219,27 @@ class ReadmeRecipesTest {
     return out;
   }
 
-  /** The fenced blocks of the README's section {@code title}, each with its language line. */
+  /**
+   * The fenced blocks of the section {@code title}, in the README or the documents it links
+   * under src/site/markdown, each with its language line.
+   */
   private static List<String> readmeBlocks(String title) throws Exception {
-    String readme = Files.readString(ROOT.resolve("README.md"));
+    String readme = null;
+    List<Path> documents = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+    try (java.util.stream.Stream<Path> site = Files.list(ROOT.resolve("src/site/markdown"))) {
+      site.filter(p -> p.toString().endsWith(".md")).sorted().forEach(documents::add);
+    }
+    for (Path document : documents) {
+      String text = Files.readString(document);
+      if (text.contains(title)) {
+        readme = text;
+        break;
+      }
+    }
+    assertNotNull(readme, "no document has the section " + title);
     int from = readme.indexOf(title);
-    String section = readme.substring(from, readme.indexOf("\n## ", from + 3));
+    int next = readme.indexOf("\n## ", from + 3);
+    String section = readme.substring(from, next < 0 ? readme.length() : next);
     List<String> blocks = new ArrayList<>();
     Matcher m = Pattern.compile("```(\\w+)\\n(.*?)```", Pattern.DOTALL).matcher(section);
     while (m.find()) {

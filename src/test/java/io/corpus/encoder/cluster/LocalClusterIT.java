@@ -187,11 +187,13 @@ class LocalClusterIT {
     String rerun = scripts.run(JOB_TIMEOUT, "driver-kill-rerun", "submit", "--master", master,
         "--executor-memory", "1200m", "--conf", "spark.ui.enabled=false",
         "--config", config.toString());
-    assertTrue(rerun.contains("Took over the lock"), rerun);
+    assertTrue(rerun.contains("Took over the output path's lock"), rerun);
     // The rerun resumes: it takes over the killed run's staging folder and reuses the pieces
     // its executors committed there, if the splits are the same (the same task slots).
-    assertTrue(rerun.lines().anyMatch(l -> l.contains("Took over ")
-        && l.contains(staging.get(0).getFileName().toString())), rerun);
+    String killedRun = staging.get(0).getFileName().toString()
+        .substring(".driver-kill-out.staging-".length());
+    assertTrue(rerun.lines().anyMatch(l -> l.contains("Took over the staging folder of run "
+        + killedRun)), rerun);
     System.out.println("driver kill, rerun: " + matching(rerun, "resuming:|are not reused"));
     java.util.regex.Matcher resumed = java.util.regex.Pattern
         .compile("resuming: (\\d+) of (\\d+) pieces").matcher(rerun);
