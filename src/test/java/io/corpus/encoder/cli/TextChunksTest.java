@@ -87,6 +87,32 @@ class TextChunksTest {
         assertEquals(text, got.getAs("text"), where + ": the input's columns on every window");
       }
     }
+    // The same texts with whitespace at their edges, which sentence-transformers strips: the
+    // same windows, their offsets still into the text as given (four code points later).
+    String lead = "\n\u3000 \u00a0";
+    List<Row> padded = new ArrayList<>();
+    for (JsonNode doc : expected) {
+      padded.add(RowFactory.create(doc.get("id").asText(), lead + doc.get("text").asText()
+          + "\t\r\n"));
+    }
+    Path paddedInput = tmp.resolve("padded.parquet");
+    spark.createDataFrame(padded, schema).coalesce(1).write().parquet(paddedInput.toString());
+    Path paddedOut = tmp.resolve("padded-out");
+    result = run("input { path = \"" + paddedInput + "\", text-column = text,",
+        "  on-too-long = chunk, chunk-overlap = 32 }", "model.path = \"" + model + "\"",
+        "output { path = \"" + paddedOut + "\", token-embeddings = false }");
+    assertEquals(0, result.code(), result.error());
+    for (Row got : spark.read().parquet(paddedOut.resolve("embeddings").toString())
+        .collectAsList()) {
+      Row same = byKey.get(got.getAs("id") + "/" + got.getAs("chunk"));
+      String where = got.getAs("id") + " window " + got.getAs("chunk") + ", padded";
+      assertEquals(same.<Object>getAs("input_ids"), got.<Object>getAs("input_ids"), where);
+      if ((int) same.getAs("chunk_end") > 0) {
+        assertEquals((int) same.getAs("chunk_start") + 4, (int) got.getAs("chunk_start"), where);
+        assertEquals((int) same.getAs("chunk_end") + 4, (int) got.getAs("chunk_end"), where);
+      }
+    }
+
     RunSummary summary = RunSummary.read(out.resolve("run-summary.json"));
     assertEquals(expected.size(), summary.rowsRead());
     assertEquals(expected.size(), summary.rowsWritten());
