@@ -8,6 +8,9 @@ BUILD_STAMP="$ROOT/target/.built"
 # Class-data-sharing archive of the classes a job loads: start-up about 3 s faster, made once per
 # build by a short run on data-samples/ (see make_cds_archive).
 CDS_ARCHIVE="$ROOT/target/corpus-encoder.jsa"
+# The developer tools (benchmarks, sample and case makers, the reference encoder, weights
+# writers) live in the test sources; their scripts set TOOLS=1 and find them here.
+TOOLS_CLASSES="$ROOT/target/test-classes"
 
 # Native BLAS: the job computes on OpenBLAS (kernel.BlasChoice): the system's libblas.so.3 when
 # that is OpenBLAS, else the system's libopenblas.so.0 (a libblas.so.3 that is the slow reference
@@ -57,13 +60,20 @@ ensure_chromium() {
 }
 
 # Builds the jars and records the classpath when there is no build yet or a source file, the pom or
-# a resource is newer than the last one; then makes the start-up archive for that build.
+# a resource is newer than the last one; then makes the start-up archive for that build. With
+# TOOLS=1 (the developer scripts under jobs/benchmarks and jobs/samples) the test sources count
+# too: the benchmarks and sample makers are compiled with the tests, not shipped in the jar.
 ensure_built() {
   if [ -n "${ENCODER_PREBUILT:-}" ]; then   # inside a Maven run that has just packaged
     return 0
   fi
+  local sources=("$ROOT/src/main" "$ROOT/pom.xml")
+  if [ -n "${TOOLS:-}" ]; then
+    sources+=("$ROOT/src/test")
+  fi
   if [ ! -f "$BUILD_STAMP" ] || [ ! -f "$JAR" ] \
-      || [ -n "$(find "$ROOT/src/main" "$ROOT/pom.xml" -newer "$BUILD_STAMP" -print -quit)" ]; then
+      || { [ -n "${TOOLS:-}" ] && [ ! -d "$TOOLS_CLASSES" ]; } \
+      || [ -n "$(find "${sources[@]}" -newer "$BUILD_STAMP" -print -quit)" ]; then
     echo "setup: building with Maven (the first build downloads Spark, a few minutes)" >&2
     # Also writes target/classpath.txt. Maven 3.8 prints colour resets even in quiet batch mode:
     # stripped, so that a log file of the job holds none.
@@ -76,9 +86,14 @@ ensure_built() {
   fi
 }
 
+# The tools' classes go last, so that the start-up archive, made on the product's classpath,
+# still matches its start.
 java_command() {
-  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -XX:+UseG1GC \
-    -cp "$JAR:$(cat "$CLASSPATH_FILE")"
+  local classpath="$JAR:$(cat "$CLASSPATH_FILE")"
+  if [ -n "${TOOLS:-}" ]; then
+    classpath="$classpath:$TOOLS_CLASSES"
+  fi
+  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -XX:+UseG1GC -cp "$classpath"
 }
 
 # Runs the sample job (conf/local.conf: text, tokenizer, report) once with
