@@ -310,11 +310,7 @@ public final class EncodeJob {
     }
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("path", shown(settings.output().path()));
-    outputs.put("pooling", settings.output().pooling().configName());
-    outputs.put("normalize", settings.output().normalize());
-    outputs.put("dimensions", settings.output().dimensions() > 0
-        ? settings.output().dimensions() : model.weights().encoder().width());
-    outputs.put("token_embeddings", settings.output().tokenEmbeddings());
+    outputs.put("pooled_width", pooledWidth());
     outputs.put("attention", settings.output().attention());
     phases.end("count");
     double forward = metrics.forwardNanos().value() / 1e9;
@@ -333,8 +329,20 @@ public final class EncodeJob {
         metrics.tokensEncoded().value(), metrics.largestBatch().value(),
         (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
-        metrics.executors(), Transformers.describe(settings, model), outputs, reuseKey, update,
-        resume);
+        metrics.executors(), Transformers.describe(settings, model), settings.rowShaping(),
+        outputs, reuseKey, update, resume);
+  }
+
+  /**
+   * How many values each {@code pooled} vector has as written: the model's pooled width (after
+   * any Dense module) or {@code output.dimensions} when it cuts them; null without one.
+   */
+  private Integer pooledWidth() {
+    if (!settings.output().pooling().dense()) {
+      return null;
+    }
+    int cut = settings.output().dimensions();
+    return cut > 0 ? cut : model.weights().pooledWidth();
   }
 
   /** The command line: argument parsing, one-line errors, exit codes. */

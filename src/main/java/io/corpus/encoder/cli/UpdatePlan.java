@@ -137,39 +137,21 @@ final class UpdatePlan {
    * head statistics it carries).
    */
   static Map<String, Object> reuseKey(JobSettings settings, LoadedModel model) {
-    Map<String, Object> key = new LinkedHashMap<>();
-    key.put("model_fingerprint", model.isFolder() ? ModelFingerprint.ofFolder(model.folder())
-        : ModelFingerprint.ofFile(java.nio.file.Path.of(settings.weights().path())));
     Map<String, Object> described = new LinkedHashMap<>(Transformers.describe(settings, model));
     described.remove("path");
     described.remove("weights");
-    key.put("model", described);
-    JobSettings.Input in = settings.input();
-    Map<String, Object> input = new LinkedHashMap<>();
-    input.put("id_column", in.idColumn());
-    input.put("text_column", in.textColumn());
-    input.put("pair_column", in.pairColumn());
-    input.put("ids_column", in.idsColumn());
-    input.put("type_ids_column", in.typeIdsColumn());
-    input.put("mask_column", in.maskColumn());
-    input.put("embeddings_column", in.embeddingsColumn());
-    input.put("on_too_long", in.onTooLong().configName());
-    input.put("chunk_overlap", in.chunkOverlap());
-    input.put("max_length", in.maxLength());
-    input.put("on_invalid", in.onInvalid().configName());
-    key.put("input", input);
-    JobSettings.Output o = settings.output();
-    Map<String, Object> output = new LinkedHashMap<>();
-    output.put("pooling", o.pooling().configName());
-    output.put("normalize", o.normalize());
-    output.put("dimensions", o.dimensions());
-    output.put("token_embeddings", o.tokenEmbeddings());
-    output.put("entities", o.entities());
-    output.put("sparse_top_k", o.sparseTopK());
-    AttentionOutputs attention = o.attention();
-    output.put("attention_stats", attention.stats() ? Map.of("layers", attention.layers(),
-        "heads", attention.heads()) : false);
-    key.put("output", output);
+    return reuseKey(model.isFolder() ? ModelFingerprint.ofFolder(model.folder())
+        : ModelFingerprint.ofFile(java.nio.file.Path.of(settings.weights().path())), described,
+        settings.rowShaping());
+  }
+
+  /** The reuse key of a model (its fingerprint, its description) and the row-shaping settings. */
+  static Map<String, Object> reuseKey(String fingerprint, Map<String, Object> model,
+      Map<String, Object> rowShaping) {
+    Map<String, Object> key = new LinkedHashMap<>();
+    key.put("model_fingerprint", fingerprint);
+    key.put("model", model);
+    key.put("settings", rowShaping);
     return key;
   }
 

@@ -29,7 +29,8 @@ public final class JsonDifference {
 
   /**
    * {@code key = earlier value (this run: value)} for the first key, in name order, whose values
-   * differ ({@code input_files[0].size} inside lists; {@code (none)} for an entry one list lacks),
+   * differ ({@code input_files[0].size} inside lists; {@code (none)} for an entry one list lacks;
+   * a setting's key, such as {@code output.normalize}, alone wherever it is nested),
    * or null if none does. A long value is shown from a little before where the two part.
    */
   public static String first(JsonNode earlier, JsonNode now) {
@@ -44,8 +45,9 @@ public final class JsonDifference {
         names.add(it.next());
       }
       for (String name : names) {
-        String found = first(key.isEmpty() ? name : key + "." + name, earlier.path(name),
-            now.path(name));
+        // A name with a dot in it is a setting's key, which says where it is by itself.
+        String found = first(key.isEmpty() || name.contains(".") ? name : key + "." + name,
+            earlier.path(name), now.path(name));
         if (found != null) {
           return found;
         }

@@ -14,7 +14,10 @@ import java.util.Map;
  * Everything one encode job needs, as parsed from its configuration by {@link SettingsParser};
  * {@code environment} holds the values that came from environment variables, never to be shown;
  * {@code given} the settings the configuration sets, by key, as read and checked (what the
- * Transformer's params are copied from, so a setting that mirrors a param is wired once).
+ * Transformer's params are copied from, so a setting that mirrors a param is wired once);
+ * {@code used} every setting's value as the job uses it, by key: as read, with the auto choices
+ * resolved and, for a model folder, the architecture its config.json gives (what
+ * {@link #rowShaping} reports).
  */
 public record JobSettings(
     Input input,
@@ -23,10 +26,20 @@ public record JobSettings(
     Output output,
     Execution execution,
     EnvironmentValues environment,
-    Map<String, Object> given) implements Serializable {
+    Map<String, Object> given,
+    Map<String, Object> used) implements Serializable {
 
   public JobSettings {
     given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
+    used = Collections.unmodifiableMap(new LinkedHashMap<>(used));
+  }
+
+  /**
+   * Every setting that shapes the rows the job writes, by key, as the job uses it: the run
+   * summary's {@code settings}, and part of the reuse key an update and a resumed run compare.
+   */
+  public Map<String, Object> rowShaping() {
+    return Settings.rowShaping(Settings.ALL, used::get);
   }
 
   /**

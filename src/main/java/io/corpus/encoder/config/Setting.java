@@ -8,7 +8,10 @@ import java.util.List;
 
 /**
  * One setting, declared once: its HOCON key, the name of the Spark ML param that mirrors it (or
- * none), its type, default, one-line doc and the rule its values follow. The job's parser reads it
+ * none), its type, default, one-line doc, the rule its values follow, and whether it shapes the
+ * rows the job writes (then its value as the job used it enters the run summary's
+ * {@code settings}, the reuse key that an update and a resumed run compare, and the table of
+ * such settings in the configuration guide, all derived from this flag). The job's parser reads it
  * from a config through {@link #read}, the Transformer's params are made from it, and a test holds
  * {@code reference.conf} (where each key is documented at length) to the same keys and defaults.
  * The catalogue of all of them is {@link Settings}.
@@ -31,9 +34,15 @@ public final class Setting<T> {
   private final String doc;
   private final Rule<T> rule;
   private final List<String> choices;
+  private final boolean shapesRows;
 
   private Setting(String key, String param, Type type, T defaultValue, String doc, Rule<T> rule,
       List<String> choices) {
+    this(key, param, type, defaultValue, doc, rule, choices, false);
+  }
+
+  private Setting(String key, String param, Type type, T defaultValue, String doc, Rule<T> rule,
+      List<String> choices, boolean shapesRows) {
     this.key = key;
     this.param = param;
     this.type = type;
@@ -41,6 +50,12 @@ public final class Setting<T> {
     this.doc = doc;
     this.rule = rule;
     this.choices = choices;
+    this.shapesRows = shapesRows;
+  }
+
+  /** This setting, marked as one whose value shapes the rows the job writes. */
+  Setting<T> shapingRows() {
+    return new Setting<>(key, param, type, defaultValue, doc, rule, choices, true);
   }
 
   static Setting<String> text(String key, String param, String defaultValue, String doc) {
@@ -127,6 +142,14 @@ public final class Setting<T> {
     return doc;
   }
 
+  /**
+   * Whether the setting's value shapes the rows the job writes: a changed value means an
+   * earlier output's rows and a killed run's pieces cannot be reused.
+   */
+  public boolean shapesRows() {
+    return shapesRows;
+  }
+
   /** The allowed values of a choice; empty for other settings. */
   public List<String> choices() {
     return choices;
@@ -189,6 +212,7 @@ public final class Setting<T> {
   @Override
   public String toString() {
     return key + (param.isEmpty() ? "" : " (param " + param + ")") + " = " + defaultValue
-        + (choices.isEmpty() ? "" : " of " + Arrays.toString(choices.toArray()));
+        + (choices.isEmpty() ? "" : " of " + Arrays.toString(choices.toArray()))
+        + (shapesRows ? ", shapes rows" : "");
   }
 }

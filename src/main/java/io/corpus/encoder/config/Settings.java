@@ -7,7 +7,9 @@ import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.model.ModelSettings;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -24,42 +26,42 @@ public final class Settings {
   public static final Setting<String> INPUT_PATH = Setting.text("input.path", "", "",
       "Parquet file or folder of sequences; required");
   public static final Setting<String> ID_COLUMN = Setting.text("input.id-column", "idCol", "id",
-      "row id column (any type), copied to every output and named in errors");
+      "row id column (any type), copied to every output and named in errors").shapingRows();
   public static final Setting<String> EMBEDDINGS_COLUMN = Setting.text("input.embeddings-column",
-      "inputCol", "embeddings", "array<array<float|double>> token vectors");
+      "inputCol", "embeddings", "array<array<float|double>> token vectors").shapingRows();
   public static final Setting<String> IDS_COLUMN = Setting.text("input.ids-column", "idsCol", "",
-      "array<int|bigint> token ids; '' = not this input");
+      "array<int|bigint> token ids; '' = not this input").shapingRows();
   public static final Setting<String> TYPE_IDS_COLUMN = Setting.text("input.type-ids-column",
-      "typeIdsCol", "", "array<int|bigint> token type ids; '' = all 0");
+      "typeIdsCol", "", "array<int|bigint> token type ids; '' = all 0").shapingRows();
   public static final Setting<String> TEXT_COLUMN = Setting.text("input.text-column", "textCol",
-      "", "string text, tokenized with the model folder's tokenizer.json; '' = not this input");
+      "", "string text, tokenized with the model folder's tokenizer.json; '' = not this input").shapingRows();
   public static final Setting<List<String>> TEXT_PAIR_COLUMNS = Setting.columnPair(
       "input.text-pair-columns", "textPairCols",
-      "two string columns encoded as a pair (text, text_pair); [] = single texts");
+      "two string columns encoded as a pair (text, text_pair); [] = single texts").shapingRows();
   public static final Setting<String> MASK_COLUMN = Setting.text("input.mask-column", "maskCol",
-      "", "array<int|boolean> mask, 1 = real token; '' = none");
+      "", "array<int|boolean> mask, 1 = real token; '' = none").shapingRows();
   public static final Setting<String> TOKENS_COLUMN = Setting.text("input.tokens-column", "", "",
       "array<string> token texts the report labels its axes with; '' = none");
   public static final Setting<Integer> MAX_LENGTH = Setting.atLeast("input.max-length",
-      "maxLength", 0, 0, "longest token-vector sequence accepted; 0 = any");
+      "maxLength", 0, 0, "longest token-vector sequence accepted; 0 = any").shapingRows();
   public static final Setting<Integer> MAX_TOKENS = Setting.atLeast("input.max-tokens",
       "maxTokens", 0, 0,
-      "most tokens of token ids or text; 0 = the folder's max_seq_length, else its positions");
+      "most tokens of token ids or text; 0 = the folder's max_seq_length, else its positions").shapingRows();
   public static final Setting<String> ON_TOO_LONG = Setting.choice("input.on-too-long",
       "onTooLong", "truncate", ConfigName.names(JobSettings.OnTooLong.values()),
       "longer token ids or text: truncate, reject, or chunk (text: overlapping windows, a row "
-          + "each)");
+          + "each)").shapingRows();
   public static final Setting<Integer> CHUNK_OVERLAP = Setting.atLeast("input.chunk-overlap",
       "chunkOverlap", 0, 0,
-      "with on-too-long = chunk: tokens each window repeats of the one before");
+      "with on-too-long = chunk: tokens each window repeats of the one before").shapingRows();
   public static final Setting<String> PROMPT = Setting.text("input.prompt", "prompt", "",
       "text put before every text, as sentence-transformers' prompt; \"\" given turns the "
-          + "folder's default off");
+          + "folder's default off").shapingRows();
   public static final Setting<String> PROMPT_NAME = Setting.text("input.prompt-name",
-      "promptName", "", "a prompt of the folder's config_sentence_transformers.json, by name");
+      "promptName", "", "a prompt of the folder's config_sentence_transformers.json, by name").shapingRows();
   public static final Setting<String> ON_INVALID = Setting.choice("input.on-invalid", "",
       "quarantine", ConfigName.names(JobSettings.OnInvalid.values()),
-      "a row that cannot be encoded: quarantine (to rejects/) or fail");
+      "a row that cannot be encoded: quarantine (to rejects/) or fail").shapingRows();
 
   // model
   public static final Setting<String> MODEL_PATH = Setting.text("model.path", "modelPath", "",
@@ -68,25 +70,25 @@ public final class Settings {
       "weightsPath", "", "safetensors file of the encoder layers");
   public static final Setting<String> NAMING = Setting.choice("model.naming", "naming",
       TensorNaming.PYTORCH.configName(), ConfigName.names(TensorNaming.values()),
-      "tensor naming: pytorch or bert");
+      "tensor naming: pytorch or bert").shapingRows();
   public static final Setting<Integer> HEADS = Setting.atLeast("model.heads", "heads", 0, 0,
-      "attention heads H, dividing the width; 0 = not set (a model folder says)");
+      "attention heads H, dividing the width; 0 = not set (a model folder says)").shapingRows();
   public static final Setting<String> ACTIVATION = Setting.choice("model.activation",
       "activation", Activation.RELU.configName(), ConfigName.names(Activation.values()),
-      "relu, gelu, gelu-tanh or silu");
+      "relu, gelu, gelu-tanh or silu").shapingRows();
   public static final Setting<Boolean> NORM_FIRST = Setting.flag("model.norm-first", "normFirst",
-      false, "pre-LN (true) or post-LN (false)");
+      false, "pre-LN (true) or post-LN (false)").shapingRows();
   public static final Setting<Boolean> FINAL_NORM = Setting.flag("model.final-norm", "finalNorm",
-      false, "final LayerNorm after the last layer");
+      false, "final LayerNorm after the last layer").shapingRows();
   public static final Setting<Double> LAYER_NORM_EPS = Setting.positive("model.layer-norm-eps",
-      "layerNormEps", 1e-5, "LayerNorm eps");
+      "layerNormEps", 1e-5, "LayerNorm eps").shapingRows();
   public static final Setting<Boolean> CAUSAL = Setting.flag("model.causal", "causal", false,
-      "queries attend only to keys at or before them");
+      "queries attend only to keys at or before them").shapingRows();
   public static final Setting<Integer> WINDOW = Setting.atLeast("model.window", "window", 0, 0,
-      "|query - key| <= window; 0 = none");
+      "|query - key| <= window; 0 = none").shapingRows();
   public static final Setting<String> POSITIONAL = Setting.choice("model.positional",
       "positional", PositionalEncoding.NONE.configName(),
-      ConfigName.names(PositionalEncoding.values()), "none, sinusoidal or learned");
+      ConfigName.names(PositionalEncoding.values()), "none, sinusoidal or learned").shapingRows();
 
   // output
   public static final Setting<String> OUTPUT_PATH = Setting.text("output.path", "", "",
@@ -99,27 +101,27 @@ public final class Settings {
   public static final Setting<String> POOLING = Setting.choice("output.pooling", "pooling",
       "auto", withAuto(ConfigName.names(Pooling.values())),
       "mean, first, max, last, none, splade, or auto (the folder's 1_Pooling or "
-          + "SpladePooling, else its family's)");
+          + "SpladePooling, else its family's)").shapingRows();
   public static final Setting<String> NORMALIZE = Setting.choice("output.normalize",
       "normalize", "auto", new String[] {"auto", "true", "false"},
-      "L2-normalize the pooled vector: true, false or auto (the folder's Normalize module)");
+      "L2-normalize the pooled vector: true, false or auto (the folder's Normalize module)").shapingRows();
   public static final Setting<Integer> DIMENSIONS = Setting.atLeast("output.dimensions",
       "dimensions", 0, 0, "Matryoshka: the pooled vector's first N values, then normalized when "
-          + "normalizing; 0 = all E");
+          + "normalizing; 0 = all E").shapingRows();
   public static final Setting<Boolean> TOKEN_EMBEDDINGS = Setting.flag(
-      "output.token-embeddings", "", true, "write the (T, E) token vectors");
+      "output.token-embeddings", "", true, "write the (T, E) token vectors").shapingRows();
   public static final Setting<Integer> SPARSE_TOP_K = Setting.atLeast("output.sparse-top-k",
-      "sparseTopK", 0, 0, "SPLADE: keep the k largest values of each sparse vector; 0 = all");
+      "sparseTopK", 0, 0, "SPLADE: keep the k largest values of each sparse vector; 0 = all").shapingRows();
   public static final Setting<String> ENTITIES = Setting.choice("output.entities", "entities",
       "auto", new String[] {"auto", "none", "simple", "first", "average", "max"},
       "a token classifier's entities, grouped as the token-classification pipeline's "
-          + "aggregation_strategy; none: token labels only; auto: simple");
+          + "aggregation_strategy; none: token labels only; auto: simple").shapingRows();
   public static final Setting<Boolean> ATTENTION_ENABLED = Setting.flag(
       "output.attention.enabled", "", false, "write attention maps to attention/");
   public static final Setting<List<Integer>> ATTENTION_LAYERS = Setting.indices(
-      "output.attention.layers", "attentionLayers", "layers whose maps are kept, 0-based");
+      "output.attention.layers", "attentionLayers", "layers whose maps are kept, 0-based").shapingRows();
   public static final Setting<List<Integer>> ATTENTION_HEADS = Setting.indices(
-      "output.attention.heads", "attentionHeads", "heads whose maps are kept, 0-based");
+      "output.attention.heads", "attentionHeads", "heads whose maps are kept, 0-based").shapingRows();
   public static final Setting<Double> ATTENTION_SAMPLE = Setting.fraction(
       "output.attention.sample", "attentionSample", 1.0,
       "fraction of sequences whose maps and rollout are kept, by a stable hash of the id");
@@ -136,7 +138,7 @@ public final class Settings {
       "output.attention.average-heads", "attentionAverageHeads", false,
       "one map per layer, the mean of the kept heads, with head = -1");
   public static final Setting<Boolean> ATTENTION_STATS = Setting.flag("output.attention.stats",
-      "", false, "per-head statistics of every sequence to head-stats/");
+      "", false, "per-head statistics of every sequence to head-stats/").shapingRows();
   public static final Setting<Boolean> ATTENTION_ROLLOUT = Setting.flag(
       "output.attention.rollout", "", false, "attention rollout of the kept sequences");
   public static final Setting<Boolean> REPORT_ENABLED = Setting.flag("output.report.enabled", "",
@@ -174,7 +176,7 @@ public final class Settings {
   public static final Setting<String> PRECISION = Setting.choice("model.precision", "precision",
       "float32", ConfigName.names(Precision.values()),
       "the weight products' numbers: float32, bfloat16 (processors with bfloat16 instructions) "
-          + "or int8 (dynamic quantization)");
+          + "or int8 (dynamic quantization)").shapingRows();
 
   /** The architecture settings a model folder's config.json answers, which must agree with it. */
   public static final List<Setting<?>> ARCHITECTURE = List.of(HEADS, ACTIVATION, LAYER_NORM_EPS,
@@ -192,6 +194,38 @@ public final class Settings {
         (Double) value.apply(LAYER_NORM_EPS), (Boolean) value.apply(CAUSAL),
         (Integer) value.apply(WINDOW),
         PositionalEncoding.fromConfigName((String) value.apply(POSITIONAL)));
+  }
+
+  /**
+   * The architecture settings' values as {@code model} computes: what a model folder's
+   * config.json answers for them (the inverse of {@link #weightsFileModel}).
+   */
+  static Map<String, Object> architectureOf(ModelSettings model) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    values.put(HEADS.key(), model.heads());
+    values.put(ACTIVATION.key(), model.activation().configName());
+    values.put(NORM_FIRST.key(), model.normFirst());
+    values.put(FINAL_NORM.key(), model.finalNorm());
+    values.put(LAYER_NORM_EPS.key(), model.layerNormEps());
+    values.put(CAUSAL.key(), model.causal());
+    values.put(WINDOW.key(), model.window());
+    values.put(POSITIONAL.key(), model.positional().configName());
+    return values;
+  }
+
+  /**
+   * The values, by key, of the settings of {@code catalogue} that shape rows, in its order, as
+   * {@code used} gives them: what the run summary's {@code settings} and the reuse key hold.
+   */
+  public static Map<String, Object> rowShaping(List<Setting<?>> catalogue,
+      Function<String, Object> used) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Setting<?> setting : catalogue) {
+      if (setting.shapesRows()) {
+        values.put(setting.key(), used.apply(setting.key()));
+      }
+    }
+    return values;
   }
 
   /** All of them, in reference.conf's order. */

@@ -156,8 +156,19 @@ public final class SettingsParser {
         given.put(setting.key(), setting.read(c));
       }
     }
+    Map<String, Object> used = new LinkedHashMap<>();
+    for (Setting<?> setting : Settings.ALL) {
+      used.put(setting.key(), setting.read(c));
+    }
+    used.put(Settings.MAX_TOKENS.key(), input.maxTokens());
+    used.put(Settings.POOLING.key(), output.pooling().configName());
+    used.put(Settings.NORMALIZE.key(), output.normalize());
+    if (folder != null) {
+      used.putAll(Settings.architectureOf(model));
+      used.put(Settings.NAMING.key(), null);   // a folder's family names its tensors
+    }
     return new JobSettings(input, weights, model, output, execution, EnvironmentValues.of(c),
-        given);
+        given, used);
   }
 
   /**

@@ -41,7 +41,9 @@ import org.apache.hadoop.fs.Path;
  * @param blas class name of the BLAS implementation the driver uses
  * @param executors executor id to the BLAS, element-wise kernels and BLAS threads its tasks used
  * @param model the model settings and weights, as the job understood them
- * @param outputs where the output went and what it holds
+ * @param settings every setting that shapes the rows written, by key, as the job used it (auto
+ *     choices resolved; a model folder's architecture as its config.json gives it)
+ * @param outputs where the output went, the width of its pooled vectors, its attention outputs
  * @param reuseKey what the rows' outputs depend on (the model's fingerprint, the settings that
  *     shape them), which an update ({@code output.mode = update}) must find unchanged
  * @param update with {@code output.mode = update}: {@code rows_encoded} (rows of the input sent
@@ -71,6 +73,7 @@ public record RunSummary(
     String blas,
     Map<String, String> executors,
     Map<String, Object> model,
+    Map<String, Object> settings,
     Map<String, Object> outputs,
     Map<String, Object> reuseKey,
     @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Long> update,

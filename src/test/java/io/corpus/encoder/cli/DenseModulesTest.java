@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
@@ -81,6 +82,8 @@ class DenseModulesTest {
       assertEquals(1, norm, 1e-5, "normalized after the Dense modules");
     }
     assertTrue(worst <= 1e-6, "1 - cosine " + worst);
+    assertEquals(16, RunSummary.read(output.resolve("run-summary.json")).outputs()
+        .get("pooled_width"), "the width written, after the Dense modules (the encoder's is 32)");
   }
 
   /** Unknown modules, a Dense before pooling and widths that do not chain: refused, one line. */

@@ -132,8 +132,11 @@ class EncodeJobTextTest {
       worst = Math.min(worst, Tolerances.cosine(got, want));
     }
     assertTrue(worst >= RealModelReference.COSINE, "worst cosine " + worst);
-    assertEquals(128, RunSummary.read(output.resolve("run-summary.json")).outputs()
-        .get("dimensions"));
+    RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
+    assertEquals(128, summary.outputs().get("pooled_width"));
+    assertEquals(128, summary.settings().get("output.dimensions"));
+    assertEquals(false, summary.settings().get("output.token-embeddings"));
+    assertEquals("mean", summary.settings().get("output.pooling"), "auto, as resolved");
   }
 
   @Test

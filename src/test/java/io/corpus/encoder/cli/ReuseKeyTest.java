@@ -1,14 +1,23 @@
 package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
+import io.corpus.encoder.config.FakeSettings;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.Setting;
+import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
+import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.testing.SharedModels;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -49,5 +58,51 @@ class ReuseKeyTest {
       assertNotEquals(before, UpdatePlan.reuseKey(settings(c.getValue()[1]), model),
           c.getKey());
     }
+  }
+
+  /**
+   * A setting marked as shaping rows reaches the run summary's settings and the reuse key from
+   * its declaration alone; one not so marked reaches neither.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void aSettingMarkedAsShapingRowsIsInTheSummaryAndTheKey() throws Exception {
+    JobSettings text = settings("input.text-column = text");
+    Setting<String> shaping = FakeSettings.fake("output.fake-shaping", "x", true);
+    Setting<String> other = FakeSettings.fake("output.fake-other", "y", false);
+    List<Setting<?>> catalogue = new ArrayList<>(FakeSettings.catalogueWith(shaping));
+    catalogue.add(other);
+    Map<String, Object> used = new LinkedHashMap<>(text.used());
+    used.put(shaping.key(), "x");
+    used.put(other.key(), "y");
+    Map<String, Object> rowShaping = Settings.rowShaping(catalogue, used::get);
+    assertEquals(text.rowShaping().size() + 1, rowShaping.size());
+    Map<String, Object> key = UpdatePlan.reuseKey("fingerprint", Map.of(), rowShaping);
+    Map<String, Object> inKey = (Map<String, Object>) key.get("settings");
+    assertEquals("x", inKey.get("output.fake-shaping"));
+    assertFalse(inKey.containsKey("output.fake-other"));
+    RunSummary summary = new RunSummary(1, 1, 1, 0, 0, 0, Map.of(), 0, 1, 1, 1, 1, Map.of(),
+        Map.of(), null, "blas", Map.of(), Map.of(), rowShaping, Map.of(), key, null, Map.of());
+    JsonNode written = new ObjectMapper().readTree(summary.toJson());
+    assertEquals("x", written.get("settings").get("output.fake-shaping").asText());
+    assertFalse(written.get("settings").has("output.fake-other"));
+    assertEquals("x", written.get("reuse_key").get("settings").get("output.fake-shaping")
+        .asText());
+  }
+
+  /** The settings as used: auto resolved, the folder's architecture, the job's own values. */
+  @Test
+  void theSettingsAreAsTheJobUsesThem() {
+    Map<String, Object> used = settings("input.text-column = text\noutput.dimensions = 64")
+        .rowShaping();
+    assertEquals("mean", used.get("output.pooling"));
+    assertEquals(true, used.get("output.normalize"));
+    assertEquals(64, used.get("output.dimensions"));
+    assertEquals(256, used.get("input.max-tokens"));
+    assertEquals("gelu", used.get("model.activation"));
+    assertEquals(12, used.get("model.heads"));
+    assertEquals(1e-12, (Double) used.get("model.layer-norm-eps"), 1e-20);
+    assertEquals("text", used.get("input.text-column"));
+    assertFalse(used.containsKey("execution.batch-tokens"), "not a setting that shapes rows");
   }
 }

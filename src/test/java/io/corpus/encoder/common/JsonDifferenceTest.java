@@ -14,6 +14,10 @@ class JsonDifferenceTest {
     assertEquals("output.normalize = true (this run: false)", JsonDifference.first(
         JsonDifference.of(Map.of("output", Map.of("normalize", true))),
         JsonDifference.of(Map.of("output", Map.of("normalize", false)))));
+    assertEquals("output.dimensions = 64 (this run: 0)", JsonDifference.first(
+        JsonDifference.of(Map.of("reuse_key", Map.of("settings", Map.of("output.dimensions", 64)))),
+        JsonDifference.of(Map.of("reuse_key", Map.of("settings", Map.of("output.dimensions", 0))))),
+        "a setting's key is shown alone");
     assertNull(JsonDifference.first(JsonDifference.of(Map.of("a", 1)),
         JsonDifference.of(Map.of("a", 1))));
   }
