@@ -7,6 +7,8 @@ import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.Shapes;
+import io.corpus.encoder.pipeline.LoadedModel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,9 +55,10 @@ final class Checkpoints {
    * of one slot's work: estimated tokens times the model's multiply-adds per token (SPLADE's
    * head included), over the share {@link #SHARE_OF_BLAS} of the measured {@code gflops}.
    */
-  static int wanted(JobSettings settings, EncoderModel model, int positions, SplitPlan plan,
-      double gflops) {
+  static int wanted(JobSettings settings, LoadedModel loaded, SplitPlan plan, double gflops) {
+    EncoderModel model = loaded.weights();
     EncoderWeights w = model.encoder();
+    int positions = loaded.maxPositions();
     if (plan.rows() == 0) {
       return 1;
     }
@@ -72,10 +75,8 @@ final class Checkpoints {
     if (settings.input().onTooLong() != JobSettings.OnTooLong.CHUNK) {
       tokens = window;
     }
-    double e = w.width();
-    double perToken = 2.0 * w.layerCount() * (4 * e * e + 2 * e * w.ffnWidth())
-        + 4.0 * w.layerCount() * e * window
-        + (model.splade() == null ? 0 : 2.0 * e * model.splade().vocabularySize());
+    double perToken = 2.0 * Shapes.of(loaded.settings(), w).multiplyAddsPerToken(window)
+        + (model.splade() == null ? 0 : 2.0 * w.width() * model.splade().vocabularySize());
     double seconds = plan.rows() * Math.max(1, tokens) * perToken
         / (Math.max(0.1, gflops) * 1e9 * SHARE_OF_BLAS);
     return (int) Math.min(Integer.MAX_VALUE,

@@ -4,12 +4,11 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.kernel.PrecisionCalibration;
 import io.corpus.encoder.model.ClassifierHead;
-import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.NormKind;
+import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.ModelFolder;
 
@@ -78,13 +77,9 @@ final class Checks {
    * buffers and the batch itself).
    */
   static String memory(LoadedModel model, int batchTokens) {
-    EncoderWeights w = model.weights().encoder();
-    ModelSettings m = model.settings();
-    int d = m.headWidth(w.width());
-    long ffnRows = Math.min(batchTokens, Encoder.FFN_BLOCK);
-    boolean gated = w.layers().stream().anyMatch(LayerWeights::gated);
-    long floats = (long) batchTokens * ((m.heads() + 2L * m.kvHeads()) * d + (long) m.heads() * d
-        + 2L * w.width()) + ffnRows * w.ffnWidth() * (gated ? 2 : 1);
+    Shapes shapes = Shapes.of(model.settings(), model.weights().encoder());
+    // The encoder's buffers and the batch's own (N, E) tokens.
+    long floats = shapes.bufferFloats(batchTokens) + shapes.streamFloats(batchTokens);
     long float32 = model.weights().parameterCount() * 4;
     long held = model.weights().bytes();
     String weights = held == float32

@@ -221,8 +221,7 @@ public final class EncodeJob {
       LOG.info("no pieces kept for a resumed run: {}", none);
       return null;
     }
-    int wanted = Checkpoints.wanted(settings, model.weights(), model.maxPositions(), plan,
-        RowMajorBlas.sgemmGflops());
+    int wanted = Checkpoints.wanted(settings, model, plan, RowMajorBlas.sgemmGflops());
     int pieces = ParquetInput.pieceCount(plan, plannedSlots(), wanted);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     KeptPieces kept = KeptPieces.open(out, "embeddings", Checkpoints.identity(input, plan,

@@ -38,6 +38,7 @@ public final class Encoder {
   private final int headWidth;   // D
   private final int inner;       // H·D, the context's width (E for most encoders)
   private final int ffnWidth;    // F
+  private final Shapes shapes;
   private final HeadAttention head;
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
   private final RelativeBias bias; // the model's score bias, or null
@@ -65,6 +66,7 @@ public final class Encoder {
     this.headWidth = settings.headWidth(width);
     this.inner = heads * headWidth;
     this.ffnWidth = weights.ffnWidth();
+    this.shapes = Shapes.of(settings, weights);
     this.bias = settings.scoreBias().any()
         ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
     this.head = new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
@@ -85,8 +87,8 @@ public final class Encoder {
   private void checkShapes() {
     for (int l = 0; l < weights.layerCount(); l++) {
       LayerWeights w = weights.layers().get(l);
-      if (w.inProjWeight().rows() != head.qkvWidth() || w.inProjWeight().cols() != width
-          || w.outProjWeight().rows() != width || w.outProjWeight().cols() != inner
+      if (w.inProjWeight().rows() != shapes.qkvWidth() || w.inProjWeight().cols() != width
+          || w.outProjWeight().rows() != width || w.outProjWeight().cols() != shapes.inner()
           || (w.normsQueriesAndKeys() && (w.queryNorm().length != headWidth
           || w.keyNorm().length != headWidth))) {
         throw new IllegalArgumentException("layer " + l + "'s projections do not fit " + heads
@@ -302,13 +304,22 @@ public final class Encoder {
       return;
     }
     capacity = Math.max(n, capacity + capacity / 2);
-    qkv = new float[capacity * head.qkvWidth()];
-    context = new float[capacity * inner];
-    scratch = new float[capacity * width];
-    sublayer = weights.layers().stream().anyMatch(l -> l.postNorms() != null)
-        ? new float[capacity * width] : sublayer;
-    hidden = new float[Math.min(capacity, FFN_BLOCK) * ffnWidth];
-    gate = weights.layers().stream().anyMatch(LayerWeights::gated) ? new float[hidden.length]
-        : gate;
+    qkv = new float[Math.toIntExact(shapes.qkvFloats(capacity))];
+    context = new float[Math.toIntExact(shapes.contextFloats(capacity))];
+    scratch = new float[Math.toIntExact(shapes.streamFloats(capacity))];
+    sublayer = shapes.postNorms() ? new float[scratch.length] : sublayer;
+    hidden = new float[Math.toIntExact(shapes.hiddenFloats(capacity))];
+    gate = shapes.gated() ? new float[hidden.length] : gate;
+  }
+
+  /** The floats this encoder's work buffers hold now (what {@link Shapes#bufferFloats} says). */
+  long bufferFloats() {
+    return (long) qkv.length + context.length + scratch.length + sublayer.length + hidden.length
+        + gate.length;
+  }
+
+  /** Its shape table. */
+  public Shapes shapes() {
+    return shapes;
   }
 }
