@@ -2,8 +2,14 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.Settings;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Stream;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.DoubleParam;
@@ -17,8 +23,8 @@ import scala.Function1;
 /**
  * The params of {@link EncoderTransformer}; the transformer adds the setters and the work. Those
  * that mirror a job setting are made from its {@link Setting} (name, doc, default, rule), so the
- * two cannot disagree. Spark ML finds params through the no-argument accessors below, and saves
- * and loads them by these names.
+ * two cannot disagree: {@link #param(Setting)} finds one by its setting, Spark ML by its name
+ * ({@link #params()}), and saves and loads them by these names.
  *
  * <p>The model: {@code modelPath} (a Hugging Face folder; the architecture comes from its
  * config.json) or {@code weightsPath} with {@code heads} and the other architecture params.
@@ -27,98 +33,27 @@ import scala.Function1;
  */
 public abstract class EncoderParams extends Transformer {
   private final String uid;
-  final Param<String> modelPath;
-  final Param<String> weightsPath;
-  final Param<String> naming;
-  final IntParam heads;
-  final Param<String> activation;
-  final BooleanParam normFirst;
-  final BooleanParam finalNorm;
-  final DoubleParam layerNormEps;
-  final BooleanParam causal;
-  final IntParam window;
-  final Param<String> positional;
-  final Param<String> precision;
-  final Param<String> idCol;
-  final Param<String> inputCol;
-  final Param<String> idsCol;
-  final Param<String> typeIdsCol;
-  final Param<String> textCol;
-  final StringArrayParam textPairCols;
-  final Param<String> maskCol;
-  final IntParam maxTokens;
-  final Param<String> onTooLong;
-  final IntParam chunkOverlap;
-  final Param<String> prompt;
-  final Param<String> promptName;
+  /** The params that mirror a job setting, by the setting's key, made from its declaration. */
+  private final Map<String, Param<?>> mirrored = new LinkedHashMap<>();
   final Param<String> outputCol;
   final Param<String> pooledCol;
-  final Param<String> pooling;
-  final Param<String> normalize;
-  final IntParam dimensions;
   final Param<String> attentionCol;
-  final IntArrayParam attentionLayers;
-  final IntArrayParam attentionHeads;
-  final DoubleParam attentionSample;
-  final StringArrayParam attentionIds;
-  final Param<String> attentionFormat;
-  final IntParam attentionTopK;
-  final BooleanParam attentionAverageHeads;
   final Param<String> statsCol;
   final Param<String> rolloutCol;
   final Param<String> logitsCol;
   final Param<String> scoresCol;
   final Param<String> labelCol;
-  final Param<String> entities;
-  final IntParam sparseTopK;
   final Param<String> sparseIndicesCol;
   final Param<String> sparseValuesCol;
   final Param<String> tokenLabelsCol;
   final Param<String> entitiesCol;
-  final IntParam batchTokens;
-  final IntParam maxLength;
   final Param<String> handleInvalid;
+  private boolean made;   // every param is made: the constructor is done
+  private Param<?>[] all;
 
   EncoderParams(String uid) {
     this.uid = uid;
-    modelPath = param(Settings.MODEL_PATH);
-    weightsPath = param(Settings.MODEL_WEIGHTS);
-    naming = param(Settings.NAMING);
-    heads = intParam(Settings.HEADS);
-    activation = param(Settings.ACTIVATION);
-    normFirst = flagParam(Settings.NORM_FIRST);
-    finalNorm = flagParam(Settings.FINAL_NORM);
-    layerNormEps = doubleParam(Settings.LAYER_NORM_EPS);
-    causal = flagParam(Settings.CAUSAL);
-    window = intParam(Settings.WINDOW);
-    positional = param(Settings.POSITIONAL);
-    precision = param(Settings.PRECISION);
-    idCol = param(Settings.ID_COLUMN);
-    inputCol = param(Settings.EMBEDDINGS_COLUMN);
-    idsCol = param(Settings.IDS_COLUMN);
-    typeIdsCol = param(Settings.TYPE_IDS_COLUMN);
-    textCol = param(Settings.TEXT_COLUMN);
-    textPairCols = stringsParam(Settings.TEXT_PAIR_COLUMNS);
-    maskCol = param(Settings.MASK_COLUMN);
-    maxTokens = intParam(Settings.MAX_TOKENS);
-    onTooLong = param(Settings.ON_TOO_LONG);
-    chunkOverlap = intParam(Settings.CHUNK_OVERLAP);
-    prompt = param(Settings.PROMPT);
-    promptName = param(Settings.PROMPT_NAME);
-    pooling = param(Settings.POOLING);
-    normalize = param(Settings.NORMALIZE);
-    dimensions = intParam(Settings.DIMENSIONS);
-    entities = param(Settings.ENTITIES);
-    sparseTopK = intParam(Settings.SPARSE_TOP_K);
-    attentionLayers = indicesParam(Settings.ATTENTION_LAYERS);
-    attentionHeads = indicesParam(Settings.ATTENTION_HEADS);
-    attentionSample = doubleParam(Settings.ATTENTION_SAMPLE);
-    attentionIds = stringsParam(Settings.ATTENTION_IDS);
-    attentionFormat = param(Settings.ATTENTION_FORMAT);
-    attentionTopK = intParam(Settings.ATTENTION_TOP_K);
-    attentionAverageHeads = flagParam(Settings.ATTENTION_AVERAGE_HEADS);
-    batchTokens = intParam(Settings.BATCH_TOKENS);
-    maxLength = intParam(Settings.MAX_LENGTH);
+    Settings.withParams().forEach(setting -> mirrored.put(setting.key(), paramOf(setting)));
     // The Transformer's own params: which columns to make, what to do with an invalid row.
     outputCol = new Param<>(uid, "outputCol", "output token vectors, array<array<float>>; '' = "
         + "not written");
@@ -157,11 +92,24 @@ public abstract class EncoderParams extends Transformer {
     setDefault(sparseValuesCol, "sparse_values");
     setDefault(entitiesCol, "entities");
     setDefault(handleInvalid, "error");
+    made = true;
   }
 
   // Params made from a Setting: its param name, doc, default and rule (checked when set).
 
-  private Param<String> param(Setting<String> s) {
+  @SuppressWarnings("unchecked")
+  private Param<?> paramOf(Setting<?> s) {
+    return switch (s.type()) {
+      case STRING -> stringParam((Setting<String>) s);
+      case INT -> intParam((Setting<Integer>) s);
+      case DOUBLE -> doubleParam((Setting<Double>) s);
+      case BOOLEAN -> flagParam((Setting<Boolean>) s);
+      case INT_LIST -> indicesParam((Setting<List<Integer>>) s);
+      case STRING_LIST -> stringsParam((Setting<List<String>>) s);
+    };
+  }
+
+  private Param<String> stringParam(Setting<String> s) {
     Param<String> p = new Param<>(uid, s.param(), s.doc(), valid(s));
     setDefault(p, s.defaultValue());
     return p;
@@ -213,57 +161,76 @@ public abstract class EncoderParams extends Transformer {
   }
 
   // Accessors, one per param: Spark ML finds params through them.
-  public Param<String> modelPath() { return modelPath; }
-  public Param<String> weightsPath() { return weightsPath; }
-  public Param<String> naming() { return naming; }
-  public IntParam heads() { return heads; }
-  public Param<String> activation() { return activation; }
-  public BooleanParam normFirst() { return normFirst; }
-  public BooleanParam finalNorm() { return finalNorm; }
-  public DoubleParam layerNormEps() { return layerNormEps; }
-  public BooleanParam causal() { return causal; }
-  public IntParam window() { return window; }
-  public Param<String> positional() { return positional; }
-  public Param<String> precision() { return precision; }
-  public Param<String> idCol() { return idCol; }
-  public Param<String> inputCol() { return inputCol; }
-  public Param<String> idsCol() { return idsCol; }
-  public Param<String> typeIdsCol() { return typeIdsCol; }
-  public Param<String> textCol() { return textCol; }
-  public StringArrayParam textPairCols() { return textPairCols; }
-  public Param<String> maskCol() { return maskCol; }
-  public IntParam maxTokens() { return maxTokens; }
-  public Param<String> onTooLong() { return onTooLong; }
-  public IntParam chunkOverlap() { return chunkOverlap; }
-  public Param<String> prompt() { return prompt; }
-  public Param<String> promptName() { return promptName; }
   public Param<String> outputCol() { return outputCol; }
   public Param<String> pooledCol() { return pooledCol; }
-  public Param<String> pooling() { return pooling; }
-  public Param<String> normalize() { return normalize; }
-  public IntParam dimensions() { return dimensions; }
   public Param<String> attentionCol() { return attentionCol; }
-  public IntArrayParam attentionLayers() { return attentionLayers; }
-  public IntArrayParam attentionHeads() { return attentionHeads; }
-  public DoubleParam attentionSample() { return attentionSample; }
-  public StringArrayParam attentionIds() { return attentionIds; }
-  public Param<String> attentionFormat() { return attentionFormat; }
-  public IntParam attentionTopK() { return attentionTopK; }
-  public BooleanParam attentionAverageHeads() { return attentionAverageHeads; }
   public Param<String> statsCol() { return statsCol; }
   public Param<String> rolloutCol() { return rolloutCol; }
   public Param<String> logitsCol() { return logitsCol; }
   public Param<String> scoresCol() { return scoresCol; }
   public Param<String> labelCol() { return labelCol; }
-  public Param<String> entities() { return entities; }
-  public IntParam sparseTopK() { return sparseTopK; }
   public Param<String> sparseIndicesCol() { return sparseIndicesCol; }
   public Param<String> sparseValuesCol() { return sparseValuesCol; }
   public Param<String> tokenLabelsCol() { return tokenLabelsCol; }
   public Param<String> entitiesCol() { return entitiesCol; }
-  public IntParam batchTokens() { return batchTokens; }
-  public IntParam maxLength() { return maxLength; }
   public Param<String> handleInvalid() { return handleInvalid; }
+
+  /** The param that mirrors {@code setting}, which must name one. */
+  public Param<?> param(Setting<?> setting) {
+    Param<?> p = mirrored.get(setting.key());
+    if (p == null) {
+      throw new IllegalArgumentException(setting.key() + " has no param");
+    }
+    return p;
+  }
+
+  /**
+   * Every param: those made from the settings and the transformer's own, by name (Spark ML
+   * would otherwise look for them as no-argument methods).
+   */
+  @Override
+  public Param<?>[] params() {
+    if (all != null) {
+      return all;
+    }
+    // While the constructor runs (setDefault asks for them), the params made so far.
+    List<Param<?>> params = new ArrayList<>(mirrored == null ? List.of() : mirrored.values());
+    Stream.of(outputCol, pooledCol, attentionCol, statsCol, rolloutCol, logitsCol, scoresCol,
+        labelCol, sparseIndicesCol, sparseValuesCol, tokenLabelsCol, entitiesCol, handleInvalid)
+        .filter(Objects::nonNull).forEach(params::add);
+    params.sort(Comparator.comparing(Param::name));
+    Param<?>[] found = params.toArray(new Param<?>[0]);
+    if (made) {
+      all = found;
+    }
+    return found;
+  }
+
+  /** The value of the param that mirrors a string setting. */
+  @SuppressWarnings("unchecked")
+  String string(Setting<String> setting) {
+    return $((Param<String>) param(setting));
+  }
+
+  int intValue(Setting<Integer> setting) {
+    return (Integer) $(param(setting));
+  }
+
+  boolean flag(Setting<Boolean> setting) {
+    return (Boolean) $(param(setting));
+  }
+
+  double doubleValue(Setting<Double> setting) {
+    return (Double) $(param(setting));
+  }
+
+  int[] indices(Setting<List<Integer>> setting) {
+    return (int[]) $(param(setting));
+  }
+
+  String[] strings(Setting<List<String>> setting) {
+    return (String[]) $(param(setting));
+  }
 
   // IntParam and BooleanParam are Param<Object> to Java: Scala's Int and Boolean, boxed.
   int intValue(IntParam p) {

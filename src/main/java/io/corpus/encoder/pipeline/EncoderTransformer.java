@@ -80,44 +80,44 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     super(uid);
   }
 
-  public EncoderTransformer setModelPath(String v) { set(modelPath, v); return this; }
-  public EncoderTransformer setWeightsPath(String v) { set(weightsPath, v); return this; }
-  public EncoderTransformer setNaming(String v) { set(naming, v); return this; }
-  public EncoderTransformer setHeads(int v) { set(heads, v); return this; }
-  public EncoderTransformer setActivation(String v) { set(activation, v); return this; }
-  public EncoderTransformer setNormFirst(boolean v) { set(normFirst, v); return this; }
-  public EncoderTransformer setFinalNorm(boolean v) { set(finalNorm, v); return this; }
-  public EncoderTransformer setLayerNormEps(double v) { set(layerNormEps, v); return this; }
-  public EncoderTransformer setCausal(boolean v) { set(causal, v); return this; }
-  public EncoderTransformer setWindow(int v) { set(window, v); return this; }
-  public EncoderTransformer setPositional(String v) { set(positional, v); return this; }
-  public EncoderTransformer setPrecision(String v) { set(precision, v); return this; }
-  public EncoderTransformer setIdCol(String v) { set(idCol, v); return this; }
-  public EncoderTransformer setInputCol(String v) { set(inputCol, v); return this; }
-  public EncoderTransformer setIdsCol(String v) { set(idsCol, v); return this; }
-  public EncoderTransformer setTypeIdsCol(String v) { set(typeIdsCol, v); return this; }
-  public EncoderTransformer setTextCol(String v) { set(textCol, v); return this; }
-  public EncoderTransformer setTextPairCols(String[] v) { set(textPairCols, v); return this; }
-  public EncoderTransformer setMaskCol(String v) { set(maskCol, v); return this; }
-  public EncoderTransformer setMaxTokens(int v) { set(maxTokens, v); return this; }
-  public EncoderTransformer setOnTooLong(String v) { set(onTooLong, v); return this; }
-  public EncoderTransformer setChunkOverlap(int v) { set(chunkOverlap, v); return this; }
-  public EncoderTransformer setPrompt(String v) { set(prompt, v); return this; }
-  public EncoderTransformer setPromptName(String v) { set(promptName, v); return this; }
+  public EncoderTransformer setModelPath(String v) { set(Settings.MODEL_PATH.param(), v); return this; }
+  public EncoderTransformer setWeightsPath(String v) { set(Settings.MODEL_WEIGHTS.param(), v); return this; }
+  public EncoderTransformer setNaming(String v) { set(Settings.NAMING.param(), v); return this; }
+  public EncoderTransformer setHeads(int v) { set(Settings.HEADS.param(), v); return this; }
+  public EncoderTransformer setActivation(String v) { set(Settings.ACTIVATION.param(), v); return this; }
+  public EncoderTransformer setNormFirst(boolean v) { set(Settings.NORM_FIRST.param(), v); return this; }
+  public EncoderTransformer setFinalNorm(boolean v) { set(Settings.FINAL_NORM.param(), v); return this; }
+  public EncoderTransformer setLayerNormEps(double v) { set(Settings.LAYER_NORM_EPS.param(), v); return this; }
+  public EncoderTransformer setCausal(boolean v) { set(Settings.CAUSAL.param(), v); return this; }
+  public EncoderTransformer setWindow(int v) { set(Settings.WINDOW.param(), v); return this; }
+  public EncoderTransformer setPositional(String v) { set(Settings.POSITIONAL.param(), v); return this; }
+  public EncoderTransformer setPrecision(String v) { set(Settings.PRECISION.param(), v); return this; }
+  public EncoderTransformer setIdCol(String v) { set(Settings.ID_COLUMN.param(), v); return this; }
+  public EncoderTransformer setInputCol(String v) { set(Settings.EMBEDDINGS_COLUMN.param(), v); return this; }
+  public EncoderTransformer setIdsCol(String v) { set(Settings.IDS_COLUMN.param(), v); return this; }
+  public EncoderTransformer setTypeIdsCol(String v) { set(Settings.TYPE_IDS_COLUMN.param(), v); return this; }
+  public EncoderTransformer setTextCol(String v) { set(Settings.TEXT_COLUMN.param(), v); return this; }
+  public EncoderTransformer setTextPairCols(String[] v) { set(Settings.TEXT_PAIR_COLUMNS.param(), v); return this; }
+  public EncoderTransformer setMaskCol(String v) { set(Settings.MASK_COLUMN.param(), v); return this; }
+  public EncoderTransformer setMaxTokens(int v) { set(Settings.MAX_TOKENS.param(), v); return this; }
+  public EncoderTransformer setOnTooLong(String v) { set(Settings.ON_TOO_LONG.param(), v); return this; }
+  public EncoderTransformer setChunkOverlap(int v) { set(Settings.CHUNK_OVERLAP.param(), v); return this; }
+  public EncoderTransformer setPrompt(String v) { set(Settings.PROMPT.param(), v); return this; }
+  public EncoderTransformer setPromptName(String v) { set(Settings.PROMPT_NAME.param(), v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
-  public EncoderTransformer setPooling(String v) { set(pooling, v); return this; }
-  public EncoderTransformer setNormalize(String v) { set(normalize, v); return this; }
-  public EncoderTransformer setDimensions(int v) { set(dimensions, v); return this; }
+  public EncoderTransformer setPooling(String v) { set(Settings.POOLING.param(), v); return this; }
+  public EncoderTransformer setNormalize(String v) { set(Settings.NORMALIZE.param(), v); return this; }
+  public EncoderTransformer setDimensions(int v) { set(Settings.DIMENSIONS.param(), v); return this; }
   public EncoderTransformer setAttentionCol(String v) { set(attentionCol, v); return this; }
-  public EncoderTransformer setAttentionLayers(int[] v) { set(attentionLayers, v); return this; }
-  public EncoderTransformer setAttentionHeads(int[] v) { set(attentionHeads, v); return this; }
-  public EncoderTransformer setAttentionSample(double v) { set(attentionSample, v); return this; }
-  public EncoderTransformer setAttentionIds(String[] v) { set(attentionIds, v); return this; }
-  public EncoderTransformer setAttentionFormat(String v) { set(attentionFormat, v); return this; }
-  public EncoderTransformer setAttentionTopK(int v) { set(attentionTopK, v); return this; }
+  public EncoderTransformer setAttentionLayers(int[] v) { set(Settings.ATTENTION_LAYERS.param(), v); return this; }
+  public EncoderTransformer setAttentionHeads(int[] v) { set(Settings.ATTENTION_HEADS.param(), v); return this; }
+  public EncoderTransformer setAttentionSample(double v) { set(Settings.ATTENTION_SAMPLE.param(), v); return this; }
+  public EncoderTransformer setAttentionIds(String[] v) { set(Settings.ATTENTION_IDS.param(), v); return this; }
+  public EncoderTransformer setAttentionFormat(String v) { set(Settings.ATTENTION_FORMAT.param(), v); return this; }
+  public EncoderTransformer setAttentionTopK(int v) { set(Settings.ATTENTION_TOP_K.param(), v); return this; }
   public EncoderTransformer setAttentionAverageHeads(boolean v) {
-    set(attentionAverageHeads, v);
+    set(Settings.ATTENTION_AVERAGE_HEADS.param(), v);
     return this;
   }
   public EncoderTransformer setStatsCol(String v) { set(statsCol, v); return this; }
@@ -125,12 +125,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setLogitsCol(String v) { set(logitsCol, v); return this; }
   public EncoderTransformer setScoresCol(String v) { set(scoresCol, v); return this; }
   public EncoderTransformer setLabelCol(String v) { set(labelCol, v); return this; }
-  public EncoderTransformer setEntities(String v) { set(entities, v); return this; }
-  public EncoderTransformer setSparseTopK(int v) { set(sparseTopK, v); return this; }
+  public EncoderTransformer setEntities(String v) { set(Settings.ENTITIES.param(), v); return this; }
+  public EncoderTransformer setSparseTopK(int v) { set(Settings.SPARSE_TOP_K.param(), v); return this; }
   public EncoderTransformer setTokenLabelsCol(String v) { set(tokenLabelsCol, v); return this; }
   public EncoderTransformer setEntitiesCol(String v) { set(entitiesCol, v); return this; }
-  public EncoderTransformer setBatchTokens(int v) { set(batchTokens, v); return this; }
-  public EncoderTransformer setMaxLength(int v) { set(maxLength, v); return this; }
+  public EncoderTransformer setBatchTokens(int v) { set(Settings.BATCH_TOKENS.param(), v); return this; }
+  public EncoderTransformer setMaxLength(int v) { set(Settings.MAX_LENGTH.param(), v); return this; }
   public EncoderTransformer setHandleInvalid(String v) { set(handleInvalid, v); return this; }
 
   /**
@@ -177,13 +177,13 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   private boolean fromFolder() {
-    return !$(modelPath).isEmpty();
+    return !string(Settings.MODEL_PATH).isEmpty();
   }
 
   /** The model folder named by {@code modelPath}, read once (its JSON files only). */
   private ModelFolder folder() {
-    if (folder == null || !folder.folder().equals(Path.of($(modelPath)))) {
-      folder = ModelFolder.read(Path.of($(modelPath)));
+    if (folder == null || !folder.folder().equals(Path.of(string(Settings.MODEL_PATH)))) {
+      folder = ModelFolder.read(Path.of(string(Settings.MODEL_PATH)));
     }
     return folder;
   }
@@ -211,13 +211,13 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   /** The model, read on the driver once and kept for later calls with the same params. */
   public LoadedModel model() {
     if (loaded == null || !Objects.equals(modelKey(), loadedKey)) {
-      Precision p = ConfigName.parse(Precision.values(), $(precision), "precision");
+      Precision p = ConfigName.parse(Precision.values(), string(Settings.PRECISION), "precision");
       if (fromFolder()) {
         loaded = LoadedModel.fromFolder(folder(), modelSettings(),
             resolvedPooling() == Pooling.SPLADE, p);
       } else {
-        loaded = LoadedModel.fromFile(Path.of($(weightsPath)),
-            TensorNaming.fromConfigName($(naming)), modelSettings()).in(p);
+        loaded = LoadedModel.fromFile(Path.of(string(Settings.MODEL_WEIGHTS)),
+            TensorNaming.fromConfigName(string(Settings.NAMING)), modelSettings()).in(p);
       }
       loadedKey = modelKey();
     }
@@ -225,20 +225,20 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   private String modelKey() {
-    return $(modelPath) + "|" + $(weightsPath) + "|" + $(naming) + "|" + modelSettings() + "|"
-        + (resolvedPooling() == Pooling.SPLADE) + "|" + $(precision);
+    return string(Settings.MODEL_PATH) + "|" + string(Settings.MODEL_WEIGHTS) + "|" + string(Settings.NAMING) + "|" + modelSettings() + "|"
+        + (resolvedPooling() == Pooling.SPLADE) + "|" + string(Settings.PRECISION);
   }
 
   /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
   InputKind inputKind() {
-    boolean ids = !$(idsCol).isEmpty();
-    boolean pairs = $(textPairCols).length > 0;
-    if (pairs && !$(textCol).isEmpty()) {
+    boolean ids = !string(Settings.IDS_COLUMN).isEmpty();
+    boolean pairs = strings(Settings.TEXT_PAIR_COLUMNS).length > 0;
+    if (pairs && !string(Settings.TEXT_COLUMN).isEmpty()) {
       throw new IllegalArgumentException("Set textCol (single texts) or textPairCols (pairs), "
           + "not both");
     }
-    boolean text = !$(textCol).isEmpty() || pairs;
-    if ((ids ? 1 : 0) + (text ? 1 : 0) + (isSet(inputCol) ? 1 : 0) > 1) {
+    boolean text = !string(Settings.TEXT_COLUMN).isEmpty() || pairs;
+    if ((ids ? 1 : 0) + (text ? 1 : 0) + (isSet(param(Settings.EMBEDDINGS_COLUMN)) ? 1 : 0) > 1) {
       throw new IllegalArgumentException("Set exactly one of inputCol (token vectors), idsCol "
           + "(token ids) and textCol (text)");
     }
@@ -247,9 +247,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   private String sequenceCol(InputKind kind) {
     return switch (kind) {
-      case TEXT -> $(textPairCols).length > 0 ? $(textPairCols)[0] : $(textCol);
-      case IDS -> $(idsCol);
-      case EMBEDDINGS -> $(inputCol);
+      case TEXT -> strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? strings(Settings.TEXT_PAIR_COLUMNS)[0] : string(Settings.TEXT_COLUMN);
+      case IDS -> string(Settings.IDS_COLUMN);
+      case EMBEDDINGS -> string(Settings.EMBEDDINGS_COLUMN);
     };
   }
 
@@ -266,21 +266,21 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         throw new IllegalArgumentException("textCol needs the model folder's tokenizer.json, "
             + "which is missing from " + folder().folder());
       }
-      if (kind == InputKind.TEXT && !$(maskCol).isEmpty()) {
+      if (kind == InputKind.TEXT && !string(Settings.MASK_COLUMN).isEmpty()) {
         throw new IllegalArgumentException("maskCol does not apply to textCol: text has no "
             + "padding");
       }
     }
-    if (chunks() && (kind != InputKind.TEXT || $(textPairCols).length > 0)) {
+    if (chunks() && (kind != InputKind.TEXT || strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
       throw new IllegalArgumentException("onTooLong = chunk cuts single texts (textCol) into "
           + "windows; it does not apply to " + (kind == InputKind.TEXT ? "text pairs"
               : "token ids or token vectors"));
     }
-    if (!$(typeIdsCol).isEmpty() && kind != InputKind.IDS) {
+    if (!string(Settings.TYPE_IDS_COLUMN).isEmpty() && kind != InputKind.IDS) {
       throw new IllegalArgumentException("typeIdsCol goes with idsCol");
     }
-    return new InputColumns(schema, $(idCol), kind, sequenceCol(kind), $(typeIdsCol),
-        $(maskCol), kind == InputKind.TEXT && $(textPairCols).length > 0 ? $(textPairCols)[1]
+    return new InputColumns(schema, string(Settings.ID_COLUMN), kind, sequenceCol(kind), string(Settings.TYPE_IDS_COLUMN),
+        string(Settings.MASK_COLUMN), kind == InputKind.TEXT && strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? strings(Settings.TEXT_PAIR_COLUMNS)[1]
             : "");
   }
 
@@ -303,15 +303,15 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public ModelFolder.Prompt resolvedPrompt() {
     InputKind kind = inputKind();
     ModelFolder.PromptUse use = kind != InputKind.TEXT ? ModelFolder.PromptUse.NO_TEXT
-        : $(textPairCols).length > 0 ? ModelFolder.PromptUse.TEXT_PAIRS
+        : strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? ModelFolder.PromptUse.TEXT_PAIRS
         : chunks() ? ModelFolder.PromptUse.TEXT_CHUNKS : ModelFolder.PromptUse.SINGLE_TEXTS;
-    return ModelFolder.prompt($(prompt), isSet(prompt), $(promptName),
+    return ModelFolder.prompt(string(Settings.PROMPT), isSet(param(Settings.PROMPT)), string(Settings.PROMPT_NAME),
         fromFolder() ? folder() : null, use, new String[] {"prompt", "promptName"});
   }
 
   private void checkModelParams() {
     boolean folder = fromFolder();
-    boolean file = !$(weightsPath).isEmpty();
+    boolean file = !string(Settings.MODEL_WEIGHTS).isEmpty();
     if (folder && file) {
       throw new IllegalArgumentException("Set modelPath or weightsPath, not both");
     }
@@ -319,7 +319,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       throw new IllegalArgumentException("Param modelPath (a model folder) or weightsPath (a "
           + "safetensors file) must be set");
     }
-    if (file && intValue(heads) < 1) {
+    if (file && intValue(Settings.HEADS) < 1) {
       throw new IllegalArgumentException("Param heads must be set (the number of attention "
           + "heads), or modelPath to a model folder");
     }
@@ -334,7 +334,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
     Pooling pooling = resolvedPooling();
     boolean splade = pooling == Pooling.SPLADE;
-    if (splade && (resolvedNormalize() || intValue(dimensions) > 0)) {
+    if (splade && (resolvedNormalize() || intValue(Settings.DIMENSIONS) > 0)) {
       throw new IllegalArgumentException("pooling = splade writes a sparse vector, which is not "
           + "L2-normalized or cut: set normalize = false and dimensions = 0");
     }
@@ -367,7 +367,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
    * they give.
    */
   Entities.Aggregation entityAggregation(InputKind kind, boolean tokenClassifier) {
-    String value = $(entities);
+    String value = string(Settings.ENTITIES);
     boolean asked = !value.equals("auto") && !value.equals("none");
     if (asked && !tokenClassifier) {
       throw new IllegalArgumentException("entities = " + value + " needs a token classifier "
@@ -379,7 +379,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
           + "(textCol): entities are spans of the text");
     }
     if (!tokenClassifier || kind != InputKind.TEXT || value.equals("none")
-        || $(textPairCols).length > 0 || $(entitiesCol).isEmpty()) {
+        || strings(Settings.TEXT_PAIR_COLUMNS).length > 0 || $(entitiesCol).isEmpty()) {
       return null;
     }
     return value.equals("auto") ? Entities.Aggregation.SIMPLE
@@ -388,7 +388,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
   public Pooling resolvedPooling() {
-    return ModelFolder.pooling($(pooling), fromFolder() ? folder() : null);
+    return ModelFolder.pooling(string(Settings.POOLING), fromFolder() ? folder() : null);
   }
 
   /** Refuses a Matryoshka cut longer than the pooled vector (0: no cut). */
@@ -411,17 +411,17 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
   public boolean resolvedNormalize() {
-    return ModelFolder.normalize($(normalize), fromFolder() ? folder() : null,
+    return ModelFolder.normalize(string(Settings.NORMALIZE), fromFolder() ? folder() : null,
         resolvedPooling());
   }
 
   /** What the attention params ask for. */
   public AttentionOutputs attentionOutputs() {
-    return new AttentionOutputs(!$(attentionCol).isEmpty(), boxed($(attentionLayers)),
-        boxed($(attentionHeads)), doubleValue(attentionSample),
-        new TreeSet<>(List.of($(attentionIds))),
-        ConfigName.parse(AttentionOutputs.MapFormat.values(), $(attentionFormat), "format"),
-        intValue(attentionTopK), flag(attentionAverageHeads), !$(statsCol).isEmpty(),
+    return new AttentionOutputs(!$(attentionCol).isEmpty(), boxed(indices(Settings.ATTENTION_LAYERS)),
+        boxed(indices(Settings.ATTENTION_HEADS)), doubleValue(Settings.ATTENTION_SAMPLE),
+        new TreeSet<>(List.of(strings(Settings.ATTENTION_IDS))),
+        ConfigName.parse(AttentionOutputs.MapFormat.values(), string(Settings.ATTENTION_FORMAT), "format"),
+        intValue(Settings.ATTENTION_TOP_K), flag(Settings.ATTENTION_AVERAGE_HEADS), !$(statsCol).isEmpty(),
         !$(rolloutCol).isEmpty());
   }
 
@@ -433,8 +433,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
-    checkDimensions(intValue(dimensions), m.weights().pooledWidth());
-    checkSparseTopK(intValue(sparseTopK), resolvedPooling());
+    checkDimensions(intValue(Settings.DIMENSIONS), m.weights().pooledWidth());
+    checkSparseTopK(intValue(Settings.SPARSE_TOP_K), resolvedPooling());
     if (layout.withSparse() && m.weights().splade() == null) {
       throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
           + "whose checkpoint has its masked-language-model head");
@@ -446,11 +446,11 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         && source instanceof TextSource text ? text.promptPositions() : 0;
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m),
         m.weights().precision(), m.settings(), source,
-        new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(dimensions),
-            poolFrom, m.settings().heads(), intValue(sparseTopK), layout.withEntities()
+        new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(Settings.DIMENSIONS),
+            poolFrom, m.settings().heads(), intValue(Settings.SPARSE_TOP_K), layout.withEntities()
                 ? entityAggregation(columns.kind(), true) : null,
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null),
-        layout.attention(), intValue(batchTokens), $(handleInvalid).equals("error"), em);
+        layout.attention(), intValue(Settings.BATCH_TOKENS), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());
   }
@@ -495,14 +495,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The source that checks rows and turns them into the encoder's input. */
   private SequenceSource source(InputColumns columns, LoadedModel m, boolean spans) {
-    return SequenceSource.of(columns, m, intValue(maxLength), intValue(maxTokens),
-        $(onTooLong).equals("reject"), chunks() ? intValue(chunkOverlap) : -1,
+    return SequenceSource.of(columns, m, intValue(Settings.MAX_LENGTH), intValue(Settings.MAX_TOKENS),
+        string(Settings.ON_TOO_LONG).equals("reject"), chunks() ? intValue(Settings.CHUNK_OVERLAP) : -1,
         columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "", spans);
   }
 
   /** Whether texts longer than the limit become several windows (rows). */
   private boolean chunks() {
-    return $(onTooLong).equals("chunk");
+    return string(Settings.ON_TOO_LONG).equals("chunk");
   }
 
   private static List<Integer> boxed(int[] values) {

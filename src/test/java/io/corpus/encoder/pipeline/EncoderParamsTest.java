@@ -39,6 +39,6 @@ class EncoderParamsTest {
     assertThrows(IllegalArgumentException.class, () -> t.setAttentionSample(0));
     assertThrows(IllegalArgumentException.class, () -> t.setAttentionTopK(0));
     assertThrows(IllegalArgumentException.class, () -> t.setLayerNormEps(-1));
-    assertTrue(t.setPooling("auto").setAttentionSample(0.5).isSet(t.attentionSample()));
+    assertTrue(t.setPooling("auto").setAttentionSample(0.5).isSet(t.param(Settings.ATTENTION_SAMPLE)));
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.testing.GoldenCase;
 import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SparkInputs;
@@ -148,7 +149,7 @@ class TextTransformerTest {
     try {
       PipelineModel textLoaded = PipelineModel.load(tmp.resolve("text").toString());
       EncoderTransformer loaded = (EncoderTransformer) textLoaded.stages()[0];
-      assertEquals(128, loaded.intValue(loaded.maxTokens()));
+      assertEquals(128, loaded.intValue(Settings.MAX_TOKENS));
       assertSame(byId(textLoaded.transform(fresh.createDataFrame(input.collectAsList(),
           input.schema()))), textBefore, "text");
       PipelineModel weightsLoaded = PipelineModel.load(tmp.resolve("weights").toString());
