@@ -3,6 +3,8 @@ package io.corpus.encoder.cli;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.EnvironmentValues;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.Settings;
+import io.corpus.encoder.io.KeptPieces;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.model.EncoderModel;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -36,9 +39,40 @@ final class Checkpoints {
 
   private Checkpoints() {}
 
+  /** The work, in seconds of a task slot, each piece is aimed at; 0 for none. */
+  private static int seconds(JobSettings settings) {
+    return settings.value(Settings.CHECKPOINT_SECONDS);
+  }
+
+  /** The log's line on the pieces: how many, of how much work, against how many wanted. */
+  static String described(JobSettings settings, KeptPieces kept, int wanted) {
+    return String.format("input cut into %d pieces of about %d s of a slot's work (%d estimated)",
+        kept.pieces(), seconds(settings), wanted);
+  }
+
+  /**
+   * What the run summary says of the pieces kept and reused ({@code kept} null: none, and
+   * why); {@code shown} redacts what came from the environment.
+   */
+  static Map<String, Object> summary(JobSettings settings, KeptPieces kept, String resumedFrom,
+      UnaryOperator<String> shown) {
+    Map<String, Object> resume = new LinkedHashMap<>();
+    resume.put("checkpoint_seconds", kept == null ? 0 : seconds(settings));
+    if (kept == null) {
+      resume.put("no_pieces", whyNone(settings));
+      return resume;
+    }
+    resume.put("pieces", kept.pieces());
+    resume.put("pieces_reused", kept.done().size());
+    resume.put("rows_reused", kept.rows());
+    resume.put("resumed_from", resumedFrom);
+    resume.put("note", shown.apply(kept.note()));
+    return resume;
+  }
+
   /** Why this job keeps no pieces, or null when it keeps them. */
   static String whyNone(JobSettings settings) {
-    if (settings.execution().checkpointSeconds() == 0) {
+    if (seconds(settings) == 0) {
       return "execution.checkpoint-seconds = 0";
     }
     if (settings.output().mode() == JobSettings.OutputMode.UPDATE) {
@@ -80,7 +114,7 @@ final class Checkpoints {
     double seconds = plan.rows() * Math.max(1, tokens) * perToken
         / (Math.max(0.1, gflops) * 1e9 * SHARE_OF_BLAS);
     return (int) Math.min(Integer.MAX_VALUE,
-        Math.ceil(seconds / settings.execution().checkpointSeconds()));
+        Math.ceil(seconds / seconds(settings)));
   }
 
   /**

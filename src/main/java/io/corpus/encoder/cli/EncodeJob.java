@@ -204,7 +204,8 @@ public final class EncodeJob {
         updated.put("rows_dropped", update.droppedIds(hashed));
         LOG.info("update: {}", updated);
       }
-      RunSummary summary = summarize(out, plan, metrics, reuseKey, updated, resumed(kept, out));
+      RunSummary summary = summarize(out, plan, metrics, transformer, reuseKey, updated,
+          Checkpoints.summary(settings, kept, out.resumedFrom(), this::shown));
       summary.write(out.staged("run-summary.json"), hadoop);
       return summary;
     }
@@ -226,28 +227,11 @@ public final class EncodeJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     KeptPieces kept = KeptPieces.open(out, "embeddings", Checkpoints.identity(input, plan,
         plannedSlots(), reuseKey, settings.environment(), hadoop), pieces, hadoop);
-    LOG.info("input cut into {} pieces of about {} s of a slot's work ({} estimated); {} s since "
-        + "start", kept.pieces(), settings.execution().checkpointSeconds(), wanted, elapsed());
+    LOG.info("{}; {} s since start", Checkpoints.described(settings, kept, wanted), elapsed());
     if (kept.note() != null) {
       console.println(shown(kept.note()));
     }
     return kept;
-  }
-
-  /** What the summary says of the pieces kept and reused. */
-  private Map<String, Object> resumed(KeptPieces kept, OutputFolder out) {
-    Map<String, Object> resume = new LinkedHashMap<>();
-    resume.put("checkpoint_seconds", kept == null ? 0 : settings.execution().checkpointSeconds());
-    if (kept == null) {
-      resume.put("no_pieces", Checkpoints.whyNone(settings));
-      return resume;
-    }
-    resume.put("pieces", kept.pieces());
-    resume.put("pieces_reused", kept.done().size());
-    resume.put("rows_reused", kept.rows());
-    resume.put("resumed_from", out.resumedFrom());
-    resume.put("note", shown(kept.note()));
-    return resume;
   }
 
   /** A setting's value for the log and the outputs: redacted if it came from the environment. */
@@ -289,7 +273,8 @@ public final class EncodeJob {
   }
 
   private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics,
-      Map<String, Object> reuseKey, Map<String, Long> update, Map<String, Object> resume) {
+      EncoderTransformer transformer, Map<String, Object> reuseKey, Map<String, Long> update,
+      Map<String, Object> resume) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows, a row each: every text written has exactly one window 0.
@@ -309,7 +294,7 @@ public final class EncodeJob {
     }
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("path", shown(settings.output().path()));
-    outputs.put("pooled_width", pooledWidth());
+    outputs.put("pooled_width", transformer.pooledWidth());
     outputs.put("attention", settings.output().attention());
     phases.end("count");
     double forward = metrics.forwardNanos().value() / 1e9;
@@ -330,18 +315,6 @@ public final class EncodeJob {
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
         metrics.executors(), Transformers.describe(settings, model), settings.rowShaping(),
         outputs, reuseKey, update, resume);
-  }
-
-  /**
-   * How many values each {@code pooled} vector has as written: the model's pooled width (after
-   * any Dense module) or {@code output.dimensions} when it cuts them; null without one.
-   */
-  private Integer pooledWidth() {
-    if (!settings.output().pooling().dense()) {
-      return null;
-    }
-    int cut = settings.output().dimensions();
-    return cut > 0 ? cut : model.weights().pooledWidth();
   }
 
   /** The command line: argument parsing, one-line errors, exit codes. */

@@ -50,15 +50,12 @@ final class Preflight {
       throw new SettingsException(why);
     });
     checkUpdate(settings.output());
-    EncoderTransformer.checkSparseTopK(settings.output().sparseTopK(),
-        settings.output().pooling());
     OutputFolder.checkBeforeStart(settings.output().path(),
         EncodeJob.replaces(settings.output().mode()));
     if (settings.weights().isFolder()) {
       ModelFolder folder = ModelFolder.read(Path.of(settings.weights().folder()));
       settings.output().attention().checkIndices(folder.layers(), folder.heads());
-      EncoderTransformer.checkDimensions(settings.output().dimensions(),
-          folder.pooledWidth());
+      Transformers.fromSettings(settings).checkOutputs(folder.pooledWidth());
     }
     Optional<ParquetInput.LocalTable> table = ParquetInput.schemaBeforeSpark(
         settings.input().path());
@@ -98,7 +95,7 @@ final class Preflight {
 
   /**
    * The checks that need the weights, made while Spark starts: for a weights file (which has no
-   * config.json) the attention indices and dimensions against its layers and width, and for a
+   * config.json) the attention indices and outputs against its layers and width, and for a
    * folder its tokenizer against the embedding table and max-tokens (room for text beside the
    * special tokens, a chunk overlap a window can hold). Returns the tokenizer checked, or null
    * without one.
@@ -107,8 +104,7 @@ final class Preflight {
     if (!model.isFolder()) {
       settings.output().attention().checkIndices(model.weights().encoder().layerCount(),
           model.settings().heads());
-      EncoderTransformer.checkDimensions(settings.output().dimensions(),
-          model.weights().encoder().width());
+      Transformers.fromSettings(settings).checkOutputs(model.weights().pooledWidth());
       return null;
     }
     if (model.tokenizerJson() == null) {

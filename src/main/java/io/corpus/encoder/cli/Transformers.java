@@ -26,8 +26,7 @@ final class Transformers {
   static final Set<Setting<?>> RESOLVED = Set.of(Settings.MODEL_PATH,
       Settings.MODEL_WEIGHTS, Settings.EMBEDDINGS_COLUMN, Settings.IDS_COLUMN,
       Settings.TYPE_IDS_COLUMN, Settings.TEXT_COLUMN, Settings.TEXT_PAIR_COLUMNS,
-      Settings.MAX_LENGTH, Settings.MAX_TOKENS, Settings.ON_TOO_LONG, Settings.CHUNK_OVERLAP,
-      Settings.PROMPT, Settings.PROMPT_NAME);
+      Settings.MAX_LENGTH, Settings.MAX_TOKENS, Settings.ON_TOO_LONG, Settings.CHUNK_OVERLAP);
 
   /** The job's transformer: its settings as params, and the attention columns its tables need. */
   static EncoderTransformer fromSettings(JobSettings s) {
@@ -58,10 +57,7 @@ final class Transformers {
     }
     if (in.kind() != InputKind.EMBEDDINGS) {
       t.setMaxTokens(in.maxTokens()).setOnTooLong(in.onTooLong().configName())
-          .setChunkOverlap(in.chunkOverlap()).setPromptName(in.prompt().name());
-      if (in.prompt().textGiven()) {
-        t.setPrompt(in.prompt().text());
-      }
+          .setChunkOverlap(in.chunkOverlap());
     }
     return EncodedTables.withAttentionColumns(t, s.output().attention());
   }
@@ -75,9 +71,7 @@ final class Transformers {
       d.put("family", model.folder().family().name());
       d.put("vocabulary", model.weights().embeddings().vocabularySize());
       d.put("max_tokens", s.input().maxTokens());
-      ModelFolder.Prompt prompt = fromSettings(s).resolvedPrompt();
-      d.put("prompt_name", prompt.name().isEmpty() ? null : prompt.name());
-      d.put("prompt", prompt.text());
+      d.putAll(fromSettings(s).resolvedPrompt().described());
       if (model.weights().tokenHead() != null) {
         d.put("token_labels", model.weights().tokenHead().labels());
       }

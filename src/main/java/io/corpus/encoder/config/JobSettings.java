@@ -42,6 +42,15 @@ public record JobSettings(
     return Settings.rowShaping(Settings.ALL, used::get);
   }
 
+  /** A setting's value as the job uses it: what {@code used} holds for its key. */
+  @SuppressWarnings("unchecked")
+  public <T> T value(Setting<T> setting) {
+    if (!used.containsKey(setting.key())) {
+      throw new IllegalArgumentException("no value for " + setting.key());
+    }
+    return (T) used.get(setting.key());
+  }
+
   /**
    * Where the sequences come from: exactly one of {@code embeddingsColumn}, {@code idsColumn} and
    * {@code textColumn} is set, the others are empty, as are {@code typeIdsColumn},
@@ -55,8 +64,7 @@ public record JobSettings(
   public record Input(String path, String idColumn, String embeddingsColumn, String idsColumn,
       String textColumn, String pairColumn, String typeIdsColumn, String maskColumn,
       String tokensColumn,
-      int maxLength, int maxTokens, OnTooLong onTooLong, int chunkOverlap, Prompt prompt,
-      OnInvalid onInvalid)
+      int maxLength, int maxTokens, OnTooLong onTooLong, int chunkOverlap, OnInvalid onInvalid)
       implements Serializable {
     public boolean hasMask() {
       return !maskColumn.isEmpty();
@@ -72,16 +80,6 @@ public record JobSettings(
       return kind() == InputKind.TEXT ? InputKind.TOKENS_COLUMN : tokensColumn;
     }
   }
-
-  /**
-   * The prompt settings as the job's file gives them, for {@link
-   * io.corpus.encoder.weights.ModelFolder#prompt}.
-   *
-   * @param text {@code input.prompt}
-   * @param textGiven whether the file sets {@code input.prompt} ("" then turns the default off)
-   * @param name {@code input.prompt-name}
-   */
-  public record Prompt(String text, boolean textGiven, String name) implements Serializable {}
 
   /** What happens to token ids or text longer than {@code input.max-tokens}. */
   public enum OnTooLong implements ConfigName {
@@ -156,14 +154,14 @@ public record JobSettings(
   /**
    * Where and what to write: {@code pooling} and {@code normalize} are resolved (a model
    * folder's sentence-transformers modules, unless the config overrides them);
-   * {@code dimensions} (0 = all) cuts the pooled vector before it is normalized;
    * {@code tokenEmbeddings} false writes the pooled vector without the (T, E) token vectors;
    * {@code entities} is how a token classifier's entities are grouped (as configured: auto,
-   * none, simple, first, average, max); {@code sparseTopK} the SPLADE values kept (0 = all).
+   * none, simple, first, average, max). Settings the job only hands to the transformer are read
+   * with {@link JobSettings#value}.
    */
   public record Output(String path, OutputMode mode, Pooling pooling, boolean normalize,
-      int dimensions, boolean tokenEmbeddings, String entities, int sparseTopK,
-      AttentionOutputs attention, Report report) implements Serializable {}
+      boolean tokenEmbeddings, String entities, AttentionOutputs attention, Report report)
+      implements Serializable {}
 
   /**
    * The HTML report: whether to write it; the head view's sequences and their tokens shown; the
@@ -175,10 +173,9 @@ public record JobSettings(
 
   /**
    * How the work is cut up. {@code minPartitions} 0 means the number of task slots;
-   * {@code readerBatchRows} is the Parquet reader's batch, in rows; {@code checkpointSeconds} the
-   * work per task slot after which a piece of the output is kept for a resumed run (0: none);
-   * {@code resume} whether a run reuses the pieces a killed run kept.
+   * {@code readerBatchRows} is the Parquet reader's batch, in rows; {@code resume} whether a run
+   * reuses the pieces a killed run kept.
    */
   public record Execution(int batchTokens, int readerBatchRows, int minPartitions,
-      boolean progress, int checkpointSeconds, boolean resume) implements Serializable {}
+      boolean progress, boolean resume) implements Serializable {}
 }

@@ -137,10 +137,8 @@ public final class SettingsParser {
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
         pooling,
         ModelFolder.normalize(Settings.NORMALIZE.read(c), folder, pooling),
-        dimensions(c, pooling),
         Settings.TOKEN_EMBEDDINGS.read(c),
         Settings.ENTITIES.read(c),
-        Settings.SPARSE_TOP_K.read(c),
         attention,
         report);
     JobSettings.Execution execution = new JobSettings.Execution(
@@ -148,7 +146,6 @@ public final class SettingsParser {
         Settings.READER_BATCH_ROWS.read(c),
         Settings.MIN_PARTITIONS.read(c),
         Settings.PROGRESS.read(c),
-        Settings.CHECKPOINT_SECONDS.read(c),
         Settings.RESUME.read(c));
     Map<String, Object> given = new LinkedHashMap<>();
     for (Setting<?> setting : Settings.ALL) {
@@ -184,16 +181,6 @@ public final class SettingsParser {
       value = object.get(part);
     }
     return true;
-  }
-
-  /** output.dimensions, which cuts a pooled vector: refused without one. */
-  private static int dimensions(Config c, Pooling pooling) {
-    int dimensions = Settings.DIMENSIONS.read(c);
-    if (dimensions > 0 && !pooling.dense()) {
-      throw new SettingsException("output.dimensions = " + dimensions + " cuts the pooled "
-          + "vector, but output.pooling = " + pooling.configName() + " writes none");
-    }
-    return dimensions;
   }
 
   /** model.path or model.weights, exactly one. */
@@ -279,20 +266,13 @@ public final class SettingsParser {
     if (chunkOverlap > 0 && onTooLong != JobSettings.OnTooLong.CHUNK) {
       throw new SettingsException("input.chunk-overlap goes with input.on-too-long = chunk");
     }
-    JobSettings.Prompt prompt = new JobSettings.Prompt(Settings.PROMPT.read(c),
-        user.hasPath(Settings.PROMPT.key()), Settings.PROMPT_NAME.read(c).trim());
-    ModelFolder.prompt(prompt.text(), prompt.textGiven(), prompt.name(), folder,
-        text.isEmpty() ? ModelFolder.PromptUse.NO_TEXT : !pair.isEmpty()
-            ? ModelFolder.PromptUse.TEXT_PAIRS : onTooLong == JobSettings.OnTooLong.CHUNK
-            ? ModelFolder.PromptUse.TEXT_CHUNKS : ModelFolder.PromptUse.SINGLE_TEXTS,
-        new String[] {Settings.PROMPT.key(), Settings.PROMPT_NAME.key()});
     return new JobSettings.Input(
         path(c, Settings.INPUT_PATH, baseDir),
         nonEmpty(c, Settings.ID_COLUMN),
         embeddings, ids, text, pair.isEmpty() ? "" : pair.get(1).trim(), typeIds, mask,
         Settings.TOKENS_COLUMN.read(c).trim(),
         maxLength, maxTokens,
-        onTooLong, chunkOverlap, prompt,
+        onTooLong, chunkOverlap,
         choice(c, Settings.ON_INVALID, JobSettings.OnInvalid.values()));
   }
 

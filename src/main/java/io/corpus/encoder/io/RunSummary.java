@@ -49,7 +49,7 @@ import org.apache.hadoop.fs.Path;
  * @param update with {@code output.mode = update}: {@code rows_encoded} (rows of the input sent
  *     to the encoder), {@code rows_reused} (rows that took the earlier output's), and
  *     {@code rows_dropped} (ids of the earlier output no longer in the input); else null
- * @param resume the pieces of the output kept for a resumed run: {@code checkpoint_seconds},
+ * @param resume the pieces of the output kept for a resumed run: the seconds of work each aims at,
  *     {@code pieces}, {@code pieces_reused} and {@code rows_reused} (kept by a killed run and
  *     not computed again), {@code resumed_from} (that run's staging folder) and a {@code note};
  *     or, without pieces, {@code no_pieces} saying why

@@ -291,9 +291,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   @Override
   public StructType transformSchema(StructType schema) {
     checkModelParams();
-    StructType out = layout(schema, inputColumns(schema)).schema();
     resolvedPrompt();
-    return out;
+    return layout(schema, inputColumns(schema)).schema();
   }
 
   /**
@@ -305,8 +304,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     ModelFolder.PromptUse use = kind != InputKind.TEXT ? ModelFolder.PromptUse.NO_TEXT
         : strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? ModelFolder.PromptUse.TEXT_PAIRS
         : chunks() ? ModelFolder.PromptUse.TEXT_CHUNKS : ModelFolder.PromptUse.SINGLE_TEXTS;
-    return ModelFolder.prompt(string(Settings.PROMPT), isSet(param(Settings.PROMPT)), string(Settings.PROMPT_NAME),
-        fromFolder() ? folder() : null, use, new String[] {"prompt", "promptName"});
+    return ModelFolder.prompt(string(Settings.PROMPT), isSet(param(Settings.PROMPT)),
+        string(Settings.PROMPT_NAME).trim(), fromFolder() ? folder() : null, use,
+        new String[] {Settings.PROMPT.key(), Settings.PROMPT_NAME.key()});
   }
 
   private void checkModelParams() {
@@ -334,9 +334,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
     Pooling pooling = resolvedPooling();
     boolean splade = pooling == Pooling.SPLADE;
-    if (splade && (resolvedNormalize() || intValue(Settings.DIMENSIONS) > 0)) {
+    int cut = intValue(Settings.DIMENSIONS);
+    if (cut > 0 && !pooling.dense()) {
+      throw new IllegalArgumentException("dimensions = " + cut + " cuts the pooled vector, but "
+          + "pooling = " + pooling.configName() + " writes none");
+    }
+    if (splade && resolvedNormalize()) {
       throw new IllegalArgumentException("pooling = splade writes a sparse vector, which is not "
-          + "L2-normalized or cut: set normalize = false and dimensions = 0");
+          + "L2-normalized: set normalize = false");
     }
     OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
         pooling.dense() ? $(pooledCol) : "", splade ? $(sparseIndicesCol) : "",
@@ -391,22 +396,37 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return ModelFolder.pooling(string(Settings.POOLING), fromFolder() ? folder() : null);
   }
 
-  /** Refuses a Matryoshka cut longer than the pooled vector (0: no cut). */
-  public static void checkDimensions(int dimensions, int width) {
-    if (dimensions > width) {
-      throw new IllegalArgumentException("dimensions = " + dimensions + " is more than the "
-          + "model's " + width + " (the width of its pooled vector: E, or its last Dense "
-          + "module's out_features)");
+  /**
+   * Refuses outputs the model cannot give: a Matryoshka cut longer than its pooled vector
+   * ({@code pooledWidth}: E, or its last Dense module's out_features), and a SPLADE top-k where
+   * no sparse vector is made.
+   */
+  public void checkOutputs(int pooledWidth) {
+    int cut = intValue(Settings.DIMENSIONS);
+    if (cut > pooledWidth) {
+      throw new IllegalArgumentException("dimensions = " + cut + " is more than the model's "
+          + pooledWidth + " (the width of its pooled vector: E, or its last Dense module's "
+          + "out_features)");
     }
-  }
-
-  /** Refuses a SPLADE top-k where no sparse vector is made (0: keep all, always fine). */
-  public static void checkSparseTopK(int topK, Pooling pooling) {
+    int topK = intValue(Settings.SPARSE_TOP_K);
+    Pooling pooling = resolvedPooling();
     if (topK > 0 && pooling != Pooling.SPLADE) {
       throw new IllegalArgumentException("sparse-top-k = " + topK + " keeps the largest values "
           + "of SPLADE's sparse vectors, and this job makes none (pooling " + pooling.configName()
           + "); leave it at 0, or use a SPLADE model folder (pooling splade)");
     }
+  }
+
+  /**
+   * How many values each pooled vector has as written: the model's pooled width, or the
+   * Matryoshka cut; null when no pooled vector is written.
+   */
+  public Integer pooledWidth() {
+    if (!resolvedPooling().dense()) {
+      return null;
+    }
+    int cut = intValue(Settings.DIMENSIONS);
+    return cut > 0 ? cut : model().weights().pooledWidth();
   }
 
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
@@ -433,8 +453,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
-    checkDimensions(intValue(Settings.DIMENSIONS), m.weights().pooledWidth());
-    checkSparseTopK(intValue(Settings.SPARSE_TOP_K), resolvedPooling());
+    checkOutputs(m.weights().pooledWidth());
     if (layout.withSparse() && m.weights().splade() == null) {
       throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
           + "whose checkpoint has its masked-language-model head");

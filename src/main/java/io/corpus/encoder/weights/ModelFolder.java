@@ -87,6 +87,14 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    */
   public record Prompt(String name, String text) {
     public static final Prompt NONE = new Prompt("", "");
+
+    /** As a run summary describes it: {@code prompt_name} (null for none) and {@code prompt}. */
+    public Map<String, Object> described() {
+      Map<String, Object> d = new LinkedHashMap<>();
+      d.put("prompt_name", name.isEmpty() ? null : name);
+      d.put("prompt", text);
+      return d;
+    }
   }
 
   /** What the input is, for a prompt: it goes before single texts only. */

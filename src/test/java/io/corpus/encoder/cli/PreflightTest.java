@@ -145,8 +145,8 @@ class PreflightTest {
         "output.path = " + q(tmp.resolve("o8"))), "dimensions = 500 is more than the model's 384 "
             + "(the width of its pooled vector: E, or its last Dense module's out_features)");
     cases.put(config("dimensions-unpooled", in, text, miniLm, "output.dimensions = 64",
-        "output.pooling = none", "output.path = " + q(tmp.resolve("o8"))), "output.dimensions = "
-            + "64 cuts the pooled vector, but output.pooling = none writes none");
+        "output.pooling = none", "output.path = " + q(tmp.resolve("o8"))), "dimensions = 64 cuts "
+            + "the pooled vector, but pooling = none writes none");
     cases.put(config("glob-up", "input.path = " + q(data + "/{x,../data/d}*"), text, miniLm,
         "output.path = " + q(data.resolve("docs-vectors")), "output.mode = replace-any-folder"),
         "output.path " + data.resolve("docs-vectors") + " is matched by input.path " + data

@@ -80,7 +80,8 @@ class SettingsParserTest {
         new java.util.TreeSet<>(List.of("a", "b c")),
         AttentionOutputs.MapFormat.TOP_K, 4, true, true, true), s.output().attention());
     assertEquals(new JobSettings.Report(true, 3, 32, "topic", 500, 4, 0.9), s.output().report());
-    assertEquals(new JobSettings.Execution(100, 16, 8, false, 5, false), s.execution());
+    assertEquals(new JobSettings.Execution(100, 16, 8, false, false), s.execution());
+    assertEquals(5, (int) s.value(Settings.CHECKPOINT_SECONDS));
   }
 
   @Test
