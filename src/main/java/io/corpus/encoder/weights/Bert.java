@@ -1,5 +1,6 @@
 package io.corpus.encoder.weights;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
@@ -15,6 +16,12 @@ final class Bert extends BertLayers {
   @Override
   public String examples() {
     return "BERT, BGE, E5, MiniLM";
+  }
+
+  /** A {@code bert} config.json that does not name Jina's implementation (JinaBERT reads that). */
+  @Override
+  public boolean reads(JsonNode config) {
+    return config.path("model_type").asText("").equals("bert") && !JinaBert.implemented(config);
   }
 
   @Override

@@ -43,9 +43,13 @@ final class JinaBert implements ModelFamily {
 
   @Override
   public boolean reads(JsonNode config) {
-    return config.path("model_type").asText("").equals("bert")
-        && (config.path("_name_or_path").asText("").equals(IMPLEMENTATION)
-        || config.path("auto_map").path("AutoConfig").asText("").contains(IMPLEMENTATION));
+    return config.path("model_type").asText("").equals("bert") && implemented(config);
+  }
+
+  /** Whether a config.json names Jina's implementation of BERT (its name or auto_map). */
+  static boolean implemented(JsonNode config) {
+    return config.path("_name_or_path").asText("").equals(IMPLEMENTATION)
+        || config.path("auto_map").path("AutoConfig").asText("").contains(IMPLEMENTATION);
   }
 
   @Override

@@ -217,8 +217,9 @@ public interface ModelFamily {
   }
 
   /**
-   * Every family the job runs, one line each, in the order they are asked whether they read a
-   * config.json (JinaBERT before BERT: both are model_type bert) and errors list them.
+   * Every family the job runs, one line each, in the order errors list them. Exactly one reads
+   * any config.json (JinaBERT and BERT both read model_type bert, and tell theirs apart by
+   * Jina's implementation), so the order does not choose.
    */
   List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
       new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen3(), new Gemma3());
@@ -242,10 +243,18 @@ public interface ModelFamily {
 
   /** The family that reads config.json, or a refusal naming model_type and the families. */
   static ModelFamily of(JsonNode config, Path file) {
-    for (ModelFamily family : ALL) {
-      if (family.reads(config)) {
-        return family;
-      }
+    return of(config, file, ALL);
+  }
+
+  /** The one family of {@code families} that reads config.json. */
+  static ModelFamily of(JsonNode config, Path file, List<ModelFamily> families) {
+    List<ModelFamily> reading = families.stream().filter(f -> f.reads(config)).toList();
+    if (reading.size() > 1) {
+      throw new IllegalStateException(file + " is read by " + reading.stream()
+          .map(ModelFamily::name).toList() + ": a family must tell its configs from another's");
+    }
+    if (reading.size() == 1) {
+      return reading.get(0);
     }
     throw new WeightsException(file + ": model_type '" + config.path("model_type").asText("")
         + "' is not supported; " + SUPPORTED);
