@@ -196,6 +196,12 @@ final class UpdatePlan {
           + " was written by a version of this job that did not record what its rows depend "
           + "on (reuse_key); run once with output.mode = overwrite");
     }
+    if (!earlierKey.has("settings")) {
+      throw new IllegalArgumentException("output.mode = update: the earlier output at " + shown
+          + " was written by a version of this job that recorded what its rows depend on in "
+          + "another form (its reuse_key has no settings); run once with output.mode = "
+          + "overwrite");
+    }
     String difference = JsonDifference.first(earlierKey, JsonDifference.of(reuseKey));
     if (difference != null) {
       throw new IllegalArgumentException("output.mode = update: the earlier output at " + shown

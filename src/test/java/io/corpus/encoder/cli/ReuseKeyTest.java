@@ -3,6 +3,7 @@ package io.corpus.encoder.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,11 +16,14 @@ import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.testing.SharedModels;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The reuse key, which an update must find in the earlier output's summary and a resumed run in
@@ -104,5 +108,25 @@ class ReuseKeyTest {
     assertEquals(1e-12, (Double) used.get("model.layer-norm-eps"), 1e-20);
     assertEquals("text", used.get("input.text-column"));
     assertFalse(used.containsKey("execution.batch-tokens"), "not a setting that shapes rows");
+  }
+
+  /** An output written when the reuse key had another form is refused in words, not a diff. */
+  @Test
+  void anUpdateOfAnOutputWhoseKeyHasTheOldFormIsRefusedInWords(@TempDir Path tmp)
+      throws Exception {
+    Path out = Files.createDirectories(tmp.resolve("out"));
+    Files.createDirectories(out.resolve("embeddings"));
+    Files.writeString(out.resolve("run-summary.json"), "{\"rows_read\": 1, \"rows_written\": 1, "
+        + "\"rows_rejected\": 0, \"model\": {}, \"outputs\": {}, \"reuse_key\": "
+        + "{\"model_fingerprint\": \"f\", \"input\": {\"text_column\": \"text\"}}}");
+    JobSettings update = SettingsParser.parse(ConfigFactory.parseString("model.path = \""
+        + SharedModels.miniLm() + "\"\ninput.path = in\ninput.text-column = text\n"
+        + "output.path = \"" + out + "\"\noutput.mode = update\n"), null);
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> UpdatePlan.checkBeforeStart(update, EncodeJob.loadModel(update)));
+    assertEquals("output.mode = update: the earlier output at " + out + " was written by a "
+        + "version of this job that recorded what its rows depend on in another form (its "
+        + "reuse_key has no settings); run once with output.mode = overwrite",
+        refused.getMessage());
   }
 }
