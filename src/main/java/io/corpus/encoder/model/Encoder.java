@@ -313,7 +313,7 @@ public final class Encoder {
   }
 
   /** The floats this encoder's work buffers hold now (what {@link Shapes#bufferFloats} says). */
-  long bufferFloats() {
+  public long bufferFloats() {
     return (long) qkv.length + context.length + scratch.length + sublayer.length + hidden.length
         + gate.length;
   }
