@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * What BERT and RoBERTa share, as {@code modeling_bert.py} computes it: word, position and
@@ -21,9 +20,8 @@ abstract class BertLayers implements ModelFamily {
       throw new WeightsException(file + ": position_embedding_type '" + positions
           + "' is not supported (absolute)");
     }
-    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
-        config.path("layer_norm_eps").asDouble(1e-12), false, false, true, true, true,
-        List.of());
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
+        config.path("layer_norm_eps").asDouble(1e-12)).build();
   }
 
   @Override

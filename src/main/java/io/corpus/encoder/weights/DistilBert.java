@@ -47,8 +47,7 @@ final class DistilBert implements ModelFamily {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
-    return new Architecture(ModelFamily.activation(config, "activation", file), EPS, false,
-        false, true, true, true, List.of());
+    return Architecture.encoder(ModelFamily.activation(config, "activation", file), EPS).build();
   }
 
   @Override

@@ -5,9 +5,7 @@ import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
-import io.corpus.encoder.model.NormKind;
 import io.corpus.encoder.model.RotaryPositions;
-import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,11 +79,13 @@ final class Gemma3 implements ModelFamily {
       attention.add(sliding ? new LayerAttention(Math.max(window, 1), local)
           : new LayerAttention(0, global));
     }
-    return new Architecture(ModelFamily.activation(config, "hidden_activation", file),
-        config.path("rms_norm_eps").asDouble(1e-6), true, true,
-        config.path("attention_bias").asBoolean(false), false, false, attention,
-        ScoreBias.NONE, new ModelSettings.AttentionHeads(kvHeads, headWidth,
-            1 / Math.sqrt(scalar)), NormKind.RMS, !bidirectional);
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
+            config.path("rms_norm_eps").asDouble(1e-6))
+        .preNormWithFinalNorm().rmsNorm()
+        .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
+        .layers(attention)
+        .heads(new ModelSettings.AttentionHeads(kvHeads, headWidth, 1 / Math.sqrt(scalar)))
+        .causal(!bidirectional).build();
   }
 
   @Override

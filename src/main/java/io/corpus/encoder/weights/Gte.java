@@ -66,8 +66,8 @@ final class Gte implements ModelFamily {
     for (int i = 0; i < count; i++) {
       layers.add(new LayerAttention(0, rotary));
     }
-    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
-        config.path("layer_norm_eps").asDouble(1e-12), false, false, true, true, true, layers);
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
+        config.path("layer_norm_eps").asDouble(1e-12)).layers(layers).build();
   }
 
   private static void expect(JsonNode config, String key, String value, Path file) {

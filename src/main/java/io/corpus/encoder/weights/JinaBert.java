@@ -71,8 +71,8 @@ final class JinaBert implements ModelFamily {
       default -> throw new WeightsException(file + ": feed_forward_type '" + feedForward
           + "' is not supported (geglu, reglu)");
     };
-    return new Architecture(activation, config.path("layer_norm_eps").asDouble(1e-12), false,
-        false, true, true, true, List.of(), ScoreBias.alibi());
+    return Architecture.encoder(activation, config.path("layer_norm_eps").asDouble(1e-12))
+        .scoreBias(ScoreBias.alibi()).build();
   }
 
   @Override

@@ -198,21 +198,91 @@ public interface ModelFamily {
       List<LayerAttention> layers, ScoreBias scoreBias, ModelSettings.AttentionHeads heads,
       NormKind norm, boolean causal) {
 
-    /** An encoder's: no score bias, plain heads, LayerNorm, bidirectional. */
-    public Architecture(Activation activation, double layerNormEps, boolean normFirst,
-        boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
-        List<LayerAttention> layers) {
-      this(activation, layerNormEps, normFirst, finalNorm, projectionBias, feedForwardBias,
-          normBias, layers, ScoreBias.NONE);
+    /**
+     * A bidirectional encoder's, to be told what differs by name: post-norm layers without a
+     * final norm, biases on the projections, the feed-forward and the norms, every layer plain,
+     * no score bias, plain heads, LayerNorm.
+     */
+    public static Builder encoder(Activation activation, double layerNormEps) {
+      return new Builder(activation, layerNormEps);
     }
 
-    /** An encoder's with a score bias. */
-    public Architecture(Activation activation, double layerNormEps, boolean normFirst,
-        boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
-        List<LayerAttention> layers, ScoreBias scoreBias) {
-      this(activation, layerNormEps, normFirst, finalNorm, projectionBias, feedForwardBias,
-          normBias, layers, scoreBias, ModelSettings.AttentionHeads.PLAIN, NormKind.LAYER,
-          false);
+    /** An {@link Architecture} said by name: {@code encoder(act, eps).preNorm().build()}. */
+    public static final class Builder {
+      private final Activation activation;
+      private final double layerNormEps;
+      private boolean normFirst;
+      private boolean finalNorm;
+      private boolean projectionBias = true;
+      private boolean feedForwardBias = true;
+      private boolean normBias = true;
+      private List<LayerAttention> layers = List.of();
+      private ScoreBias scoreBias = ScoreBias.NONE;
+      private ModelSettings.AttentionHeads heads = ModelSettings.AttentionHeads.PLAIN;
+      private NormKind norm = NormKind.LAYER;
+      private boolean causal;
+
+      private Builder(Activation activation, double layerNormEps) {
+        this.activation = activation;
+        this.layerNormEps = layerNormEps;
+      }
+
+      /** Pre-norm layers, x + f(norm(x)), and a final norm after the last. */
+      public Builder preNormWithFinalNorm() {
+        normFirst = true;
+        finalNorm = true;
+        return this;
+      }
+
+      public Builder projectionBias(boolean present) {
+        projectionBias = present;
+        return this;
+      }
+
+      public Builder feedForwardBias(boolean present) {
+        feedForwardBias = present;
+        return this;
+      }
+
+      public Builder normBias(boolean present) {
+        normBias = present;
+        return this;
+      }
+
+      /** How each layer attends, when layers differ. */
+      public Builder layers(List<LayerAttention> perLayer) {
+        layers = perLayer;
+        return this;
+      }
+
+      public Builder scoreBias(ScoreBias bias) {
+        scoreBias = bias;
+        return this;
+      }
+
+      /** KV heads, head width and score scale. */
+      public Builder heads(ModelSettings.AttentionHeads shape) {
+        heads = shape;
+        return this;
+      }
+
+      /** RMSNorm in place of LayerNorm (and no norm shifts). */
+      public Builder rmsNorm() {
+        norm = NormKind.RMS;
+        normBias = false;
+        return this;
+      }
+
+      /** A decoder's attention: no query sees a later key (when {@code causal}). */
+      public Builder causal(boolean causal) {
+        this.causal = causal;
+        return this;
+      }
+
+      public Architecture build() {
+        return new Architecture(activation, layerNormEps, normFirst, finalNorm, projectionBias,
+            feedForwardBias, normBias, layers, scoreBias, heads, norm, causal);
+      }
     }
   }
 

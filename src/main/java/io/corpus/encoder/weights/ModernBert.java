@@ -85,10 +85,12 @@ final class ModernBert implements ModelFamily {
       attention.add(global ? new LayerAttention(0, globalTheta)
           : new LayerAttention(localAttention / 2, localTheta));
     }
-    return new Architecture(ModelFamily.activation(config, "hidden_activation", file),
-        config.path("norm_eps").asDouble(1e-5), true, true,
-        config.path("attention_bias").asBoolean(false), config.path("mlp_bias").asBoolean(false),
-        config.path("norm_bias").asBoolean(false), attention);
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
+            config.path("norm_eps").asDouble(1e-5))
+        .preNormWithFinalNorm()
+        .projectionBias(config.path("attention_bias").asBoolean(false))
+        .feedForwardBias(config.path("mlp_bias").asBoolean(false))
+        .normBias(config.path("norm_bias").asBoolean(false)).layers(attention).build();
   }
 
   /**

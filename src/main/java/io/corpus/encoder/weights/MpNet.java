@@ -45,9 +45,9 @@ final class MpNet implements ModelFamily {
       throw new WeightsException(file + ": relative_attention_num_buckets = " + buckets
           + ", expected an even number of at least 4");
     }
-    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
-        config.path("layer_norm_eps").asDouble(1e-12), false, false, true, true, true,
-        List.of(), ScoreBias.relativeBuckets(buckets, MAX_DISTANCE));
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
+            config.path("layer_norm_eps").asDouble(1e-12))
+        .scoreBias(ScoreBias.relativeBuckets(buckets, MAX_DISTANCE)).build();
   }
 
   @Override

@@ -89,10 +89,10 @@ final class NomicBert implements ModelFamily {
     for (int i = 0; i < count; i++) {
       layers.add(new LayerAttention(0, rotary));
     }
-    return new Architecture(activation(config, file),
-        config.path("layer_norm_epsilon").asDouble(1e-5), false, false,
-        config.path("qkv_proj_bias").asBoolean(true), config.path("mlp_fc1_bias").asBoolean(true),
-        true, layers);
+    return Architecture.encoder(activation(config, file),
+            config.path("layer_norm_epsilon").asDouble(1e-5))
+        .projectionBias(config.path("qkv_proj_bias").asBoolean(true))
+        .feedForwardBias(config.path("mlp_fc1_bias").asBoolean(true)).layers(layers).build();
   }
 
   /**

@@ -5,9 +5,7 @@ import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
-import io.corpus.encoder.model.NormKind;
 import io.corpus.encoder.model.RotaryPositions;
-import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,11 +66,12 @@ final class Qwen3 implements ModelFamily {
     for (int i = 0; i < layers; i++) {
       attention.add(new LayerAttention(0, RotaryPositions.halves(theta)));
     }
-    return new Architecture(ModelFamily.activation(config, "hidden_act", file),
-        config.path("rms_norm_eps").asDouble(1e-6), true, true,
-        config.path("attention_bias").asBoolean(false), false, false, attention,
-        ScoreBias.NONE, new ModelSettings.AttentionHeads(kvHeads, headWidth, 0), NormKind.RMS,
-        !config.path("use_bidirectional_attention").asBoolean(false));
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
+            config.path("rms_norm_eps").asDouble(1e-6))
+        .preNormWithFinalNorm().rmsNorm()
+        .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
+        .layers(attention).heads(new ModelSettings.AttentionHeads(kvHeads, headWidth, 0))
+        .causal(!config.path("use_bidirectional_attention").asBoolean(false)).build();
   }
 
   @Override
