@@ -97,6 +97,97 @@ public record LayerWeights(
         null);
   }
 
+  /**
+   * A layer said by name, for a model of width E and feed-forward width F; a bias or a norm's
+   * shift left out is zeros (the checkpoint has none), a norm or gate left out is absent.
+   */
+  public static Builder builder(int width, int ffnWidth) {
+    return new Builder(width, ffnWidth);
+  }
+
+  /** See {@link #builder}. */
+  public static final class Builder {
+    private final int width;
+    private final int ffnWidth;
+    private float[] qkv;
+    private float[] qkvBias;
+    private float[] out;
+    private float[] outBias;
+    private float[] ffnIn;
+    private float[] ffnInBias;
+    private float[] ffnGate;
+    private float[] ffnGateBias;
+    private float[] ffnOut;
+    private float[] ffnOutBias;
+    private float[] attentionNorm;
+    private float[] attentionNormShift;
+    private float[] feedForwardNorm;
+    private float[] feedForwardNormShift;
+    private float[] queryNorm;
+    private float[] keyNorm;
+    private PostNorms postNorms;
+
+    private Builder(int width, int ffnWidth) {
+      this.width = width;
+      this.ffnWidth = ffnWidth;
+    }
+
+    /** The fused q, k, v projection (rows q, then k, then v) and the output projection. */
+    public Builder attention(float[] qkvWeight, float[] outWeight) {
+      qkv = qkvWeight;
+      out = outWeight;
+      return this;
+    }
+
+    public Builder attentionBiases(float[] qkvBias, float[] outBias) {
+      this.qkvBias = qkvBias;
+      this.outBias = outBias;
+      return this;
+    }
+
+    /** A gated feed-forward: down(act(x·activatedᵀ) ⊙ x·linearᵀ), as SwiGLU and GeGLU. */
+    public Builder gatedFeedForward(float[] activated, float[] linear, float[] down) {
+      ffnIn = activated;
+      ffnGate = linear;
+      ffnOut = down;
+      return this;
+    }
+
+    /** The scale of the norm before attention (pre-norm) and before the feed-forward. */
+    public Builder norms(float[] attentionScale, float[] feedForwardScale) {
+      attentionNorm = attentionScale;
+      feedForwardNorm = feedForwardScale;
+      return this;
+    }
+
+    /** Each head's q and k normalized by these (D) scales before rotary positions. */
+    public Builder queryKeyNorms(float[] query, float[] key) {
+      queryNorm = query;
+      keyNorm = key;
+      return this;
+    }
+
+    /** The scales of the norms on the attention's and the feed-forward's outputs. */
+    public Builder postNorms(float[] attention, float[] feedForward) {
+      postNorms = new PostNorms(attention, feedForward);
+      return this;
+    }
+
+    public LayerWeights build() {
+      int qkvRows = qkv.length / width;
+      return new LayerWeights(qkv, orZeros(qkvBias, qkvRows), out, orZeros(outBias, width),
+          ffnIn, orZeros(ffnInBias, ffnWidth), ffnOut, orZeros(ffnOutBias, width),
+          attentionNorm, attentionNorm == null ? null : orZeros(attentionNormShift, width),
+          feedForwardNorm, orZeros(feedForwardNormShift, width), ffnGate,
+          ffnGate == null ? null : orZeros(ffnGateBias, ffnWidth), queryNorm, keyNorm,
+          postNorms);
+    }
+
+    private static float[] orZeros(float[] values, int length) {
+      return values != null ? values : new float[length];
+    }
+  }
+
   public LayerWeights {
     if ((norm1Gamma == null) != (norm1Beta == null)
         || (ffnGateWeight == null) != (ffnGateBias == null)

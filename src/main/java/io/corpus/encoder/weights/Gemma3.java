@@ -117,12 +117,15 @@ final class Gemma3 implements ModelFamily {
     int f = model.ffnWidth();
     String p = LAYERS + i + ".";
     DecoderTensors t = DecoderTensors.read(read, p, model, true, Gemma3::onePlus);
-    return new LayerWeights(t.qkv(), t.qkvBias(), t.out(), t.outBias(), t.gate(), new float[f],
-        t.down(), new float[e], onePlus(read.take(p + "input_layernorm.weight", e)),
-        new float[e], onePlus(read.take(p + "pre_feedforward_layernorm.weight", e)),
-        new float[e], t.up(), new float[f], t.queryNorm(), t.keyNorm(),
-        new LayerWeights.PostNorms(onePlus(read.take(p + "post_attention_layernorm.weight", e)),
-            onePlus(read.take(p + "post_feedforward_layernorm.weight", e))));
+    return LayerWeights.builder(e, f).attention(t.qkv(), t.out())
+        .attentionBiases(t.qkvBias(), t.outBias())
+        .queryKeyNorms(t.queryNorm(), t.keyNorm())
+        .gatedFeedForward(t.gate(), t.up(), t.down())
+        .norms(onePlus(read.take(p + "input_layernorm.weight", e)),
+            onePlus(read.take(p + "pre_feedforward_layernorm.weight", e)))
+        .postNorms(onePlus(read.take(p + "post_attention_layernorm.weight", e)),
+            onePlus(read.take(p + "post_feedforward_layernorm.weight", e)))
+        .build();
   }
 
   /** Gemma's RMSNorm scales by (1 + w): the scale the encoder multiplies by. */

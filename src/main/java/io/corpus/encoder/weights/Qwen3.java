@@ -102,10 +102,13 @@ final class Qwen3 implements ModelFamily {
     int f = model.ffnWidth();
     String p = LAYERS + i + ".";
     DecoderTensors t = DecoderTensors.read(read, p, model, false, w -> w);
-    return new LayerWeights(t.qkv(), t.qkvBias(), t.out(), t.outBias(), t.gate(), new float[f],
-        t.down(), new float[e], read.take(p + "input_layernorm.weight", e), new float[e],
-        read.take(p + "post_attention_layernorm.weight", e), new float[e], t.up(), new float[f],
-        t.queryNorm(), t.keyNorm());
+    return LayerWeights.builder(e, f).attention(t.qkv(), t.out())
+        .attentionBiases(t.qkvBias(), t.outBias())
+        .queryKeyNorms(t.queryNorm(), t.keyNorm())
+        .gatedFeedForward(t.gate(), t.up(), t.down())
+        .norms(read.take(p + "input_layernorm.weight", e),
+            read.take(p + "post_attention_layernorm.weight", e))
+        .build();
   }
 
   @Override

@@ -70,22 +70,28 @@ public final class ShapeFigures {
         heap.add(pool);
       }
     }
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     System.gc();
     long before = heap.stream().mapToLong(p -> p.getUsage().getUsed()).sum();
-    heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+    long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
     long start = System.nanoTime();
     encoder.forward(batch, null);
     double seconds = (System.nanoTime() - start) / 1e9;
-    long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+    long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
+    System.gc();
+    long after = heap.stream().mapToLong(p -> p.getUsage().getUsed()).sum();
     double macs = shapes.multiplyAddsPerToken(SEQUENCE);
     long estimate = shapes.bufferFloats(tokens);
     System.out.printf("%s: %,d parameters in the layers; multiply-adds a token at %d keys: "
             + "table %,.0f, by hand %,.0f%n", name, parameters(weights), SEQUENCE, macs,
         handCount);
     System.out.printf("  work buffers at %,d tokens: --check's estimate %,.1f MB (+ %,.1f MB of "
-            + "the batch's tokens), the encoder holds %,.1f MB; heap peak over the pass %,.1f MB "
-            + "above its start%n", tokens, estimate * 4 / 1e6, shapes.streamFloats(tokens) * 4 / 1e6,
-        encoder.bufferFloats() * 4 / 1e6, (peak - before) / 1e6);
+            + "the batch's tokens); the encoder holds %,.1f MB; the heap holds %,.1f MB more "
+            + "after the pass than before it (after a full GC); the pass allocated %,.1f MB in "
+            + "all (short-lived arrays included)%n", tokens, estimate * 4 / 1e6,
+        shapes.streamFloats(tokens) * 4 / 1e6, encoder.bufferFloats() * 4 / 1e6,
+        (after - before) / 1e6, allocated / 1e6);
     System.out.printf("  forward pass %.2f s: %,.1f GFLOP/s by the table's count%n", seconds,
         2 * macs * tokens / seconds / 1e9);
   }
@@ -118,10 +124,12 @@ public final class ShapeFigures {
     int f = 3072;
     List<LayerWeights> layers = new ArrayList<>();
     for (int l = 0; l < 28; l++) {
-      layers.add(new LayerWeights(gaussian(random, qkv * e, e), new float[qkv],
-          gaussian(random, e * q, q), new float[e], gaussian(random, f * e, e), new float[f],
-          gaussian(random, e * f, f), new float[e], ones(e), new float[e], ones(e), new float[e],
-          gaussian(random, f * e, e), new float[f], ones(128), ones(128), null));
+      layers.add(LayerWeights.builder(e, f)
+          .attention(gaussian(random, qkv * e, e), gaussian(random, e * q, q))
+          .queryKeyNorms(ones(128), ones(128))
+          .gatedFeedForward(gaussian(random, f * e, e), gaussian(random, f * e, e),
+              gaussian(random, e * f, f))
+          .norms(ones(e), ones(e)).build());
     }
     return new EncoderWeights(layers, ones(e), new float[e], null);
   }
