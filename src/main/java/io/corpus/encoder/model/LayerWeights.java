@@ -51,7 +51,7 @@ public record LayerWeights(
   public record PostNorms(float[] attention, float[] feedForward) implements Serializable {}
 
   /** A layer of float32 matrices, (out, in) row-major, their shapes read off the biases. */
-  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
+  private LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
       float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
       float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
       float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias, float[] queryNorm,
@@ -64,37 +64,6 @@ public record LayerWeights(
         ffnGateWeight == null ? null
             : Matrix.of(ffnGateWeight, ffnInBias.length, outProjBias.length),
         ffnGateBias, queryNorm, keyNorm, postNorms);
-  }
-
-  /** A layer whose sublayers join the residual as they are. */
-  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
-      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
-      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
-      float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias, float[] queryNorm,
-      float[] keyNorm) {
-    this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
-        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, ffnGateWeight,
-        ffnGateBias, queryNorm, keyNorm, (PostNorms) null);
-  }
-
-  /** A layer without q/k norms. */
-  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
-      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
-      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
-      float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias) {
-    this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
-        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, ffnGateWeight,
-        ffnGateBias, null, null, (PostNorms) null);
-  }
-
-  /** A layer with a plain feed-forward and both norms: BERT's, PyTorch's. */
-  public LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
-      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
-      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
-      float[] norm2Beta) {
-    this(inProjWeight, inProjBias, outProjWeight, outProjBias, ffnInWeight, ffnInBias,
-        ffnOutWeight, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma, norm2Beta, (float[]) null,
-        null);
   }
 
   /**
@@ -145,6 +114,32 @@ public record LayerWeights(
       return this;
     }
 
+    /** A plain feed-forward: out(act(x·inᵀ + b)) + b. */
+    public Builder feedForward(float[] in, float[] out) {
+      ffnIn = in;
+      ffnOut = out;
+      return this;
+    }
+
+    /** The biases of the feed-forward's (activated) input and of its output. */
+    public Builder feedForwardBiases(float[] inBias, float[] outBias) {
+      ffnInBias = inBias;
+      ffnOutBias = outBias;
+      return this;
+    }
+
+    /** The bias of the feed-forward's output alone (its input has none). */
+    public Builder feedForwardOutBias(float[] outBias) {
+      ffnOutBias = outBias;
+      return this;
+    }
+
+    /** The bias of a gated feed-forward's linear half. */
+    public Builder gateBias(float[] bias) {
+      ffnGateBias = bias;
+      return this;
+    }
+
     /** A gated feed-forward: down(act(x·activatedᵀ) ⊙ x·linearᵀ), as SwiGLU and GeGLU. */
     public Builder gatedFeedForward(float[] activated, float[] linear, float[] down) {
       ffnIn = activated;
@@ -153,10 +148,23 @@ public record LayerWeights(
       return this;
     }
 
-    /** The scale of the norm before attention (pre-norm) and before the feed-forward. */
+    /** The scale of the norm around attention and of the one around the feed-forward. */
     public Builder norms(float[] attentionScale, float[] feedForwardScale) {
       attentionNorm = attentionScale;
       feedForwardNorm = feedForwardScale;
+      return this;
+    }
+
+    /**
+     * The norms around attention and the feed-forward, scales and shifts; an attention scale of
+     * null: the layer attends to its input as it is (ModernBERT's first layer).
+     */
+    public Builder norms(float[] attentionScale, float[] attentionShift,
+        float[] feedForwardScale, float[] feedForwardShift) {
+      attentionNorm = attentionScale;
+      attentionNormShift = attentionShift;
+      feedForwardNorm = feedForwardScale;
+      feedForwardNormShift = feedForwardShift;
       return this;
     }
 

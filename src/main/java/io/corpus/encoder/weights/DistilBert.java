@@ -82,17 +82,19 @@ final class DistilBert implements ModelFamily {
     int f = model.ffnWidth();
     String p = LAYERS + i + ".";
     String a = p + "attention.";
-    return new LayerWeights(
-        TensorNaming.concat(read.take(a + "q_lin.weight", e, e),
-            read.take(a + "k_lin.weight", e, e), read.take(a + "v_lin.weight", e, e)),
-        TensorNaming.concat(read.take(a + "q_lin.bias", e), read.take(a + "k_lin.bias", e),
-            read.take(a + "v_lin.bias", e)),
-        read.take(a + "out_lin.weight", e, e), read.take(a + "out_lin.bias", e),
-        read.take(p + "ffn.lin1.weight", f, e), read.take(p + "ffn.lin1.bias", f),
-        read.take(p + "ffn.lin2.weight", e, f), read.take(p + "ffn.lin2.bias", e),
-        read.take(p + "sa_layer_norm.weight", e), read.take(p + "sa_layer_norm.bias", e),
-        read.take(p + "output_layer_norm.weight", e),
-        read.take(p + "output_layer_norm.bias", e));
+    return LayerWeights.builder(e, f)
+        .attention(TensorNaming.concat(read.take(a + "q_lin.weight", e, e),
+                read.take(a + "k_lin.weight", e, e), read.take(a + "v_lin.weight", e, e)),
+            read.take(a + "out_lin.weight", e, e))
+        .attentionBiases(TensorNaming.concat(read.take(a + "q_lin.bias", e),
+                read.take(a + "k_lin.bias", e), read.take(a + "v_lin.bias", e)),
+            read.take(a + "out_lin.bias", e))
+        .feedForward(read.take(p + "ffn.lin1.weight", f, e), read.take(p + "ffn.lin2.weight", e, f))
+        .feedForwardBiases(read.take(p + "ffn.lin1.bias", f), read.take(p + "ffn.lin2.bias", e))
+        .norms(read.take(p + "sa_layer_norm.weight", e), read.take(p + "sa_layer_norm.bias", e),
+            read.take(p + "output_layer_norm.weight", e),
+            read.take(p + "output_layer_norm.bias", e))
+        .build();
   }
 
   /** {@code DistilBertForMaskedLM}'s {@code vocab_transform}, norm and projector. */

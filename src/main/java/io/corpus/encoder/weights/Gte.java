@@ -130,14 +130,16 @@ final class Gte implements ModelFamily {
     int f = model.ffnWidth();
     String p = LAYERS + i + ".";
     float[] upGate = read.take(p + "mlp.up_gate_proj.weight", 2L * f, e);   // (2F, E): up, gate
-    return new LayerWeights(
-        read.take(p + "attention.qkv_proj.weight", 3L * e, e),
-        read.take(p + "attention.qkv_proj.bias", 3L * e),
-        read.take(p + "attention.o_proj.weight", e, e), read.take(p + "attention.o_proj.bias", e),
-        Arrays.copyOfRange(upGate, f * e, 2 * f * e), new float[f],
-        read.take(p + "mlp.down_proj.weight", e, f), read.take(p + "mlp.down_proj.bias", e),
-        read.take(p + "attn_ln.weight", e), read.take(p + "attn_ln.bias", e),
-        read.take(p + "mlp_ln.weight", e), read.take(p + "mlp_ln.bias", e),
-        Arrays.copyOfRange(upGate, 0, f * e), new float[f]);
+    return LayerWeights.builder(e, f)
+        .attention(read.take(p + "attention.qkv_proj.weight", 3L * e, e),
+            read.take(p + "attention.o_proj.weight", e, e))
+        .attentionBiases(read.take(p + "attention.qkv_proj.bias", 3L * e),
+            read.take(p + "attention.o_proj.bias", e))
+        .gatedFeedForward(Arrays.copyOfRange(upGate, f * e, 2 * f * e),
+            Arrays.copyOfRange(upGate, 0, f * e), read.take(p + "mlp.down_proj.weight", e, f))
+        .feedForwardOutBias(read.take(p + "mlp.down_proj.bias", e))
+        .norms(read.take(p + "attn_ln.weight", e), read.take(p + "attn_ln.bias", e),
+            read.take(p + "mlp_ln.weight", e), read.take(p + "mlp_ln.bias", e))
+        .build();
   }
 }

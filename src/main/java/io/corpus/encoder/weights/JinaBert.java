@@ -113,18 +113,19 @@ final class JinaBert implements ModelFamily {
     String p = LAYERS + i + ".";
     String self = p + "attention.self.";
     float[] gated = read.take(p + "mlp.gated_layers.weight", 2L * f, e);   // (2F, E)
-    return new LayerWeights(
-        TensorNaming.concat(read.take(self + "query.weight", e, e),
-            read.take(self + "key.weight", e, e), read.take(self + "value.weight", e, e)),
-        TensorNaming.concat(read.take(self + "query.bias", e), read.take(self + "key.bias", e),
-            read.take(self + "value.bias", e)),
-        read.take(p + "attention.output.dense.weight", e, e),
-        read.take(p + "attention.output.dense.bias", e),
-        Arrays.copyOfRange(gated, 0, f * e), new float[f],
-        read.take(p + "mlp.wo.weight", e, f), read.take(p + "mlp.wo.bias", e),
-        read.take(p + "attention.output.LayerNorm.weight", e),
-        read.take(p + "attention.output.LayerNorm.bias", e),
-        read.take(p + "mlp.layernorm.weight", e), read.take(p + "mlp.layernorm.bias", e),
-        Arrays.copyOfRange(gated, f * e, 2 * f * e), new float[f]);
+    return LayerWeights.builder(e, f)
+        .attention(TensorNaming.concat(read.take(self + "query.weight", e, e),
+                read.take(self + "key.weight", e, e), read.take(self + "value.weight", e, e)),
+            read.take(p + "attention.output.dense.weight", e, e))
+        .attentionBiases(TensorNaming.concat(read.take(self + "query.bias", e),
+                read.take(self + "key.bias", e), read.take(self + "value.bias", e)),
+            read.take(p + "attention.output.dense.bias", e))
+        .gatedFeedForward(Arrays.copyOfRange(gated, 0, f * e),
+            Arrays.copyOfRange(gated, f * e, 2 * f * e), read.take(p + "mlp.wo.weight", e, f))
+        .feedForwardOutBias(read.take(p + "mlp.wo.bias", e))
+        .norms(read.take(p + "attention.output.LayerNorm.weight", e),
+            read.take(p + "attention.output.LayerNorm.bias", e),
+            read.take(p + "mlp.layernorm.weight", e), read.take(p + "mlp.layernorm.bias", e))
+        .build();
   }
 }

@@ -150,16 +150,20 @@ final class ModernBert implements ModelFamily {
     float[] wiBias = mlpBias ? read.take(p + "mlp.Wi.bias", 2L * f) : new float[2 * f];
     float[][] attentionNorm = i == 0 ? new float[2][] : norm(read, p + "attn_norm.", model);
     float[][] mlpNorm = norm(read, p + "mlp_norm.", model);
-    return new LayerWeights(
-        read.take(p + "attn.Wqkv.weight", 3L * e, e),
-        attentionBias ? read.take(p + "attn.Wqkv.bias", 3L * e) : new float[3 * e],
-        read.take(p + "attn.Wo.weight", e, e),
-        attentionBias ? read.take(p + "attn.Wo.bias", e) : new float[e],
-        Arrays.copyOfRange(wi, 0, f * e), Arrays.copyOfRange(wiBias, 0, f),
-        read.take(p + "mlp.Wo.weight", e, f),
-        mlpBias ? read.take(p + "mlp.Wo.bias", e) : new float[e],
-        attentionNorm[0], attentionNorm[1], mlpNorm[0], mlpNorm[1],
-        Arrays.copyOfRange(wi, f * e, 2 * f * e), Arrays.copyOfRange(wiBias, f, 2 * f));
+    LayerWeights.Builder layer = LayerWeights.builder(e, f)
+        .attention(read.take(p + "attn.Wqkv.weight", 3L * e, e),
+            read.take(p + "attn.Wo.weight", e, e))
+        .gatedFeedForward(Arrays.copyOfRange(wi, 0, f * e),
+            Arrays.copyOfRange(wi, f * e, 2 * f * e), read.take(p + "mlp.Wo.weight", e, f))
+        .feedForwardBiases(Arrays.copyOfRange(wiBias, 0, f),
+            mlpBias ? read.take(p + "mlp.Wo.bias", e) : null)
+        .gateBias(Arrays.copyOfRange(wiBias, f, 2 * f))
+        .norms(attentionNorm[0], attentionNorm[1], mlpNorm[0], mlpNorm[1]);
+    if (attentionBias) {
+      layer.attentionBiases(read.take(p + "attn.Wqkv.bias", 3L * e),
+          read.take(p + "attn.Wo.bias", e));
+    }
+    return layer.build();
   }
 
   @Override

@@ -87,18 +87,21 @@ final class MpNet implements ModelFamily {
     int f = model.ffnWidth();
     String p = LAYERS + i + ".";
     String a = p + "attention.attn.";
-    return new LayerWeights(
-        TensorNaming.concat(read.take(a + "q.weight", e, e), read.take(a + "k.weight", e, e),
-            read.take(a + "v.weight", e, e)),
-        TensorNaming.concat(read.take(a + "q.bias", e), read.take(a + "k.bias", e),
-            read.take(a + "v.bias", e)),
-        read.take(a + "o.weight", e, e), read.take(a + "o.bias", e),
-        read.take(p + "intermediate.dense.weight", f, e),
-        read.take(p + "intermediate.dense.bias", f),
-        read.take(p + "output.dense.weight", e, f), read.take(p + "output.dense.bias", e),
-        read.take(p + "attention.LayerNorm.weight", e),
-        read.take(p + "attention.LayerNorm.bias", e),
-        read.take(p + "output.LayerNorm.weight", e), read.take(p + "output.LayerNorm.bias", e));
+    return LayerWeights.builder(e, f)
+        .attention(TensorNaming.concat(read.take(a + "q.weight", e, e),
+                read.take(a + "k.weight", e, e), read.take(a + "v.weight", e, e)),
+            read.take(a + "o.weight", e, e))
+        .attentionBiases(TensorNaming.concat(read.take(a + "q.bias", e),
+                read.take(a + "k.bias", e), read.take(a + "v.bias", e)),
+            read.take(a + "o.bias", e))
+        .feedForward(read.take(p + "intermediate.dense.weight", f, e),
+            read.take(p + "output.dense.weight", e, f))
+        .feedForwardBiases(read.take(p + "intermediate.dense.bias", f),
+            read.take(p + "output.dense.bias", e))
+        .norms(read.take(p + "attention.LayerNorm.weight", e),
+            read.take(p + "attention.LayerNorm.bias", e),
+            read.take(p + "output.LayerNorm.weight", e), read.take(p + "output.LayerNorm.bias", e))
+        .build();
   }
 
   @Override

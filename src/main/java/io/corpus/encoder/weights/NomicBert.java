@@ -157,18 +157,27 @@ final class NomicBert implements ModelFamily {
     String mlp = p + "mlp.";
     boolean gated = model.architecture().activation() == Activation.SILU;   // swiglu
     String in = gated ? "fc12" : "fc1";         // the activated half: silu(fc12(x)) ⊙ fc11(x)
-    return new LayerWeights(
-        read.take(p + "attn.Wqkv.weight", 3L * e, e),
-        attentionBias ? read.take(p + "attn.Wqkv.bias", 3L * e) : new float[3 * e],
-        read.take(p + "attn.out_proj.weight", e, e),
-        attentionBias ? read.take(p + "attn.out_proj.bias", e) : new float[e],
-        read.take(mlp + in + ".weight", f, e),
-        inBias ? read.take(mlp + in + ".bias", f) : new float[f],
-        read.take(mlp + "fc2.weight", e, f),
-        inBias ? read.take(mlp + "fc2.bias", e) : new float[e],
-        read.take(p + "norm1.weight", e), read.take(p + "norm1.bias", e),
-        read.take(p + "norm2.weight", e), read.take(p + "norm2.bias", e),
-        gated ? read.take(mlp + "fc11.weight", f, e) : null,
-        gated ? (inBias ? read.take(mlp + "fc11.bias", f) : new float[f]) : null);
+    LayerWeights.Builder layer = LayerWeights.builder(e, f)
+        .attention(read.take(p + "attn.Wqkv.weight", 3L * e, e),
+            read.take(p + "attn.out_proj.weight", e, e))
+        .norms(read.take(p + "norm1.weight", e), read.take(p + "norm1.bias", e),
+            read.take(p + "norm2.weight", e), read.take(p + "norm2.bias", e));
+    if (attentionBias) {
+      layer.attentionBiases(read.take(p + "attn.Wqkv.bias", 3L * e),
+          read.take(p + "attn.out_proj.bias", e));
+    }
+    if (gated) {
+      layer.gatedFeedForward(read.take(mlp + in + ".weight", f, e),
+          read.take(mlp + "fc11.weight", f, e), read.take(mlp + "fc2.weight", e, f));
+    } else {
+      layer.feedForward(read.take(mlp + in + ".weight", f, e), read.take(mlp + "fc2.weight", e, f));
+    }
+    if (inBias) {
+      layer.feedForwardBiases(read.take(mlp + in + ".bias", f), read.take(mlp + "fc2.bias", e));
+      if (gated) {
+        layer.gateBias(read.take(mlp + "fc11.bias", f));
+      }
+    }
+    return layer.build();
   }
 }

@@ -15,19 +15,17 @@ public enum TensorNaming implements ConfigName {
     @Override
     LayerWeights readLayer(TensorSource source, int i, int e, int f) {
       String p = "layers." + i + ".";
-      return new LayerWeights(
-          source.take(p + "self_attn.in_proj_weight", 3 * e, e),
-          source.take(p + "self_attn.in_proj_bias", 3 * e),
-          source.take(p + "self_attn.out_proj.weight", e, e),
-          source.take(p + "self_attn.out_proj.bias", e),
-          source.take(p + "linear1.weight", f, e),
-          source.take(p + "linear1.bias", f),
-          source.take(p + "linear2.weight", e, f),
-          source.take(p + "linear2.bias", e),
-          source.take(p + "norm1.weight", e),
-          source.take(p + "norm1.bias", e),
-          source.take(p + "norm2.weight", e),
-          source.take(p + "norm2.bias", e));
+      return LayerWeights.builder(e, f)
+          .attention(source.take(p + "self_attn.in_proj_weight", 3 * e, e),
+              source.take(p + "self_attn.out_proj.weight", e, e))
+          .attentionBiases(source.take(p + "self_attn.in_proj_bias", 3 * e),
+              source.take(p + "self_attn.out_proj.bias", e))
+          .feedForward(source.take(p + "linear1.weight", f, e),
+              source.take(p + "linear2.weight", e, f))
+          .feedForwardBiases(source.take(p + "linear1.bias", f), source.take(p + "linear2.bias", e))
+          .norms(source.take(p + "norm1.weight", e), source.take(p + "norm1.bias", e),
+              source.take(p + "norm2.weight", e), source.take(p + "norm2.bias", e))
+          .build();
     }
 
     @Override
@@ -47,21 +45,22 @@ public enum TensorNaming implements ConfigName {
     LayerWeights readLayer(TensorSource source, int i, int e, int f) {
       String p = "encoder.layer." + i + ".";
       String self = p + "attention.self.";
-      return new LayerWeights(
-          concat(source.take(self + "query.weight", e, e), source.take(self + "key.weight", e, e),
-              source.take(self + "value.weight", e, e)),
-          concat(source.take(self + "query.bias", e), source.take(self + "key.bias", e),
-              source.take(self + "value.bias", e)),
-          source.take(p + "attention.output.dense.weight", e, e),
-          source.take(p + "attention.output.dense.bias", e),
-          source.take(p + "intermediate.dense.weight", f, e),
-          source.take(p + "intermediate.dense.bias", f),
-          source.take(p + "output.dense.weight", e, f),
-          source.take(p + "output.dense.bias", e),
-          source.take(p + "attention.output.LayerNorm.weight", e),
-          source.take(p + "attention.output.LayerNorm.bias", e),
-          source.take(p + "output.LayerNorm.weight", e),
-          source.take(p + "output.LayerNorm.bias", e));
+      return LayerWeights.builder(e, f)
+          .attention(concat(source.take(self + "query.weight", e, e),
+                  source.take(self + "key.weight", e, e), source.take(self + "value.weight", e, e)),
+              source.take(p + "attention.output.dense.weight", e, e))
+          .attentionBiases(concat(source.take(self + "query.bias", e),
+                  source.take(self + "key.bias", e), source.take(self + "value.bias", e)),
+              source.take(p + "attention.output.dense.bias", e))
+          .feedForward(source.take(p + "intermediate.dense.weight", f, e),
+              source.take(p + "output.dense.weight", e, f))
+          .feedForwardBiases(source.take(p + "intermediate.dense.bias", f),
+              source.take(p + "output.dense.bias", e))
+          .norms(source.take(p + "attention.output.LayerNorm.weight", e),
+              source.take(p + "attention.output.LayerNorm.bias", e),
+              source.take(p + "output.LayerNorm.weight", e),
+              source.take(p + "output.LayerNorm.bias", e))
+          .build();
     }
 
     @Override

@@ -97,11 +97,13 @@ public final class BenchLong {
     EncoderWeights plain = RandomModels.weights(random, layers, WIDTH, FFN, true, 0);
     List<LayerWeights> gated = new ArrayList<>();
     for (LayerWeights w : plain.layers()) {
-      gated.add(new LayerWeights(w.inProjWeight().floats(), w.inProjBias(),
-          w.outProjWeight().floats(), w.outProjBias(), w.ffnInWeight().floats(), w.ffnInBias(),
-          w.ffnOutWeight().floats(), w.ffnOutBias(), w.norm1Gamma(), w.norm1Beta(),
-          w.norm2Gamma(), w.norm2Beta(), w.ffnInWeight().floats().clone(),
-          w.ffnInBias().clone()));
+      gated.add(LayerWeights.builder(w.width(), w.ffnWidth())
+          .attention(w.inProjWeight().floats(), w.outProjWeight().floats())
+          .attentionBiases(w.inProjBias(), w.outProjBias())
+          .gatedFeedForward(w.ffnInWeight().floats(), w.ffnInWeight().floats().clone(),
+              w.ffnOutWeight().floats())
+          .feedForwardBiases(w.ffnInBias(), w.ffnOutBias()).gateBias(w.ffnInBias().clone())
+          .norms(w.norm1Gamma(), w.norm1Beta(), w.norm2Gamma(), w.norm2Beta()).build());
     }
     return new EncoderWeights(gated, plain.finalNormGamma(), plain.finalNormBeta(), null);
   }

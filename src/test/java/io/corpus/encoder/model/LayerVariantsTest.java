@@ -110,17 +110,20 @@ class LayerVariantsTest {
     int qkvWidth = (heads + 2 * kvHeads) * d;
     List<LayerWeights> layers = new ArrayList<>();
     for (int l = 0; l < 3; l++) {
-      layers.add(new LayerWeights(
-          RandomModels.gaussian(random, qkvWidth * WIDTH, 1.6 / Math.sqrt(WIDTH)),
-          new float[qkvWidth],
-          RandomModels.gaussian(random, WIDTH * heads * d, 1 / Math.sqrt(heads * d)),
-          new float[WIDTH],
-          RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)), new float[FFN],
-          RandomModels.gaussian(random, WIDTH * FFN, 1 / Math.sqrt(FFN)), new float[WIDTH],
-          near1(random, WIDTH), new float[WIDTH], near1(random, WIDTH), new float[WIDTH],
-          RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)), new float[FFN],
-          near1(random, d), near1(random, d), postNorms ? new LayerWeights.PostNorms(
-              near1(random, WIDTH), near1(random, WIDTH)) : null));
+      float[] qkv = RandomModels.gaussian(random, qkvWidth * WIDTH, 1.6 / Math.sqrt(WIDTH));
+      float[] out = RandomModels.gaussian(random, WIDTH * heads * d, 1 / Math.sqrt(heads * d));
+      float[] in = RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH));
+      float[] down = RandomModels.gaussian(random, WIDTH * FFN, 1 / Math.sqrt(FFN));
+      float[] norm1 = near1(random, WIDTH);
+      float[] norm2 = near1(random, WIDTH);
+      float[] linear = RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH));
+      LayerWeights.Builder layer = LayerWeights.builder(WIDTH, FFN).attention(qkv, out)
+          .gatedFeedForward(in, linear, down).norms(norm1, norm2)
+          .queryKeyNorms(near1(random, d), near1(random, d));
+      if (postNorms) {
+        layer.postNorms(near1(random, WIDTH), near1(random, WIDTH));
+      }
+      layers.add(layer.build());
     }
     EncoderWeights weights = new EncoderWeights(layers, near1(random, WIDTH), new float[WIDTH],
         null);
@@ -224,12 +227,17 @@ class LayerVariantsTest {
     for (int l = 0; l < LAYERS.size(); l++) {
       LayerWeights w = plain.layers().get(l);
       boolean attentionNorm = l > 0;
-      layers.add(new LayerWeights(scaled(w.inProjWeight().floats(), 1.6f), w.inProjBias(),
-          w.outProjWeight().floats(), w.outProjBias(), w.ffnInWeight().floats(), w.ffnInBias(),
-          w.ffnOutWeight().floats(), w.ffnOutBias(), attentionNorm ? w.norm1Gamma() : null,
-          attentionNorm ? w.norm1Beta() : null, w.norm2Gamma(), w.norm2Beta(),
-          RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)),
-          RandomModels.gaussian(random, FFN, 0.1)));
+      layers.add(LayerWeights.builder(WIDTH, FFN)
+          .attention(scaled(w.inProjWeight().floats(), 1.6f), w.outProjWeight().floats())
+          .attentionBiases(w.inProjBias(), w.outProjBias())
+          .gatedFeedForward(w.ffnInWeight().floats(),
+              RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)),
+              w.ffnOutWeight().floats())
+          .feedForwardBiases(w.ffnInBias(), w.ffnOutBias())
+          .gateBias(RandomModels.gaussian(random, FFN, 0.1))
+          .norms(attentionNorm ? w.norm1Gamma() : null, attentionNorm ? w.norm1Beta() : null,
+              w.norm2Gamma(), w.norm2Beta())
+          .build());
     }
     return new EncoderWeights(layers, plain.finalNormGamma(), plain.finalNormBeta(), null);
   }

@@ -15,17 +15,23 @@ public final class RandomModels {
       boolean finalNorm, int maxPositions) {
     List<LayerWeights> list = new ArrayList<>();
     for (int l = 0; l < layers; l++) {
-      list.add(new LayerWeights(
-          gaussian(random, 3 * width * width, 1 / Math.sqrt(width)),
-          gaussian(random, 3 * width, 0.1),
-          gaussian(random, width * width, 1 / Math.sqrt(width)),
-          gaussian(random, width, 0.1),
-          gaussian(random, ffn * width, 1 / Math.sqrt(width)),
-          gaussian(random, ffn, 0.1),
-          gaussian(random, width * ffn, 1 / Math.sqrt(ffn)),
-          gaussian(random, width, 0.1),
-          ones(random, width), gaussian(random, width, 0.1),
-          ones(random, width), gaussian(random, width, 0.1)));
+      // Drawn in this order, which fixes every sample and golden made from a seed.
+      float[] qkv = gaussian(random, 3 * width * width, 1 / Math.sqrt(width));
+      float[] qkvBias = gaussian(random, 3 * width, 0.1);
+      float[] out = gaussian(random, width * width, 1 / Math.sqrt(width));
+      float[] outBias = gaussian(random, width, 0.1);
+      float[] in = gaussian(random, ffn * width, 1 / Math.sqrt(width));
+      float[] inBias = gaussian(random, ffn, 0.1);
+      float[] down = gaussian(random, width * ffn, 1 / Math.sqrt(ffn));
+      float[] downBias = gaussian(random, width, 0.1);
+      float[] norm1 = ones(random, width);
+      float[] norm1Shift = gaussian(random, width, 0.1);
+      float[] norm2 = ones(random, width);
+      float[] norm2Shift = gaussian(random, width, 0.1);
+      list.add(LayerWeights.builder(width, ffn).attention(qkv, out)
+          .attentionBiases(qkvBias, outBias).feedForward(in, down)
+          .feedForwardBiases(inBias, downBias).norms(norm1, norm1Shift, norm2, norm2Shift)
+          .build());
     }
     return new EncoderWeights(list,
         finalNorm ? ones(random, width) : null,
