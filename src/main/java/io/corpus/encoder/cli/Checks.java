@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.kernel.PrecisionCalibration;
@@ -52,7 +53,7 @@ final class Checks {
           tokenizer.maxTokens()));
     }
     if (model.isFolder() && in.kind() == InputKind.TEXT) {
-      ModelFolder.Prompt prompt = Transformers.fromSettings(settings).resolvedPrompt();
+      AutoChoices.Prompt prompt = Transformers.fromSettings(settings).resolvedPrompt();
       s.append("prompt: ").append(prompt.text().isEmpty() ? "none"
           : "'" + prompt.text().replace("\n", "\\n") + "'"
           + (prompt.name().isEmpty() ? "" : " (" + prompt.name() + ")")).append('\n');

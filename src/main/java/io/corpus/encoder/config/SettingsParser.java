@@ -125,7 +125,7 @@ public final class SettingsParser {
         Settings.REPORT_MAP_POINTS.read(c),
         Settings.REPORT_NEIGHBOURS.read(c),
         Settings.REPORT_DUPLICATES_ABOVE.read(c));
-    Pooling pooling = ModelFolder.pooling(Settings.POOLING.read(c), folder);
+    Pooling pooling = AutoChoices.pooling(Settings.POOLING.read(c), folder);
     boolean mapped = pooling.dense() && report.mapPoints() > 0;
     if (report.enabled() && !attention.stats() && !attention.enabled() && !mapped) {
       throw new SettingsException("output.report.enabled needs something to show: "
@@ -136,7 +136,7 @@ public final class SettingsParser {
         path(c, Settings.OUTPUT_PATH, baseDir),
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
         pooling,
-        ModelFolder.normalize(Settings.NORMALIZE.read(c), folder, pooling),
+        AutoChoices.normalize(Settings.NORMALIZE.read(c), folder, pooling),
         Settings.TOKEN_EMBEDDINGS.read(c),
         Settings.ENTITIES.read(c),
         attention,

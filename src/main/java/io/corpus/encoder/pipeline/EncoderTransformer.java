@@ -3,6 +3,7 @@ package io.corpus.encoder.pipeline;
 import io.corpus.encoder.common.InternalRows;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AttentionOutputs;
+import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.Settings;
@@ -299,12 +300,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
    * The prompt put before every text: the prompt param when set ("" turns the folder's default
    * off), else promptName, else the folder's default_prompt_name; single texts only.
    */
-  public ModelFolder.Prompt resolvedPrompt() {
+  public AutoChoices.Prompt resolvedPrompt() {
     InputKind kind = inputKind();
-    ModelFolder.PromptUse use = kind != InputKind.TEXT ? ModelFolder.PromptUse.NO_TEXT
-        : strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? ModelFolder.PromptUse.TEXT_PAIRS
-        : chunks() ? ModelFolder.PromptUse.TEXT_CHUNKS : ModelFolder.PromptUse.SINGLE_TEXTS;
-    return ModelFolder.prompt(string(Settings.PROMPT), isSet(param(Settings.PROMPT)),
+    AutoChoices.PromptUse use = kind != InputKind.TEXT ? AutoChoices.PromptUse.NO_TEXT
+        : strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? AutoChoices.PromptUse.TEXT_PAIRS
+        : chunks() ? AutoChoices.PromptUse.TEXT_CHUNKS : AutoChoices.PromptUse.SINGLE_TEXTS;
+    return AutoChoices.prompt(string(Settings.PROMPT), isSet(param(Settings.PROMPT)),
         string(Settings.PROMPT_NAME).trim(), fromFolder() ? folder() : null, use,
         new String[] {Settings.PROMPT.key(), Settings.PROMPT_NAME.key()});
   }
@@ -393,7 +394,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
   public Pooling resolvedPooling() {
-    return ModelFolder.pooling(string(Settings.POOLING), fromFolder() ? folder() : null);
+    return AutoChoices.pooling(string(Settings.POOLING), fromFolder() ? folder() : null);
   }
 
   /**
@@ -431,7 +432,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
   public boolean resolvedNormalize() {
-    return ModelFolder.normalize(string(Settings.NORMALIZE), fromFolder() ? folder() : null,
+    return AutoChoices.normalize(string(Settings.NORMALIZE), fromFolder() ? folder() : null,
         resolvedPooling());
   }
 

@@ -76,82 +76,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    */
   public record Prompts(Map<String, String> byName, Optional<String> defaultName,
       boolean pooled) {
-    static final Prompts NONE = new Prompts(Map.of(), Optional.empty(), true);
-  }
-
-  /**
-   * The prompt a job uses, as sentence-transformers' encode chooses it.
-   *
-   * @param name the folder's name for it, or "" for a text given as is or no prompt
-   * @param text what goes before every text ("" = none)
-   */
-  public record Prompt(String name, String text) {
-    public static final Prompt NONE = new Prompt("", "");
-
-    /** As a run summary describes it: {@code prompt_name} (null for none) and {@code prompt}. */
-    public Map<String, Object> described() {
-      Map<String, Object> d = new LinkedHashMap<>();
-      d.put("prompt_name", name.isEmpty() ? null : name);
-      d.put("prompt", text);
-      return d;
-    }
-  }
-
-  /** What the input is, for a prompt: it goes before single texts only. */
-  public enum PromptUse { SINGLE_TEXTS, TEXT_PAIRS, TEXT_CHUNKS, NO_TEXT }
-
-  /**
-   * The prompt of {@code text} (given when {@code textGiven}, "" included, which turns the
-   * folder's default off) or {@code name}, else the folder's default_prompt_name. Refuses both,
-   * a name the folder does not have (listing those it has), a prompt asked for where it does not
-   * go (text pairs, token ids or vectors), and any prompt for texts cut into windows (only the
-   * first window would hold it); a folder's default is not used for pairs, ids or vectors.
-   *
-   * @param settings the two settings' names for messages ({@code input.prompt},
-   *     {@code input.prompt-name})
-   */
-  public static Prompt prompt(String text, boolean textGiven, String name, ModelFolder folder,
-      PromptUse use, String[] settings) {
-    if (textGiven && !name.isEmpty()) {
-      throw new WeightsException("Set " + settings[0] + " or " + settings[1] + ", not both");
-    }
-    boolean asked = (textGiven && !text.isEmpty()) || !name.isEmpty();
-    if (asked && (use == PromptUse.TEXT_PAIRS || use == PromptUse.NO_TEXT)) {
-      throw new WeightsException((textGiven ? settings[0] : settings[1]) + " goes before single "
-          + "texts; " + (use == PromptUse.TEXT_PAIRS ? "text pairs" : "token ids and vectors")
-          + " take no prompt");
-    }
-    if (use == PromptUse.TEXT_PAIRS || use == PromptUse.NO_TEXT) {
-      return Prompt.NONE;
-    }
-    Prompt prompt = chosen(text, textGiven, name, folder, settings);
-    if (use == PromptUse.TEXT_CHUNKS && !prompt.text().isEmpty()) {
-      throw new WeightsException("The prompt '" + prompt.text() + "'" + (prompt.name().isEmpty()
-          ? "" : " (" + prompt.name() + ")") + " would go before a whole text, and with "
-          + "on-too-long = chunk only its first window would hold it; set " + settings[0]
-          + " = \"\" to encode the windows without one");
-    }
-    return prompt;
-  }
-
-  private static Prompt chosen(String text, boolean textGiven, String name, ModelFolder folder,
-      String[] settings) {
-    if (textGiven) {
-      return text.isEmpty() ? Prompt.NONE : new Prompt("", text);
-    }
-    Prompts prompts = folder == null ? Prompts.NONE : folder.prompts();
-    if (!name.isEmpty()) {
-      String found = prompts.byName().get(name);
-      if (found == null) {
-        throw new WeightsException(settings[1] + " = " + name + " is not a prompt of "
-            + (folder == null ? "the model (a model folder's config_sentence_transformers.json "
-                + "names them)" : folder.folder().resolve("config_sentence_transformers.json")
-                + "; its prompts: " + new TreeSet<>(prompts.byName().keySet())));
-      }
-      return new Prompt(name, found);
-    }
-    return prompts.defaultName().filter(prompts.byName()::containsKey)
-        .map(n -> new Prompt(n, prompts.byName().get(n))).orElse(Prompt.NONE);
+    public static final Prompts NONE = new Prompts(Map.of(), Optional.empty(), true);
   }
 
   /**
@@ -272,49 +197,6 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           + " before the first position of " + family.name() : "") + ")");
     }
     return requested > 0 ? requested : maxTokens();
-  }
-
-  /**
-   * A pooling setting: "auto" is the folder's 1_Pooling mode, else mean (and mean without a
-   * folder). A causal language model without sentence-transformers modules is refused under
-   * "auto": nothing says its states make a vector, and such a folder is often a reranker
-   * (Qwen3-Reranker) that reads its language-model head's logits instead.
-   */
-  public static Pooling pooling(String setting, ModelFolder folder) {
-    if (!setting.equals("auto")) {
-      return Pooling.fromConfigName(setting);
-    }
-    if (folder == null) {
-      return Pooling.MEAN;
-    }
-    if (folder.pooling().isPresent()) {
-      return folder.pooling().get();
-    }
-    if (folder.classifier().map(Classifier::perToken).orElse(false)) {
-      return Pooling.NONE;   // a token classifier labels tokens: no sentence vector unless asked
-    }
-    if (folder.architecture().causal()) {
-      throw new WeightsException(folder.folder() + " holds a causal language model ("
-          + folder.family().name() + ") with no sentence-transformers modules.json to say how "
-          + "its states make one vector; a reranker such as Qwen3-Reranker scores with its "
-          + "language-model head's yes/no logits, which this job does not compute. To encode "
-          + "its states anyway, set the pooling (output.pooling) to last or mean");
-    }
-    return Pooling.MEAN;
-  }
-
-  /**
-   * A normalize setting: "auto" is whether the folder's pipeline ends in Normalize, for a dense
-   * {@code pooling} (a sparse vector is not normalized).
-   */
-  public static boolean normalize(String setting, ModelFolder folder, Pooling pooling) {
-    return switch (setting) {
-      case "auto" -> pooling.dense() && folder != null && folder.normalize();
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new IllegalArgumentException("normalize = '" + setting + "' is not one "
-          + "of auto, true, false");
-    };
   }
 
   /** Reads the folder; errors name the file and the value. */
