@@ -148,14 +148,13 @@ public final class SettingsParser {
         Settings.PROGRESS.read(c),
         Settings.RESUME.read(c));
     Map<String, Object> given = new LinkedHashMap<>();
-    for (Setting<?> setting : Settings.ALL) {
-      if (sets(user, setting.key())) {
-        given.put(setting.key(), setting.read(c));
-      }
-    }
     Map<String, Object> used = new LinkedHashMap<>();
     for (Setting<?> setting : Settings.ALL) {
-      used.put(setting.key(), setting.read(c));
+      Object value = setting.read(c);
+      used.put(setting.key(), value);
+      if (sets(user, setting.key())) {
+        given.put(setting.key(), value);
+      }
     }
     used.put(Settings.MAX_TOKENS.key(), input.maxTokens());
     used.put(Settings.POOLING.key(), output.pooling().configName());
