@@ -1,28 +1,30 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
 /**
- * What Qwen3 and Gemma3 name alike in a layer, as Llama's code does: {@code self_attn.q_proj},
- * {@code k_proj}, {@code v_proj} (q heads H·D, KV heads Hkv·D), {@code o_proj}, the per-head
- * {@code q_norm} and {@code k_norm}, and {@code mlp.gate_proj}, {@code up_proj},
- * {@code down_proj}.
- *
- * @param qkv (H·D + 2·Hkv·D, E): q, then k, then v
- * @param qkvBias their biases, zeros when {@code attention_bias} is false
- * @param out (E, H·D) {@code o_proj}
- * @param outBias zeros, or {@code o_proj.bias} where the family has one
- * @param queryNorm (D) q_norm's scale, as the family's norm reads it
- * @param keyNorm (D) k_norm's scale
- * @param gate (F, E) {@code gate_proj}, the activated half
- * @param up (F, E) {@code up_proj}
- * @param down (E, F) {@code down_proj}
+ * What the Llama-shaped decoders (Qwen2, Qwen3, Mistral, Gemma3) name alike in a layer, as
+ * Llama's code does: {@code self_attn.q_proj}, {@code k_proj}, {@code v_proj} (q heads H·D, KV
+ * heads Hkv·D), {@code o_proj}, the per-head {@code q_norm} and {@code k_norm} where the family
+ * has them, and {@code mlp.gate_proj}, {@code up_proj}, {@code down_proj}; and what their
+ * config.json's name alike.
  */
-record DecoderTensors(float[] qkv, float[] qkvBias, float[] out, float[] outBias,
-    float[] queryNorm, float[] keyNorm, float[] gate, float[] up, float[] down) {
+final class DecoderTensors {
+  private DecoderTensors() {}
+
+  /**
+   * Which of the shared tensors a family's layers have beyond the projections.
+   *
+   * @param outBias {@code o_proj} has a bias when the q/k/v projections do ({@code
+   *     attention_bias}); Qwen2's q/k/v have biases and its o_proj none
+   * @param queryKeyNorms {@code q_norm} and {@code k_norm} on each head (Qwen3, Gemma3)
+   * @param scale turns a stored norm weight into the scale the encoder applies (Gemma's 1 + w)
+   */
+  record Parts(boolean outBias, boolean queryKeyNorms, UnaryOperator<float[]> scale) {}
 
   /**
    * Hkv: config.json's {@code num_key_value_heads}; when the key is absent, the family's
@@ -43,19 +45,29 @@ record DecoderTensors(float[] qkv, float[] qkvBias, float[] out, float[] outBias
 
   /**
    * D: config.json's {@code head_dim}, else the family's configuration class default
-   * {@code absent} (transformers' Qwen3Config 128, Gemma3TextConfig 256), as the modelling code
-   * reads it: not hidden_size / num_attention_heads.
+   * {@code absent} (transformers' Qwen3Config 128, Gemma3TextConfig 256; 0, meaning
+   * hidden_size / num_attention_heads, for Qwen2 and Mistral), as the modelling code reads it. A
+   * {@code head_dim} of null is the same as none.
    */
   static int headWidth(JsonNode config, int absent, Path file) {
-    return config.has("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file) : absent;
+    return config.hasNonNull("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file)
+        : absent;
+  }
+
+  /** Refuses a config.json key that is set (not absent, not null), in one line. */
+  static void refuseSet(JsonNode config, String key, Path file) {
+    JsonNode value = config.get(key);
+    if (value != null && !value.isNull()) {
+      throw new WeightsException(file + ": " + key + " " + value + " is not supported (null)");
+    }
   }
 
   /**
-   * Layer {@code prefix}'s tensors; {@code outBias} says whether o_proj has a bias when the
-   * projections do, {@code scale} turns a stored norm weight into the scale the encoder applies.
+   * Layer {@code prefix}'s attention and gated feed-forward, as the family's {@code parts} say,
+   * in a builder the family finishes with its norms.
    */
-  static DecoderTensors read(TensorNaming.TensorSource read, String prefix, ModelFolder model,
-      boolean outBias, UnaryOperator<float[]> scale) {
+  static LayerWeights.Builder layer(TensorNaming.TensorSource read, String prefix,
+      ModelFolder model, Parts parts) {
     int e = model.width();
     int f = model.ffnWidth();
     ModelSettings.AttentionHeads shape = model.architecture().heads();
@@ -65,17 +77,21 @@ record DecoderTensors(float[] qkv, float[] qkvBias, float[] out, float[] outBias
     boolean bias = model.architecture().projectionBias();
     String a = prefix + "self_attn.";
     String m = prefix + "mlp.";
-    return new DecoderTensors(
-        TensorNaming.concat(read.take(a + "q_proj.weight", q, e),
+    LayerWeights.Builder layer = LayerWeights.builder(e, f)
+        .attention(TensorNaming.concat(read.take(a + "q_proj.weight", q, e),
             read.take(a + "k_proj.weight", kv, e), read.take(a + "v_proj.weight", kv, e)),
-        bias ? TensorNaming.concat(read.take(a + "q_proj.bias", q),
-            read.take(a + "k_proj.bias", kv), read.take(a + "v_proj.bias", kv))
-            : new float[q + 2 * kv],
-        read.take(a + "o_proj.weight", e, q),
-        bias && outBias ? read.take(a + "o_proj.bias", e) : new float[e],
-        scale.apply(read.take(a + "q_norm.weight", d)),
-        scale.apply(read.take(a + "k_norm.weight", d)),
-        read.take(m + "gate_proj.weight", f, e), read.take(m + "up_proj.weight", f, e),
-        read.take(m + "down_proj.weight", e, f));
+            read.take(a + "o_proj.weight", e, q))
+        .gatedFeedForward(read.take(m + "gate_proj.weight", f, e),
+            read.take(m + "up_proj.weight", f, e), read.take(m + "down_proj.weight", e, f));
+    if (bias) {
+      layer.attentionBiases(TensorNaming.concat(read.take(a + "q_proj.bias", q),
+          read.take(a + "k_proj.bias", kv), read.take(a + "v_proj.bias", kv)),
+          parts.outBias() ? read.take(a + "o_proj.bias", e) : new float[e]);
+    }
+    if (parts.queryKeyNorms()) {
+      layer.queryKeyNorms(parts.scale().apply(read.take(a + "q_norm.weight", d)),
+          parts.scale().apply(read.take(a + "k_norm.weight", d)));
+    }
+    return layer;
   }
 }

@@ -29,6 +29,8 @@ import java.util.List;
 final class Gemma3 implements ModelFamily {
   private static final String LAYERS = "layers.";
   private static final String SLIDING = "sliding_attention";
+  private static final DecoderTensors.Parts PARTS =
+      new DecoderTensors.Parts(true, true, Gemma3::onePlus);
 
   @Override
   public List<String> modelTypes() {
@@ -114,13 +116,8 @@ final class Gemma3 implements ModelFamily {
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     int e = model.width();
-    int f = model.ffnWidth();
     String p = LAYERS + i + ".";
-    DecoderTensors t = DecoderTensors.read(read, p, model, true, Gemma3::onePlus);
-    return LayerWeights.builder(e, f).attention(t.qkv(), t.out())
-        .attentionBiases(t.qkvBias(), t.outBias())
-        .queryKeyNorms(t.queryNorm(), t.keyNorm())
-        .gatedFeedForward(t.gate(), t.up(), t.down())
+    return DecoderTensors.layer(read, p, model, PARTS)
         .norms(onePlus(read.take(p + "input_layernorm.weight", e)),
             onePlus(read.take(p + "pre_feedforward_layernorm.weight", e)))
         .postNorms(onePlus(read.take(p + "post_attention_layernorm.weight", e)),

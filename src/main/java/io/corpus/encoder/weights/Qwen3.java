@@ -25,6 +25,8 @@ import java.util.List;
  */
 final class Qwen3 implements ModelFamily {
   private static final String LAYERS = "layers.";
+  private static final DecoderTensors.Parts PARTS =
+      new DecoderTensors.Parts(false, true, w -> w);
 
   @Override
   public List<String> modelTypes() {
@@ -99,13 +101,8 @@ final class Qwen3 implements ModelFamily {
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     int e = model.width();
-    int f = model.ffnWidth();
     String p = LAYERS + i + ".";
-    DecoderTensors t = DecoderTensors.read(read, p, model, false, w -> w);
-    return LayerWeights.builder(e, f).attention(t.qkv(), t.out())
-        .attentionBiases(t.qkvBias(), t.outBias())
-        .queryKeyNorms(t.queryNorm(), t.keyNorm())
-        .gatedFeedForward(t.gate(), t.up(), t.down())
+    return DecoderTensors.layer(read, p, model, PARTS)
         .norms(read.take(p + "input_layernorm.weight", e),
             read.take(p + "post_attention_layernorm.weight", e))
         .build();
