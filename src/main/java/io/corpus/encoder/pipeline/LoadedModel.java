@@ -1,8 +1,10 @@
 package io.corpus.encoder.pipeline;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.text.TokenizerConfig;
 import io.corpus.encoder.weights.FolderWeights;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
 public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFolder folder,
     byte[] tokenizerJson) {
   private static final Logger LOG = LoggerFactory.getLogger(LoadedModel.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The encoder layers of a safetensors file. */
   public static LoadedModel fromFile(Path file, TensorNaming naming, ModelSettings settings) {
@@ -64,18 +67,27 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
       LOG.info("Left out of the model folder: {} tensors the encoder does not use: {}",
           w.leftOut().size(), w.leftOut());
     }
-    byte[] tokenizer = null;
-    if (folder.tokenizer().isPresent()) {
-      try {
-        tokenizer = Files.readAllBytes(folder.tokenizer().get());
-      } catch (IOException e) {
-        throw new WeightsException("Cannot read " + folder.tokenizer().get() + ": "
-            + e.getMessage());
-      }
-    }
+    byte[] tokenizer = folder.tokenizer().map(LoadedModel::tokenizerJson).orElse(null);
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
         w.splade(), w.dense()).in(precision),
         settings, folder, tokenizer);
+  }
+
+  /**
+   * The tokenizer.json to run, as transformers loads it beside the folder's
+   * tokenizer_config.json ({@link TokenizerConfig}).
+   */
+  private static byte[] tokenizerJson(Path file) {
+    Path config = file.resolveSibling("tokenizer_config.json");
+    try {
+      return TokenizerConfig.applied(Files.readAllBytes(file), Files.isRegularFile(config)
+          ? JSON.readTree(config.toFile()) : null, config.toString());
+    } catch (IOException e) {
+      throw new WeightsException("Cannot read " + file + " or " + config.getFileName() + ": "
+          + e.getMessage());
+    } catch (IllegalArgumentException e) {
+      throw new WeightsException(e.getMessage());
+    }
   }
 
   /**
