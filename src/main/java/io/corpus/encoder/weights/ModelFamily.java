@@ -292,7 +292,8 @@ public interface ModelFamily {
    * Jina's implementation), so the order does not choose.
    */
   List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
-      new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen3(), new Gemma3());
+      new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen2(), new Qwen3(),
+      new Gemma3());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.supported() + " folders";

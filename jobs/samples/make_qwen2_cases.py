@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Golden Qwen2 folders: random checkpoints saved as gte-Qwen2-1.5B/7B-instruct's are, with
+Qwen's byte-level BPE tokenizer.json (jobs/samples/make_qwen3_cases.py's, but its post-processor
+ByteLevel, as Qwen2's tokenizer.json has it: no <|endoftext|> appended) and a
+tokenizer_config.json that says add_eos_token, as gte-Qwen2's custom tokenization_qwen classes
+read it:
+
+  - gte-qwen2: config.json with gte-Qwen2's keys (`"is_causal": false`, its auto_map naming
+    `modeling_qwen.Qwen2Model`), F32 weights without a prefix in two shards and an index, 4 heads
+    on 2 KV heads of E / H = 8 values, biases on q, k and v; sentence-transformers files with
+    last-token pooling and Normalize, the instruct prompt under "query";
+  - qwen2-causal-lm: Qwen2ForCausalLM without auto_map or is_causal (so causal), BF16 under
+    `model.` with its lm_head, one KV head, the same tokenizer_config.json, no
+    sentence-transformers files.
+
+The reference ids come from Hugging Face's Rust tokenizer run on the tokenizer.json that
+gte-Qwen2's tokenizer class builds (its update_post_processor: "$A:0 <|endoftext|>:0"), the
+outputs from a float64 port of modeling_qwen2.py: embed_tokens; per layer RMSNorm, q/k/v
+projections with their biases, rotary (rotate_half, rope_theta), repeat_kv, softmax of
+q·kᵀ·D^-0.5 (causal, or over every key for gte-Qwen2's bidirectional model), o_proj, residual,
+RMSNorm, down(silu(gate) · up), residual; final norm; the last token's state, normalized.
+
+Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
+  /usr/bin/python3 jobs/samples/make_qwen2_cases.py src/test/resources/qwen2-cases
+"""
+import json, os, shutil, sys, tempfile
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from family_cases import TEXTS, store  # noqa: E402
+from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
+from make_qwen3_cases import rms_norm, rotate_half, tokenizer_json  # noqa: E402
+from make_xlmr_cases import reference_ids  # noqa: E402
+
+MAX_TOKENS = 160
+PROMPTS = {"query": "Instruct: Given a web search query, retrieve relevant passages that "
+                    "answer the query\nQuery: ", "document": ""}
+EOS = "<|endoftext|>"
+
+
+def random_decoder(c, rng):
+    """Llama-shaped weights: Qwen2's, with biases on q, k, v where c["bias"]."""
+    E, F, V, H, K = c["E"], c["F"], c["V"], c["H"], c["K"]
+    D = E // H
+    normal = lambda *shape, std: rng.normal(0.0, std, size=shape)
+    t = {"embed_tokens.weight": normal(V, E, std=1.0), "norm.weight": 1 + normal(E, std=0.1)}
+    for i in range(c["L"]):
+        p = f"layers.{i}."
+        for name, rows, std in (("q", H * D, 1.6), ("k", K * D, 1.6), ("v", K * D, 1.0)):
+            t[p + f"self_attn.{name}_proj.weight"] = normal(rows, E, std=std / np.sqrt(E))
+            if c["bias"]:
+                t[p + f"self_attn.{name}_proj.bias"] = normal(rows, std=0.5)
+        t[p + "self_attn.o_proj.weight"] = normal(E, H * D, std=1 / np.sqrt(H * D))
+        t[p + "mlp.gate_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
+        t[p + "mlp.up_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
+        t[p + "mlp.down_proj.weight"] = normal(E, F, std=1 / np.sqrt(F))
+        t[p + "input_layernorm.weight"] = 1 + normal(E, std=0.1)
+        t[p + "post_attention_layernorm.weight"] = 1 + normal(E, std=0.1)
+    return t
+
+
+def decoder(c, w, ids):
+    """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_qwen2.py (and
+    modeling_mistral.py: no biases, and its sliding window where c["window"]) computes them."""
+    T, E, H, K, eps = len(ids), c["E"], c["H"], c["K"], c["eps"]
+    D = E // H
+    x = w["embed_tokens.weight"][torch.tensor(ids)]
+    inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
+    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[None], emb.sin()[None]                          # (1, T, D)
+    q_pos = torch.arange(T)[:, None]
+    k_pos = torch.arange(T)[None, :]
+    allowed = torch.ones(T, T, dtype=torch.bool)
+    if c["causal"]:
+        allowed &= k_pos <= q_pos
+    if c.get("window"):                  # transformers' sliding window: q - W < k
+        allowed &= k_pos > q_pos - c["window"]
+    bias = torch.zeros(T, T, dtype=torch.float64).masked_fill(~allowed, float("-inf"))
+    for i in range(c["L"]):
+        p = f"layers.{i}."
+        a = p + "self_attn."
+
+        def proj(name, heads):
+            y = h @ w[a + f"{name}_proj.weight"].T
+            if c["bias"]:
+                y = y + w[a + f"{name}_proj.bias"]
+            return y.view(T, heads, D).transpose(0, 1)
+
+        h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q, k, v = proj("q", H), proj("k", K), proj("v", K)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        k = k.repeat_interleave(H // K, dim=0)                                # repeat_kv
+        v = v.repeat_interleave(H // K, dim=0)
+        scores = q @ k.transpose(1, 2) * D ** -0.5 + bias
+        ctx = (torch.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, H * D)
+        x = x + ctx @ w[a + "o_proj.weight"].T
+        h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        mlp = (torch.nn.functional.silu(h @ w[p + "mlp.gate_proj.weight"].T)
+               * (h @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+        x = x + mlp
+    return rms_norm(x, w["norm.weight"], eps)
+
+
+def with_template(tokenizer, single, special):
+    """A copy of tokenizer.json whose post-processor is the TemplateProcessing a tokenizer class
+    builds (transformers' update_post_processor): `single` lists "$A" and special tokens."""
+    content = json.load(open(tokenizer, encoding="utf-8"))
+    ids = {t["content"]: t["id"] for t in content["added_tokens"]}
+    piece = lambda s, type_id: ({"Sequence": {"id": s[1:], "type_id": type_id}} if s[0] == "$"
+                                else {"SpecialToken": {"id": s, "type_id": type_id}})
+    content["post_processor"] = {
+        "type": "TemplateProcessing", "single": [piece(s, 0) for s in single],
+        "pair": [piece(s, 0) for s in single] + [piece(s.replace("$A", "$B"), 1) for s in single],
+        "special_tokens": {s: {"id": s, "ids": [ids[s]], "tokens": [s]} for s in special}}
+    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8")
+    json.dump(content, f, ensure_ascii=False)
+    f.close()
+    return f.name
+
+
+def write_texts(folder, c, w, tokenizer, prompt, strip):
+    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS], MAX_TOKENS,
+                         strip=strip)
+    assert any(r["full_length"] > MAX_TOKENS for r in rows), "no text is cut"
+    out_rows = []
+    for row, (_, text) in zip(rows, TEXTS):
+        h = decoder(c, w, row["input_ids"])
+        s = h[-1]
+        out_rows.append({"id": row["id"], "a": text, "input_ids": row["input_ids"],
+                         "tokens": row["tokens"],
+                         "last_hidden_state": [[float(f"{v:.8g}") for v in r] for r in h.tolist()],
+                         "pooled": [float(f"{v:.10g}") for v in (s / s.norm()).tolist()]})
+    json.dump(out_rows, open(os.path.join(folder, "texts.json"), "w", encoding="utf-8"),
+              separators=(",", ":"), ensure_ascii=False)
+    return rows
+
+
+def write_case(c, out, seed):
+    rng = np.random.default_rng(seed)
+    folder = os.path.join(out, c["name"])
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    tokenizer = os.path.join(folder, "tokenizer.json")
+    content, size = tokenizer_json()
+    content["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False,
+                                 "trim_offsets": False, "use_regex": False}
+    json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
+    c = dict(c, V=size, eps=1e-6, bias=True)
+    values = random_decoder(c, rng)
+    if c["lm"]:
+        tensors, w = store(values, "BF16", "model.")
+        tensors.update(store({"lm_head.weight": rng.normal(0.0, 1.0, size=(size, c["E"]))},
+                             "BF16")[0])
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    else:
+        tensors, w = store(values, "F32")
+        names = sorted(tensors)
+        half = len(names) // 2
+        weight_map = {}
+        for s, part in enumerate((names[:half], names[half:])):
+            file = f"model-{s + 1:05d}-of-00002.safetensors"
+            write_safetensors(os.path.join(folder, file), {n: tensors[n] for n in part})
+            weight_map.update({n: file for n in part})
+        json.dump({"metadata": {"total_size": sum(len(t[2]) for t in tensors.values())},
+                   "weight_map": weight_map},
+                  open(os.path.join(folder, "model.safetensors.index.json"), "w"), indent=2)
+    config = {"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0,
+              "bos_token_id": size - 3, "eos_token_id": size - 3, "hidden_act": "silu",
+              "hidden_size": c["E"], "initializer_range": 0.02, "intermediate_size": c["F"],
+              "max_position_embeddings": 32768, "max_window_layers": c["L"],
+              "model_type": "qwen2", "num_attention_heads": c["H"],
+              "num_hidden_layers": c["L"], "num_key_value_heads": c["K"],
+              "rms_norm_eps": 1e-06, "rope_theta": c["theta"], "sliding_window": 32768,
+              "tie_word_embeddings": False, "torch_dtype": "bfloat16" if c["lm"] else "float32",
+              "transformers_version": "4.41.2", "use_cache": True, "use_sliding_window": False,
+              "vocab_size": size}
+    prompt = ""
+    json.dump({"add_eos_token": True, "add_prefix_space": False,
+               "auto_map": {"AutoTokenizer": ["tokenization_qwen.Qwen2Tokenizer",
+                                              "tokenization_qwen.Qwen2TokenizerFast"]},
+               "bos_token": None, "clean_up_tokenization_spaces": False,
+               "eos_token": EOS, "errors": "replace", "model_max_length": 32768,
+               "pad_token": EOS, "split_special_tokens": False,
+               "tokenizer_class": "Qwen2Tokenizer", "unk_token": None},
+              open(os.path.join(folder, "tokenizer_config.json"), "w"), indent=2)
+    reference = with_template(tokenizer, ["$A", EOS], [EOS])
+    if not c["lm"]:
+        repo = "Alibaba-NLP/gte-Qwen2-7B-instruct--"
+        config["auto_map"] = {"AutoModel": repo + "modeling_qwen.Qwen2Model",
+                              "AutoModelForCausalLM": repo + "modeling_qwen.Qwen2ForCausalLM",
+                              "AutoModelForSequenceClassification":
+                                  repo + "modeling_qwen.Qwen2ForSequenceClassification"}
+        config["is_causal"] = False
+        write_sentence_transformers(folder, c["E"], 8192)
+        pooling = os.path.join(folder, "1_Pooling", "config.json")
+        json.dump(dict(json.load(open(pooling)), pooling_mode_mean_tokens=False,
+                       pooling_mode_lasttoken=True, include_prompt=True),
+                  open(pooling, "w"), indent=2)
+        json.dump({"prompts": PROMPTS, "default_prompt_name": None},
+                  open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
+        prompt = PROMPTS["query"]
+    json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
+    c = dict(c, causal=config.get("is_causal", True))
+    rows = write_texts(folder, c, w, reference, prompt, strip=not c["lm"])
+    os.unlink(reference)
+    print(f"{folder}: L={c['L']} E={c['E']} H={c['H']} KV={c['K']} causal={c['causal']}"
+          f", vocabulary {size}, {len(rows)} texts, prompt {prompt!r}")
+
+
+CASES = [
+    dict(name="gte-qwen2", L=2, E=32, H=4, K=2, F=48, theta=1000000.0, lm=False),
+    dict(name="qwen2-causal-lm", L=2, E=32, H=4, K=1, F=64, theta=10000.0, lm=True),
+]
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for n, case in enumerate(CASES):
+        write_case(case, out, 20261126 + n)

@@ -1,0 +1,106 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.RotaryPositions;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Qwen2 (gte-Qwen2-1.5B-instruct and 7B, mxbai-rerank-v2's base), as {@code modeling_qwen2.py}
+ * computes it: token embeddings (no norm, no positions); pre-norm layers with RMSNorm
+ * ({@code input_layernorm}, {@code post_attention_layernorm}, eps {@code rms_norm_eps});
+ * {@code num_key_value_heads} KV heads shared by groups of query heads, heads of
+ * hidden_size / num_attention_heads values; biases on q, k and v (none on o_proj); rotary
+ * positions of base {@code rope_theta}; SwiGLU; a final {@code norm}. Causal unless config.json
+ * says {@code "is_causal": false}, as gte-Qwen2's does (its own {@code modeling_qwen.Qwen2Model},
+ * named by {@code auto_map}, attends both ways; the job carries that). Its tokenizer appends
+ * {@code <|endoftext|>} from tokenizer_config.json's {@code add_eos_token}
+ * ({@link io.corpus.encoder.text.TokenizerConfig}). Refused: sliding windows and rope scalings,
+ * which the embedding models do not use.
+ */
+final class Qwen2 implements ModelFamily {
+  private static final String LAYERS = "layers.";
+  private static final DecoderTensors.Parts PARTS =
+      new DecoderTensors.Parts(false, false, w -> w);
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("qwen2");
+  }
+
+  @Override
+  public String examples() {
+    return "gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct";
+  }
+
+  @Override
+  public String name() {
+    return "qwen2";
+  }
+
+  @Override
+  public boolean implementsCustomCode(JsonNode autoMap) {
+    return ModelFamily.autoMapNames(autoMap, "Qwen2");
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    if (config.path("use_sliding_window").asBoolean(false)) {
+      throw new WeightsException(file + ": use_sliding_window = true is not supported (false)");
+    }
+    DecoderTensors.refuseSet(config, "rope_scaling", file);
+    int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
+    int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
+    int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
+    LayerAttention rotary = new LayerAttention(0,
+        RotaryPositions.halves(config.path("rope_theta").asDouble(10_000)));
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
+            config.path("rms_norm_eps").asDouble(1e-6))
+        .preNormWithFinalNorm().rmsNorm().projectionBias(true).feedForwardBias(false)
+        .layers(Collections.nCopies(layers, rotary))
+        .heads(new ModelSettings.AttentionHeads(kvHeads, 0, 0))
+        .causal(config.path("is_causal").asBoolean(true)).build();
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "model.";
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embed_tokens.", "layers.", "norm.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
+    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    String p = LAYERS + i + ".";
+    return DecoderTensors.layer(read, p, model, PARTS)
+        .norms(read.take(p + "input_layernorm.weight", e),
+            read.take(p + "post_attention_layernorm.weight", e))
+        .build();
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
+  }
+}
