@@ -42,7 +42,7 @@ EOS = "<|endoftext|>"
 def random_decoder(c, rng):
     """Llama-shaped weights: Qwen2's, with biases on q, k, v where c["bias"]."""
     E, F, V, H, K = c["E"], c["F"], c["V"], c["H"], c["K"]
-    D = E // H
+    D = c.get("D") or E // H
     normal = lambda *shape, std: rng.normal(0.0, std, size=shape)
     t = {"embed_tokens.weight": normal(V, E, std=1.0), "norm.weight": 1 + normal(E, std=0.1)}
     for i in range(c["L"]):
@@ -64,7 +64,7 @@ def decoder(c, w, ids):
     """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_qwen2.py (and
     modeling_mistral.py: no biases, and its sliding window where c["window"]) computes them."""
     T, E, H, K, eps = len(ids), c["E"], c["H"], c["K"], c["eps"]
-    D = E // H
+    D = c.get("D") or E // H
     x = w["embed_tokens.weight"][torch.tensor(ids)]
     inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
     freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
@@ -121,10 +121,10 @@ def with_template(tokenizer, single, special):
     return f.name
 
 
-def write_texts(folder, c, w, tokenizer, prompt, strip):
-    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS], MAX_TOKENS,
+def write_texts(folder, c, w, tokenizer, prompt, strip, max_tokens=MAX_TOKENS):
+    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS], max_tokens,
                          strip=strip)
-    assert any(r["full_length"] > MAX_TOKENS for r in rows), "no text is cut"
+    assert any(r["full_length"] > max_tokens for r in rows), "no text is cut"
     out_rows = []
     for row, (_, text) in zip(rows, TEXTS):
         h = decoder(c, w, row["input_ids"])

@@ -293,7 +293,7 @@ public interface ModelFamily {
    */
   List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
       new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen2(), new Qwen3(),
-      new Gemma3());
+      new Gemma3(), new Mistral());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.supported() + " folders";

@@ -1,0 +1,111 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.RotaryPositions;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Mistral (e5-mistral-7b-instruct, SFR-Embedding-2_R, SFR-Embedding-Mistral), as
+ * {@code modeling_mistral.py} computes it: token embeddings; pre-norm layers with RMSNorm
+ * ({@code input_layernorm}, {@code post_attention_layernorm}, eps {@code rms_norm_eps});
+ * causal attention over {@code num_key_value_heads} KV heads of {@code head_dim} values
+ * (hidden_size / num_attention_heads when absent or null), no biases, rotary positions of base
+ * {@code rope_theta}; a query sees the {@code sliding_window} keys up to itself (key j from query
+ * i when i − W &lt; j ≤ i, transformers' mask; 4,096 when the key is absent, as in
+ * MistralConfig), every earlier key when it is null; SwiGLU; a
+ * final {@code norm}. e5-mistral's texts end in {@code </s>}: its tokenizer_config.json's
+ * {@code add_eos_token} ({@link io.corpus.encoder.text.TokenizerConfig}). Refused: rope scalings
+ * and a window of one key.
+ */
+final class Mistral implements ModelFamily {
+  private static final String LAYERS = "layers.";
+  private static final DecoderTensors.Parts PARTS =
+      new DecoderTensors.Parts(false, false, w -> w);
+  /** MistralConfig's sliding_window when config.json has no such key. */
+  private static final int ABSENT_WINDOW = 4096;
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("mistral");
+  }
+
+  @Override
+  public String examples() {
+    return "e5-mistral-7b-instruct, SFR-Embedding-2_R";
+  }
+
+  @Override
+  public String name() {
+    return "mistral";
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    DecoderTensors.refuseSet(config, "rope_scaling", file);
+    int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
+    int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
+    int kvHeads = DecoderTensors.kvHeads(config, heads, 8, file);
+    int window = 0;
+    if (!config.has("sliding_window") || !config.get("sliding_window").isNull()) {
+      int keys = config.has("sliding_window")
+          ? ModelFamily.positiveInt(config, "sliding_window", file) : ABSENT_WINDOW;
+      if (keys < 2) {
+        throw new WeightsException(file + ": sliding_window = " + keys + " is not supported "
+            + "(at least 2 keys, or null)");
+      }
+      window = keys - 1;
+    }
+    LayerAttention attention = new LayerAttention(window,
+        RotaryPositions.halves(config.path("rope_theta").asDouble(10_000)));
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
+            config.path("rms_norm_eps").asDouble(1e-6))
+        .preNormWithFinalNorm().rmsNorm().projectionBias(false).feedForwardBias(false)
+        .layers(Collections.nCopies(layers, attention))
+        .heads(new ModelSettings.AttentionHeads(kvHeads,
+            DecoderTensors.headWidth(config, 0, file), 0))
+        .causal(true).build();
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "model.";
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embed_tokens.", "layers.", "norm.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
+    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    String p = LAYERS + i + ".";
+    return DecoderTensors.layer(read, p, model, PARTS)
+        .norms(read.take(p + "input_layernorm.weight", e),
+            read.take(p + "post_attention_layernorm.weight", e))
+        .build();
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
+  }
+}
