@@ -52,4 +52,33 @@ class DecoderConfigDefaultsTest {
     assertEquals(32, heads(given).headWidth());
     assertEquals(2, heads(given).kvHeads());
   }
+
+  @Test
+  void mistralHasEightKvHeadsOfWidthEOverHAndMistralConfigsWindowWhenTheKeysAreAbsent() {
+    ObjectNode absent = config("mistral", 16);
+    absent.remove("sliding_window");
+    ModelFamily.Architecture a = ModelFamily.of(absent, FILE).architecture(absent, FILE);
+    assertEquals(8, a.heads().kvHeads());
+    assertEquals(0, a.heads().headWidth(), "0: hidden_size / num_attention_heads");
+    assertEquals(4095, a.layers().get(0).window(), "4,096 keys: the query and 4,095 before it");
+    assertTrue(a.causal());
+    ObjectNode none = config("mistral", 16);
+    none.putNull("sliding_window").putNull("head_dim");
+    a = ModelFamily.of(none, FILE).architecture(none, FILE);
+    assertEquals(0, a.layers().get(1).window(), "null: every earlier key");
+    assertEquals(0, a.heads().headWidth());
+  }
+
+  @Test
+  void qwen2HasThirtyTwoKvHeadsWhenAbsentAndIsCausalUnlessConfigSaysOtherwise() {
+    ModelFamily.Architecture a = ModelFamily.of(config("qwen2", 32), FILE)
+        .architecture(config("qwen2", 32), FILE);
+    assertEquals(32, a.heads().kvHeads());
+    assertEquals(0, a.heads().headWidth());
+    assertTrue(a.causal());
+    assertTrue(a.projectionBias());
+    ObjectNode bidirectional = config("qwen2", 32);
+    bidirectional.put("is_causal", false);
+    assertTrue(!ModelFamily.of(bidirectional, FILE).architecture(bidirectional, FILE).causal());
+  }
 }

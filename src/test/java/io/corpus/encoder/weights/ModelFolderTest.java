@@ -271,8 +271,9 @@ class ModelFolderTest {
         + "(gte-modernbert, modernbert-embed), mpnet (all-mpnet-base-v2, multi-qa-mpnet), "
         + "nomic_bert (nomic-embed-text-v1, v1.5), distilbert (distilbert-base, "
         + "msmarco-distilbert, distilbert-sst-2), new (gte-base-en-v1.5, gte-large-en-v1.5, "
-        + "gte-multilingual-base), qwen3 (Qwen3-Embedding-0.6B, 4B, 8B) and gemma3_text "
-        + "(embeddinggemma-300m) folders",
+        + "gte-multilingual-base), qwen2 (gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct), "
+        + "qwen3 (Qwen3-Embedding-0.6B, 4B, 8B), gemma3_text (embeddinggemma-300m) and mistral "
+        + "(e5-mistral-7b-instruct, SFR-Embedding-2_R) folders",
         e.getMessage());
     Path empty = Files.createDirectories(dir.resolve("empty"));
     e = assertThrows(WeightsException.class, () -> ModelFolder.read(empty));
