@@ -40,7 +40,8 @@ EOS = "<|endoftext|>"
 
 
 def random_decoder(c, rng):
-    """Llama-shaped weights: Qwen2's, with biases on q, k, v where c["bias"]."""
+    """Llama-shaped weights: Qwen2's, with biases on q, k, v where c["bias"] and Qwen3's q/k
+    norms where c["qk_norm"]."""
     E, F, V, H, K = c["E"], c["F"], c["V"], c["H"], c["K"]
     D = c.get("D") or E // H
     normal = lambda *shape, std: rng.normal(0.0, std, size=shape)
@@ -52,6 +53,9 @@ def random_decoder(c, rng):
             if c["bias"]:
                 t[p + f"self_attn.{name}_proj.bias"] = normal(rows, std=0.5)
         t[p + "self_attn.o_proj.weight"] = normal(E, H * D, std=1 / np.sqrt(H * D))
+        if c.get("qk_norm"):
+            t[p + "self_attn.q_norm.weight"] = 1 + normal(D, std=0.2)
+            t[p + "self_attn.k_norm.weight"] = 1 + normal(D, std=0.2)
         t[p + "mlp.gate_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
         t[p + "mlp.up_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
         t[p + "mlp.down_proj.weight"] = normal(E, F, std=1 / np.sqrt(F))
@@ -62,7 +66,8 @@ def random_decoder(c, rng):
 
 def decoder(c, w, ids):
     """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_qwen2.py (and
-    modeling_mistral.py: no biases, and its sliding window where c["window"]) computes them."""
+    modeling_mistral.py: no biases, and its sliding window where c["window"]; modeling_qwen3.py:
+    q/k norms where c["qk_norm"]) computes them."""
     T, E, H, K, eps = len(ids), c["E"], c["H"], c["K"], c["eps"]
     D = c.get("D") or E // H
     x = w["embed_tokens.weight"][torch.tensor(ids)]
@@ -90,6 +95,9 @@ def decoder(c, w, ids):
 
         h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
         q, k, v = proj("q", H), proj("k", K), proj("v", K)
+        if c.get("qk_norm"):                                      # Qwen3's q_norm and k_norm
+            q = rms_norm(q, w[a + "q_norm.weight"], eps)
+            k = rms_norm(k, w[a + "k_norm.weight"], eps)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         k = k.repeat_interleave(H // K, dim=0)                                # repeat_kv

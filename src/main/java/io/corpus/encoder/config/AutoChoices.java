@@ -95,7 +95,8 @@ public final class AutoChoices {
    * A pooling setting: "auto" is the folder's 1_Pooling mode, else mean (and mean without a
    * folder). A causal language model without sentence-transformers modules is refused under
    * "auto": nothing says its states make a vector, and such a folder is often a reranker
-   * (Qwen3-Reranker) that reads its language-model head's logits instead.
+   * (Qwen3-Reranker) that reads its language-model head's logits instead. A decoder's sequence
+   * classifier pools its last token.
    */
   public static Pooling pooling(String setting, ModelFolder folder) {
     if (!setting.equals("auto")) {
@@ -109,6 +110,9 @@ public final class AutoChoices {
     }
     if (folder.classifier().map(ModelFolder.Classifier::perToken).orElse(false)) {
       return Pooling.NONE;   // a token classifier labels tokens: no sentence vector unless asked
+    }
+    if (folder.architecture().causal() && folder.classifier().isPresent()) {
+      return Pooling.LAST;   // a decoder's classifier: the last token's state, which it scores
     }
     if (folder.architecture().causal()) {
       throw new WeightsException(folder.folder() + " holds a causal language model ("

@@ -38,27 +38,51 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
   /**
    * What the dense layer reads and what follows it.
    *
-   * @param mean the mean of the sequence's states rather than its first token's
-   * @param activation what follows the dense layer
+   * @param read which of the sequence's final states the head reads
+   * @param activation what follows the dense layer, or NONE when there is no dense layer
    * @param normGamma (E) a layer norm's scale after the activation, or null for none
    * @param normBeta (E) its shift, or null
    * @param normEps its eps
+   * @param padId the pad token's id, which {@link Read#LAST_NOT_PAD} passes over; -1 for none
    */
-  public record Form(boolean mean, DenseActivation activation, float[] normGamma,
-      float[] normBeta, double normEps) implements Serializable {
+  public record Form(Read read, DenseActivation activation, float[] normGamma,
+      float[] normBeta, double normEps, int padId) implements Serializable {
     /** BERT's and XLM-R's: the first token, tanh, no norm. */
-    public static final Form FIRST_TANH = new Form(false, DenseActivation.TANH, null, null, 0);
+    public static final Form FIRST_TANH =
+        new Form(Read.FIRST, DenseActivation.TANH, null, null, 0, -1);
+
+    /** A decoder's score layer: no dense layer, the last token that is not {@code padId}. */
+    public static Form lastNotPad(int padId) {
+      return new Form(Read.LAST_NOT_PAD, DenseActivation.NONE, null, null, 0, padId);
+    }
+  }
+
+  /** Which of a sequence's final states a head reads. */
+  public enum Read {
+    /** The first token's ([CLS], {@code <s>}). */
+    FIRST,
+    /** The mean of every token's. */
+    MEAN,
+    /**
+     * The rightmost token's whose id is not the pad token's, as transformers' decoder
+     * sequence classifiers read it (the last token's when no pad token is set; the first's when
+     * every token is one).
+     */
+    LAST_NOT_PAD
   }
 
   /** What follows the head's dense layer. */
   public enum DenseActivation {
-    TANH, GELU, RELU;
+    TANH, GELU, RELU,
+    /** No dense layer: the state read goes to the output layer as it is. */
+    NONE;
 
     double apply(double v) {
       return switch (this) {
         case TANH -> Math.tanh(v);
         case GELU -> Activation.GELU.exact(v);
         case RELU -> Math.max(0, v);
+        case NONE -> v;
       };
     }
   }
@@ -79,9 +103,24 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
     NONE
   }
 
+  /**
+   * A decoder's sequence classifier: {@code score} (L, E), without a bias, on the rightmost token
+   * that is not {@code padId} (-1: the last token).
+   */
+  public static ClassifierHead score(float[] weight, List<String> labels, Scoring scoring,
+      int padId) {
+    return new ClassifierHead(new float[0], new float[0], weight, new float[labels.size()],
+        labels, scoring, Form.lastNotPad(padId));
+  }
+
   public ClassifierHead {
-    int width = poolerBias.length;
-    if (poolerWeight.length != width * width || weight.length != labels.size() * width
+    boolean dense = form.activation() != DenseActivation.NONE;
+    int width = dense ? poolerBias.length : weight.length / Math.max(1, labels.size());
+    if (!dense && (poolerWeight.length > 0 || poolerBias.length > 0)) {
+      throw new IllegalArgumentException("A head without a dense layer has no pooler weights");
+    }
+    if (dense && poolerWeight.length != width * width
+        || weight.length != labels.size() * width
         || bias.length != labels.size()) {
       throw new IllegalArgumentException("Classifier head shapes disagree: pooler "
           + poolerWeight.length + " for E = " + width + ", classifier " + weight.length + " and "
@@ -95,25 +134,48 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
   }
 
   /**
+   * Where in a sequence of {@code length} tokens the head reads: 0 for the first token (and
+   * the mean, which reads from there), else the rightmost token whose id in {@code ids} (the
+   * sequence's, or null when they are not known: the last token) is not the pad token's.
+   */
+  public int readFrom(int[] ids, int length) {
+    if (form.read() != Read.LAST_NOT_PAD) {
+      return 0;
+    }
+    if (ids == null || form.padId() < 0) {
+      return length - 1;
+    }
+    for (int t = length - 1; t >= 0; t--) {
+      if (ids[t] != form.padId()) {
+        return t;
+      }
+    }
+    return 0;
+  }
+
+  /**
    * The logits (L) of the sequence whose T = {@code length} states (T, E) start at
-   * {@code offset}.
+   * {@code offset}: the first of them, or their mean, as the head reads.
    */
   public float[] logits(float[] states, int offset, int length) {
-    int e = poolerBias.length;
+    int e = weight.length / labels.size();
     double[] h = new double[e];
-    int rows = form.mean() ? length : 1;
+    int rows = form.read() == Read.MEAN ? length : 1;
     for (int t = 0; t < rows; t++) {
       for (int i = 0; i < e; i++) {
         h[i] += states[offset + t * e + i] / (double) rows;
       }
     }
-    double[] pooled = new double[e];
-    for (int o = 0; o < e; o++) {
-      double sum = poolerBias[o];
-      for (int i = 0; i < e; i++) {
-        sum += (double) poolerWeight[o * e + i] * h[i];
+    double[] pooled = h;
+    if (form.activation() != DenseActivation.NONE) {
+      pooled = new double[e];
+      for (int o = 0; o < e; o++) {
+        double sum = poolerBias[o];
+        for (int i = 0; i < e; i++) {
+          sum += (double) poolerWeight[o * e + i] * h[i];
+        }
+        pooled[o] = form.activation().apply(sum);
       }
-      pooled[o] = form.activation().apply(sum);
     }
     if (form.normGamma() != null) {
       pooled = LayerNorm.exact(pooled, form.normGamma(), form.normBeta(), form.normEps());
@@ -171,6 +233,6 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
   /** Number of float parameters. */
   public long parameterCount() {
     return (long) poolerWeight.length + poolerBias.length + weight.length + bias.length
-        + (form.normGamma() == null ? 0 : 2L * poolerBias.length);
+        + (form.normGamma() == null ? 0 : 2L * form.normGamma().length);
   }
 }

@@ -108,7 +108,7 @@ final class IdsSource extends EmbeddedSource {
     }
     // Every position is below maxTokens, which is at most P (ModelFolder.tokenLimit).
     embeddings.append(ids, types, positions, batch);
-    return new SequenceRead.Accepted(truncated ? ids.length : length, null, null, null,
+    return new SequenceRead.Accepted(truncated ? ids.length : length, ids, null, null,
         truncated, null, null);
   }
 

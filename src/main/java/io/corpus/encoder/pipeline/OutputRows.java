@@ -141,9 +141,11 @@ final class OutputRows implements Serializable {
           : matrix(expand(rollout, batch, batch.firstRow(b), batch.length(b), length), length);
     }
     if (layout.withLogits() || layout.withScores() || layout.withLabel()) {
-      // The head reads the sequence's final states: the first ([CLS]) or their mean.
-      float[] logits = head.logits(batch.tokens(), batch.firstRow(b) * batch.width(),
-          batch.length(b));
+      // The head reads the sequence's final states: the first ([CLS]), their mean, or a
+      // decoder's last that is not the pad token.
+      int from = head.readFrom(read.ids(), batch.length(b));
+      float[] logits = head.logits(batch.tokens(), (batch.firstRow(b) + from) * batch.width(),
+          batch.length(b) - from);
       if (layout.withLogits()) {
         values[c++] = UnsafeArrayData.fromPrimitiveArray(logits);
       }

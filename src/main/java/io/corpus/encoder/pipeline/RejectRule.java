@@ -12,6 +12,7 @@ public enum RejectRule {
   BAD_MASK("bad-mask"),
   NO_REAL_TOKEN("no-real-token"),
   NULL_TEXT("null-text"),
+  NO_TOKEN("no-token"),
   INVALID_UTF8("invalid-utf8"),
   NULL_IDS("null-ids"),
   EMPTY_IDS("empty-ids"),

@@ -7,7 +7,9 @@ sealed interface SequenceRead
    * A row whose tokens are now the batch's last sequence.
    *
    * @param length T of the outputs (token vectors, maps): the row's positions, padding included
-   * @param ids (T) the token ids, for the {@code input_ids} column of text input; else null
+   * @param ids the ids of the tokens encoded (the real ones of a padded row), for the
+   *     {@code input_ids} column of text input and a decoder classifier's pad rule; null for
+   *     embeddings input
    * @param tokens (T) the tokens' strings, for the {@code tokens} column of text input; else null
    * @param typeIds (T) the token type ids, for the {@code token_type_ids} column of text pairs;
    *     else null

@@ -111,6 +111,10 @@ final class TextSource extends EmbeddedSource {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
           + "allowed by max-tokens (on-too-long = reject)");
     }
+    if (tokens.ids().length == 0) {
+      return RejectRule.NO_TOKEN.because("the tokenizer gives no token for "
+          + (columns.hasPair() ? "this pair" : "this text") + " (it adds none of its own)");
+    }
     RejectRule.Rejection outside = outsideTheModel(tokens, embeddings);
     if (outside != null) {
       return outside;
@@ -133,6 +137,10 @@ final class TextSource extends EmbeddedSource {
    */
   private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenEmbeddings embeddings,
       int[] codePoints, int shift) {
+    if (windows.size() == 1 && windows.get(0).tokens().ids().length == 0) {
+      return RejectRule.NO_TOKEN.because("the tokenizer gives no token for this text (it adds "
+          + "none of its own)");
+    }
     for (TextTokenizer.Window window : windows) {
       RejectRule.Rejection outside = outsideTheModel(window.tokens(), embeddings);
       if (outside != null) {

@@ -112,6 +112,7 @@ final class DistilBert implements ModelFamily {
 
   @Override
   public HeadShape headShape(JsonNode config, Path file) {
-    return new HeadShape(false, ClassifierHead.DenseActivation.RELU, true);
+    return new HeadShape(ClassifierHead.Read.FIRST, ClassifierHead.DenseActivation.RELU, true,
+        -1);
   }
 }

@@ -1,9 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
@@ -23,10 +21,7 @@ import java.util.List;
  * {@code add_eos_token} ({@link io.corpus.encoder.text.TokenizerConfig}). Refused: rope scalings
  * and a window of one key.
  */
-final class Mistral implements ModelFamily {
-  private static final String LAYERS = "layers.";
-  private static final DecoderTensors.Parts PARTS =
-      new DecoderTensors.Parts(false, false, w -> w);
+final class Mistral extends DecoderFamily {
   /** MistralConfig's sliding_window when config.json has no such key. */
   private static final int ABSENT_WINDOW = 4096;
 
@@ -43,6 +38,11 @@ final class Mistral implements ModelFamily {
   @Override
   public String name() {
     return "mistral";
+  }
+
+  @Override
+  DecoderTensors.Parts parts() {
+    return new DecoderTensors.Parts(false, false, w -> w);
   }
 
   @Override
@@ -70,42 +70,5 @@ final class Mistral implements ModelFamily {
         .heads(new ModelSettings.AttentionHeads(kvHeads,
             DecoderTensors.headWidth(config, 0, file), 0))
         .causal(true).build();
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "model.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embed_tokens.", "layers.", "norm.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
-  }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
-    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
-    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    String p = LAYERS + i + ".";
-    return DecoderTensors.layer(read, p, model, PARTS)
-        .norms(read.take(p + "input_layernorm.weight", e),
-            read.take(p + "post_attention_layernorm.weight", e))
-        .build();
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
   }
 }

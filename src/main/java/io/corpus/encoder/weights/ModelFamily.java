@@ -101,6 +101,11 @@ public interface ModelFamily {
     return List.of();
   }
 
+  /** The output layer among {@link #headTensors}, (labels, E): the third. */
+  default String headOutputTensor() {
+    return headTensors().get(2);
+  }
+
   /**
    * The names of the token-classification head's tensors, the last two the output layer
    * (labels, E) and its bias; empty when the family has no such head here. Most families' is one
@@ -149,21 +154,24 @@ public interface ModelFamily {
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     return new ClassifierHead(read.take(t.get(0), width, width), read.take(t.get(1), width),
         read.take(t.get(2), labels, width), read.take(t.get(3), labels), classifier.labels(),
-        classifier.scoring(), new ClassifierHead.Form(classifier.shape().mean(),
-            classifier.shape().activation(), null, null, 0));
+        classifier.scoring(), new ClassifierHead.Form(classifier.shape().read(),
+            classifier.shape().activation(), null, null, 0, classifier.shape().padId()));
   }
 
   /**
    * A classifier head's form, as config.json gives it.
    *
-   * @param mean the dense layer reads the mean of the states, not the first token's
-   * @param activation what follows the dense layer
+   * @param read which state the head reads: the first token's, the mean, or (decoders) the last
+   *     that is not the pad token
+   * @param activation what follows the dense layer (NONE: there is none)
    * @param denseBias the dense layer has a bias
+   * @param padId config.json's {@code pad_token_id}, where the head passes over it; else -1
    */
-  record HeadShape(boolean mean, ClassifierHead.DenseActivation activation, boolean denseBias) {
+  record HeadShape(ClassifierHead.Read read, ClassifierHead.DenseActivation activation,
+      boolean denseBias, int padId) {
     /** BERT's pooler and XLM-R's classifier.dense. */
-    public static final HeadShape FIRST_TANH =
-        new HeadShape(false, ClassifierHead.DenseActivation.TANH, true);
+    public static final HeadShape FIRST_TANH = new HeadShape(ClassifierHead.Read.FIRST,
+        ClassifierHead.DenseActivation.TANH, true, -1);
   }
 
   /**

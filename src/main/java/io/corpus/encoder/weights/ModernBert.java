@@ -202,8 +202,9 @@ final class ModernBert implements ModelFamily {
       throw new WeightsException(file + ": classifier_activation '" + activation + "' is not "
           + "supported (gelu)");
     }
-    return new HeadShape(pooling.equals("mean"), ClassifierHead.DenseActivation.GELU,
-        config.path("classifier_bias").asBoolean(false));
+    return new HeadShape(pooling.equals("mean") ? ClassifierHead.Read.MEAN
+        : ClassifierHead.Read.FIRST, ClassifierHead.DenseActivation.GELU,
+        config.path("classifier_bias").asBoolean(false), -1);
   }
 
   @Override
@@ -216,8 +217,8 @@ final class ModernBert implements ModelFamily {
         shape.denseBias() ? read.take("head.dense.bias", e) : new float[e],
         read.take("classifier.weight", labels, e), read.take("classifier.bias", labels),
         classifier.labels(), classifier.scoring(),
-        new ClassifierHead.Form(shape.mean(), shape.activation(), norm[0], norm[1],
-            model.layerNormEps()));
+        new ClassifierHead.Form(shape.read(), shape.activation(), norm[0], norm[1],
+            model.layerNormEps(), -1));
   }
 
   /** {@code ModernBertForTokenClassification}: the same prediction head on every token. */

@@ -1,9 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
@@ -23,10 +21,7 @@ import java.util.List;
  * ({@link io.corpus.encoder.text.TokenizerConfig}). Refused: sliding windows and rope scalings,
  * which the embedding models do not use.
  */
-final class Qwen2 implements ModelFamily {
-  private static final String LAYERS = "layers.";
-  private static final DecoderTensors.Parts PARTS =
-      new DecoderTensors.Parts(false, false, w -> w);
+final class Qwen2 extends DecoderFamily {
 
   @Override
   public List<String> modelTypes() {
@@ -49,6 +44,11 @@ final class Qwen2 implements ModelFamily {
   }
 
   @Override
+  DecoderTensors.Parts parts() {
+    return new DecoderTensors.Parts(false, false, w -> w);
+  }
+
+  @Override
   public Architecture architecture(JsonNode config, Path file) {
     if (config.path("use_sliding_window").asBoolean(false)) {
       throw new WeightsException(file + ": use_sliding_window = true is not supported (false)");
@@ -65,42 +65,5 @@ final class Qwen2 implements ModelFamily {
         .layers(Collections.nCopies(layers, rotary))
         .heads(new ModelSettings.AttentionHeads(kvHeads, 0, 0))
         .causal(config.path("is_causal").asBoolean(true)).build();
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "model.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embed_tokens.", "layers.", "norm.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
-  }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
-    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
-    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    String p = LAYERS + i + ".";
-    return DecoderTensors.layer(read, p, model, PARTS)
-        .norms(read.take(p + "input_layernorm.weight", e),
-            read.take(p + "post_attention_layernorm.weight", e))
-        .build();
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
   }
 }

@@ -1,9 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
@@ -20,13 +18,12 @@ import java.util.List;
  * ({@code q_norm}, {@code k_norm}) before rotary positions of base {@code rope_theta}; SwiGLU,
  * {@code down_proj(silu(gate_proj(x)) ⊙ up_proj(x))}; biases on q, k, v only where
  * {@code attention_bias}; a final {@code norm}. Checkpoints of {@code Qwen3ForCausalLM} put the
- * model under {@code model.} (its {@code lm_head} is left out and listed). Refused: sliding
+ * model under {@code model.} (its {@code lm_head} is left out and listed);
+ * {@code Qwen3ForSequenceClassification} (the converted Qwen3-Reranker) adds its score layer
+ * ({@link DecoderFamily}). Refused: sliding
  * windows and rope scalings, which the embedding models do not use.
  */
-final class Qwen3 implements ModelFamily {
-  private static final String LAYERS = "layers.";
-  private static final DecoderTensors.Parts PARTS =
-      new DecoderTensors.Parts(false, true, w -> w);
+final class Qwen3 extends DecoderFamily {
 
   @Override
   public List<String> modelTypes() {
@@ -44,14 +41,16 @@ final class Qwen3 implements ModelFamily {
   }
 
   @Override
+  DecoderTensors.Parts parts() {
+    return new DecoderTensors.Parts(false, true, w -> w);
+  }
+
+  @Override
   public Architecture architecture(JsonNode config, Path file) {
     if (config.path("use_sliding_window").asBoolean(false)) {
       throw new WeightsException(file + ": use_sliding_window = true is not supported (false)");
     }
-    JsonNode scaling = config.get("rope_scaling");
-    if (scaling != null && !scaling.isNull()) {
-      throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported (null)");
-    }
+    DecoderTensors.refuseSet(config, "rope_scaling", file);
     JsonNode parameters = config.path("rope_parameters");
     String ropeType = parameters.path("rope_type").asText("default");
     if (!ropeType.equals("default")) {
@@ -74,42 +73,5 @@ final class Qwen3 implements ModelFamily {
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention).heads(new ModelSettings.AttentionHeads(kvHeads, headWidth, 0))
         .causal(!config.path("use_bidirectional_attention").asBoolean(false)).build();
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "model.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embed_tokens.", "layers.", "norm.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
-  }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
-    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
-    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    String p = LAYERS + i + ".";
-    return DecoderTensors.layer(read, p, model, PARTS)
-        .norms(read.take(p + "input_layernorm.weight", e),
-            read.take(p + "post_attention_layernorm.weight", e))
-        .build();
-  }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
   }
 }

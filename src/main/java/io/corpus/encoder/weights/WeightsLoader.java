@@ -157,15 +157,16 @@ public final class WeightsLoader {
   private static ClassifierHead classifierHead(Checkpoint file, Source source, ModelFolder model,
       ModelFolder.Classifier classifier) {
     return model.family().head(source, model,
-        labelRows(file, model.family().headTensors(), classifier, "sequence"));
+        labelRows(file, model.family().headTensors(), model.family().headOutputTensor(),
+            classifier, "sequence"));
   }
 
   /**
-   * The labels a classifier head gives, once its tensors ({@code names}, the last but one its
-   * output layer, (labels, E)) are all in the checkpoint and that layer has a row for each label
+   * The labels a classifier head gives, once its tensors ({@code names}, among them its output
+   * layer {@code out}, (labels, E)) are all in the checkpoint and that layer has a row for each label
    * config.json names.
    */
-  private static int labelRows(Checkpoint file, List<String> names,
+  private static int labelRows(Checkpoint file, List<String> names, String out,
       ModelFolder.Classifier classifier, String kind) {
     for (String name : names) {
       if (!file.contains(name)) {
@@ -173,7 +174,6 @@ public final class WeightsLoader {
             + name + " is missing from " + file.path());
       }
     }
-    String out = names.get(names.size() - 2);
     long rows = file.info(out).shape()[0];
     if (rows != classifier.labels().size()) {
       throw new WeightsException("Tensor " + out + " has " + rows + " rows but config.json "
@@ -215,8 +215,9 @@ public final class WeightsLoader {
   /** The family's token-classification head; its output rows must be config.json's labels. */
   private static TokenClassifierHead tokenHead(Checkpoint file, Source source, ModelFolder model,
       ModelFolder.Classifier classifier) {
+    List<String> names = model.family().tokenHeadTensors();
     return model.family().tokenHead(source, model,
-        labelRows(file, model.family().tokenHeadTensors(), classifier, "token"));
+        labelRows(file, names, names.get(names.size() - 2), classifier, "token"));
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,

@@ -157,8 +157,8 @@ class Qwen3FoldersTest {
             + "supported",
         config.replace("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3"),
         "num_key_value_heads = 3 does not divide num_attention_heads = 4",
-        config.replace("Qwen3ForCausalLM", "Qwen3ForSequenceClassification"),
-        "names a sequence-classification head, which this job reads for bert, xlm-roberta, "
+        config.replace("Qwen3ForCausalLM", "Qwen3ForTokenClassification"),
+        "names a token-classification head, which this job reads for bert, xlm-roberta, "
             + "modernbert, mpnet and distilbert but not for qwen3"));
   }
 

@@ -1,0 +1,99 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerWeights;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What the Llama-shaped decoder families (Qwen2, Qwen3, Mistral) share, as transformers saves
+ * them: the model under {@code model.} in a task checkpoint ({@code …ForCausalLM}'s
+ * {@code lm_head} left out), token embeddings without positions, layers of
+ * {@link DecoderTensors} between {@code input_layernorm} and {@code post_attention_layernorm}
+ * (RMSNorm scales), a final {@code norm}, and {@code …ForSequenceClassification}'s head:
+ * {@code score.weight} (labels, E) without a bias on the final state of the rightmost token that
+ * is not {@code pad_token_id}. A family says its types, its architecture and its layers'
+ * {@link DecoderTensors.Parts}.
+ */
+abstract class DecoderFamily implements ModelFamily {
+  private static final String LAYERS = "layers.";
+  private static final String SCORE = "score.weight";
+
+  /** Which shared tensors the family's layers have. */
+  abstract DecoderTensors.Parts parts();
+
+  @Override
+  public String taskPrefix() {
+    return "model.";
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return classifier ? List.of("embed_tokens.", LAYERS, "norm.", "score.")
+        : List.of("embed_tokens.", LAYERS, "norm.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
+    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    String p = LAYERS + i + ".";
+    return DecoderTensors.layer(read, p, model, parts())
+        .norms(read.take(p + "input_layernorm.weight", e),
+            read.take(p + "post_attention_layernorm.weight", e))
+        .build();
+  }
+
+  @Override
+  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of(SCORE);
+  }
+
+  /** No token-classification head is read for a decoder. */
+  @Override
+  public List<String> tokenHeadTensors() {
+    return List.of();
+  }
+
+  @Override
+  public String headOutputTensor() {
+    return SCORE;
+  }
+
+  /** The last token that is not {@code pad_token_id} (any token when config.json has none). */
+  @Override
+  public HeadShape headShape(JsonNode config, Path file) {
+    JsonNode pad = config.get("pad_token_id");
+    if (pad != null && !pad.isNull() && (!pad.canConvertToInt() || pad.asInt() < 0)) {
+      throw new WeightsException(file + ": pad_token_id is " + pad + ", expected a token id "
+          + "or null");
+    }
+    return new HeadShape(ClassifierHead.Read.LAST_NOT_PAD, ClassifierHead.DenseActivation.NONE,
+        false, pad == null || pad.isNull() ? -1 : pad.asInt());
+  }
+
+  @Override
+  public ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
+    ModelFolder.Classifier classifier = model.classifier().orElseThrow();
+    return ClassifierHead.score(read.take(SCORE, labels, model.width()), classifier.labels(),
+        classifier.scoring(), classifier.shape().padId());
+  }
+}
