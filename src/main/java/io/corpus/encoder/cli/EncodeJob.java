@@ -21,7 +21,6 @@ import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.RejectedRows;
-import io.corpus.encoder.weights.ModelFolder;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -72,7 +71,7 @@ public final class EncodeJob {
   public static LoadedModel loadModel(JobSettings settings) {
     JobSettings.Weights w = settings.weights();
     return w.isFolder()
-        ? LoadedModel.fromFolder(ModelFolder.read(Path.of(w.folder())), settings.model(),
+        ? LoadedModel.fromFolder(settings.modelFolder(), settings.model(),
             settings.output().pooling() == Pooling.SPLADE, w.precision())
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model())
             .in(w.precision());

@@ -14,7 +14,6 @@ import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +52,7 @@ final class Preflight {
     OutputFolder.checkBeforeStart(settings.output().path(),
         EncodeJob.replaces(settings.output().mode()));
     if (settings.weights().isFolder()) {
-      ModelFolder folder = ModelFolder.read(Path.of(settings.weights().folder()));
+      ModelFolder folder = settings.modelFolder();
       settings.output().attention().checkIndices(folder.layers(), folder.heads());
       Transformers.fromSettings(settings).checkOutputs(folder.pooledWidth());
     }

@@ -118,8 +118,9 @@ public final class AutoChoices {
       throw new WeightsException(folder.folder() + " holds a causal language model ("
           + folder.family().name() + ") with no sentence-transformers modules.json to say how "
           + "its states make one vector; a reranker such as Qwen3-Reranker scores with its "
-          + "language-model head's yes/no logits, which this job does not compute. To encode "
-          + "its states anyway, set the pooling (output.pooling) to last or mean");
+          + "language-model head's yes/no logits: to score text pairs as its card does, set "
+          + "model.reranker = qwen3 with input.text-pair-columns. To encode its states "
+          + "anyway, set the pooling (output.pooling) to last or mean");
     }
     return Pooling.MEAN;
   }

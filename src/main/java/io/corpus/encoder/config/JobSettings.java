@@ -4,6 +4,8 @@ import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.weights.ModelFolder;
+import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.Serializable;
 import java.util.Collections;
@@ -40,6 +42,20 @@ public record JobSettings(
    */
   public Map<String, Object> rowShaping() {
     return Settings.rowShaping(Settings.ALL, used::get);
+  }
+
+  /**
+   * The model folder ({@code model.path}) as the job reads it: with {@code model.reranker}
+   * applied.
+   */
+  public ModelFolder modelFolder() {
+    return readFolder(weights.folder(), value(Settings.RERANKER));
+  }
+
+  /** The folder at {@code path}, read as the {@code model.reranker} value says. */
+  static ModelFolder readFolder(String path, String reranker) {
+    return ModelFolder.read(java.nio.file.Path.of(path)).withReranker(
+        ConfigName.parse(Reranker.values(), reranker, Settings.RERANKER.key()));
   }
 
   /** A setting's value as the job uses it: what {@code used} holds for its key. */

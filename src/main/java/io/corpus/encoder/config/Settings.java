@@ -5,6 +5,7 @@ import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.model.ModelSettings;
 import java.util.LinkedHashMap;
@@ -59,6 +60,9 @@ public final class Settings {
           + "folder's default off").shapingRows();
   public static final Setting<String> PROMPT_NAME = Setting.text("input.prompt-name",
       "promptName", "", "a prompt of the folder's config_sentence_transformers.json, by name").shapingRows();
+  public static final Setting<String> INSTRUCTION = Setting.text("input.instruction",
+      "instruction", "", "with model.reranker: the instruction in the template each pair is "
+          + "written into; \"\" = the reranker card's").shapingRows();
   public static final Setting<String> ON_INVALID = Setting.choice("input.on-invalid", "",
       "quarantine", ConfigName.names(JobSettings.OnInvalid.values()),
       "a row that cannot be encoded: quarantine (to rejects/) or fail").shapingRows();
@@ -173,6 +177,11 @@ public final class Settings {
   public static final Setting<Boolean> RESUME = Setting.flag("execution.resume", "", true,
       "reuse the pieces a killed run of this job kept");
 
+  public static final Setting<String> RERANKER = Setting.choice("model.reranker", "reranker",
+      Reranker.NONE.configName(), ConfigName.names(Reranker.values()),
+      "a causal language model read as a reranker of text pairs, as its card runs it: none, or "
+          + "qwen3 (Qwen3-Reranker: its template, the score sigmoid(yes - no) at the last token)")
+      .shapingRows();
   public static final Setting<String> PRECISION = Setting.choice("model.precision", "precision",
       "float32", ConfigName.names(Precision.values()),
       "the weight products' numbers: float32, bfloat16 (processors with bfloat16 instructions) "
@@ -231,10 +240,10 @@ public final class Settings {
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
       IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN,
-      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, ON_INVALID,
-      MODEL_PATH, MODEL_WEIGHTS,
+      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, INSTRUCTION,
+      ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
-      POSITIONAL, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K, DIMENSIONS,
+      POSITIONAL, RERANKER, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K, DIMENSIONS,
       TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,

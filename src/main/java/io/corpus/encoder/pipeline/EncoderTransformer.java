@@ -14,6 +14,7 @@ import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.text.Entities;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
+import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,6 +106,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setChunkOverlap(int v) { set(Settings.CHUNK_OVERLAP.param(), v); return this; }
   public EncoderTransformer setPrompt(String v) { set(Settings.PROMPT.param(), v); return this; }
   public EncoderTransformer setPromptName(String v) { set(Settings.PROMPT_NAME.param(), v); return this; }
+  public EncoderTransformer setInstruction(String v) { set(Settings.INSTRUCTION.param(), v); return this; }
+  public EncoderTransformer setReranker(String v) { set(Settings.RERANKER.param(), v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
   public EncoderTransformer setPooling(String v) { set(Settings.POOLING.param(), v); return this; }
@@ -183,8 +186,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The model folder named by {@code modelPath}, read once (its JSON files only). */
   private ModelFolder folder() {
-    if (folder == null || !folder.folder().equals(Path.of(string(Settings.MODEL_PATH)))) {
-      folder = ModelFolder.read(Path.of(string(Settings.MODEL_PATH)));
+    if (folder == null || !folder.folder().equals(Path.of(string(Settings.MODEL_PATH)))
+        || !folder.reranker().configName().equals(string(Settings.RERANKER))) {
+      folder = ModelFolder.read(Path.of(string(Settings.MODEL_PATH))).withReranker(
+          ConfigName.parse(Reranker.values(), string(Settings.RERANKER), "reranker"));
     }
     return folder;
   }
@@ -227,7 +232,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   private String modelKey() {
     return string(Settings.MODEL_PATH) + "|" + string(Settings.MODEL_WEIGHTS) + "|" + string(Settings.NAMING) + "|" + modelSettings() + "|"
-        + (resolvedPooling() == Pooling.SPLADE) + "|" + string(Settings.PRECISION);
+        + (resolvedPooling() == Pooling.SPLADE) + "|" + string(Settings.PRECISION) + "|"
+        + string(Settings.RERANKER);
   }
 
   /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
@@ -271,6 +277,15 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         throw new IllegalArgumentException("maskCol does not apply to textCol: text has no "
             + "padding");
       }
+    }
+    boolean reranker = !string(Settings.RERANKER).equals(Reranker.NONE.configName());
+    if (reranker && (kind != InputKind.TEXT || strings(Settings.TEXT_PAIR_COLUMNS).length == 0)) {
+      throw new IllegalArgumentException("reranker = " + string(Settings.RERANKER) + " scores "
+          + "text pairs: set textPairCols (input.text-pair-columns), the query then the document");
+    }
+    if (!reranker && !string(Settings.INSTRUCTION).isEmpty()) {
+      throw new IllegalArgumentException("instruction goes with reranker (model.reranker), "
+          + "which writes it into each pair's template");
     }
     if (chunks() && (kind != InputKind.TEXT || strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
       throw new IllegalArgumentException("onTooLong = chunk cuts single texts (textCol) into "
@@ -517,7 +532,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   private SequenceSource source(InputColumns columns, LoadedModel m, boolean spans) {
     return SequenceSource.of(columns, m, intValue(Settings.MAX_LENGTH), intValue(Settings.MAX_TOKENS),
         string(Settings.ON_TOO_LONG).equals("reject"), chunks() ? intValue(Settings.CHUNK_OVERLAP) : -1,
-        columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "", spans);
+        columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "", spans,
+        string(Settings.INSTRUCTION));
   }
 
   /** Whether texts longer than the limit become several windows (rows). */

@@ -7,6 +7,7 @@ import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.text.TokenizerConfig;
 import io.corpus.encoder.weights.FolderWeights;
 import io.corpus.encoder.weights.ModelFolder;
+import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.weights.WeightsException;
 import io.corpus.encoder.weights.WeightsLoader;
@@ -68,6 +69,10 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
           w.leftOut().size(), w.leftOut());
     }
     byte[] tokenizer = folder.tokenizer().map(LoadedModel::tokenizerJson).orElse(null);
+    if (tokenizer != null && folder.reranker() != Reranker.NONE) {
+      tokenizer = TokenizerConfig.wrapped(tokenizer, folder.reranker().prefix(),
+          folder.reranker().suffix());
+    }
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
         w.splade(), w.dense()).in(precision),
         settings, folder, tokenizer);

@@ -34,10 +34,12 @@ abstract class SequenceSource implements Serializable {
    * ids and text: {@code maxTokens} (0: the folder's max_seq_length, else its positions), longer
    * ones cut or, with {@code rejectTooLong}, refused; text with {@code chunkOverlap} 0 or more
    * is cut into overlapping windows instead (-1: not); {@code prompt} goes before every text;
-   * {@code spans}: text keeps where each token is, for entities.
+   * {@code spans}: text keeps where each token is, for entities; {@code instruction}: a
+   * reranker's, in the template each pair is written into.
    */
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
-      boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans) {
+      boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans,
+      String instruction) {
     double eps = m.settings().layerNormEps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
@@ -56,7 +58,8 @@ abstract class SequenceSource implements Serializable {
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
           m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, chunkOverlap, prompt,
-          spans, m.folder().stripsTexts(), eps, m.weights().embeddings().vocabularySize());
+          spans, m.folder().stripsTexts(), eps, m.weights().embeddings().vocabularySize(),
+          m.folder().reranker(), instruction);
     };
   }
 

@@ -5,6 +5,7 @@ import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.EdgeWhitespace;
 import io.corpus.encoder.text.TextTokenizer;
+import io.corpus.encoder.weights.Reranker;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -25,6 +26,8 @@ final class TextSource extends EmbeddedSource {
   private final int chunkOverlap;   // -1: texts are cut or rejected, not chunked
   private final String prompt;      // put before every text; "" = none
   private final boolean spans;      // keep the text and each token's span in it, for entities
+  private final Reranker reranker;  // NONE, or the template a pair is written into, as one text
+  private final String instruction; // the reranker's instruction; "" = its card's
   private final boolean strip;      // texts lose their edge whitespace, as sentence-transformers'
 
   /**
@@ -33,13 +36,15 @@ final class TextSource extends EmbeddedSource {
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
-      double layerNormEps, int vocabularySize) {
+      double layerNormEps, int vocabularySize, Reranker reranker, String instruction) {
     super(columns, maxTokens, rejectTooLong, layerNormEps);
     this.tokenizerJson = tokenizerJson;
     this.chunkOverlap = chunkOverlap;
     this.prompt = prompt;
     this.spans = spans;
     this.strip = strip;
+    this.reranker = reranker;
+    this.instruction = instruction;
     if (spans && !prompt.isEmpty()) {
       throw new IllegalArgumentException("Entities are found in the text as given: a prompt ('"
           + prompt + "') would move every offset; set no prompt");
@@ -103,10 +108,11 @@ final class TextSource extends EmbeddedSource {
     if (chunkOverlap >= 0) {
       return chunks(tokenizer.windows(text), embeddings, codePoints, shift);
     }
-    TextTokenizer.Tokens tokens = columns.hasPair()
-        ? tokenizer.encode(text,
-            edges(row.getUTF8String(columns.pairOrdinal()).toString()).text())
-        : tokenizer.encode(text);
+    String pair = columns.hasPair()
+        ? edges(row.getUTF8String(columns.pairOrdinal()).toString()).text() : null;
+    TextTokenizer.Tokens tokens = pair == null ? tokenizer.encode(text)
+        : reranker != Reranker.NONE ? tokenizer.encode(reranker.body(instruction, text, pair))
+        : tokenizer.encode(text, pair);
     if (tokens.truncated() && rejectTooLong) {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
           + "allowed by max-tokens (on-too-long = reject)");

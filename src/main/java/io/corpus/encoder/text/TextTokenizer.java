@@ -266,6 +266,11 @@ public final class TextTokenizer implements AutoCloseable {
         Math.max(start, 0), start < 0 ? 0 : end);
   }
 
+  /** {@code text}'s own tokens, without those the template adds, uncut. */
+  public Tokens contentTokens(String text) {
+    return tokens(tokenizer.encode(text, false, false));
+  }
+
   /** How many special tokens the template adds to a single text ([CLS] and [SEP]: 2). */
   public int specialTokens() {
     return tokenizer.encode("").getIds().length;

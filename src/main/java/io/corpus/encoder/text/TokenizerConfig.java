@@ -59,11 +59,38 @@ public final class TokenizerConfig {
     }
   }
 
+  /**
+   * {@code tokenizerJson} whose template puts {@code prefix}'s tokens before every text and
+   * {@code suffix}'s after it (the text itself as the tokenizer cuts it, without special tokens
+   * of its own), as a reranker's card adds them around each pair: a text longer than the limit
+   * loses its own end, never the suffix.
+   */
+  public static byte[] wrapped(byte[] tokenizerJson, String prefix, String suffix) {
+    try (TextTokenizer plain = TextTokenizer.fromJson(tokenizerJson, Integer.MAX_VALUE / 2)) {
+      ObjectNode root = (ObjectNode) JSON.readTree(tokenizerJson);
+      TextTokenizer.Tokens before = plain.contentTokens(prefix);
+      TextTokenizer.Tokens after = plain.contentTokens(suffix);
+      root.set("post_processor", template(
+          List.of(new Marker("[PREFIX]", before.ids(), before.tokens())),
+          List.of(new Marker("[SUFFIX]", after.ids(), after.tokens()))));
+      return JSON.writeValueAsBytes(root);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the tokenizer", e);
+    }
+  }
+
   /** Whether a text starts with the bos token and ends with the eos token. */
   private record Flags(boolean bos, boolean eos) {}
 
-  /** A special token the template adds: its text and id. */
-  private record Marker(String content, int id) {}
+  /**
+   * What the template adds at one place: a special token (its text and id), or a run of
+   * ordinary tokens the template names {@code content}.
+   */
+  private record Marker(String content, int[] ids, String[] tokens) {
+    Marker(String content, int id) {
+      this(content, new int[] {id}, new String[] {content});
+    }
+  }
 
   private static Optional<Flags> flags(JsonNode config) {
     if (config == null) {
@@ -120,8 +147,14 @@ public final class TokenizerConfig {
     for (List<Marker> markers : List.of(before, after)) {
       for (Marker m : markers) {
         ObjectNode token = specials.putObject(m.content()).put("id", m.content());
-        token.putArray("ids").add(m.id());
-        token.putArray("tokens").add(m.content());
+        ArrayNode ids = token.putArray("ids");
+        for (int id : m.ids()) {
+          ids.add(id);
+        }
+        ArrayNode tokens = token.putArray("tokens");
+        for (String t : m.tokens()) {
+          tokens.add(t);
+        }
       }
     }
     return template;

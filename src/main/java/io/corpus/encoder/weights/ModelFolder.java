@@ -50,13 +50,15 @@ import java.util.TreeSet;
  * @param stripsTexts whether texts lose their edge whitespace before tokenizing, as
  *     sentence-transformers' Transformer module strips them (a folder whose modules.json runs
  *     one); Hugging Face's own pipelines and CrossEncoder.predict tokenize texts as given
+ * @param reranker how a causal language model is read as a reranker ({@link #withReranker}),
+ *     or NONE
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, ModelFamily.Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
-    boolean stripsTexts) {
+    boolean stripsTexts, Reranker reranker) {
 
   /**
    * sentence-transformers' {@code SpladePooling} config.
@@ -220,7 +222,38 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
             .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade(),
-        st.strips());
+        st.strips(), Reranker.NONE);
+  }
+
+  /**
+   * This folder read as {@code reranker} says ({@code model.reranker}): a causal language model
+   * of the reranker's family becomes a one-label classifier, its score sigmoid(yes − no) at the
+   * last token; NONE leaves it as it is. Anything else is refused in one line.
+   */
+  public ModelFolder withReranker(Reranker reranker) {
+    if (reranker == Reranker.NONE) {
+      return this;
+    }
+    String what = "model.reranker = " + reranker.configName() + " reads a " + reranker.family()
+        + " causal language model as its card runs it; " + folder;
+    if (!family.name().equals(reranker.family()) || !architecture.causal()) {
+      throw new WeightsException(what + " holds a " + (architecture.causal() ? ""
+          : "bidirectional ") + family.name() + " model");
+    }
+    if (classifier.isPresent()) {
+      throw new WeightsException(what + " is already a classifier (its config.json names its "
+          + "head, which the job reads as it is): leave model.reranker out");
+    }
+    if (tokenizer.isEmpty()) {
+      throw new WeightsException(what + " has no tokenizer.json to find '" + reranker.yes()
+          + "' and '" + reranker.no() + "' in");
+    }
+    Classifier yesNo = new Classifier(List.of(reranker.yes()), ClassifierHead.Scoring.SIGMOID,
+        new ModelFamily.HeadShape(ClassifierHead.Read.LAST_NOT_PAD,
+            ClassifierHead.DenseActivation.NONE, false, -1), false);
+    return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
+        architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
+        Optional.of(yesNo), prompts, dense, splade, stripsTexts, reranker);
   }
 
   /** The classification head config.json describes, if its architecture has one. */

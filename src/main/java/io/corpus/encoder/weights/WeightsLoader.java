@@ -31,6 +31,8 @@ import java.util.regex.Pattern;
  * model folder ({@link ModelFolder}) loads whole, its embedding layer included.
  */
 public final class WeightsLoader {
+  private static final String LM_HEAD = "lm_head.weight";
+
   private WeightsLoader() {}
 
   public static EncoderWeights load(Path path, TensorNaming naming, ModelSettings settings) {
@@ -72,6 +74,9 @@ public final class WeightsLoader {
     if (perToken) {
       kept.addAll(family.tokenHeadPrefixes());
     }
+    if (model.reranker() != Reranker.NONE) {
+      kept.add(LM_HEAD);
+    }
     if (splade) {
       if (family.mlmHeadTensors().isEmpty()) {
         throw new WeightsException("SPLADE (output.pooling = splade) needs a masked-language-"
@@ -97,8 +102,10 @@ public final class WeightsLoader {
     EncoderWeights encoder = new EncoderWeights(layerWeights,
         finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null,
         family.scoreBiasTable(source, model));
-    ClassifierHead head = model.classifier().filter(c -> !c.perToken())
-        .map(c -> classifierHead(file, source, model, c)).orElse(null);
+    ClassifierHead head = model.reranker() != Reranker.NONE
+        ? rerankerHead(file, source, model, embeddings)
+        : model.classifier().filter(c -> !c.perToken())
+            .map(c -> classifierHead(file, source, model, c)).orElse(null);
     TokenClassifierHead tokenHead = model.classifier().filter(ModelFolder.Classifier::perToken)
         .map(c -> tokenHead(file, source, model, c)).orElse(null);
     SpladeHead mlmHead = splade ? spladeHead(file, source, model, embeddings) : null;
@@ -159,6 +166,38 @@ public final class WeightsLoader {
     return model.family().head(source, model,
         labelRows(file, model.family().headTensors(), model.family().headOutputTensor(),
             classifier, "sequence"));
+  }
+
+  /**
+   * A causal language model read as a reranker: one row, lm_head["yes"] − lm_head["no"] (the
+   * word embedding table's rows when the checkpoint ties lm_head to it and leaves it out), the
+   * ids looked up in tokenizer.json's vocabulary as transformers' convert_tokens_to_ids does.
+   */
+  private static ClassifierHead rerankerHead(Checkpoint file, Source source, ModelFolder model,
+      EmbeddingWeights embeddings) {
+    Reranker reranker = model.reranker();
+    Path tokenizer = model.tokenizer().orElseThrow();
+    JsonNode vocabulary = ModelFolder.json(tokenizer).path("model").path("vocab");
+    int e = model.width();
+    int v = embeddings.vocabularySize();
+    float[] table = file.contains(LM_HEAD) ? source.take(LM_HEAD, v, e) : embeddings.word();
+    float[] row = new float[e];
+    int yes = vocabularyId(vocabulary, reranker.yes(), tokenizer);
+    int no = vocabularyId(vocabulary, reranker.no(), tokenizer);
+    for (int i = 0; i < e; i++) {
+      row[i] = table[yes * e + i] - table[no * e + i];
+    }
+    ModelFolder.Classifier classifier = model.classifier().orElseThrow();
+    return ClassifierHead.score(row, classifier.labels(), classifier.scoring(), -1);
+  }
+
+  private static int vocabularyId(JsonNode vocabulary, String token, Path tokenizer) {
+    JsonNode id = vocabulary.get(token);
+    if (id == null || !id.canConvertToInt()) {
+      throw new WeightsException(tokenizer + " has no token '" + token + "' in its vocabulary, "
+          + "which the reranker's score reads");
+    }
+    return id.asInt();
   }
 
   /**

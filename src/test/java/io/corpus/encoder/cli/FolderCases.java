@@ -205,7 +205,7 @@ record FolderCases(String cases, Path tmp) {
     }
   }
 
-  private static List<Integer> ints(JsonNode values) {
+  static List<Integer> ints(JsonNode values) {
     List<Integer> out = new ArrayList<>();
     values.forEach(i -> out.add(i.asInt()));
     return out;

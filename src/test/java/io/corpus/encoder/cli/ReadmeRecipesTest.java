@@ -112,6 +112,35 @@ class ReadmeRecipesTest {
   }
 
   /**
+   * The Qwen3-Reranker recipe on three pairs, with the test's random Qwen3-Reranker folder: one
+   * score a pair, the sigmoid of its logit.
+   */
+  @Test
+  void qwen3RerankerRecipeRunsAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## Rerank pairs with Qwen3-Reranker");
+    assertEquals(List.of("hocon"), blocks.stream().map(b -> b.substring(0, b.indexOf('\n')))
+        .toList(), "the recipe's blocks");
+    SparkSession spark = SparkTestSession.get();
+    List<Row> pairs = new ArrayList<>();
+    for (int i = 0; i < QUERIES.length; i++) {
+      pairs.add(RowFactory.create("d" + i, "q" + i, QUERIES[i], "a gloss of the sample " + i));
+    }
+    spark.createDataFrame(pairs, new StructType().add("doc_id", DataTypes.StringType)
+        .add("query_id", DataTypes.StringType).add("query", DataTypes.StringType)
+        .add("passage", DataTypes.StringType)).coalesce(1).write()
+        .parquet(work.resolve("pairs.parquet").toString());
+    runJob(body(blocks.get(0)), "rerank-qwen3.conf");
+    List<Row> rows = spark.read().parquet(work.resolve("reranked-qwen3/embeddings").toString())
+        .collectAsList();
+    assertEquals(QUERIES.length, rows.size());
+    for (Row r : rows) {
+      double logit = SparkInputs.vector(r.getAs("logits"))[0];
+      double score = SparkInputs.vector(r.getAs("scores"))[0];
+      assertEquals(1 / (1 + Math.exp(-logit)), score, 1e-6, r.getAs("doc_id"));
+    }
+  }
+
+  /**
    * The entity and hybrid-search recipes: a random NER folder over the sample's glosses, its
    * entity table against one counted here; a random SPLADE folder and all-MiniLM-L6-v2 over the
    * glosses and three queries, the hybrid top 10 against scores computed here from the tables.
@@ -302,6 +331,8 @@ class ReadmeRecipesTest {
         .replace("\"/models/all-MiniLM-L6-v2\"", "\"" + MINILM + "\"")
         .replace("\"/models/my-ner-model\"", "\"" + ROOT.resolve(
             "src/test/resources/token-cases/bert-ner") + "\"")
+        .replace("\"/models/Qwen3-Reranker-0.6B\"", "\"" + ROOT.resolve(
+            "src/test/resources/reranker-cases/qwen3-reranker") + "\"")
         .replace("\"/models/my-splade-model\"", "\"" + ROOT.resolve(
             "src/test/resources/splade-cases/splade-max") + "\"")
         + "\nexecution.progress = false\n");
