@@ -136,7 +136,7 @@ class ReadmeRecipesTest {
     for (Row r : rows) {
       double logit = SparkInputs.vector(r.getAs("logits"))[0];
       double score = SparkInputs.vector(r.getAs("scores"))[0];
-      assertEquals(1 / (1 + Math.exp(-logit)), score, 1e-6, r.getAs("doc_id"));
+      assertEquals(1 / (1 + Math.exp(-logit)), score, 1e-6, (String) r.getAs("doc_id"));
     }
   }
 
