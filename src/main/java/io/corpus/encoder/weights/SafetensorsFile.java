@@ -27,7 +27,9 @@ import java.util.Map;
  * <p>Every claim of the header is checked against the file before anything is read: the header
  * length, each tensor's offsets (inside the data, not overlapping, matching the shape and dtype),
  * so the reader never allocates more than the file holds. F32 is read as is; F16 and BF16 are
- * widened to float.
+ * widened to float. A tensor is read when asked for, in pieces of 256 MB mapped one at a time, so
+ * files and tensors of any size (a 7B model's 4 GB shards, its 2.2 GB float32 embedding table)
+ * are read.
  */
 public final class SafetensorsFile {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -71,32 +73,52 @@ public final class SafetensorsFile {
     }
   }
 
+  /** The most bytes of a tensor mapped at once: any file and tensor size is read in pieces. */
+  private static final int PIECE_BYTES = 1 << 28;
+
   private final Path path;
-  private final ByteBuffer data;   // the whole file, little-endian
   private final Map<String, TensorInfo> tensors;
 
-  private SafetensorsFile(Path path, ByteBuffer data, Map<String, TensorInfo> tensors) {
+  private SafetensorsFile(Path path, Map<String, TensorInfo> tensors) {
     this.path = path;
-    this.data = data;
     this.tensors = tensors;
   }
 
-  /** Opens and validates {@code path}; throws {@link WeightsException} naming what is wrong. */
+  /**
+   * Opens and validates {@code path} (its header only: tensors are read when asked for, so a
+   * file of any size opens); throws {@link WeightsException} naming what is wrong.
+   */
   public static SafetensorsFile open(Path path) {
-    ByteBuffer buffer;
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      if (channel.size() > Integer.MAX_VALUE) {
-        throw new WeightsException("Weights file " + path + " is " + channel.size()
-            + " bytes; files over 2 GiB are not supported");
+      long fileSize = channel.size();
+      if (fileSize < 8) {
+        throw new WeightsException("Not a safetensors file (" + fileSize + " bytes, too short "
+            + "for the header length): " + path);
       }
-      buffer = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+      long headerLength = readFully(channel, 0, 8).getLong(0);
+      if (headerLength < 2 || headerLength > fileSize - 8 || headerLength > Integer.MAX_VALUE) {
+        throw new WeightsException("Not a safetensors file: header length " + headerLength
+            + " does not fit in the file's " + fileSize + " bytes: " + path);
+      }
+      byte[] header = new byte[(int) headerLength];
+      readFully(channel, 8, (int) headerLength).get(0, header);
+      return new SafetensorsFile(path, parseHeader(path, fileSize, header));
     } catch (NoSuchFileException e) {
       throw new WeightsException("Weights file not found: " + path);
     } catch (IOException e) {
       throw new WeightsException("Cannot read weights file " + path + ": " + e.getMessage(), e);
     }
-    buffer.order(ByteOrder.LITTLE_ENDIAN);
-    return new SafetensorsFile(path, buffer, parseHeader(path, buffer));
+  }
+
+  private static ByteBuffer readFully(FileChannel channel, long position, int length)
+      throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+    while (buffer.hasRemaining()) {
+      if (channel.read(buffer, position + buffer.position()) < 0) {
+        throw new IOException("the file ends before byte " + (position + length));
+      }
+    }
+    return buffer;
   }
 
   public Path path() {
@@ -129,37 +151,38 @@ public final class SafetensorsFile {
     }
     int count = Math.toIntExact(info.elementCount());
     float[] out = new float[count];
-    int base = Math.toIntExact(info.start());
-    switch (info.dtype()) {
-      case F32 -> data.slice(base, count * 4).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(out);
-      case F16 -> {
-        for (int i = 0; i < count; i++) {
-          out[i] = HalfFloats.halfToFloat(data.getShort(base + 2 * i));
+    int width = info.dtype() == DType.F32 ? 4 : 2;
+    int perPiece = PIECE_BYTES / width;
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      for (int done = 0; done < count; done += perPiece) {
+        int n = Math.min(perPiece, count - done);
+        ByteBuffer piece = channel.map(FileChannel.MapMode.READ_ONLY,
+            info.start() + (long) done * width, (long) n * width).order(ByteOrder.LITTLE_ENDIAN);
+        switch (info.dtype()) {
+          case F32 -> piece.asFloatBuffer().get(out, done, n);
+          case F16 -> {
+            for (int i = 0; i < n; i++) {
+              out[done + i] = HalfFloats.halfToFloat(piece.getShort(2 * i));
+            }
+          }
+          case BF16 -> {
+            for (int i = 0; i < n; i++) {
+              out[done + i] = Float.intBitsToFloat((piece.getShort(2 * i) & 0xffff) << 16);
+            }
+          }
+          default -> throw new IllegalStateException("not a weight type: " + info.dtype());
         }
       }
-      case BF16 -> {
-        for (int i = 0; i < count; i++) {
-          out[i] = Float.intBitsToFloat((data.getShort(base + 2 * i) & 0xffff) << 16);
-        }
-      }
-      default -> throw new IllegalStateException("not a weight type: " + info.dtype());
+    } catch (IOException e) {
+      throw new WeightsException("Cannot read tensor " + name + " of " + path + ": "
+          + e.getMessage(), e);
     }
     return out;
   }
 
-  private static Map<String, TensorInfo> parseHeader(Path path, ByteBuffer buffer) {
-    long fileSize = buffer.capacity();
-    if (fileSize < 8) {
-      throw new WeightsException("Not a safetensors file (" + fileSize + " bytes, too short for "
-          + "the header length): " + path);
-    }
-    long headerLength = buffer.getLong(0);
-    if (headerLength < 2 || headerLength > fileSize - 8) {
-      throw new WeightsException("Not a safetensors file: header length " + headerLength
-          + " does not fit in the file's " + fileSize + " bytes: " + path);
-    }
-    byte[] headerBytes = new byte[(int) headerLength];
-    buffer.get(8, headerBytes);
+  private static Map<String, TensorInfo> parseHeader(Path path, long fileSize,
+      byte[] headerBytes) {
+    long headerLength = headerBytes.length;
     JsonNode header;
     try {
       header = JSON.readTree(new String(headerBytes, StandardCharsets.UTF_8));

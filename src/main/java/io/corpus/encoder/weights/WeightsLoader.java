@@ -17,7 +17,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -87,6 +89,8 @@ public final class WeightsLoader {
     }
     Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
         kept);
+    refuseIfTooLarge(heldBytes(file, family.layerPrefix(), precision),
+        Runtime.getRuntime().maxMemory(), model, precision);
     Source source = new Source(file);
     EmbeddingWeights embeddings = family.embeddings(source, model);
     int layers = countLayers(file, family.layerPrefix(), "model_type " + family.name());
@@ -119,6 +123,56 @@ public final class WeightsLoader {
     }
     return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
         dense);
+  }
+
+  /**
+   * The bytes the checkpoint's kept tensors take once read as the job holds them: the encoder
+   * layers' ({@code layerPrefix}) in {@code precision} (4, 2 or 1 bytes a weight, and one layer
+   * in float32 while it is converted), every other tensor (embeddings, norms, heads) in float32.
+   */
+  static long heldBytes(Checkpoint file, String layerPrefix, Precision precision) {
+    int perWeight = switch (precision) {
+      case FLOAT32 -> 4;
+      case BFLOAT16 -> 2;
+      case INT8 -> 1;
+    };
+    long layerElements = 0;
+    long otherElements = 0;
+    Map<String, Long> perLayer = new HashMap<>();
+    for (String name : file.names()) {
+      long n = file.info(name).elementCount();
+      if (name.startsWith(layerPrefix)) {
+        layerElements += n;
+        String rest = name.substring(layerPrefix.length());
+        perLayer.merge(rest.substring(0, Math.max(0, rest.indexOf('.'))), n, Long::sum);
+      } else {
+        otherElements += n;
+      }
+    }
+    long oneLayer = perLayer.values().stream().mapToLong(Long::longValue).max().orElse(0);
+    return otherElements * 4 + layerElements * perWeight
+        + (precision == Precision.FLOAT32 ? 0 : oneLayer * 4);
+  }
+
+  /**
+   * Refuses, before a tensor is read, weights that would not fit {@code available} bytes of
+   * heap: one line with their size, the heap, and what to change, rather than an
+   * OutOfMemoryError half-way through reading them.
+   */
+  static void refuseIfTooLarge(long needed, long available, ModelFolder model,
+      Precision precision) {
+    if (needed <= available) {
+      return;
+    }
+    throw new WeightsException(String.format(java.util.Locale.ROOT, "%s: the weights take "
+        + "%,.1f GB as this job holds them (model.precision = %s), more than the %,.1f GB heap "
+        + "of this JVM. Give the driver more memory (jobs/encode: ENCODER_HEAP=%dg; "
+        + "spark-submit: --driver-memory, and as much for each executor, which holds the "
+        + "broadcast weights too)%s", model.folder(), needed / 1e9, precision.configName(),
+        available / 1e9, (long) Math.ceil(needed * 1.25 / (1L << 30)) + 1,
+        precision == Precision.FLOAT32 ? ", or set model.precision = bfloat16 (processors with "
+            + "bfloat16 instructions) or int8, which hold the layers in 2 and 1 bytes a weight"
+            : ""));
   }
 
   /**
