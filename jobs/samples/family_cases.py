@@ -7,13 +7,13 @@ A cut vocabulary keeps every piece BERT's own tokenizer gives the texts (so word
 into several pieces, and a character the vocabulary lacks still gives [UNK]): greedy
 longest-match WordPiece then splits the texts exactly as the whole vocabulary would.
 """
-import json, os, sys
+import json, os, shutil, sys
 import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_bert_cases import stored, write_safetensors  # noqa: E402
+from make_bert_cases import stored, write_safetensors, write_sentence_transformers  # noqa
 from make_xlmr_cases import PAIRS, TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
 from make_classifier_cases import scores  # noqa: E402
 
@@ -104,14 +104,14 @@ def store(values, dtype, prefix=""):
 def write_texts(folder, tokenizer, max_tokens, forward, pooling="mean", prompt=""):
     """texts.json: each text's reference ids (the prompt put before it, the whole stripped as
     sentence-transformers strips it in a folder with modules.json, cut at max_tokens), the
-    port's last hidden states and its pooled, normalized vector."""
+    port's last hidden states and its pooled (cls, mean or last token), normalized vector."""
     rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS],
                          max_tokens, strip=os.path.exists(os.path.join(folder, "modules.json")))
     assert any(r["full_length"] > max_tokens for r in rows), "no text is cut"
     out = []
     for row, (_, text) in zip(rows, TEXTS):
         h = forward(row["input_ids"], row["token_type_ids"])
-        s = h[0] if pooling == "cls" else h.mean(0)
+        s = h[0] if pooling == "cls" else h[-1] if pooling == "last" else h.mean(0)
         out.append({"id": row["id"], "a": text, "input_ids": row["input_ids"],
                     "tokens": row["tokens"],
                     "last_hidden_state": [[float(f"{v:.8g}") for v in r] for r in h.tolist()],
@@ -129,3 +129,38 @@ def layer_norm(x, g, b, eps):
 
 def gelu(x):
     return 0.5 * x * (1 + torch.erf(x / np.sqrt(2)))
+
+
+def case_folder(out, name):
+    """An empty folder for case `name` under `out`."""
+    folder = os.path.join(out, name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    return folder
+
+
+def write_shards(folder, tensors):
+    """The tensors in two shards and their model.safetensors.index.json, as the Hub shards a
+    large checkpoint."""
+    names = sorted(tensors)
+    half = len(names) // 2
+    weight_map = {}
+    for s, part in enumerate((names[:half], names[half:])):
+        file = f"model-{s + 1:05d}-of-00002.safetensors"
+        write_safetensors(os.path.join(folder, file), {n: tensors[n] for n in part})
+        weight_map.update({n: file for n in part})
+    json.dump({"metadata": {"total_size": sum(len(t[2]) for t in tensors.values())},
+               "weight_map": weight_map},
+              open(os.path.join(folder, "model.safetensors.index.json"), "w"), indent=2)
+
+
+def write_last_token_pipeline(folder, width, max_seq, prompts):
+    """A decoder embedder's sentence-transformers files: Transformer, last-token Pooling that
+    counts the prompt, Normalize, and config_sentence_transformers.json's prompts."""
+    write_sentence_transformers(folder, width, max_seq)
+    pooling = os.path.join(folder, "1_Pooling", "config.json")
+    json.dump(dict(json.load(open(pooling)), pooling_mode_mean_tokens=False,
+                   pooling_mode_lasttoken=True, include_prompt=True),
+              open(pooling, "w"), indent=2)
+    json.dump({"prompts": prompts, "default_prompt_name": None},
+              open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)

@@ -20,14 +20,15 @@ Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
   /usr/bin/python3 jobs/samples/make_decoder_classifier_cases.py \
       src/test/resources/decoder-classifier-cases
 """
-import json, os, shutil, sys
+import json, os, sys
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import store, write_classifier_rows  # noqa: E402
+from family_cases import case_folder, store, write_classifier_rows  # noqa: E402
 from make_bert_cases import write_safetensors  # noqa: E402
-from make_qwen2_cases import EOS, decoder, random_decoder, with_template  # noqa: E402
+from make_qwen2_cases import (EOS, decoder, random_decoder, with_template,  # noqa: E402
+                              write_gte_qwen2_tokenizer_config)
 from make_qwen3_cases import tokenizer_json  # noqa: E402
 
 MAX_TOKENS = 96
@@ -43,9 +44,7 @@ def read_at(ids, pad):
 
 def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
-    folder = os.path.join(out, c["name"])
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
+    folder = case_folder(out, c["name"])
     tokenizer = os.path.join(folder, "tokenizer.json")
     content, size = tokenizer_json()
     content["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False,
@@ -79,11 +78,7 @@ def write_case(c, out, seed):
     json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
     reference = tokenizer
     if c["eos"]:
-        json.dump({"add_eos_token": True, "auto_map": {"AutoTokenizer": [
-                       "tokenization_qwen.Qwen2Tokenizer", "tokenization_qwen.Qwen2TokenizerFast"]},
-                   "bos_token": None, "eos_token": EOS, "pad_token": EOS,
-                   "tokenizer_class": "Qwen2Tokenizer"},
-                  open(os.path.join(folder, "tokenizer_config.json"), "w"), indent=2)
+        write_gte_qwen2_tokenizer_config(folder)
         reference = with_template(tokenizer, ["$A", EOS], [EOS])
 
     def forward(ids, types):

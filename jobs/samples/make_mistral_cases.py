@@ -22,13 +22,14 @@ i − sliding_window < j ≤ i.
 Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
   /usr/bin/python3 jobs/samples/make_mistral_cases.py src/test/resources/mistral-cases
 """
-import json, os, re, shutil, sys
+import json, os, re, sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import TEXTS, store  # noqa: E402
-from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
-from make_qwen2_cases import random_decoder, with_template, write_texts  # noqa: E402
+from family_cases import (TEXTS, case_folder, store, write_last_token_pipeline,  # noqa: E402
+                          write_shards, write_texts)
+from make_bert_cases import write_safetensors  # noqa: E402
+from make_qwen2_cases import decoder, random_decoder, with_template  # noqa: E402
 
 MAX_TOKENS = 96
 PROMPTS = {"web_search_query": "Instruct: Given a web search query, retrieve relevant passages "
@@ -107,9 +108,7 @@ def tokenizer_json():
 
 def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
-    folder = os.path.join(out, c["name"])
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
+    folder = case_folder(out, c["name"])
     tokenizer = os.path.join(folder, "tokenizer.json")
     content, size = tokenizer_json()
     json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False, indent=1)
@@ -134,16 +133,7 @@ def write_case(c, out, seed):
         write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
     else:
         tensors, w = store(values, "F16")
-        names = sorted(tensors)
-        half = len(names) // 2
-        weight_map = {}
-        for s, part in enumerate((names[:half], names[half:])):
-            file = f"model-{s + 1:05d}-of-00002.safetensors"
-            write_safetensors(os.path.join(folder, file), {n: tensors[n] for n in part})
-            weight_map.update({n: file for n in part})
-        json.dump({"metadata": {"total_size": sum(len(t[2]) for t in tensors.values())},
-                   "weight_map": weight_map},
-                  open(os.path.join(folder, "model.safetensors.index.json"), "w"), indent=2)
+        write_shards(folder, tensors)
         json.dump({"add_bos_token": True, "add_eos_token": True,
                    "bos_token": {"__type": "AddedToken", "content": "<s>", "lstrip": False,
                                  "normalized": False, "rstrip": False, "single_word": False},
@@ -154,17 +144,12 @@ def write_case(c, out, seed):
                    "tokenizer_class": "LlamaTokenizer", "unk_token": "<unk>",
                    "use_default_system_prompt": False},
                   open(os.path.join(folder, "tokenizer_config.json"), "w"), indent=2)
-        write_sentence_transformers(folder, c["E"], 4096)
-        pooling = os.path.join(folder, "1_Pooling", "config.json")
-        json.dump(dict(json.load(open(pooling)), pooling_mode_mean_tokens=False,
-                       pooling_mode_lasttoken=True, include_prompt=True),
-                  open(pooling, "w"), indent=2)
-        json.dump({"prompts": PROMPTS, "default_prompt_name": None},
-                  open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
+        write_last_token_pipeline(folder, c["E"], 4096, PROMPTS)
         prompt = PROMPTS["web_search_query"]
         reference = with_template(tokenizer, ["<s>", "$A", "</s>"], ["<s>", "</s>"])
     json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
-    rows = write_texts(folder, c, w, reference, prompt, not c["lm"], MAX_TOKENS)
+    rows = write_texts(folder, reference, MAX_TOKENS, lambda ids, types: decoder(c, w, ids),
+                       "last", prompt)
     if reference != tokenizer:
         os.unlink(reference)
     print(f"{folder}: L={c['L']} E={c['E']} H={c['H']} KV={c['K']} window={c['window']}"

@@ -23,15 +23,15 @@ RMSNorm, down(silu(gate) · up), residual; final norm; the last token's state, n
 Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
   /usr/bin/python3 jobs/samples/make_qwen2_cases.py src/test/resources/qwen2-cases
 """
-import json, os, shutil, sys, tempfile
+import json, os, sys, tempfile
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import TEXTS, store  # noqa: E402
-from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
+from family_cases import (case_folder, store, write_last_token_pipeline, write_shards,  # noqa
+                          write_texts)
+from make_bert_cases import write_safetensors  # noqa: E402
 from make_qwen3_cases import rms_norm, rotate_half, tokenizer_json  # noqa: E402
-from make_xlmr_cases import reference_ids  # noqa: E402
 
 MAX_TOKENS = 160
 PROMPTS = {"query": "Instruct: Given a web search query, retrieve relevant passages that "
@@ -129,28 +129,21 @@ def with_template(tokenizer, single, special):
     return f.name
 
 
-def write_texts(folder, c, w, tokenizer, prompt, strip, max_tokens=MAX_TOKENS):
-    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS], max_tokens,
-                         strip=strip)
-    assert any(r["full_length"] > max_tokens for r in rows), "no text is cut"
-    out_rows = []
-    for row, (_, text) in zip(rows, TEXTS):
-        h = decoder(c, w, row["input_ids"])
-        s = h[-1]
-        out_rows.append({"id": row["id"], "a": text, "input_ids": row["input_ids"],
-                         "tokens": row["tokens"],
-                         "last_hidden_state": [[float(f"{v:.8g}") for v in r] for r in h.tolist()],
-                         "pooled": [float(f"{v:.10g}") for v in (s / s.norm()).tolist()]})
-    json.dump(out_rows, open(os.path.join(folder, "texts.json"), "w", encoding="utf-8"),
-              separators=(",", ":"), ensure_ascii=False)
-    return rows
+def write_gte_qwen2_tokenizer_config(folder):
+    """gte-Qwen2's tokenizer_config.json: its own tokenization_qwen classes, add_eos_token."""
+    json.dump({"add_eos_token": True, "add_prefix_space": False,
+               "auto_map": {"AutoTokenizer": ["tokenization_qwen.Qwen2Tokenizer",
+                                              "tokenization_qwen.Qwen2TokenizerFast"]},
+               "bos_token": None, "clean_up_tokenization_spaces": False,
+               "eos_token": EOS, "errors": "replace", "model_max_length": 32768,
+               "pad_token": EOS, "split_special_tokens": False,
+               "tokenizer_class": "Qwen2Tokenizer", "unk_token": None},
+              open(os.path.join(folder, "tokenizer_config.json"), "w"), indent=2)
 
 
 def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
-    folder = os.path.join(out, c["name"])
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
+    folder = case_folder(out, c["name"])
     tokenizer = os.path.join(folder, "tokenizer.json")
     content, size = tokenizer_json()
     content["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False,
@@ -165,16 +158,7 @@ def write_case(c, out, seed):
         write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
     else:
         tensors, w = store(values, "F32")
-        names = sorted(tensors)
-        half = len(names) // 2
-        weight_map = {}
-        for s, part in enumerate((names[:half], names[half:])):
-            file = f"model-{s + 1:05d}-of-00002.safetensors"
-            write_safetensors(os.path.join(folder, file), {n: tensors[n] for n in part})
-            weight_map.update({n: file for n in part})
-        json.dump({"metadata": {"total_size": sum(len(t[2]) for t in tensors.values())},
-                   "weight_map": weight_map},
-                  open(os.path.join(folder, "model.safetensors.index.json"), "w"), indent=2)
+        write_shards(folder, tensors)
     config = {"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0,
               "bos_token_id": size - 3, "eos_token_id": size - 3, "hidden_act": "silu",
               "hidden_size": c["E"], "initializer_range": 0.02, "intermediate_size": c["F"],
@@ -186,14 +170,7 @@ def write_case(c, out, seed):
               "transformers_version": "4.41.2", "use_cache": True, "use_sliding_window": False,
               "vocab_size": size}
     prompt = ""
-    json.dump({"add_eos_token": True, "add_prefix_space": False,
-               "auto_map": {"AutoTokenizer": ["tokenization_qwen.Qwen2Tokenizer",
-                                              "tokenization_qwen.Qwen2TokenizerFast"]},
-               "bos_token": None, "clean_up_tokenization_spaces": False,
-               "eos_token": EOS, "errors": "replace", "model_max_length": 32768,
-               "pad_token": EOS, "split_special_tokens": False,
-               "tokenizer_class": "Qwen2Tokenizer", "unk_token": None},
-              open(os.path.join(folder, "tokenizer_config.json"), "w"), indent=2)
+    write_gte_qwen2_tokenizer_config(folder)
     reference = with_template(tokenizer, ["$A", EOS], [EOS])
     if not c["lm"]:
         repo = "Alibaba-NLP/gte-Qwen2-7B-instruct--"
@@ -202,17 +179,12 @@ def write_case(c, out, seed):
                               "AutoModelForSequenceClassification":
                                   repo + "modeling_qwen.Qwen2ForSequenceClassification"}
         config["is_causal"] = False
-        write_sentence_transformers(folder, c["E"], 8192)
-        pooling = os.path.join(folder, "1_Pooling", "config.json")
-        json.dump(dict(json.load(open(pooling)), pooling_mode_mean_tokens=False,
-                       pooling_mode_lasttoken=True, include_prompt=True),
-                  open(pooling, "w"), indent=2)
-        json.dump({"prompts": PROMPTS, "default_prompt_name": None},
-                  open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
+        write_last_token_pipeline(folder, c["E"], 8192, PROMPTS)
         prompt = PROMPTS["query"]
     json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
     c = dict(c, causal=config.get("is_causal", True))
-    rows = write_texts(folder, c, w, reference, prompt, strip=not c["lm"])
+    rows = write_texts(folder, reference, MAX_TOKENS, lambda ids, types: decoder(c, w, ids),
+                       "last", prompt)
     os.unlink(reference)
     print(f"{folder}: L={c['L']} E={c['E']} H={c['H']} KV={c['K']} causal={c['causal']}"
           f", vocabulary {size}, {len(rows)} texts, prompt {prompt!r}")

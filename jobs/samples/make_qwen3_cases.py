@@ -20,15 +20,14 @@ residual; final norm; the last token's state, normalized.
 Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
   /usr/bin/python3 jobs/samples/make_qwen3_cases.py src/test/resources/qwen3-cases
 """
-import json, math, os, shutil, sys
+import json, math, os, sys
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import TEXTS, store  # noqa: E402
+from family_cases import case_folder, store, write_texts  # noqa: E402
 from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
 from make_modernbert_cases import train_bpe  # noqa: E402
-from make_xlmr_cases import reference_ids  # noqa: E402
 
 MAX_TOKENS = 160
 HEAD_DIM_DEFAULT = 128  # Qwen3Config's head_dim when config.json has no such key
@@ -140,9 +139,7 @@ def qwen3(c, w, ids):
 
 def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
-    folder = os.path.join(out, c["name"])
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
+    folder = case_folder(out, c["name"])
     tokenizer = os.path.join(folder, "tokenizer.json")
     content, size = tokenizer_json()
     json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
@@ -178,19 +175,8 @@ def write_case(c, out, seed):
                    "similarity_fn_name": "cosine"},
                   open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
         prompt = PROMPTS["query"]
-    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS], MAX_TOKENS,
-                         strip=not c["lm"])
-    assert any(r["full_length"] > MAX_TOKENS for r in rows), "no text is cut"
-    out_rows = []
-    for row, (_, text) in zip(rows, TEXTS):
-        h = qwen3(c, w, row["input_ids"])
-        s = h[-1]
-        out_rows.append({"id": row["id"], "a": text, "input_ids": row["input_ids"],
-                         "tokens": row["tokens"],
-                         "last_hidden_state": [[float(f"{v:.8g}") for v in r] for r in h.tolist()],
-                         "pooled": [float(f"{v:.10g}") for v in (s / s.norm()).tolist()]})
-    json.dump(out_rows, open(os.path.join(folder, "texts.json"), "w", encoding="utf-8"),
-              separators=(",", ":"), ensure_ascii=False)
+    rows = write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: qwen3(c, w, ids),
+                       "last", prompt)
     D = c['D'] or HEAD_DIM_DEFAULT
     print(f"{folder}: L={c['L']} E={c['E']} H={c['H']} KV={c['K']} D={D}"
           f", vocabulary {size}, {len(rows)} texts, prompt {prompt!r}")

@@ -21,12 +21,12 @@ vocabulary through lm_head (tied: the embedding table).
 Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
   /usr/bin/python3 jobs/samples/make_qwen3_reranker_cases.py src/test/resources/reranker-cases
 """
-import json, os, shutil, sys
+import json, os, sys
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import PAIRS, store  # noqa: E402
+from family_cases import PAIRS, case_folder, store  # noqa: E402
 from make_bert_cases import write_safetensors  # noqa: E402
 from make_qwen2_cases import decoder, random_decoder  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402
@@ -69,9 +69,7 @@ def write_pairs(folder, tokenizer, c, w, lm_head, yes, no, instruction, file):
 
 def main(out, seed=20261129):
     rng = np.random.default_rng(seed)
-    folder = os.path.join(out, "qwen3-reranker")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
+    folder = case_folder(out, "qwen3-reranker")
     content, size = tokenizer_json()
     content["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False,
                                  "trim_offsets": False, "use_regex": False}
