@@ -18,7 +18,7 @@ import java.util.List;
  * i when i − W &lt; j ≤ i, transformers' mask; 4,096 when the key is absent, as in
  * MistralConfig), every earlier key when it is null; SwiGLU; a
  * final {@code norm}. e5-mistral's texts end in {@code </s>}: its tokenizer_config.json's
- * {@code add_eos_token} ({@link io.corpus.encoder.text.TokenizerConfig}). Refused: rope scalings
+ * {@code add_eos_token} (text/TokenizerConfig). Refused: rope scalings
  * and a window of one key.
  */
 final class Mistral extends DecoderFamily {

@@ -18,7 +18,7 @@ import java.util.List;
  * says {@code "is_causal": false}, as gte-Qwen2's does (its own {@code modeling_qwen.Qwen2Model},
  * named by {@code auto_map}, attends both ways; the job carries that). Its tokenizer appends
  * {@code <|endoftext|>} from tokenizer_config.json's {@code add_eos_token}
- * ({@link io.corpus.encoder.text.TokenizerConfig}). Refused: sliding windows and rope scalings,
+ * (text/TokenizerConfig). Refused: sliding windows and rope scalings,
  * which the embedding models do not use.
  */
 final class Qwen2 extends DecoderFamily {
