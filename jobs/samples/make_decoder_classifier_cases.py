@@ -9,7 +9,10 @@ Qwen3ForSequenceClassification and Qwen2ForSequenceClassification (the encoder u
     base tokenizer; `pad_token_id` set (<|endoftext|>, which these texts never hold);
   - qwen2-seq-cls: three labels (softmax), biases on q/k/v, gte-Qwen2's tokenizer_config.json
     (add_eos_token: <|endoftext|> ends every text) and `pad_token_id` the same <|endoftext|>: the
-    score is read at the token before it.
+    score is read at the token before it;
+  - mistral-seq-cls: MistralForSequenceClassification, two labels, Mistral's Llama-form
+    tokenizer (jobs/samples/make_mistral_cases.py's: `<s>` first), no `pad_token_id` (null): the
+    score is read at the last token.
 
 Both on texts and pairs. The logits come from a float64 port of transformers' sequence
 classification over the families' ports (jobs/samples/make_qwen2_cases.py): the score layer on
@@ -29,6 +32,7 @@ from family_cases import case_folder, store, write_classifier_rows  # noqa: E402
 from make_bert_cases import write_safetensors  # noqa: E402
 from make_qwen2_cases import (EOS, decoder, random_decoder, with_template,  # noqa: E402
                               write_gte_qwen2_tokenizer_config)
+from make_mistral_cases import tokenizer_json as mistral_tokenizer_json  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402
 
 MAX_TOKENS = 96
@@ -46,11 +50,14 @@ def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
     folder = case_folder(out, c["name"])
     tokenizer = os.path.join(folder, "tokenizer.json")
-    content, size = tokenizer_json()
-    content["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False,
-                                 "trim_offsets": False, "use_regex": False}
+    mistral = c["family"] == "mistral"
+    content, size = mistral_tokenizer_json() if mistral else tokenizer_json()
+    if not mistral:
+        content["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False,
+                                     "trim_offsets": False, "use_regex": False}
     json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
-    eos = size - 3
+    eos = 2 if mistral else size - 3
+    pad = None if mistral else eos
     labels = c["labels"]
     c = dict(c, V=size, eps=1e-6, causal=True, activation=None, problem_type=None)
     values = random_decoder(c, rng)
@@ -60,7 +67,7 @@ def write_case(c, out, seed):
     head_tensors, head = store({"score.weight": values["score.weight"]}, "BF16")
     tensors.update(head_tensors)
     write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
-    kind = "Qwen3" if c["qk_norm"] else "Qwen2"
+    kind = "Mistral" if mistral else "Qwen3" if c["qk_norm"] else "Qwen2"
     config = {"architectures": [f"{kind}ForSequenceClassification"], "attention_dropout": 0.0,
               "bos_token_id": eos, "eos_token_id": eos, "hidden_act": "silu",
               "hidden_size": c["E"], "id2label": {str(i): l for i, l in enumerate(labels)},
@@ -68,13 +75,17 @@ def write_case(c, out, seed):
               "intermediate_size": c["F"], "max_position_embeddings": 32768,
               "max_window_layers": c["L"], "model_type": kind.lower(),
               "num_attention_heads": c["H"], "num_hidden_layers": c["L"],
-              "num_key_value_heads": c["K"], "pad_token_id": eos, "rms_norm_eps": 1e-06,
+              "num_key_value_heads": c["K"], "pad_token_id": pad, "rms_norm_eps": 1e-06,
               "rope_scaling": None, "rope_theta": c["theta"], "sliding_window": None,
               "tie_word_embeddings": False, "torch_dtype": "bfloat16",
               "transformers_version": "4.51.3", "use_cache": True, "use_sliding_window": False,
               "vocab_size": size}
     if c["qk_norm"]:
         config.update(attention_bias=False, head_dim=c["E"] // c["H"])
+    if mistral:
+        for key in ("max_window_layers", "rope_scaling", "use_sliding_window"):
+            del config[key]
+        config.update(bos_token_id=1, eos_token_id=2)
     json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
     reference = tokenizer
     if c["eos"]:
@@ -86,7 +97,7 @@ def write_case(c, out, seed):
 
     def logits(state_and_ids):
         h, ids = state_and_ids
-        return head["score.weight"] @ h[read_at(ids, eos)] if ids else torch.zeros(len(labels))
+        return head["score.weight"] @ h[read_at(ids, pad)] if ids else torch.zeros(len(labels))
 
     write_classifier_rows(folder, reference, MAX_TOKENS, forward, logits, c)
     for file in ("texts.json", "pairs.json"):   # a text of no token is set aside by the job
@@ -100,10 +111,12 @@ def write_case(c, out, seed):
 
 
 CASES = [
-    dict(name="qwen3-reranker-seq-cls", L=2, E=32, H=4, K=2, F=48, theta=1000000.0,
-         qk_norm=True, bias=False, eos=False, labels=["LABEL_0"]),
-    dict(name="qwen2-seq-cls", L=2, E=32, H=4, K=1, F=64, theta=10000.0, qk_norm=False,
-         bias=True, eos=True, labels=["contradiction", "entailment", "neutral"]),
+    dict(name="qwen3-reranker-seq-cls", family="qwen3", L=2, E=32, H=4, K=2, F=48,
+         theta=1000000.0, qk_norm=True, bias=False, eos=False, labels=["LABEL_0"]),
+    dict(name="qwen2-seq-cls", family="qwen2", L=2, E=32, H=4, K=1, F=64, theta=10000.0,
+         qk_norm=False, bias=True, eos=True, labels=["contradiction", "entailment", "neutral"]),
+    dict(name="mistral-seq-cls", family="mistral", L=2, E=32, H=4, K=2, F=48, theta=10000.0,
+         qk_norm=False, bias=False, eos=False, labels=["negative", "positive"]),
 ]
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * jobs/samples/make_decoder_classifier_cases.py: Qwen3ForSequenceClassification as the converted
  * Qwen3-Reranker comes, one label, a tokenizer that adds nothing; Qwen2ForSequenceClassification
  * with three labels whose tokenizer_config.json appends <|endoftext|>, which is also its
- * pad_token_id; BF16 under `model.` with `score.weight`; logits from a float64 port of
+ * pad_token_id; MistralForSequenceClassification without a pad token; BF16 under `model.` with
+ * `score.weight`; logits from a float64 port of
  * transformers' sequence classification: the score on the rightmost token that is not the pad
  * token), on texts and pairs, through the job, and padded ids through the Transformer.
  */
@@ -51,6 +52,13 @@ class DecoderClassifierFoldersTest {
   @Test
   void qwen2ClassifierReadsTheTokenBeforeItsPadTokenAsThePort() throws Exception {
     double worst = cases().classifierWorst("qwen2-seq-cls", 96, "qwen2");
+    assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
+  }
+
+  /** Mistral's head, with no pad token in config.json: read at the last token. */
+  @Test
+  void mistralClassifierWithoutAPadTokenReadsTheLastTokenAsThePort() throws Exception {
+    double worst = cases().classifierWorst("mistral-seq-cls", 96, "mistral");
     assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
   }
 
