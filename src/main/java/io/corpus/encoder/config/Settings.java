@@ -7,6 +7,7 @@ import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ModelSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -198,9 +199,11 @@ public final class Settings {
    */
   public static ModelSettings weightsFileModel(Function<Setting<?>, Object> value) {
     return new ModelSettings((Integer) value.apply(HEADS),
-        Activation.fromConfigName((String) value.apply(ACTIVATION)),
-        (Boolean) value.apply(NORM_FIRST), (Boolean) value.apply(FINAL_NORM),
-        (Double) value.apply(LAYER_NORM_EPS), (Boolean) value.apply(CAUSAL),
+        Architecture.encoder(Activation.fromConfigName((String) value.apply(ACTIVATION)),
+                (Double) value.apply(LAYER_NORM_EPS))
+            .normFirst((Boolean) value.apply(NORM_FIRST))
+            .finalNorm((Boolean) value.apply(FINAL_NORM))
+            .causal((Boolean) value.apply(CAUSAL)).build(),
         (Integer) value.apply(WINDOW),
         PositionalEncoding.fromConfigName((String) value.apply(POSITIONAL)));
   }

@@ -5,31 +5,19 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * How the encoder computes, beyond what its weights say (the weights give L, E, F and P).
+ * How the encoder computes, beyond what its weights say (the weights give L, E, F and P): the
+ * number of heads, the {@link Architecture} (a model folder's, as its family reads config.json,
+ * or a weights file's, from the job's settings), and what only a weights file asks for.
  *
- * @param heads H; must divide the width E
- * @param window W: a key is allowed when |query − key| ≤ W; 0 means no window. A layer with a
- *     window of its own ({@link #layers}) keeps it
- * @param layerNormEps eps inside the square root of every layer norm
- * @param layers how each of the L layers attends (window, rotary base), when layers differ;
- *     empty means every layer is {@link LayerAttention#PLAIN}
- * @param scoreBias a bias every layer adds to its scores by distance (MPNet, ALiBi), or NONE
- * @param attention the heads' shape: KV heads and head width, when they are not H and E/H
- * @param norm LayerNorm or RMSNorm, in every layer and the final norm
+ * @param heads H; must divide the width E unless the architecture sets the head width
+ * @param architecture how the layers compute
+ * @param window W: a key is allowed when |query − key| ≤ W; 0 means no window (weights files;
+ *     a folder's windows are per layer, in the architecture's layers). A layer with a window of
+ *     its own keeps it
+ * @param positional positions added to the input before layer 0 (weights files)
  */
-public record ModelSettings(
-    int heads,
-    Activation activation,
-    boolean normFirst,
-    boolean finalNorm,
-    double layerNormEps,
-    boolean causal,
-    int window,
-    PositionalEncoding positional,
-    List<LayerAttention> layers,
-    ScoreBias scoreBias,
-    AttentionHeads attention,
-    NormKind norm) implements Serializable {
+public record ModelSettings(int heads, Architecture architecture, int window,
+    PositionalEncoding positional) implements Serializable {
 
   /**
    * The heads' shape beyond H, where a family sets it.
@@ -52,29 +40,6 @@ public record ModelSettings(
     }
   }
 
-  /** Layers that may differ and a score bias; plain heads, LayerNorm. */
-  public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
-      double layerNormEps, boolean causal, int window, PositionalEncoding positional,
-      List<LayerAttention> layers, ScoreBias scoreBias) {
-    this(heads, activation, normFirst, finalNorm, layerNormEps, causal, window, positional,
-        layers, scoreBias, AttentionHeads.PLAIN, NormKind.LAYER);
-  }
-
-  /** Every layer alike: global (or the window given), no rotary positions. */
-  public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
-      double layerNormEps, boolean causal, int window, PositionalEncoding positional) {
-    this(heads, activation, normFirst, finalNorm, layerNormEps, causal, window, positional,
-        List.of(), ScoreBias.NONE);
-  }
-
-  /** Layers that may differ, no score bias. */
-  public ModelSettings(int heads, Activation activation, boolean normFirst, boolean finalNorm,
-      double layerNormEps, boolean causal, int window, PositionalEncoding positional,
-      List<LayerAttention> layers) {
-    this(heads, activation, normFirst, finalNorm, layerNormEps, causal, window, positional,
-        layers, ScoreBias.NONE);
-  }
-
   public ModelSettings {
     if (heads < 1) {
       throw new IllegalArgumentException("heads must be at least 1, got " + heads);
@@ -82,30 +47,69 @@ public record ModelSettings(
     if (window < 0) {
       throw new IllegalArgumentException("window must be 0 (none) or positive, got " + window);
     }
-    if (!(layerNormEps > 0) || Double.isInfinite(layerNormEps)) {
-      throw new IllegalArgumentException("layer-norm-eps must be a positive number, got "
-          + layerNormEps);
+    if (architecture == null || positional == null) {
+      throw new IllegalArgumentException("a model has an architecture and positions (NONE)");
     }
-    layers = List.copyOf(layers);
-    if (scoreBias == null || attention == null || norm == null) {
-      throw new IllegalArgumentException("a model without a score bias, head shape or norm kind "
-          + "has ScoreBias.NONE, AttentionHeads.PLAIN, NormKind.LAYER");
+    if (architecture.attention().kvHeads() > 0 && heads % architecture.attention().kvHeads() != 0) {
+      throw new IllegalArgumentException("KV heads = " + architecture.attention().kvHeads()
+          + " does not divide the heads H = " + heads);
     }
-    if (attention.kvHeads() > 0 && heads % attention.kvHeads() != 0) {
-      throw new IllegalArgumentException("KV heads = " + attention.kvHeads() + " does not "
-          + "divide the heads H = " + heads);
-    }
+  }
+
+  /** The feed-forward's activation. */
+  public Activation activation() {
+    return architecture.activation();
+  }
+
+  /** Pre-norm layers. */
+  public boolean normFirst() {
+    return architecture.normFirst();
+  }
+
+  /** A norm after the last layer. */
+  public boolean finalNorm() {
+    return architecture.finalNorm();
+  }
+
+  /** Eps inside the square root of every norm. */
+  public double layerNormEps() {
+    return architecture.layerNormEps();
+  }
+
+  /** No query sees a later key. */
+  public boolean causal() {
+    return architecture.causal();
+  }
+
+  /** How each layer attends, when layers differ; empty when every layer is plain. */
+  public List<LayerAttention> layers() {
+    return architecture.layers();
+  }
+
+  /** The bias every layer adds to its scores by distance, or NONE. */
+  public ScoreBias scoreBias() {
+    return architecture.scoreBias();
+  }
+
+  /** The heads' shape beyond H. */
+  public AttentionHeads attention() {
+    return architecture.attention();
+  }
+
+  /** LayerNorm or RMSNorm. */
+  public NormKind norm() {
+    return architecture.norm();
   }
 
   /** Hkv. */
   public int kvHeads() {
-    return attention.kvHeads() > 0 ? attention.kvHeads() : heads;
+    return attention().kvHeads() > 0 ? attention().kvHeads() : heads;
   }
 
   /** D for a model of width E. */
   public int headWidth(int width) {
-    if (attention.headWidth() > 0) {
-      return attention.headWidth();
+    if (attention().headWidth() > 0) {
+      return attention().headWidth();
     }
     if (width % heads != 0) {
       throw new IllegalArgumentException("heads = " + heads + " does not divide the width E = "
@@ -116,17 +120,18 @@ public record ModelSettings(
 
   /** What q·k is multiplied by, for heads of width D. */
   public double scoreScale(int headWidth) {
-    return attention.scoreScale() > 0 ? attention.scoreScale() : 1.0 / Math.sqrt(headWidth);
+    return attention().scoreScale() > 0 ? attention().scoreScale()
+        : 1.0 / Math.sqrt(headWidth);
   }
 
   /** How layer l attends. */
   public LayerAttention layer(int l) {
-    return layers.isEmpty() ? LayerAttention.PLAIN : layers.get(l);
+    return layers().isEmpty() ? LayerAttention.PLAIN : layers().get(l);
   }
 
   /** The keys a query of layer l may see: the causal rule, and its window or the model's. */
   AttentionMask mask(int l) {
     int own = layer(l).window();
-    return new AttentionMask(causal, own > 0 ? own : window);
+    return new AttentionMask(causal(), own > 0 ? own : window);
   }
 }

@@ -70,7 +70,7 @@ final class DecoderTensors {
       ModelFolder model, Parts parts) {
     int e = model.width();
     int f = model.ffnWidth();
-    ModelSettings.AttentionHeads shape = model.architecture().heads();
+    ModelSettings.AttentionHeads shape = model.architecture().attention();
     int d = shape.headWidth() > 0 ? shape.headWidth() : e / model.heads();
     int q = model.heads() * d;
     int kv = (shape.kvHeads() > 0 ? shape.kvHeads() : model.heads()) * d;

@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
@@ -86,7 +87,7 @@ final class Gemma3 implements ModelFamily {
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention)
-        .heads(new ModelSettings.AttentionHeads(kvHeads, headWidth, 1 / Math.sqrt(scalar)))
+        .attention(new ModelSettings.AttentionHeads(kvHeads, headWidth, 1 / Math.sqrt(scalar)))
         .causal(!bidirectional).build();
   }
 

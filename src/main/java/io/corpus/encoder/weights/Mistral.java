@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
@@ -67,7 +68,7 @@ final class Mistral extends DecoderFamily {
             config.path("rms_norm_eps").asDouble(1e-6))
         .preNormWithFinalNorm().rmsNorm().projectionBias(false).feedForwardBias(false)
         .layers(Collections.nCopies(layers, attention))
-        .heads(new ModelSettings.AttentionHeads(kvHeads,
+        .attention(new ModelSettings.AttentionHeads(kvHeads,
             DecoderTensors.headWidth(config, 0, file), 0))
         .causal(true).build();
   }

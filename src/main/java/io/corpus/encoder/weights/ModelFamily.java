@@ -2,14 +2,11 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
-import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
-import io.corpus.encoder.model.ModelSettings;
-import io.corpus.encoder.model.NormKind;
-import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -184,115 +181,6 @@ public interface ModelFamily {
    * @param maxPositions P, the positions the model was made for
    */
   record Shape(int layers, int width, int heads, int ffnWidth, int maxPositions) {}
-
-  /**
-   * How a family's layers compute, as config.json says.
-   *
-   * @param activation the feed-forward's activation
-   * @param layerNormEps eps of every norm
-   * @param normFirst pre-norm layers (x + f(norm(x))) rather than post-norm (norm(x + f(x)))
-   * @param finalNorm a norm after the last layer
-   * @param projectionBias whether the attention's projections have biases
-   * @param feedForwardBias whether the feed-forward's have
-   * @param normBias whether the norms have a shift
-   * @param layers how each layer attends, when layers differ; empty when all are plain
-   * @param scoreBias a bias by distance every layer adds to its scores, or NONE
-   * @param heads KV heads, head width and score scale, where the family sets them
-   * @param norm LayerNorm or RMSNorm
-   * @param causal a decoder's attention: no query sees a later key
-   */
-  record Architecture(Activation activation, double layerNormEps, boolean normFirst,
-      boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
-      List<LayerAttention> layers, ScoreBias scoreBias, ModelSettings.AttentionHeads heads,
-      NormKind norm, boolean causal) {
-
-    /**
-     * A bidirectional encoder's, to be told what differs by name: post-norm layers without a
-     * final norm, biases on the projections, the feed-forward and the norms, every layer plain,
-     * no score bias, plain heads, LayerNorm.
-     */
-    public static Builder encoder(Activation activation, double layerNormEps) {
-      return new Builder(activation, layerNormEps);
-    }
-
-    /** An {@link Architecture} said by name: {@code encoder(act, eps).preNorm().build()}. */
-    public static final class Builder {
-      private final Activation activation;
-      private final double layerNormEps;
-      private boolean normFirst;
-      private boolean finalNorm;
-      private boolean projectionBias = true;
-      private boolean feedForwardBias = true;
-      private boolean normBias = true;
-      private List<LayerAttention> layers = List.of();
-      private ScoreBias scoreBias = ScoreBias.NONE;
-      private ModelSettings.AttentionHeads heads = ModelSettings.AttentionHeads.PLAIN;
-      private NormKind norm = NormKind.LAYER;
-      private boolean causal;
-
-      private Builder(Activation activation, double layerNormEps) {
-        this.activation = activation;
-        this.layerNormEps = layerNormEps;
-      }
-
-      /** Pre-norm layers, x + f(norm(x)), and a final norm after the last. */
-      public Builder preNormWithFinalNorm() {
-        normFirst = true;
-        finalNorm = true;
-        return this;
-      }
-
-      public Builder projectionBias(boolean present) {
-        projectionBias = present;
-        return this;
-      }
-
-      public Builder feedForwardBias(boolean present) {
-        feedForwardBias = present;
-        return this;
-      }
-
-      public Builder normBias(boolean present) {
-        normBias = present;
-        return this;
-      }
-
-      /** How each layer attends, when layers differ. */
-      public Builder layers(List<LayerAttention> perLayer) {
-        layers = perLayer;
-        return this;
-      }
-
-      public Builder scoreBias(ScoreBias bias) {
-        scoreBias = bias;
-        return this;
-      }
-
-      /** KV heads, head width and score scale. */
-      public Builder heads(ModelSettings.AttentionHeads shape) {
-        heads = shape;
-        return this;
-      }
-
-      /** RMSNorm in place of LayerNorm (and no norm shifts). */
-      public Builder rmsNorm() {
-        norm = NormKind.RMS;
-        normBias = false;
-        return this;
-      }
-
-      /** A decoder's attention: no query sees a later key (when {@code causal}). */
-      public Builder causal(boolean causal) {
-        this.causal = causal;
-        return this;
-      }
-
-      public Architecture build() {
-        return new Architecture(activation, layerNormEps, normFirst, finalNorm, projectionBias,
-            feedForwardBias, normBias, layers, scoreBias, heads, norm, causal);
-      }
-    }
-  }
 
   /**
    * Every family the job runs, one line each, in the order errors list them. Exactly one reads

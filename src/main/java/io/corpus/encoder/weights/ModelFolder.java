@@ -3,6 +3,7 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
@@ -54,7 +55,7 @@ import java.util.TreeSet;
  *     or NONE
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
-    int width, int heads, int ffnWidth, ModelFamily.Architecture architecture,
+    int width, int heads, int ffnWidth, Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
@@ -156,10 +157,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         default -> throw new IllegalArgumentException("Unknown model setting " + g.field());
       }
     }
-    return new ModelSettings(heads, activation(), architecture.normFirst(),
-        architecture.finalNorm(), layerNormEps(), architecture.causal(), 0,
-        PositionalEncoding.NONE, architecture.layers(), architecture.scoreBias(),
-        architecture.heads(), architecture.norm());
+    return new ModelSettings(heads, architecture, 0, PositionalEncoding.NONE);
   }
 
   private void agree(Given given, Object folderValue, String folderSays) {

@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
@@ -63,7 +64,7 @@ final class Qwen2 extends DecoderFamily {
             config.path("rms_norm_eps").asDouble(1e-6))
         .preNormWithFinalNorm().rmsNorm().projectionBias(true).feedForwardBias(false)
         .layers(Collections.nCopies(layers, rotary))
-        .heads(new ModelSettings.AttentionHeads(kvHeads, 0, 0))
+        .attention(new ModelSettings.AttentionHeads(kvHeads, 0, 0))
         .causal(config.path("is_causal").asBoolean(true)).build();
   }
 }

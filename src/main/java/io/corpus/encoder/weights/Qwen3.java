@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
@@ -71,7 +72,7 @@ final class Qwen3 extends DecoderFamily {
             config.path("rms_norm_eps").asDouble(1e-6))
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
-        .layers(attention).heads(new ModelSettings.AttentionHeads(kvHeads, headWidth, 0))
+        .layers(attention).attention(new ModelSettings.AttentionHeads(kvHeads, headWidth, 0))
         .causal(!config.path("use_bidirectional_attention").asBoolean(false)).build();
   }
 }

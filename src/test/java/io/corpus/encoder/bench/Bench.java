@@ -3,6 +3,7 @@ package io.corpus.encoder.bench;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.Elementwise;
 import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -325,7 +326,7 @@ public final class Bench {
   }
 
   private static ModelSettings layerSettings(Shape s) {
-    return new ModelSettings(s.heads(), s.activation(), false, false, 1e-12, false, 0,
+    return new ModelSettings(s.heads(), Architecture.encoder(s.activation(), 1e-12).build(), 0,
         PositionalEncoding.NONE);
   }
 

@@ -2,6 +2,7 @@ package io.corpus.encoder.bench;
 
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
@@ -47,8 +48,9 @@ public final class BenchLong {
     EncoderWeights weights = gatedWeights(new Random(1), layers);
     for (LayerAttention attention : List.of(new LayerAttention(64, 10_000),
         new LayerAttention(0, 160_000))) {
-      ModelSettings settings = new ModelSettings(HEADS, Activation.GELU, true, true, 1e-5, false,
-          0, PositionalEncoding.NONE, Collections.nCopies(layers, attention));
+      ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
+          .preNormWithFinalNorm().layers(Collections.nCopies(layers, attention)).build(), 0,
+          PositionalEncoding.NONE);
       Encoder encoder = new Encoder(settings, weights);
       String kind = attention.window() > 0 ? "local (window 64)" : "global";
       time(encoder, 1024);                               // warm-up: JIT, buffers

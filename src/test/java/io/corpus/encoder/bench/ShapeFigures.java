@@ -2,16 +2,15 @@ package io.corpus.encoder.bench;
 
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
-import io.corpus.encoder.model.NormKind;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.model.RotaryPositions;
-import io.corpus.encoder.model.ScoreBias;
 import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.model.TokenBatch;
 import java.lang.management.ManagementFactory;
@@ -40,8 +39,8 @@ public final class ShapeFigures {
     System.out.println("BLAS " + RowMajorBlas.implementation() + "; " + tokens + " tokens as "
         + tokens / SEQUENCE + " sequences of " + SEQUENCE);
     // BERT-base: per layer 4·768² + 2·768·3072 + 2·768·128 multiply-adds a token, 12 layers.
-    figures("BERT-base", new ModelSettings(12, Activation.GELU, false, false, 1e-12, false, 0,
-        PositionalEncoding.NONE), RandomModels.weights(random, 12, 768, 3072, false, 0),
+    figures("BERT-base", new ModelSettings(12, Architecture.encoder(Activation.GELU, 1e-12).build(),
+        0, PositionalEncoding.NONE), RandomModels.weights(random, 12, 768, 3072, false, 0),
         12.0 * (4 * 768 * 768 + 2 * 768 * 3072 + 2 * 768 * SEQUENCE), tokens, random);
     // Qwen3-0.6B: q, k, v 1024·4096, out 2048·1024, gated feed-forward 3·1024·3072, scores and
     // weighted sum 2·2048·128 a layer, 28 layers.
@@ -129,9 +128,10 @@ public final class ShapeFigures {
   private static ModelSettings qwen3Settings() {
     List<LayerAttention> layers = Collections.nCopies(28,
         new LayerAttention(0, RotaryPositions.halves(1_000_000)));
-    return new ModelSettings(16, Activation.SILU, true, true, 1e-6, true, 0,
-        PositionalEncoding.NONE, layers, ScoreBias.NONE,
-        new ModelSettings.AttentionHeads(8, 128, 0), NormKind.RMS);
+    return new ModelSettings(16, Architecture.encoder(Activation.SILU, 1e-6).preNormWithFinalNorm()
+        .rmsNorm().causal(true).layers(layers)
+        .attention(new ModelSettings.AttentionHeads(8, 128, 0)).build(), 0,
+        PositionalEncoding.NONE);
   }
 
   /** 28 layers of Qwen3-0.6B's shapes: E 1024, 16 q and 8 KV heads of 128, F 3072 gated. */

@@ -37,8 +37,8 @@ class EncoderVsReferenceTest {
       boolean normFirst, boolean finalNorm, boolean causal, int window,
       PositionalEncoding positional, int seed) {
     Random random = new Random(seed);
-    ModelSettings settings = new ModelSettings(heads, activation, normFirst, finalNorm, 1e-5,
-        causal, window, positional);
+    ModelSettings settings = new ModelSettings(heads, Architecture.encoder(activation, 1e-5)
+        .normFirst(normFirst).finalNorm(finalNorm).causal(causal).build(), window, positional);
     EncoderWeights weights = RandomModels.weights(random, layers, width, ffn, finalNorm,
         positional == PositionalEncoding.LEARNED ? 40 : 0);
     List<GoldenCase.InputRow> rows = new ArrayList<>();
@@ -79,8 +79,8 @@ class EncoderVsReferenceTest {
   void batchLongerThanOneFeedForwardBlock() {
     Random random = new Random(6);
     int width = 8;
-    ModelSettings settings = new ModelSettings(2, Activation.GELU, false, false, 1e-5, false, 0,
-        PositionalEncoding.NONE);
+    ModelSettings settings = new ModelSettings(2, Architecture.encoder(Activation.GELU, 1e-5)
+        .build(), 0, PositionalEncoding.NONE);
     EncoderWeights weights = RandomModels.weights(random, 2, width, 16, false, 0);
     List<GoldenCase.InputRow> rows = new ArrayList<>();
     int tokens = 0;

@@ -32,8 +32,8 @@ class LayerVariantsTest {
   @Test
   void modernLayersMatchTheReference() {
     Random random = new Random(11);
-    ModelSettings settings = new ModelSettings(HEADS, Activation.GELU, true, true, 1e-5, false,
-        0, PositionalEncoding.NONE, LAYERS);
+    ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
+        .preNormWithFinalNorm().layers(LAYERS).build(), 0, PositionalEncoding.NONE);
     EncoderWeights weights = modernWeights(random);
     List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 23, 4, 17, 30});
     ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
@@ -129,9 +129,10 @@ class LayerVariantsTest {
         null);
     List<LayerAttention> attention = List.of(new LayerAttention(0, 10000),
         new LayerAttention(3, 10000), new LayerAttention(0, 1000000));
-    ModelSettings settings = new ModelSettings(heads, Activation.SILU, true, true, 1e-6, true, 0,
-        PositionalEncoding.NONE, attention, ScoreBias.NONE,
-        new ModelSettings.AttentionHeads(kvHeads, d, 0.2), NormKind.RMS);
+    ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.SILU, 1e-6)
+        .preNormWithFinalNorm().rmsNorm().causal(true).layers(attention)
+        .attention(new ModelSettings.AttentionHeads(kvHeads, d, 0.2)).build(), 0,
+        PositionalEncoding.NONE);
     List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 23, 4, 17, 30});
     ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
     PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);
@@ -195,16 +196,17 @@ class LayerVariantsTest {
     for (int l = 0; l < LAYERS.size(); l++) {
       layers.add(attention);
     }
-    return new ModelSettings(HEADS, Activation.GELU, true, false, 1e-5, false, 0,
-        PositionalEncoding.NONE, layers, bias);
+    return new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5).normFirst(true)
+        .layers(layers).scoreBias(bias).build(), 0, PositionalEncoding.NONE);
   }
 
   /** Rotary positions make attention depend on where tokens stand: moved, the output changes. */
   @Test
   void rotaryPositionsReachTheOutput() {
     Random random = new Random(12);
-    ModelSettings settings = new ModelSettings(HEADS, Activation.GELU, true, true, 1e-5, false,
-        0, PositionalEncoding.NONE, List.of(new LayerAttention(0, 10000)));
+    ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
+        .preNormWithFinalNorm().layers(List.of(new LayerAttention(0, 10000))).build(), 0,
+        PositionalEncoding.NONE);
     EncoderWeights weights = new EncoderWeights(modernWeights(random).layers().subList(1, 2),
         RandomModels.gaussian(random, WIDTH, 0.1), RandomModels.gaussian(random, WIDTH, 0.1),
         null);

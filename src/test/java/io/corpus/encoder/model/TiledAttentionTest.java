@@ -41,8 +41,8 @@ class TiledAttentionTest {
   @CsvSource({"false,0,5", "true,0,8", "false,6,4", "true,9,16", "true,2,3"})
   void tiledMatchesUntiledAndReferenceOnLongSequences(boolean causal, int window, int tile) {
     Random random = new Random(tile * 31 + window);
-    ModelSettings settings = new ModelSettings(4, Activation.GELU, false, false, 1e-5, causal,
-        window, PositionalEncoding.SINUSOIDAL);
+    ModelSettings settings = new ModelSettings(4, Architecture.encoder(Activation.GELU, 1e-5)
+        .causal(causal).build(), window, PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = RandomModels.weights(random, 2, 16, 32, false, 0);
     List<GoldenCase.InputRow> rows = new ArrayList<>();
     for (int length : new int[] {70, 1, 33, 17}) {

@@ -3,6 +3,7 @@ package io.corpus.encoder.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.TensorNaming;
@@ -93,11 +94,11 @@ public record GoldenCase(
       JsonNode c = JSON.readTree(dir.resolve("case.json").toFile());
       ModelSettings settings = new ModelSettings(
           c.get("heads").asInt(),
-          Activation.fromConfigName(c.get("activation").asText()),
-          c.get("norm_first").asBoolean(),
-          c.get("final_norm").asBoolean(),
-          c.get("layer_norm_eps").asDouble(),
-          c.get("causal").asBoolean(),
+          Architecture.encoder(Activation.fromConfigName(c.get("activation").asText()),
+                  c.get("layer_norm_eps").asDouble())
+              .normFirst(c.get("norm_first").asBoolean())
+              .finalNorm(c.get("final_norm").asBoolean())
+              .causal(c.get("causal").asBoolean()).build(),
           c.get("window").asInt(),
           PositionalEncoding.fromConfigName(c.get("positional").asText()));
       List<InputRow> inputs = new ArrayList<>();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ModelSettings;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class DecoderConfigDefaultsTest {
   }
 
   private static ModelSettings.AttentionHeads heads(ObjectNode config) {
-    return ModelFamily.of(config, FILE).architecture(config, FILE).heads();
+    return ModelFamily.of(config, FILE).architecture(config, FILE).attention();
   }
 
   @Test
@@ -57,24 +58,24 @@ class DecoderConfigDefaultsTest {
   void mistralHasEightKvHeadsOfWidthEOverHAndMistralConfigsWindowWhenTheKeysAreAbsent() {
     ObjectNode absent = config("mistral", 16);
     absent.remove("sliding_window");
-    ModelFamily.Architecture a = ModelFamily.of(absent, FILE).architecture(absent, FILE);
-    assertEquals(8, a.heads().kvHeads());
-    assertEquals(0, a.heads().headWidth(), "0: hidden_size / num_attention_heads");
+    Architecture a = ModelFamily.of(absent, FILE).architecture(absent, FILE);
+    assertEquals(8, a.attention().kvHeads());
+    assertEquals(0, a.attention().headWidth(), "0: hidden_size / num_attention_heads");
     assertEquals(4095, a.layers().get(0).window(), "4,096 keys: the query and 4,095 before it");
     assertTrue(a.causal());
     ObjectNode none = config("mistral", 16);
     none.putNull("sliding_window").putNull("head_dim");
     a = ModelFamily.of(none, FILE).architecture(none, FILE);
     assertEquals(0, a.layers().get(1).window(), "null: every earlier key");
-    assertEquals(0, a.heads().headWidth());
+    assertEquals(0, a.attention().headWidth());
   }
 
   @Test
   void qwen2HasThirtyTwoKvHeadsWhenAbsentAndIsCausalUnlessConfigSaysOtherwise() {
-    ModelFamily.Architecture a = ModelFamily.of(config("qwen2", 32), FILE)
+    Architecture a = ModelFamily.of(config("qwen2", 32), FILE)
         .architecture(config("qwen2", 32), FILE);
-    assertEquals(32, a.heads().kvHeads());
-    assertEquals(0, a.heads().headWidth());
+    assertEquals(32, a.attention().kvHeads());
+    assertEquals(0, a.attention().headWidth());
     assertTrue(a.causal());
     assertTrue(a.projectionBias());
     ObjectNode bidirectional = config("qwen2", 32);

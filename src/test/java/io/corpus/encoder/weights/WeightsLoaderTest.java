@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
@@ -20,7 +21,7 @@ class WeightsLoaderTest {
   Path tmp;
 
   private static ModelSettings settings(int heads) {
-    return new ModelSettings(heads, Activation.RELU, false, false, 1e-5, false, 0,
+    return new ModelSettings(heads, Architecture.encoder(Activation.RELU, 1e-5).build(), 0,
         PositionalEncoding.NONE);
   }
 
