@@ -6,7 +6,8 @@ Qwen3ForSequenceClassification and Qwen2ForSequenceClassification (the encoder u
 
   - qwen3-reranker-seq-cls: as the converted Qwen3-Reranker (`-seq-cls`) comes: one label
     (sigmoid), Qwen3's q/k norms, a tokenizer.json whose post-processor adds nothing, as Qwen3's
-    base tokenizer; `pad_token_id` set (<|endoftext|>, which these texts never hold);
+    base tokenizer; `pad_token_id` set (<|endoftext|>, which these texts never hold); and
+    pairs-templated.json, the pairs in its card's template (make_qwen3_reranker_cases.py's);
   - qwen2-seq-cls: three labels (softmax), biases on q/k/v, gte-Qwen2's tokenizer_config.json
     (add_eos_token: <|endoftext|> ends every text) and `pad_token_id` the same <|endoftext|>: the
     score is read at the token before it;
@@ -34,6 +35,7 @@ from make_qwen2_cases import (EOS, decoder, random_decoder, with_template,  # no
                               write_gte_qwen2_tokenizer_config)
 from make_mistral_cases import tokenizer_json as mistral_tokenizer_json  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402
+from make_qwen3_reranker_cases import DEFAULT_INSTRUCTION, write_pairs  # noqa: E402
 
 MAX_TOKENS = 96
 
@@ -100,6 +102,12 @@ def write_case(c, out, seed):
         return head["score.weight"] @ h[read_at(ids, pad)] if ids else torch.zeros(len(labels))
 
     write_classifier_rows(folder, reference, MAX_TOKENS, forward, logits, c)
+    if c["template"]:   # the converted reranker with its card's template, as model.reranker
+        def score(ids):
+            logit = logits((decoder(c, w, ids), ids))[0]
+            return logit, torch.sigmoid(logit)
+        write_pairs(folder, tokenizer, score, DEFAULT_INSTRUCTION, "pairs-templated.json",
+                    labels[0])
     for file in ("texts.json", "pairs.json"):   # a text of no token is set aside by the job
         path = os.path.join(folder, file)
         rows = json.load(open(path, encoding="utf-8"))
@@ -112,11 +120,13 @@ def write_case(c, out, seed):
 
 CASES = [
     dict(name="qwen3-reranker-seq-cls", family="qwen3", L=2, E=32, H=4, K=2, F=48,
-         theta=1000000.0, qk_norm=True, bias=False, eos=False, labels=["LABEL_0"]),
+         theta=1000000.0, qk_norm=True, bias=False, eos=False, labels=["LABEL_0"],
+         template=True),
     dict(name="qwen2-seq-cls", family="qwen2", L=2, E=32, H=4, K=1, F=64, theta=10000.0,
-         qk_norm=False, bias=True, eos=True, labels=["contradiction", "entailment", "neutral"]),
+         qk_norm=False, bias=True, eos=True, labels=["contradiction", "entailment", "neutral"],
+         template=False),
     dict(name="mistral-seq-cls", family="mistral", L=2, E=32, H=4, K=2, F=48, theta=10000.0,
-         qk_norm=False, bias=False, eos=False, labels=["negative", "positive"]),
+         qk_norm=False, bias=False, eos=False, labels=["negative", "positive"], template=False),
 ]
 
 if __name__ == "__main__":

@@ -47,7 +47,9 @@ def plain_ids(tokenizer, texts, max_tokens=100_000):
     return [r["input_ids"] for r in rows], [r["full_length"] for r in rows]
 
 
-def write_pairs(folder, tokenizer, c, w, lm_head, yes, no, instruction, file):
+def write_pairs(folder, tokenizer, score, instruction, file, label="yes"):
+    """The card's ids of every pair (prefix, the text cut to the room left, suffix) and what
+    score(ids) gives them: (the logit, the score)."""
     (prefix, suffix), _ = plain_ids(tokenizer, [PREFIX, SUFFIX])
     room = MAX_TOKENS - len(prefix) - len(suffix)
     bodies = [f"<Instruct>: {instruction}\n<Query>: {q}\n<Document>: {d}" for _, q, d in PAIRS]
@@ -56,15 +58,22 @@ def write_pairs(folder, tokenizer, c, w, lm_head, yes, no, instruction, file):
     out = []
     for (pid, q, d), body in zip(PAIRS, cut):
         ids = prefix + body + suffix
-        logits = lm_head @ decoder(c, w, ids)[-1]
-        pair = torch.stack([logits[no], logits[yes]])
-        score = torch.log_softmax(pair, dim=0)[1].exp()
+        logit, value = score(ids)
         out.append({"id": pid, "a": q, "b": d, "input_ids": ids,
-                    "logits": [float(f"{float(logits[yes] - logits[no]):.10g}")],
-                    "scores": [float(f"{float(score):.10g}")], "label": "yes"})
+                    "logits": [float(f"{float(logit):.10g}")],
+                    "scores": [float(f"{float(value):.10g}")], "label": label})
     json.dump(out, open(os.path.join(folder, file), "w", encoding="utf-8"),
               separators=(",", ":"), ensure_ascii=False)
     return len(prefix), len(suffix)
+
+
+def yes_no(c, w, lm_head, yes, no):
+    """The card's score: softmax over the "no" and "yes" logits at the last token."""
+    def score(ids):
+        logits = lm_head @ decoder(c, w, ids)[-1]
+        pair = torch.stack([logits[no], logits[yes]])
+        return logits[yes] - logits[no], torch.log_softmax(pair, dim=0)[1].exp()
+    return score
 
 
 def main(out, seed=20261129):
@@ -104,10 +113,9 @@ def main(out, seed=20261129):
     json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
     lm_head = w["embed_tokens.weight"]
     yes, no = vocab["yes"], vocab["no"]
-    p, s = write_pairs(folder, tokenizer, c, w, lm_head, yes, no, DEFAULT_INSTRUCTION,
-                       "pairs.json")
-    write_pairs(folder, tokenizer, c, w, lm_head, yes, no, OTHER_INSTRUCTION,
-                "pairs-instructed.json")
+    score = yes_no(c, w, lm_head, yes, no)
+    p, s = write_pairs(folder, tokenizer, score, DEFAULT_INSTRUCTION, "pairs.json")
+    write_pairs(folder, tokenizer, score, OTHER_INSTRUCTION, "pairs-instructed.json")
     print(f"{folder}: vocabulary {size}, yes {yes}, no {no}, prefix {p} and suffix {s} tokens, "
           f"{len(PAIRS)} pairs")
 

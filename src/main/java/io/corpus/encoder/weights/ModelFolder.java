@@ -224,9 +224,11 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
   }
 
   /**
-   * This folder read as {@code reranker} says ({@code model.reranker}): a causal language model
-   * of the reranker's family becomes a one-label classifier, its score sigmoid(yes − no) at the
-   * last token; NONE leaves it as it is. Anything else is refused in one line.
+   * This folder read as {@code reranker} says ({@code model.reranker}): each pair goes into the
+   * reranker's template, and a causal language model of the reranker's family becomes a
+   * one-label classifier, its score sigmoid(yes − no) at the last token (a folder converted to a
+   * sequence classifier keeps its own head, that same difference); NONE leaves it as it is.
+   * Anything else is refused in one line.
    */
   public ModelFolder withReranker(Reranker reranker) {
     if (reranker == Reranker.NONE) {
@@ -238,17 +240,16 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       throw new WeightsException(what + " holds a " + (architecture.causal() ? ""
           : "bidirectional ") + family.name() + " model");
     }
-    if (classifier.isPresent()) {
-      throw new WeightsException(what + " is already a classifier (its config.json names its "
-          + "head, which the job reads as it is): leave model.reranker out");
+    if (classifier.isPresent() && classifier.get().perToken()) {
+      throw new WeightsException(what + " is a token classifier");
     }
     if (tokenizer.isEmpty()) {
       throw new WeightsException(what + " has no tokenizer.json to find '" + reranker.yes()
           + "' and '" + reranker.no() + "' in");
     }
-    Classifier yesNo = new Classifier(List.of(reranker.yes()), ClassifierHead.Scoring.SIGMOID,
-        new ModelFamily.HeadShape(ClassifierHead.Read.LAST_NOT_PAD,
-            ClassifierHead.DenseActivation.NONE, false, -1), false);
+    Classifier yesNo = classifier.orElse(new Classifier(List.of(reranker.yes()),
+        ClassifierHead.Scoring.SIGMOID, new ModelFamily.HeadShape(ClassifierHead.Read.LAST_NOT_PAD,
+            ClassifierHead.DenseActivation.NONE, false, -1), false));
     return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
         architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
         Optional.of(yesNo), prompts, dense, splade, stripsTexts, reranker);

@@ -106,7 +106,9 @@ public final class WeightsLoader {
     EncoderWeights encoder = new EncoderWeights(layerWeights,
         finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null,
         family.scoreBiasTable(source, model));
+    // a language model read as a reranker has no head of its own: its yes and no rows make one
     ClassifierHead head = model.reranker() != Reranker.NONE
+        && !file.contains(family.headOutputTensor())
         ? rerankerHead(file, source, model, embeddings)
         : model.classifier().filter(c -> !c.perToken())
             .map(c -> classifierHead(file, source, model, c)).orElse(null);

@@ -31,8 +31,13 @@ class RerankerFoldersTest {
   }
 
   private double worst(String file, String extra) throws Exception {
-    JsonNode expected = cases().json("qwen3-reranker", file);
-    Map<String, Row> rows = cases().runJob("qwen3-reranker", cases().parquet(
+    return worst(cases(), "qwen3-reranker", file, extra);
+  }
+
+  private double worst(FolderCases cases, String folder, String file, String extra)
+      throws Exception {
+    JsonNode expected = cases.json(folder, file);
+    Map<String, Row> rows = cases.runJob(folder, cases.parquet(
         SparkTestSession.get(), expected, true), true, "model.reranker = qwen3\n"
         + "input.max-tokens = 320\noutput.token-embeddings = false\n" + extra, "qwen3");
     assertEquals(expected.size(), rows.size());
@@ -46,7 +51,7 @@ class RerankerFoldersTest {
             got.getList(got.fieldIndex(column))));
       }
     }
-    System.out.printf("qwen3-reranker %s: worst relative error of logits and scores %.2e%n",
+    System.out.printf("%s %s: worst relative error of logits and scores %.2e%n", folder,
         file, worst);
     return worst;
   }
@@ -61,6 +66,17 @@ class RerankerFoldersTest {
   void anInstructionGivenIsWrittenIntoTheTemplate() throws Exception {
     double worst = worst("pairs-instructed.json",
         "input.instruction = \"Given a question, find the passage that answers it\"");
+    assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
+  }
+
+  /**
+   * A folder converted to Qwen3ForSequenceClassification (-seq-cls) takes the card's template
+   * too, and keeps its own score layer.
+   */
+  @Test
+  void aConvertedSeqClsFolderTakesTheTemplateWithItsOwnHead() throws Exception {
+    double worst = worst(new FolderCases("decoder-classifier-cases", tmp),
+        "qwen3-reranker-seq-cls", "pairs-templated.json", "");
     assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
   }
 
