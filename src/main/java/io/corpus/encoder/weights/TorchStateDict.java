@@ -28,7 +28,7 @@ public final class TorchStateDict {
   /**
    * One tensor, row-major.
    *
-   * @param shape its dimensions
+   * @param shape the size of each axis
    * @param values its values, widened to float
    */
   public record Tensor(long[] shape, float[] values) {}
