@@ -53,7 +53,7 @@ public record JobSettings(
   }
 
   /** The folder at {@code path}, read as the {@code model.reranker} value says. */
-  static ModelFolder readFolder(String path, String reranker) {
+  public static ModelFolder readFolder(String path, String reranker) {
     return ModelFolder.read(java.nio.file.Path.of(path)).withReranker(
         ConfigName.parse(Reranker.values(), reranker, Settings.RERANKER.key()));
   }

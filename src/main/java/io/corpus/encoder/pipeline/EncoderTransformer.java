@@ -5,6 +5,7 @@ import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
@@ -188,8 +189,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   private ModelFolder folder() {
     if (folder == null || !folder.folder().equals(Path.of(string(Settings.MODEL_PATH)))
         || !folder.reranker().configName().equals(string(Settings.RERANKER))) {
-      folder = ModelFolder.read(Path.of(string(Settings.MODEL_PATH))).withReranker(
-          ConfigName.parse(Reranker.values(), string(Settings.RERANKER), "reranker"));
+      folder = JobSettings.readFolder(string(Settings.MODEL_PATH), string(Settings.RERANKER));
     }
     return folder;
   }

@@ -1,6 +1,5 @@
 package io.corpus.encoder.pipeline;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
@@ -31,7 +30,6 @@ import org.slf4j.LoggerFactory;
 public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFolder folder,
     byte[] tokenizerJson) {
   private static final Logger LOG = LoggerFactory.getLogger(LoadedModel.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The encoder layers of a safetensors file. */
   public static LoadedModel fromFile(Path file, TensorNaming naming, ModelSettings settings) {
@@ -86,10 +84,9 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
     Path config = file.resolveSibling("tokenizer_config.json");
     try {
       return TokenizerConfig.applied(Files.readAllBytes(file), Files.isRegularFile(config)
-          ? JSON.readTree(config.toFile()) : null, config.toString());
+          ? ModelFolder.json(config) : null, config.toString());
     } catch (IOException e) {
-      throw new WeightsException("Cannot read " + file + " or " + config.getFileName() + ": "
-          + e.getMessage());
+      throw new WeightsException("Cannot read " + file + ": " + e.getMessage());
     } catch (IllegalArgumentException e) {
       throw new WeightsException(e.getMessage());
     }

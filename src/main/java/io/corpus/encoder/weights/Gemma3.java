@@ -50,12 +50,8 @@ final class Gemma3 implements ModelFamily {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
-    for (String key : List.of("attn_logit_softcapping", "rope_scaling")) {
-      JsonNode value = config.get(key);
-      if (value != null && !value.isNull()) {
-        throw new WeightsException(file + ": " + key + " " + value + " is not supported (null)");
-      }
-    }
+    DecoderTensors.refuseSet(config, "attn_logit_softcapping", file);
+    DecoderTensors.refuseSet(config, "rope_scaling", file);
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 4, file);

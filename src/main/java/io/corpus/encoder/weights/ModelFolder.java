@@ -247,12 +247,12 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       throw new WeightsException(what + " has no tokenizer.json to find '" + reranker.yes()
           + "' and '" + reranker.no() + "' in");
     }
-    Classifier yesNo = classifier.orElse(new Classifier(List.of(reranker.yes()),
+    Classifier head = classifier.orElse(new Classifier(List.of(reranker.yes()),
         ClassifierHead.Scoring.SIGMOID, new ModelFamily.HeadShape(ClassifierHead.Read.LAST_NOT_PAD,
             ClassifierHead.DenseActivation.NONE, false, -1), false));
     return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
         architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
-        Optional.of(yesNo), prompts, dense, splade, stripsTexts, reranker);
+        Optional.of(head), prompts, dense, splade, stripsTexts, reranker);
   }
 
   /** The classification head config.json describes, if its architecture has one. */
@@ -358,7 +358,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         + folder);
   }
 
-  static JsonNode json(Path file) {
+  /** A JSON file of the folder, or a refusal in one line naming it and what is wrong. */
+  public static JsonNode json(Path file) {
     if (!Files.isRegularFile(file)) {
       throw new WeightsException(file + " is missing");
     }
