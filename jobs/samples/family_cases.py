@@ -164,3 +164,62 @@ def write_last_token_pipeline(folder, width, max_seq, prompts):
               open(pooling, "w"), indent=2)
     json.dump({"prompts": prompts, "default_prompt_name": None},
               open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
+
+
+def rms_norm(x, weight, eps):
+    """Qwen3RMSNorm's."""
+    variance = x.pow(2).mean(-1, keepdim=True)
+    return weight * (x * torch.rsqrt(variance + eps))
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def decoder(c, w, ids):
+    """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_qwen2.py (and
+    modeling_mistral.py: no biases, and its sliding window where c["window"]; modeling_qwen3.py:
+    q/k norms where c["qk_norm"]) computes them."""
+    T, E, H, K, eps = len(ids), c["E"], c["H"], c["K"], c["eps"]
+    D = c.get("D") or E // H
+    x = w["embed_tokens.weight"][torch.tensor(ids)]
+    inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
+    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[None], emb.sin()[None]                          # (1, T, D)
+    q_pos = torch.arange(T)[:, None]
+    k_pos = torch.arange(T)[None, :]
+    allowed = torch.ones(T, T, dtype=torch.bool)
+    if c["causal"]:
+        allowed &= k_pos <= q_pos
+    if c.get("window"):                  # transformers' sliding window: q - W < k
+        allowed &= k_pos > q_pos - c["window"]
+    bias = torch.zeros(T, T, dtype=torch.float64).masked_fill(~allowed, float("-inf"))
+    for i in range(c["L"]):
+        p = f"layers.{i}."
+        a = p + "self_attn."
+
+        def proj(name, heads):
+            y = h @ w[a + f"{name}_proj.weight"].T
+            if c["bias"]:
+                y = y + w[a + f"{name}_proj.bias"]
+            return y.view(T, heads, D).transpose(0, 1)
+
+        h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q, k, v = proj("q", H), proj("k", K), proj("v", K)
+        if c.get("qk_norm"):                                      # Qwen3's q_norm and k_norm
+            q = rms_norm(q, w[a + "q_norm.weight"], eps)
+            k = rms_norm(k, w[a + "k_norm.weight"], eps)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        k = k.repeat_interleave(H // K, dim=0)                                # repeat_kv
+        v = v.repeat_interleave(H // K, dim=0)
+        scores = q @ k.transpose(1, 2) * D ** -0.5 + bias
+        ctx = (torch.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, H * D)
+        x = x + ctx @ w[a + "o_proj.weight"].T
+        h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        mlp = (torch.nn.functional.silu(h @ w[p + "mlp.gate_proj.weight"].T)
+               * (h @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+        x = x + mlp
+    return rms_norm(x, w["norm.weight"], eps)

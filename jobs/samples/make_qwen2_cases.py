@@ -25,13 +25,12 @@ Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
 """
 import json, os, sys, tempfile
 import numpy as np
-import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import (case_folder, store, write_last_token_pipeline, write_shards,  # noqa
-                          write_texts)
+from family_cases import (case_folder, decoder, store, write_last_token_pipeline,  # noqa
+                          write_shards, write_texts)
 from make_bert_cases import write_safetensors  # noqa: E402
-from make_qwen3_cases import rms_norm, rotate_half, tokenizer_json  # noqa: E402
+from make_qwen3_cases import tokenizer_json  # noqa: E402
 
 MAX_TOKENS = 160
 PROMPTS = {"query": "Instruct: Given a web search query, retrieve relevant passages that "
@@ -62,54 +61,6 @@ def random_decoder(c, rng):
         t[p + "input_layernorm.weight"] = 1 + normal(E, std=0.1)
         t[p + "post_attention_layernorm.weight"] = 1 + normal(E, std=0.1)
     return t
-
-
-def decoder(c, w, ids):
-    """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_qwen2.py (and
-    modeling_mistral.py: no biases, and its sliding window where c["window"]; modeling_qwen3.py:
-    q/k norms where c["qk_norm"]) computes them."""
-    T, E, H, K, eps = len(ids), c["E"], c["H"], c["K"], c["eps"]
-    D = c.get("D") or E // H
-    x = w["embed_tokens.weight"][torch.tensor(ids)]
-    inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
-    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
-    emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos()[None], emb.sin()[None]                          # (1, T, D)
-    q_pos = torch.arange(T)[:, None]
-    k_pos = torch.arange(T)[None, :]
-    allowed = torch.ones(T, T, dtype=torch.bool)
-    if c["causal"]:
-        allowed &= k_pos <= q_pos
-    if c.get("window"):                  # transformers' sliding window: q - W < k
-        allowed &= k_pos > q_pos - c["window"]
-    bias = torch.zeros(T, T, dtype=torch.float64).masked_fill(~allowed, float("-inf"))
-    for i in range(c["L"]):
-        p = f"layers.{i}."
-        a = p + "self_attn."
-
-        def proj(name, heads):
-            y = h @ w[a + f"{name}_proj.weight"].T
-            if c["bias"]:
-                y = y + w[a + f"{name}_proj.bias"]
-            return y.view(T, heads, D).transpose(0, 1)
-
-        h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        q, k, v = proj("q", H), proj("k", K), proj("v", K)
-        if c.get("qk_norm"):                                      # Qwen3's q_norm and k_norm
-            q = rms_norm(q, w[a + "q_norm.weight"], eps)
-            k = rms_norm(k, w[a + "k_norm.weight"], eps)
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        k = k.repeat_interleave(H // K, dim=0)                                # repeat_kv
-        v = v.repeat_interleave(H // K, dim=0)
-        scores = q @ k.transpose(1, 2) * D ** -0.5 + bias
-        ctx = (torch.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, H * D)
-        x = x + ctx @ w[a + "o_proj.weight"].T
-        h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
-        mlp = (torch.nn.functional.silu(h @ w[p + "mlp.gate_proj.weight"].T)
-               * (h @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
-        x = x + mlp
-    return rms_norm(x, w["norm.weight"], eps)
 
 
 def with_template(tokenizer, single, special):

@@ -12,7 +12,8 @@ merges), trained on the texts (jobs/samples/make_modernbert_cases.py's trainer):
   - qwen3-causal-lm: Qwen3ForCausalLM, `model.` prefix with lm_head, BF16, no head_dim key (so
     Qwen3Config's default 128, wider than E / H = 8), 1 KV head.
 
-The reference outputs come from a float64 port of modeling_qwen3.py: embed_tokens; per layer
+The reference outputs come from the float64 port of the Llama-shaped decoders (family_cases.decoder)
+as modeling_qwen3.py computes: embed_tokens; per layer
 RMSNorm, q/k/v projections, q_norm and k_norm per head, rotary (rotate_half, rope_theta),
 repeat_kv, causal softmax of q·kᵀ·D^-0.5, o_proj, residual, RMSNorm, down(silu(gate) · up),
 residual; final norm; the last token's state, normalized.
@@ -20,12 +21,11 @@ residual; final norm; the last token's state, normalized.
 Usage (Debian's python3-torch; node with npm's tokenizers@0.13.3 in /tmp/tok13):
   /usr/bin/python3 jobs/samples/make_qwen3_cases.py src/test/resources/qwen3-cases
 """
-import json, math, os, sys
+import json, os, sys
 import numpy as np
-import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import case_folder, store, write_texts  # noqa: E402
+from family_cases import case_folder, decoder, store, write_texts  # noqa: E402
 from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
 from make_modernbert_cases import train_bpe  # noqa: E402
 
@@ -93,50 +93,6 @@ def random_qwen3(c, rng):
     return t
 
 
-def rms_norm(x, weight, eps):
-    """Qwen3RMSNorm's."""
-    variance = x.pow(2).mean(-1, keepdim=True)
-    return weight * (x * torch.rsqrt(variance + eps))
-
-
-def rotate_half(x):
-    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
-    return torch.cat((-x2, x1), dim=-1)
-
-
-def qwen3(c, w, ids):
-    """Last hidden states (T, E) of one unpadded sequence, float64."""
-    T, E, H, K, eps = len(ids), c["E"], c["H"], c["K"], 1e-6
-    D = c["D"] or HEAD_DIM_DEFAULT
-    x = w["embed_tokens.weight"][torch.tensor(ids)]
-    inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
-    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
-    emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos()[None], emb.sin()[None]                          # (1, T, D)
-    causal = torch.full((T, T), float("-inf"), dtype=torch.float64).triu(1)
-    for i in range(c["L"]):
-        p = f"layers.{i}."
-        a = p + "self_attn."
-        h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        q = (h @ w[a + "q_proj.weight"].T).view(T, H, D).transpose(0, 1)     # (H, T, D)
-        k = (h @ w[a + "k_proj.weight"].T).view(T, K, D).transpose(0, 1)
-        v = (h @ w[a + "v_proj.weight"].T).view(T, K, D).transpose(0, 1)
-        q = rms_norm(q, w[a + "q_norm.weight"], eps)
-        k = rms_norm(k, w[a + "k_norm.weight"], eps)
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        k = k.repeat_interleave(H // K, dim=0)                                # repeat_kv
-        v = v.repeat_interleave(H // K, dim=0)
-        scores = q @ k.transpose(1, 2) * D ** -0.5 + causal
-        ctx = (torch.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, H * D)
-        x = x + ctx @ w[a + "o_proj.weight"].T
-        h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
-        mlp = (torch.nn.functional.silu(h @ w[p + "mlp.gate_proj.weight"].T)
-               * (h @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
-        x = x + mlp
-    return rms_norm(x, w["norm.weight"], eps)
-
-
 def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
     folder = case_folder(out, c["name"])
@@ -175,7 +131,8 @@ def write_case(c, out, seed):
                    "similarity_fn_name": "cosine"},
                   open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
         prompt = PROMPTS["query"]
-    rows = write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: qwen3(c, w, ids),
+    port = dict(c, D=c["D"] or HEAD_DIM_DEFAULT, eps=1e-6, causal=True, bias=False, qk_norm=True)
+    rows = write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: decoder(port, w, ids),
                        "last", prompt)
     D = c['D'] or HEAD_DIM_DEFAULT
     print(f"{folder}: L={c['L']} E={c['E']} H={c['H']} KV={c['K']} D={D}"
