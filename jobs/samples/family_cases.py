@@ -223,3 +223,35 @@ def decoder(c, w, ids):
                * (h @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
         x = x + mlp
     return rms_norm(x, w["norm.weight"], eps)
+
+
+def bpe_merges(words, wanted, joinable=lambda a, b: True):
+    """BPE training on `words` ({tuple of pieces: count}): the most frequent adjacent pair that
+    `joinable` allows merged, ties to the first in sorted order, until `wanted` merges or no pair
+    occurs twice. Returns the merges in order."""
+    merges = []
+    while len(merges) < wanted:
+        pairs = {}
+        for word, n in words.items():
+            for a, b in zip(word, word[1:]):
+                if joinable(a, b):
+                    pairs[(a, b)] = pairs.get((a, b), 0) + n
+        if not pairs:
+            break
+        best = max(sorted(pairs), key=lambda p: pairs[p])
+        if pairs[best] < 2:
+            break
+        merges.append(best)
+        merged = {}
+        for word, n in words.items():
+            out, i = [], 0
+            while i < len(word):
+                if i + 1 < len(word) and (word[i], word[i + 1]) == best:
+                    out.append(best[0] + best[1])
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            merged[tuple(out)] = merged.get(tuple(out), 0) + n
+        words = merged
+    return merges

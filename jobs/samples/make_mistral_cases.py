@@ -26,7 +26,7 @@ import json, os, re, sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import (TEXTS, case_folder, decoder, store,  # noqa: E402
+from family_cases import (TEXTS, bpe_merges, case_folder, decoder, store,  # noqa: E402
                           write_last_token_pipeline, write_shards, write_texts)
 from make_bert_cases import write_safetensors  # noqa: E402
 from make_qwen2_cases import random_decoder, with_template  # noqa: E402
@@ -47,33 +47,9 @@ def train_pieces(merges_wanted):
         for word in re.findall(r"▁*[^▁]+|▁+", "▁" + text.replace(" ", "▁")):
             counts[tuple(word)] = counts.get(tuple(word), 0) + 1
     chars = sorted({ch for w in counts for ch in w} - BYTE_ONLY)
-    vocab, merges, words = list(chars), [], dict(counts)
-    while len(merges) < merges_wanted:
-        pairs = {}
-        for word, n in words.items():
-            for a, b in zip(word, word[1:]):
-                if a not in BYTE_ONLY and b not in BYTE_ONLY:
-                    pairs[(a, b)] = pairs.get((a, b), 0) + n
-        if not pairs:
-            break
-        best = max(sorted(pairs), key=lambda p: pairs[p])
-        if pairs[best] < 2:
-            break
-        merges.append(best)
-        vocab.append(best[0] + best[1])
-        merged = {}
-        for word, n in words.items():
-            out, i = [], 0
-            while i < len(word):
-                if i + 1 < len(word) and (word[i], word[i + 1]) == best:
-                    out.append(best[0] + best[1])
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            merged[tuple(out)] = merged.get(tuple(out), 0) + n
-        words = merged
-    return vocab, merges
+    merges = bpe_merges(counts, merges_wanted,
+                        lambda a, b: a not in BYTE_ONLY and b not in BYTE_ONLY)
+    return list(chars) + [a + b for a, b in merges], merges
 
 
 def tokenizer_json():

@@ -37,6 +37,7 @@ sys.path.insert(0, HERE)
 from make_bert_cases import act, stored, write_safetensors, write_sentence_transformers  # noqa
 from make_xlmr_cases import PAIRS, TEXTS as XLMR_TEXTS, reference_ids  # noqa: E402
 from make_classifier_cases import scores  # noqa: E402
+from family_cases import bpe_merges  # noqa: E402
 
 MAX_TOKENS = 40        # the jobs' token limit
 POSITIONS = 64         # max_position_embeddings
@@ -70,33 +71,8 @@ def train_bpe(merges_wanted):
             key = tuple(b2u[b] for b in word.encode("utf-8"))
             counts[key] = counts.get(key, 0) + 1
     vocab = [b2u[b] for b in sorted(b2u)]
-    merges = []
-    words = dict(counts)
-    while len(merges) < merges_wanted:
-        pairs = {}
-        for word, n in words.items():
-            for a, b in zip(word, word[1:]):
-                pairs[(a, b)] = pairs.get((a, b), 0) + n
-        if not pairs:
-            break
-        best = max(sorted(pairs), key=lambda p: pairs[p])
-        if pairs[best] < 2:
-            break
-        merges.append(best)
-        vocab.append(best[0] + best[1])
-        merged = {}
-        for word, n in words.items():
-            out, i = [], 0
-            while i < len(word):
-                if i + 1 < len(word) and (word[i], word[i + 1]) == best:
-                    out.append(best[0] + best[1])
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            merged[tuple(out)] = merged.get(tuple(out), 0) + n
-        words = merged
-    return vocab, merges
+    merges = bpe_merges(counts, merges_wanted)
+    return vocab + [a + b for a, b in merges], merges
 
 
 SPECIALS = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
