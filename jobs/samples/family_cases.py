@@ -177,6 +177,31 @@ def rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
+def random_decoder(c, rng):
+    """Llama-shaped weights: Qwen2's, with biases on q, k, v where c["bias"] and Qwen3's q/k
+    norms where c["qk_norm"]."""
+    E, F, V, H, K = c["E"], c["F"], c["V"], c["H"], c["K"]
+    D = c.get("D") or E // H
+    normal = lambda *shape, std: rng.normal(0.0, std, size=shape)
+    t = {"embed_tokens.weight": normal(V, E, std=1.0), "norm.weight": 1 + normal(E, std=0.1)}
+    for i in range(c["L"]):
+        p = f"layers.{i}."
+        for name, rows, std in (("q", H * D, 1.6), ("k", K * D, 1.6), ("v", K * D, 1.0)):
+            t[p + f"self_attn.{name}_proj.weight"] = normal(rows, E, std=std / np.sqrt(E))
+            if c["bias"]:
+                t[p + f"self_attn.{name}_proj.bias"] = normal(rows, std=0.5)
+        t[p + "self_attn.o_proj.weight"] = normal(E, H * D, std=1 / np.sqrt(H * D))
+        if c.get("qk_norm"):
+            t[p + "self_attn.q_norm.weight"] = 1 + normal(D, std=0.2)
+            t[p + "self_attn.k_norm.weight"] = 1 + normal(D, std=0.2)
+        t[p + "mlp.gate_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
+        t[p + "mlp.up_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
+        t[p + "mlp.down_proj.weight"] = normal(E, F, std=1 / np.sqrt(F))
+        t[p + "input_layernorm.weight"] = 1 + normal(E, std=0.1)
+        t[p + "post_attention_layernorm.weight"] = 1 + normal(E, std=0.1)
+    return t
+
+
 def decoder(c, w, ids):
     """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_qwen2.py (and
     modeling_mistral.py: no biases, and its sliding window where c["window"]; modeling_qwen3.py:

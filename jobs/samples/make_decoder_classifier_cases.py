@@ -29,9 +29,10 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import case_folder, decoder, store, write_classifier_rows  # noqa: E402
+from family_cases import (case_folder, decoder, random_decoder, store,  # noqa: E402
+                          write_classifier_rows)
 from make_bert_cases import write_safetensors  # noqa: E402
-from make_qwen2_cases import (EOS, random_decoder, with_template,  # noqa: E402
+from make_qwen2_cases import (EOS, with_template,  # noqa: E402
                               write_gte_qwen2_tokenizer_config)
 from make_mistral_cases import tokenizer_json as mistral_tokenizer_json  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402

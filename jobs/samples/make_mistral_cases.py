@@ -26,10 +26,10 @@ import json, os, re, sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import (TEXTS, bpe_merges, case_folder, decoder, store,  # noqa: E402
+from family_cases import (TEXTS, bpe_merges, case_folder, decoder, random_decoder, store,  # noqa
                           write_last_token_pipeline, write_shards, write_texts)
 from make_bert_cases import write_safetensors  # noqa: E402
-from make_qwen2_cases import random_decoder, with_template  # noqa: E402
+from make_qwen2_cases import with_template  # noqa: E402
 
 MAX_TOKENS = 96
 PROMPTS = {"web_search_query": "Instruct: Given a web search query, retrieve relevant passages "

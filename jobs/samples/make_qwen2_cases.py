@@ -27,8 +27,8 @@ import json, os, sys, tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import (case_folder, decoder, store, write_last_token_pipeline,  # noqa
-                          write_shards, write_texts)
+from family_cases import (case_folder, decoder, random_decoder, store,  # noqa: E402
+                          write_last_token_pipeline, write_shards, write_texts)
 from make_bert_cases import write_safetensors  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402
 
@@ -36,31 +36,6 @@ MAX_TOKENS = 160
 PROMPTS = {"query": "Instruct: Given a web search query, retrieve relevant passages that "
                     "answer the query\nQuery: ", "document": ""}
 EOS = "<|endoftext|>"
-
-
-def random_decoder(c, rng):
-    """Llama-shaped weights: Qwen2's, with biases on q, k, v where c["bias"] and Qwen3's q/k
-    norms where c["qk_norm"]."""
-    E, F, V, H, K = c["E"], c["F"], c["V"], c["H"], c["K"]
-    D = c.get("D") or E // H
-    normal = lambda *shape, std: rng.normal(0.0, std, size=shape)
-    t = {"embed_tokens.weight": normal(V, E, std=1.0), "norm.weight": 1 + normal(E, std=0.1)}
-    for i in range(c["L"]):
-        p = f"layers.{i}."
-        for name, rows, std in (("q", H * D, 1.6), ("k", K * D, 1.6), ("v", K * D, 1.0)):
-            t[p + f"self_attn.{name}_proj.weight"] = normal(rows, E, std=std / np.sqrt(E))
-            if c["bias"]:
-                t[p + f"self_attn.{name}_proj.bias"] = normal(rows, std=0.5)
-        t[p + "self_attn.o_proj.weight"] = normal(E, H * D, std=1 / np.sqrt(H * D))
-        if c.get("qk_norm"):
-            t[p + "self_attn.q_norm.weight"] = 1 + normal(D, std=0.2)
-            t[p + "self_attn.k_norm.weight"] = 1 + normal(D, std=0.2)
-        t[p + "mlp.gate_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
-        t[p + "mlp.up_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
-        t[p + "mlp.down_proj.weight"] = normal(E, F, std=1 / np.sqrt(F))
-        t[p + "input_layernorm.weight"] = 1 + normal(E, std=0.1)
-        t[p + "post_attention_layernorm.weight"] = 1 + normal(E, std=0.1)
-    return t
 
 
 def with_template(tokenizer, single, special):

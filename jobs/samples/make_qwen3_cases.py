@@ -25,7 +25,7 @@ import json, os, sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import case_folder, decoder, store, write_texts  # noqa: E402
+from family_cases import case_folder, decoder, random_decoder, store, write_texts  # noqa: E402
 from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
 from make_modernbert_cases import train_bpe  # noqa: E402
 
@@ -72,27 +72,6 @@ def tokenizer_json():
                       "merges": [f"{a} {b}" for a, b in merges]}}, len(ids)
 
 
-def random_qwen3(c, rng):
-    E, F, V, H, K = c["E"], c["F"], c["V"], c["H"], c["K"]
-    D = c["D"] or HEAD_DIM_DEFAULT
-    normal = lambda *shape, std: rng.normal(0.0, std, size=shape)
-    t = {"embed_tokens.weight": normal(V, E, std=1.0), "norm.weight": 1 + normal(E, std=0.1)}
-    for i in range(c["L"]):
-        p = f"layers.{i}."
-        t[p + "self_attn.q_proj.weight"] = normal(H * D, E, std=1.6 / np.sqrt(E))
-        t[p + "self_attn.k_proj.weight"] = normal(K * D, E, std=1.6 / np.sqrt(E))
-        t[p + "self_attn.v_proj.weight"] = normal(K * D, E, std=1 / np.sqrt(E))
-        t[p + "self_attn.o_proj.weight"] = normal(E, H * D, std=1 / np.sqrt(H * D))
-        t[p + "self_attn.q_norm.weight"] = 1 + normal(D, std=0.2)
-        t[p + "self_attn.k_norm.weight"] = 1 + normal(D, std=0.2)
-        t[p + "mlp.gate_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
-        t[p + "mlp.up_proj.weight"] = normal(F, E, std=1 / np.sqrt(E))
-        t[p + "mlp.down_proj.weight"] = normal(E, F, std=1 / np.sqrt(F))
-        t[p + "input_layernorm.weight"] = 1 + normal(E, std=0.1)
-        t[p + "post_attention_layernorm.weight"] = 1 + normal(E, std=0.1)
-    return t
-
-
 def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
     folder = case_folder(out, c["name"])
@@ -100,7 +79,8 @@ def write_case(c, out, seed):
     content, size = tokenizer_json()
     json.dump(content, open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
     c = dict(c, V=size)
-    values = random_qwen3(c, rng)
+    port = dict(c, D=c["D"] or HEAD_DIM_DEFAULT, eps=1e-6, causal=True, bias=False, qk_norm=True)
+    values = random_decoder(port, rng)
     if c["lm"]:
         tensors, w = store(values, "BF16", "model.")
         tensors.update(store({"lm_head.weight": values["embed_tokens.weight"]}, "BF16")[0])
@@ -131,7 +111,6 @@ def write_case(c, out, seed):
                    "similarity_fn_name": "cosine"},
                   open(os.path.join(folder, "config_sentence_transformers.json"), "w"), indent=2)
         prompt = PROMPTS["query"]
-    port = dict(c, D=c["D"] or HEAD_DIM_DEFAULT, eps=1e-6, causal=True, bias=False, qk_norm=True)
     rows = write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: decoder(port, w, ids),
                        "last", prompt)
     D = c['D'] or HEAD_DIM_DEFAULT

@@ -26,9 +26,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import PAIRS, case_folder, decoder, store  # noqa: E402
+from family_cases import PAIRS, case_folder, decoder, random_decoder, store  # noqa: E402
 from make_bert_cases import write_safetensors  # noqa: E402
-from make_qwen2_cases import random_decoder  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402
 from make_xlmr_cases import reference_ids  # noqa: E402
 
