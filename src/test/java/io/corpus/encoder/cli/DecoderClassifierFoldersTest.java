@@ -9,15 +9,11 @@ import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,30 +67,12 @@ class DecoderClassifierFoldersTest {
     SparkSession spark = SparkTestSession.get();
     JsonNode texts = cases().json("qwen2-seq-cls", "texts.json");
     int pad = cases().json("qwen2-seq-cls", "config.json").get("pad_token_id").asInt();
-    int longest = 0;
-    for (JsonNode t : texts) {
-      longest = Math.max(longest, t.get("input_ids").size());
-    }
     for (boolean left : new boolean[] {true, false}) {
-      List<Row> rows = new ArrayList<>();
-      for (JsonNode t : texts) {
-        int n = t.get("input_ids").size();
-        int[] ids = new int[longest];
-        int[] mask = new int[longest];
-        Arrays.fill(ids, pad);
-        for (int i = 0; i < n; i++) {
-          ids[left ? longest - n + i : i] = t.get("input_ids").get(i).asInt();
-          mask[left ? longest - n + i : i] = 1;
-        }
-        rows.add(RowFactory.create(t.get("id").asText(), ints(ids), ints(mask)));
-      }
-      StructType schema = new StructType().add("id", DataTypes.StringType)
-          .add("ids", DataTypes.createArrayType(DataTypes.IntegerType))
-          .add("mask", DataTypes.createArrayType(DataTypes.IntegerType));
+      Dataset<Row> rows = FolderCases.paddedIds(spark, texts, pad, left);
       Map<String, Row> out = FolderCases.byId(new EncoderTransformer()
           .setModelPath(cases().folder("qwen2-seq-cls").toString()).setIdsCol("ids")
           .setMaskCol("mask").setMaxTokens(96).setBatchTokens(128)
-          .transform(spark.createDataFrame(rows, schema).repartition(2)).collectAsList());
+          .transform(rows).collectAsList());
       for (JsonNode t : texts) {
         Row got = out.get(t.get("id").asText());
         double error = Tolerances.relativeError(t.get("logits"),
@@ -129,9 +107,5 @@ class DecoderClassifierFoldersTest {
         .toString()).count());
     String summary = Files.readString(output.resolve("run-summary.json"));
     assertTrue(summary.contains("\"rows_rejected\" : 1"), summary);
-  }
-
-  private static List<Integer> ints(int[] values) {
-    return Arrays.stream(values).boxed().toList();
   }
 }

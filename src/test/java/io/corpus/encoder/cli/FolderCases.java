@@ -19,6 +19,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -187,6 +188,32 @@ record FolderCases(String cases, Path tmp) {
     System.out.printf("%s: texts and pairs, worst relative error of logits and scores %.2e%n",
         name, worst);
     return worst;
+  }
+
+  /**
+   * The texts' reference ids as an (id, ids, mask) table, each padded with {@code pad} to the
+   * longest on the left or on the right, its mask 1 on the real tokens.
+   */
+  static Dataset<Row> paddedIds(SparkSession spark, JsonNode texts, int pad, boolean left) {
+    int longest = 0;
+    for (JsonNode t : texts) {
+      longest = Math.max(longest, t.get("input_ids").size());
+    }
+    List<Row> rows = new ArrayList<>();
+    for (JsonNode t : texts) {
+      int n = t.get("input_ids").size();
+      List<Integer> ids = new ArrayList<>(java.util.Collections.nCopies(longest, pad));
+      List<Integer> mask = new ArrayList<>(java.util.Collections.nCopies(longest, 0));
+      for (int i = 0; i < n; i++) {
+        ids.set(left ? longest - n + i : i, t.get("input_ids").get(i).asInt());
+        mask.set(left ? longest - n + i : i, 1);
+      }
+      rows.add(RowFactory.create(t.get("id").asText(), ids, mask));
+    }
+    StructType schema = new StructType().add("id", DataTypes.StringType)
+        .add("ids", DataTypes.createArrayType(DataTypes.IntegerType))
+        .add("mask", DataTypes.createArrayType(DataTypes.IntegerType));
+    return spark.createDataFrame(rows, schema).repartition(2);
   }
 
   static Map<String, Row> byId(List<Row> rows) {

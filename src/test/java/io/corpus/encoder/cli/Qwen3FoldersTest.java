@@ -17,12 +17,9 @@ import java.nio.charset.StandardCharsets;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -75,33 +72,12 @@ class Qwen3FoldersTest {
   void leftAndRightPaddedIdsGiveThePortsVectors() throws Exception {
     SparkSession spark = SparkTestSession.get();
     JsonNode texts = cases().json("qwen3-embedding", "texts.json");
-    int longest = 0;
-    for (JsonNode t : texts) {
-      longest = Math.max(longest, t.get("input_ids").size());
-    }
     for (boolean left : new boolean[] {true, false}) {
-      List<Row> rows = new ArrayList<>();
-      for (JsonNode t : texts) {
-        int n = t.get("input_ids").size();
-        int pad = longest - n;
-        int[] ids = new int[longest];
-        int[] mask = new int[longest];
-        for (int i = 0; i < n; i++) {
-          ids[left ? pad + i : i] = t.get("input_ids").get(i).asInt();
-          mask[left ? pad + i : i] = 1;
-        }
-        for (int i = 0; i < pad; i++) {
-          ids[left ? i : n + i] = 342;                       // <|endoftext|>, the pad token
-        }
-        rows.add(RowFactory.create(t.get("id").asText(), ints(ids), ints(mask)));
-      }
-      StructType schema = new StructType().add("id", DataTypes.StringType)
-          .add("ids", DataTypes.createArrayType(DataTypes.IntegerType))
-          .add("mask", DataTypes.createArrayType(DataTypes.IntegerType));
+      Dataset<Row> rows = FolderCases.paddedIds(spark, texts, 342, left);   // <|endoftext|>
       Map<String, Row> out = FolderCases.byId(new EncoderTransformer()
           .setModelPath(cases().folder("qwen3-embedding").toString()).setIdsCol("ids")
           .setMaskCol("mask").setMaxTokens(160).setBatchTokens(256)
-          .transform(spark.createDataFrame(rows, schema).repartition(2)).collectAsList());
+          .transform(rows).collectAsList());
       for (JsonNode t : texts) {
         double[] got = SparkInputs.vector(out.get(t.get("id").asText()).getAs("pooled"));
         double[] want = new double[got.length];
@@ -113,10 +89,6 @@ class Qwen3FoldersTest {
             + t.get("id").asText() + ": 1 - cosine " + error);
       }
     }
-  }
-
-  private static List<Integer> ints(int[] values) {
-    return Arrays.stream(values).boxed().toList();
   }
 
   /**
