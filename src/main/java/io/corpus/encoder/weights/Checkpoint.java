@@ -93,4 +93,10 @@ final class Checkpoint {
     info(name);
     return fileOf.get(name).read(storedName.get(name));
   }
+
+  /** Row {@code row} of a (rows, cols) tensor. */
+  float[] readRow(String name, long row) {
+    long cols = info(name).shape()[1];
+    return fileOf.get(name).read(storedName.get(name), row * cols, Math.toIntExact(cols));
+  }
 }

@@ -144,20 +144,32 @@ public final class SafetensorsFile {
 
   /** The tensor's values, widened to float, row-major. */
   public float[] read(String name) {
+    return read(name, 0, Math.toIntExact(info(name).elementCount()));
+  }
+
+  /**
+   * {@code count} values of the tensor from flat index {@code first} (whole rows of a table,
+   * where only a few of its rows are needed), widened to float.
+   */
+  public float[] read(String name, long first, int count) {
     TensorInfo info = info(name);
     if (!info.dtype().floating()) {
       throw new WeightsException("Tensor " + name + " is " + info.dtype() + ", not a weight "
           + "tensor (F32, F16, BF16): " + path);
     }
-    int count = Math.toIntExact(info.elementCount());
+    if (first < 0 || count < 0 || first + count > info.elementCount()) {
+      throw new IllegalArgumentException("values " + first + ".." + (first + count) + " of "
+          + name + ", which has " + info.elementCount());
+    }
     float[] out = new float[count];
     int width = info.dtype() == DType.F32 ? 4 : 2;
     int perPiece = PIECE_BYTES / width;
+    long start = info.start() + first * width;
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       for (int done = 0; done < count; done += perPiece) {
         int n = Math.min(perPiece, count - done);
         ByteBuffer piece = channel.map(FileChannel.MapMode.READ_ONLY,
-            info.start() + (long) done * width, (long) n * width).order(ByteOrder.LITTLE_ENDIAN);
+            start + (long) done * width, (long) n * width).order(ByteOrder.LITTLE_ENDIAN);
         switch (info.dtype()) {
           case F32 -> piece.asFloatBuffer().get(out, done, n);
           case F16 -> {

@@ -130,7 +130,8 @@ public final class WeightsLoader {
   /**
    * The bytes the checkpoint's kept tensors take once read as the job holds them: the encoder
    * layers' ({@code layerPrefix}) in {@code precision} (4, 2 or 1 bytes a weight, and one layer
-   * in float32 while it is converted), every other tensor (embeddings, norms, heads) in float32.
+   * in float32 while it is converted), every other tensor (embeddings, norms, heads) in float32,
+   * but lm_head, of which a reranker reads two rows.
    */
   static long heldBytes(Checkpoint file, String layerPrefix, Precision precision) {
     int perWeight = switch (precision) {
@@ -142,6 +143,9 @@ public final class WeightsLoader {
     long otherElements = 0;
     Map<String, Long> perLayer = new HashMap<>();
     for (String name : file.names()) {
+      if (name.equals(LM_HEAD)) {
+        continue;                            // a reranker reads two of its rows, not the table
+      }
       long n = file.info(name).elementCount();
       if (name.startsWith(layerPrefix)) {
         layerElements += n;
@@ -236,12 +240,20 @@ public final class WeightsLoader {
     JsonNode vocabulary = ModelFolder.json(tokenizer).path("model").path("vocab");
     int e = model.width();
     int v = embeddings.vocabularySize();
-    float[] table = file.contains(LM_HEAD) ? source.take(LM_HEAD, v, e) : embeddings.word();
-    float[] row = new float[e];
     int yes = vocabularyId(vocabulary, reranker.yes(), tokenizer);
     int no = vocabularyId(vocabulary, reranker.no(), tokenizer);
+    float[] yesRow;
+    float[] noRow;
+    if (file.contains(LM_HEAD)) {            // the two rows, not a (V, E) table of gigabytes
+      yesRow = source.takeRow(LM_HEAD, yes, v, e);
+      noRow = source.takeRow(LM_HEAD, no, v, e);
+    } else {
+      yesRow = Arrays.copyOfRange(embeddings.word(), yes * e, (yes + 1) * e);
+      noRow = Arrays.copyOfRange(embeddings.word(), no * e, (no + 1) * e);
+    }
+    float[] row = new float[e];
     for (int i = 0; i < e; i++) {
-      row[i] = table[yes * e + i] - table[no * e + i];
+      row[i] = yesRow[i] - noRow[i];
     }
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     return ClassifierHead.score(row, classifier.labels(), classifier.scoring(), -1);
@@ -403,6 +415,17 @@ public final class WeightsLoader {
 
     @Override
     public float[] take(String name, long... shape) {
+      checkShape(name, shape);
+      return finite(name, file.read(name));
+    }
+
+    /** Row {@code row} of tensor {@code name} of {@code shape}, the rest left unread. */
+    float[] takeRow(String name, long row, long... shape) {
+      checkShape(name, shape);
+      return finite(name, file.readRow(name, row));
+    }
+
+    private void checkShape(String name, long... shape) {
       if (!file.contains(name)) {
         throw new WeightsException("Tensor " + name + " is missing from " + file.path()
             + " (expected shape " + Arrays.toString(shape) + ")");
@@ -412,7 +435,9 @@ public final class WeightsLoader {
         throw new WeightsException("Tensor " + name + " has shape " + info.shapeString()
             + ", expected " + Arrays.toString(shape) + ": " + file.path());
       }
-      float[] values = file.read(name);
+    }
+
+    private float[] finite(String name, float[] values) {
       for (int i = 0; i < values.length; i++) {
         if (!Float.isFinite(values[i])) {
           throw new WeightsException("Tensor " + name + " holds " + values[i] + " at flat index "

@@ -30,6 +30,23 @@ class SafetensorsFileTest {
     assertArrayEquals(new float[] {9f}, f.read("b"));
   }
 
+  /** One row of a table read alone (a reranker's yes and no rows of lm_head), F32 and F16. */
+  @Test
+  void readsOneRowOfATableAlone() throws IOException {
+    Path file = tmp.resolve("rows.safetensors");
+    float[] table = {1f, 2f, 3f, 4f, 5f, 6f, 7f, 8f, 9f, 10f, 11f, 12f};
+    new SafetensorsWriter().put("t", table, 4, 3).write(file);
+    Checkpoint checkpoint = Checkpoint.of(file);
+    assertArrayEquals(new float[] {7f, 8f, 9f}, checkpoint.readRow("t", 2));
+    assertArrayEquals(new float[] {10f, 11f, 12f}, checkpoint.readRow("t", 3));
+    Path half = tmp.resolve("half-rows.safetensors");
+    String header = "{\"h\":{\"dtype\":\"F16\",\"shape\":[2,2],\"data_offsets\":[0,8]}}";
+    write(half, header, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN)
+        .putShort((short) 0x3c00).putShort((short) 0xc000).putShort((short) 0x3800)
+        .putShort((short) 0x0001).array());
+    assertArrayEquals(new float[] {0.5f, 0x1p-24f}, Checkpoint.of(half).readRow("h", 1));
+  }
+
   @Test
   void widensHalfAndBfloat16() throws IOException {
     // F16: 1.0 = 0x3c00, -2.0 = 0xc000, 0.5 = 0x3800, smallest subnormal 0x0001 = 2^-24.
