@@ -22,11 +22,15 @@ import java.util.List;
  * @param attention KV heads, head width and score scale, where the family sets them
  * @param norm LayerNorm or RMSNorm
  * @param causal a decoder's attention: no query sees a later key
+ * @param disentangled DeBERTa's position terms in every score, or NONE
+ * @param positionTable the embedding layer adds the checkpoint's learned position table, when it
+ *     has one (DeBERTa-v3's checkpoints keep a table its embeddings do not add)
  */
 public record Architecture(Activation activation, double layerNormEps, boolean normFirst,
     boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
     List<LayerAttention> layers, ScoreBias scoreBias, ModelSettings.AttentionHeads attention,
-    NormKind norm, boolean causal) implements Serializable {
+    NormKind norm, boolean causal, DisentangledPositions disentangled, boolean positionTable)
+    implements Serializable {
 
   public Architecture {
     if (!(layerNormEps > 0) || Double.isInfinite(layerNormEps)) {
@@ -34,9 +38,15 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
           + layerNormEps);
     }
     layers = List.copyOf(layers);
-    if (activation == null || scoreBias == null || attention == null || norm == null) {
-      throw new IllegalArgumentException("an architecture without a score bias, head shape or "
-          + "norm kind has ScoreBias.NONE, AttentionHeads.PLAIN, NormKind.LAYER");
+    if (activation == null || scoreBias == null || attention == null || norm == null
+        || disentangled == null) {
+      throw new IllegalArgumentException("an architecture without a score bias, head shape, "
+          + "norm kind or position terms has ScoreBias.NONE, AttentionHeads.PLAIN, "
+          + "NormKind.LAYER, DisentangledPositions.NONE");
+    }
+    if (scoreBias.any() && disentangled.any()) {
+      throw new IllegalArgumentException("a score bias by distance and disentangled position "
+          + "terms do not go together");
     }
   }
 
@@ -63,6 +73,8 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     private ModelSettings.AttentionHeads attention = ModelSettings.AttentionHeads.PLAIN;
     private NormKind norm = NormKind.LAYER;
     private boolean causal;
+    private DisentangledPositions disentangled = DisentangledPositions.NONE;
+    private boolean positionTable = true;
 
     private Builder(Activation activation, double layerNormEps) {
       this.activation = activation;
@@ -133,9 +145,22 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
       return this;
     }
 
+    /** DeBERTa's content-to-position and position-to-content terms. */
+    public Builder disentangled(DisentangledPositions terms) {
+      disentangled = terms;
+      return this;
+    }
+
+    /** Whether the embeddings add a learned position table (when {@code added}). */
+    public Builder positionTable(boolean added) {
+      positionTable = added;
+      return this;
+    }
+
     public Architecture build() {
       return new Architecture(activation, layerNormEps, normFirst, finalNorm, projectionBias,
-          feedForwardBias, normBias, layers, scoreBias, attention, norm, causal);
+          feedForwardBias, normBias, layers, scoreBias, attention, norm, causal, disentangled,
+          positionTable);
     }
   }
 }

@@ -42,6 +42,7 @@ public final class Encoder {
   private final HeadAttention head;
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
   private final RelativeBias bias; // the model's score bias, or null
+  private final DisentangledBias disentangled; // DeBERTa's position terms, or null
 
   private int capacity;          // rows the buffers below hold
   private float[] qkv = new float[0];       // (N, (H + 2·Hkv)·D): q, k, v heads
@@ -69,8 +70,10 @@ public final class Encoder {
     this.shapes = Shapes.of(settings, weights);
     this.bias = settings.scoreBias().any()
         ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
+    this.disentangled = settings.disentangled().any() ? new DisentangledBias(
+        settings.disentangled(), heads, kvHeads, headWidth, settings.scoreScale(headWidth)) : null;
     this.head = new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
-        attentionTile, bias);
+        attentionTile, bias != null ? bias : disentangled);
     this.zeros = new float[width];
     checkShapes();
     this.rotary = new Rotary[weights.layerCount()];
@@ -95,7 +98,20 @@ public final class Encoder {
             + " heads and " + kvHeads + " KV heads of " + headWidth + " values in a width of "
             + width);
       }
+      DisentangledPositions form = settings.disentangled();
+      LayerWeights.RelativePositions relative = w.relative();
+      if (form.any() && (relative == null
+          || !table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
+          || !table(relative.queries(), form.positionToContent(), 2 * form.span() * inner))) {
+        throw new IllegalArgumentException("layer " + l + " lacks the (" + 2 * form.span()
+            + ", " + inner + ") relative key and query tables its position terms read");
+      }
     }
+  }
+
+  /** Whether a table is there exactly when it is {@code wanted}, of {@code floats} values. */
+  private static boolean table(float[] values, boolean wanted, int floats) {
+    return wanted ? values != null && values.length == floats : values == null;
   }
 
   public ModelSettings settings() {
@@ -252,10 +268,16 @@ public final class Encoder {
     if (bias != null) {
       bias.cover(longest(batch));
     }
+    if (disentangled != null) {
+      disentangled.layer(w.relative(), qkv);
+    }
     AttentionMask mask = settings.mask(layer);
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int first = batch.firstRow(b);
       int t = batch.length(b);
+      if (disentangled != null) {
+        disentangled.sequence(batch, first, t);
+      }
       if (sink == null && t <= Math.min(ALL_HEADS_LENGTH, head.tile())) {
         head.full(batch, first, t, 0, heads, mask, qkv, context);     // one softmax pass
         continue;

@@ -5,7 +5,7 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import java.util.Arrays;
 
 /**
- * softmax(Q_h K_hᵀ / √D + bias + mask) · V_h for one head of one sequence, on strided views of
+ * softmax(Q_h K_hᵀ / √D + terms + mask) · V_h for one head of one sequence, on strided views of
  * the fused q, k, v buffer ((N, (H + 2·Hkv)·D); query head h reads KV head h / (H / Hkv)),
  * written into the head's D columns of the (N, H·D) context. Two ways:
  *
@@ -31,7 +31,7 @@ final class HeadAttention {
   private final int qkvWidth;     // (H + 2·Hkv)·D: row stride of the fused q, k, v
   private final float scoreScale; // 1 / √D unless the model says otherwise
   private final int tile;
-  private final RelativeBias bias;          // added to every score, or null
+  private final ScoreTerms terms;           // added to every score, or null
   private float[] keyScores = new float[0];   // (T_k, count·T_q) for full: Sᵀ, a row per key
   private float[] queryMax = new float[0];    // (count·T_q) scratch of the softmax
   private float[] querySum = new float[0];    // (count·T_q) sum of exp(score − max) per query
@@ -48,11 +48,11 @@ final class HeadAttention {
 
   /**
    * H query heads and Hkv KV heads of D values, the rows of the fused buffer q (H·D), k (Hkv·D)
-   * then v (Hkv·D); scores scaled by {@code scoreScale}, with {@code bias} (or null) added.
+   * then v (Hkv·D); scores scaled by {@code scoreScale}, with {@code terms} (or null) added.
    */
   HeadAttention(int heads, int kvHeads, int headWidth, double scoreScale, int tile,
-      RelativeBias bias) {
-    this.bias = bias;
+      ScoreTerms terms) {
+    this.terms = terms;
     this.heads = heads;
     this.kvHeads = kvHeads;
     this.width = heads * headWidth;
@@ -115,8 +115,8 @@ final class HeadAttention {
       int k = row + keyOffset(h0 + h);
       RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
           0f, keyScores, h * t, cols);                                    // Sᵀ_h (T_k, T_q)
-      if (bias != null) {
-        bias.add(batch, first, h0 + h, keyScores, h * t, 0, t, 0, t, 1, cols);
+      if (terms != null) {
+        terms.add(batch, first, h0 + h, keyScores, h * t, 0, t, 0, t, 1, cols);
       }
       if (rule.any()) {
         mask(batch, first, rule, keyScores, h * t, 0, t, 0, t, 1, cols);
@@ -185,8 +185,8 @@ final class HeadAttention {
         }
         RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
             qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                  // (bq, bk)
-        if (bias != null) {
-          bias.add(batch, first, h, tileScores, 0, q0, bq, k0, bk, bk, 1);
+        if (terms != null) {
+          terms.add(batch, first, h, tileScores, 0, q0, bq, k0, bk, bk, 1);
         }
         if (rule.any()) {
           mask(batch, first, rule, tileScores, 0, q0, bq, k0, bk, bk, 1);

@@ -31,6 +31,8 @@ import java.io.Serializable;
  * @param keyNorm (D) the same for each KV head's k, or null with queryNorm
  * @param postNorms the norms of the attention's and the feed-forward's outputs before they join
  *     the residual (Gemma3's post_attention_layernorm and post_feedforward_layernorm), or null
+ * @param relative the layer's projections of every relative distance, for
+ *     {@link DisentangledPositions} (DeBERTa), or null
  */
 public record LayerWeights(
     Matrix inProjWeight, float[] inProjBias,
@@ -40,7 +42,8 @@ public record LayerWeights(
     float[] norm1Gamma, float[] norm1Beta,
     float[] norm2Gamma, float[] norm2Beta,
     Matrix ffnGateWeight, float[] ffnGateBias,
-    float[] queryNorm, float[] keyNorm, PostNorms postNorms) implements Serializable {
+    float[] queryNorm, float[] keyNorm, PostNorms postNorms, RelativePositions relative)
+    implements Serializable {
 
   /**
    * Norms of a sublayer's output, each (E): x + norm(attention(...)), x + norm(ffn(...)).
@@ -50,12 +53,26 @@ public record LayerWeights(
    */
   public record PostNorms(float[] attention, float[] feedForward) implements Serializable {}
 
+  /**
+   * The 2S relative embeddings projected as keys and as queries, each (2S, H·D), biases added:
+   * what DeBERTa's c2p and p2c terms read.
+   *
+   * @param keys for content-to-position, or null without that term
+   * @param queries for position-to-content, or null without that term
+   */
+  public record RelativePositions(float[] keys, float[] queries) implements Serializable {
+    /** 2S, the rows of either table, for a context of width H·D. */
+    public int rows(int inner) {
+      return (keys != null ? keys : queries).length / inner;
+    }
+  }
+
   /** A layer of float32 matrices, (out, in) row-major, their shapes read off the biases. */
   private LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
       float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
       float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
       float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias, float[] queryNorm,
-      float[] keyNorm, PostNorms postNorms) {
+      float[] keyNorm, PostNorms postNorms, RelativePositions relative) {
     this(Matrix.of(inProjWeight, inProjBias.length, outProjBias.length), inProjBias,
         Matrix.of(outProjWeight, outProjBias.length, outProjWeight.length / outProjBias.length),
         outProjBias, Matrix.of(ffnInWeight, ffnInBias.length, outProjBias.length), ffnInBias,
@@ -63,7 +80,7 @@ public record LayerWeights(
         norm1Gamma, norm1Beta, norm2Gamma, norm2Beta,
         ffnGateWeight == null ? null
             : Matrix.of(ffnGateWeight, ffnInBias.length, outProjBias.length),
-        ffnGateBias, queryNorm, keyNorm, postNorms);
+        ffnGateBias, queryNorm, keyNorm, postNorms, relative);
   }
 
   /**
@@ -95,6 +112,7 @@ public record LayerWeights(
     private float[] queryNorm;
     private float[] keyNorm;
     private PostNorms postNorms;
+    private RelativePositions relative;
 
     private Builder(int width, int ffnWidth) {
       this.width = width;
@@ -181,6 +199,12 @@ public record LayerWeights(
       return this;
     }
 
+    /** The relative embeddings projected as keys and queries, (2S, H·D) each or null. */
+    public Builder relativePositions(float[] keys, float[] queries) {
+      relative = new RelativePositions(keys, queries);
+      return this;
+    }
+
     public LayerWeights build() {
       int qkvRows = qkv.length / width;
       return new LayerWeights(qkv, orZeros(qkvBias, qkvRows), out, orZeros(outBias, width),
@@ -188,7 +212,7 @@ public record LayerWeights(
           attentionNorm, attentionNorm == null ? null : orZeros(attentionNormShift, width),
           feedForwardNorm, orZeros(feedForwardNormShift, width), ffnGate,
           ffnGate == null ? null : orZeros(ffnGateBias, ffnWidth), queryNorm, keyNorm,
-          postNorms);
+          postNorms, relative);
     }
 
     private static float[] orZeros(float[] values, int length) {
@@ -211,7 +235,7 @@ public record LayerWeights(
         outProjBias, ffnInWeight.in(precision), ffnInBias, ffnOutWeight.in(precision), ffnOutBias,
         norm1Gamma, norm1Beta, norm2Gamma, norm2Beta,
         ffnGateWeight == null ? null : ffnGateWeight.in(precision), ffnGateBias, queryNorm,
-        keyNorm, postNorms);
+        keyNorm, postNorms, relative);
   }
 
   /** Bytes the weights take. */
@@ -265,7 +289,9 @@ public record LayerWeights(
         ffnInBias, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
         norm2Beta, ffnGateBias, queryNorm, keyNorm,
         postNorms == null ? null : postNorms.attention(),
-        postNorms == null ? null : postNorms.feedForward()}) {
+        postNorms == null ? null : postNorms.feedForward(),
+        relative == null ? null : relative.keys(),
+        relative == null ? null : relative.queries()}) {
       count += a == null ? 0 : a.length;
     }
     return count;

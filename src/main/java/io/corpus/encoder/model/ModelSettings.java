@@ -91,6 +91,11 @@ public record ModelSettings(int heads, Architecture architecture, int window,
     return architecture.scoreBias();
   }
 
+  /** DeBERTa's position terms in every score, or NONE. */
+  public DisentangledPositions disentangled() {
+    return architecture.disentangled();
+  }
+
   /** The heads' shape beyond H. */
   public AttentionHeads attention() {
     return architecture.attention();

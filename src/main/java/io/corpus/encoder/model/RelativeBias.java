@@ -5,7 +5,7 @@ package io.corpus.encoder.model;
  * distance a batch holds, in float, computed once and grown when a longer sequence arrives. Not
  * thread-safe (it grows); one per encoder.
  */
-final class RelativeBias {
+final class RelativeBias implements ScoreTerms {
   private final ScoreBias form;
   private final float[] table;     // (buckets, H) of relative buckets, or null
   private final int heads;
@@ -41,12 +41,9 @@ final class RelativeBias {
     span = grown;
   }
 
-  /**
-   * Adds head h's bias to a block of scores: {@code s[base + i · queryStride + j · keyStride]}
-   * for query row {@code q0 + i} and key row {@code k0 + j} of the sequence starting at row
-   * {@code first} (positions from the batch). The table must {@link #cover} them.
-   */
-  void add(TokenBatch batch, int first, int h, float[] s, int base, int q0, int bq, int k0,
+  /** Adds head h's bias to a block of scores; the table must {@link #cover} them. */
+  @Override
+  public void add(TokenBatch batch, int first, int h, float[] s, int base, int q0, int bq, int k0,
       int bk, int queryStride, int keyStride) {
     int center = h * (2 * span + 1) + span;
     for (int i = 0; i < bq; i++) {

@@ -189,7 +189,7 @@ public interface ModelFamily {
    */
   List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
       new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen2(), new Qwen3(),
-      new Gemma3(), new Mistral());
+      new Gemma3(), new Mistral(), new DebertaV2());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.supported() + " folders";

@@ -81,6 +81,12 @@ public enum TensorNaming implements ConfigName {
     /** The first dimension of a tensor, or −1 when there is no such tensor. */
     long rows(String name);
 
+    /**
+     * Passes over a tensor the family's modelling code drops on load (when the checkpoint has
+     * it), so that it is not reported as unexpected.
+     */
+    void ignore(String name);
+
     /** Where the tensors are, for messages. */
     Path path();
   }

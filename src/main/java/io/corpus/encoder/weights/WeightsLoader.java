@@ -454,6 +454,13 @@ public final class WeightsLoader {
     }
 
     @Override
+    public void ignore(String name) {
+      if (file.contains(name)) {
+        used.add(name);
+      }
+    }
+
+    @Override
     public Path path() {
       return file.path();
     }

@@ -76,8 +76,8 @@ class XlmRobertaFoldersTest {
   void otherFoldersAreRefusedInOneLine() throws Exception {
     String config = Files.readString(cases().folder("xlmr-embedding").resolve("config.json"));
     Map<String, String> refused = Map.of(
-        config.replace("\"xlm-roberta\"", "\"deberta-v2\""),
-        "model_type 'deberta-v2' is not supported; this job runs bert",
+        config.replace("\"xlm-roberta\"", "\"funnel\""),
+        "model_type 'funnel' is not supported; this job runs bert",
         config.replace("{", "{\"auto_map\": {\"AutoModel\": \"modeling.X\"}, "),
         "auto_map names custom modelling code",
         config.replace("\"absolute\"", "\"alibi\""),

@@ -262,9 +262,9 @@ class ModelFolderTest {
 
   @Test
   void otherArchitecturesAndMissingConfigAreRefused() throws Exception {
-    Path deberta = folder("deberta", L, "deberta-v2");
-    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(deberta));
-    assertEquals(deberta.resolve("config.json") + ": model_type 'deberta-v2' is not supported; "
+    Path funnel = folder("funnel", L, "funnel");
+    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(funnel));
+    assertEquals(funnel.resolve("config.json") + ": model_type 'funnel' is not supported; "
         + "this job runs bert (jina-embeddings-v2, by its auto_map; BERT, BGE, E5, MiniLM), "
         + "xlm-roberta, roberta or camembert "
         + "(multilingual-e5, paraphrase-multilingual, bge-m3, camembert), modernbert "
@@ -272,8 +272,9 @@ class ModelFolderTest {
         + "nomic_bert (nomic-embed-text-v1, v1.5), distilbert (distilbert-base, "
         + "msmarco-distilbert, distilbert-sst-2), new (gte-base-en-v1.5, gte-large-en-v1.5, "
         + "gte-multilingual-base), qwen2 (gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct), "
-        + "qwen3 (Qwen3-Embedding-0.6B, 4B, 8B), gemma3_text (embeddinggemma-300m) and mistral "
-        + "(e5-mistral-7b-instruct, SFR-Embedding-2_R) folders",
+        + "qwen3 (Qwen3-Embedding-0.6B, 4B, 8B), gemma3_text (embeddinggemma-300m), mistral "
+        + "(e5-mistral-7b-instruct, SFR-Embedding-2_R) and deberta-v2 (DeBERTa-v3 "
+        + "cross-encoders, mxbai-rerank-v1) folders",
         e.getMessage());
     Path empty = Files.createDirectories(dir.resolve("empty"));
     e = assertThrows(WeightsException.class, () -> ModelFolder.read(empty));

@@ -1,0 +1,209 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.DisentangledPositions;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.ModelSettings;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * DeBERTa-v2 and v3 (the NLI cross-encoders, mxbai-rerank-v1), as {@code modeling_deberta_v2.py}
+ * computes them: word embeddings (+ positions when {@code position_biased_input}, + token types
+ * when {@code type_vocab_size} > 0), normalized; BERT's post-norm layers under
+ * {@code encoder.layer.i.} with {@code attention.self.query_proj}, {@code key_proj},
+ * {@code value_proj}, and disentangled attention ({@link DisentangledPositions}) over
+ * {@code encoder.rel_embeddings} (normalized by {@code encoder.LayerNorm} when
+ * {@code norm_rel_ebd} says layer_norm). Task checkpoints put the encoder under
+ * {@code deberta.}; {@code DebertaV2ForSequenceClassification}'s head is the ContextPooler
+ * ({@code pooler.dense} and {@code pooler_hidden_act} on the first token) then
+ * {@code classifier}.
+ */
+final class DebertaV2 implements ModelFamily {
+  private static final String LAYERS = "encoder.layer.";
+  private static final String RELATIVE = "encoder.rel_embeddings.weight";
+  private static final String RELATIVE_NORM = "encoder.LayerNorm.";
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("deberta-v2");
+  }
+
+  @Override
+  public String examples() {
+    return "DeBERTa-v3 cross-encoders, mxbai-rerank-v1";
+  }
+
+  @Override
+  public String name() {
+    return "deberta-v2";
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    refuseUnlessZero(config, "conv_kernel_size", file, "the convolution after the first layer "
+        + "(deberta-v2-xlarge's)");
+    int width = ModelFamily.positiveInt(config, "hidden_size", file);
+    int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
+    if (config.path("embedding_size").asInt(width) != width
+        || config.path("pooler_hidden_size").asInt(width) != width) {
+      throw new WeightsException(file + ": embedding_size " + config.get("embedding_size")
+          + " and pooler_hidden_size " + config.get("pooler_hidden_size") + " must equal "
+          + "hidden_size " + width + " here (no embed_proj)");
+    }
+    List<String> terms = positionTerms(config);
+    boolean c2p = terms.contains("c2p");
+    boolean p2c = terms.contains("p2c");
+    int headWidth = config.has("attention_head_size")
+        ? ModelFamily.positiveInt(config, "attention_head_size", file) : width / heads;
+    // the scale counts the position terms pos_att_type names, relative_attention or not
+    double scale = 1 / Math.sqrt((float) headWidth * (1 + (c2p ? 1 : 0) + (p2c ? 1 : 0)));
+    Architecture.Builder architecture = Architecture.encoder(
+            ModelFamily.activation(config, "hidden_act", file),
+            config.path("layer_norm_eps").asDouble(1e-7))
+        .attention(new ModelSettings.AttentionHeads(0, headWidth, scale))
+        .positionTable(config.path("position_biased_input").asBoolean(true));
+    if (config.path("relative_attention").asBoolean(false) && (c2p || p2c)) {
+      int maxRelative = config.path("max_relative_positions").asInt(-1);
+      if (maxRelative < 1) {
+        maxRelative = ModelFamily.positiveInt(config, "max_position_embeddings", file);
+      }
+      int buckets = Math.max(0, config.path("position_buckets").asInt(-1));
+      if (buckets > 0 && (buckets < 4 || maxRelative - 1 <= buckets / 2)) {
+        throw new WeightsException(file + ": position_buckets " + buckets + " with "
+            + "max_relative_positions " + maxRelative + " gives no log-spaced buckets (needs "
+            + "at least 4 buckets and a maximum beyond half of them)");
+      }
+      boolean normalized = List.of(config.path("norm_rel_ebd").asText("none").toLowerCase()
+          .split("\\|")).stream().map(String::strip).toList().contains("layer_norm");
+      architecture.disentangled(new DisentangledPositions(buckets > 0 ? buckets : maxRelative,
+          buckets, maxRelative, c2p, p2c, config.path("share_att_key").asBoolean(false),
+          normalized));
+    }
+    return architecture.build();
+  }
+
+  /** {@code pos_att_type}: a list, or a string such as "p2c|c2p" (DebertaV2Config splits it). */
+  private static List<String> positionTerms(JsonNode config) {
+    JsonNode types = config.path("pos_att_type");
+    List<String> terms = new ArrayList<>();
+    if (types.isArray()) {
+      types.forEach(t -> terms.add(t.asText().strip().toLowerCase()));
+    } else if (types.isTextual()) {
+      for (String t : types.asText().toLowerCase().split("\\|")) {
+        terms.add(t.strip());
+      }
+    }
+    return terms;
+  }
+
+  private static void refuseUnlessZero(JsonNode config, String key, Path file, String what) {
+    if (config.path(key).asInt(0) > 0) {
+      throw new WeightsException(file + ": " + key + " = " + config.get(key) + " asks for "
+          + what + ", which this job does not compute");
+    }
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "deberta.";
+  }
+
+  /** DeBERTa's tokenizer passes token types; the model embeds them when it has a table. */
+  @Override
+  public boolean usesTokenTypes() {
+    return true;
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return classifier ? List.of("embeddings.", "encoder.", "pooler.", "classifier.")
+        : List.of("embeddings.", "encoder.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    String p = "embeddings.";
+    long vocabulary = Math.max(1, read.rows(p + "word_embeddings.weight"));
+    long types = read.rows(p + "token_type_embeddings.weight");
+    String positions = p + "position_embeddings.weight";
+    boolean added = model.architecture().positionTable();
+    if (!added) {
+      read.ignore(positions);      // DeBERTa-v3's own checkpoints keep it; transformers too
+    }
+    return new EmbeddingWeights(read.take(p + "word_embeddings.weight", vocabulary, e),
+        added ? read.take(positions, model.maxPositions(), e) : null,
+        types > 0 ? read.take(p + "token_type_embeddings.weight", types, e) : null,
+        read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e), 0, types > 0);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    int inner = model.settings().headWidth(e) * model.heads();
+    String p = LAYERS + i + ".";
+    String a = p + "attention.self.";
+    float[] queries = read.take(a + "query_proj.weight", inner, e);
+    float[] queryBias = read.take(a + "query_proj.bias", inner);
+    float[] keys = read.take(a + "key_proj.weight", inner, e);
+    float[] keyBias = read.take(a + "key_proj.bias", inner);
+    LayerWeights.Builder layer = LayerWeights.builder(e, f)
+        .attention(TensorNaming.concat(queries, keys, read.take(a + "value_proj.weight", inner,
+            e)), read.take(p + "attention.output.dense.weight", e, inner))
+        .attentionBiases(TensorNaming.concat(queryBias, keyBias,
+            read.take(a + "value_proj.bias", inner)), read.take(p + "attention.output.dense.bias",
+            e))
+        .feedForward(read.take(p + "intermediate.dense.weight", f, e),
+            read.take(p + "output.dense.weight", e, f))
+        .feedForwardBiases(read.take(p + "intermediate.dense.bias", f),
+            read.take(p + "output.dense.bias", e))
+        .norms(read.take(p + "attention.output.LayerNorm.weight", e),
+            read.take(p + "attention.output.LayerNorm.bias", e),
+            read.take(p + "output.LayerNorm.weight", e), read.take(p + "output.LayerNorm.bias", e));
+    DisentangledPositions form = model.architecture().disentangled();
+    if (form.any()) {
+      float[] relative = DisentangledPositions.normalized(read.take(RELATIVE, 2L * form.span(), e),
+          form.normalized() ? read.take(RELATIVE_NORM + "weight", e) : null,
+          form.normalized() ? read.take(RELATIVE_NORM + "bias", e) : null, model.layerNormEps());
+      boolean shared = form.sharedProjections();
+      layer.relativePositions(form.contentToPosition() ? DisentangledPositions.project(relative,
+              shared ? keys : read.take(a + "pos_key_proj.weight", inner, e),
+              shared ? keyBias : read.take(a + "pos_key_proj.bias", inner)) : null,
+          form.positionToContent() ? DisentangledPositions.project(relative,
+              shared ? queries : read.take(a + "pos_query_proj.weight", inner, e),
+              shared ? queryBias : read.take(a + "pos_query_proj.bias", inner)) : null);
+    }
+    return layer.build();
+  }
+
+  @Override
+  public List<String> headTensors() {
+    return List.of("pooler.dense.weight", "pooler.dense.bias", "classifier.weight",
+        "classifier.bias");
+  }
+
+  /** The ContextPooler: {@code pooler_hidden_act} (gelu unless said) on the first token. */
+  @Override
+  public HeadShape headShape(JsonNode config, Path file) {
+    String act = config.path("pooler_hidden_act").asText("gelu");
+    ClassifierHead.DenseActivation activation = switch (act) {
+      case "gelu" -> ClassifierHead.DenseActivation.GELU;
+      case "tanh" -> ClassifierHead.DenseActivation.TANH;
+      case "relu" -> ClassifierHead.DenseActivation.RELU;
+      default -> throw new WeightsException(file + ": pooler_hidden_act '" + act + "' is not "
+          + "supported (gelu, tanh, relu)");
+    };
+    return new HeadShape(ClassifierHead.Read.FIRST, activation, true, -1);
+  }
+}
