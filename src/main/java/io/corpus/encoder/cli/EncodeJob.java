@@ -20,6 +20,7 @@ import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.weights.WeightsLoader;
 import io.corpus.encoder.pipeline.RejectedRows;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -72,7 +73,8 @@ public final class EncodeJob {
     JobSettings.Weights w = settings.weights();
     return w.isFolder()
         ? LoadedModel.fromFolder(settings.modelFolder(), settings.model(),
-            settings.output().pooling() == Pooling.SPLADE, w.precision())
+            new WeightsLoader.Heads(settings.output().pooling() == Pooling.SPLADE,
+                settings.output().lexical(), settings.output().multiVector()), w.precision())
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model())
             .in(w.precision());
   }

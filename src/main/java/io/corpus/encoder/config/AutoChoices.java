@@ -138,4 +138,48 @@ public final class AutoChoices {
           + "of auto, true, false");
     };
   }
+
+  /**
+   * Whether bge-m3's lexical weights are written: lexical needs a folder with
+   * {@code sparse_linear.pt} and goes with any pooling but SPLADE's (both write the sparse
+   * columns); auto is lexical when the folder has the file and SPLADE is not asked for.
+   */
+  public static boolean lexical(String setting, ModelFolder folder, Pooling pooling) {
+    boolean has = folder != null && folder.has(ModelFolder.SPARSE_LINEAR);
+    return switch (setting) {
+      case "auto" -> has && pooling != Pooling.SPLADE;
+      case "none" -> false;
+      case "lexical" -> {
+        if (!has) {
+          throw new WeightsException("output.sparse = lexical needs a model folder with "
+              + ModelFolder.SPARSE_LINEAR + " beside its checkpoint, as bge-m3 has"
+              + (folder == null ? "" : "; " + folder.folder() + " has none"));
+        }
+        if (pooling == Pooling.SPLADE) {
+          throw new WeightsException("output.sparse = lexical and output.pooling = splade both "
+              + "write sparse_indices and sparse_values: choose one");
+        }
+        yield true;
+      }
+      default -> throw new IllegalArgumentException("sparse = '" + setting + "' is not one of "
+          + "auto, none, lexical");
+    };
+  }
+
+  /** Whether ColBERT vectors are written: colbert needs {@code colbert_linear.pt}; auto: none. */
+  public static boolean multiVector(String setting, ModelFolder folder) {
+    return switch (setting) {
+      case "auto", "none" -> false;
+      case "colbert" -> {
+        if (folder == null || !folder.has(ModelFolder.COLBERT_LINEAR)) {
+          throw new WeightsException("output.multi-vector = colbert needs a model folder with "
+              + ModelFolder.COLBERT_LINEAR + " beside its checkpoint, as bge-m3 has"
+              + (folder == null ? "" : "; " + folder.folder() + " has none"));
+        }
+        yield true;
+      }
+      default -> throw new IllegalArgumentException("multi-vector = '" + setting + "' is not "
+          + "one of auto, none, colbert");
+    };
+  }
 }

@@ -176,8 +176,8 @@ public record JobSettings(
    * with {@link JobSettings#value}.
    */
   public record Output(String path, OutputMode mode, Pooling pooling, boolean normalize,
-      boolean tokenEmbeddings, String entities, AttentionOutputs attention, Report report)
-      implements Serializable {}
+      boolean tokenEmbeddings, String entities, AttentionOutputs attention, Report report,
+      boolean lexical, boolean multiVector) implements Serializable {}
 
   /**
    * The HTML report: whether to write it; the head view's sequences and their tokens shown; the

@@ -116,7 +116,16 @@ public final class Settings {
   public static final Setting<Boolean> TOKEN_EMBEDDINGS = Setting.flag(
       "output.token-embeddings", "", true, "write the (T, E) token vectors").shapingRows();
   public static final Setting<Integer> SPARSE_TOP_K = Setting.atLeast("output.sparse-top-k",
-      "sparseTopK", 0, 0, "SPLADE: keep the k largest values of each sparse vector; 0 = all").shapingRows();
+      "sparseTopK", 0, 0, "SPLADE or lexical weights: keep the k largest values of each "
+          + "sparse vector; 0 = all").shapingRows();
+  public static final Setting<String> SPARSE = Setting.choice("output.sparse", "sparse", "auto",
+      new String[] {"auto", "none", "lexical"}, "bge-m3's lexical weights as sparse_indices and "
+          + "sparse_values: lexical, none, or auto (lexical when the folder has "
+          + "sparse_linear.pt)").shapingRows();
+  public static final Setting<String> MULTI_VECTOR = Setting.choice("output.multi-vector",
+      "multiVector", "auto", new String[] {"auto", "none", "colbert"}, "ColBERT vectors of "
+          + "every token after the first, as multi_vectors: colbert (bge-m3's "
+          + "colbert_linear.pt), none, or auto (none)").shapingRows();
   public static final Setting<String> ENTITIES = Setting.choice("output.entities", "entities",
       "auto", new String[] {"auto", "none", "simple", "first", "average", "max"},
       "a token classifier's entities, grouped as the token-classification pipeline's "
@@ -246,8 +255,8 @@ public final class Settings {
       MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, INSTRUCTION,
       ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
-      POSITIONAL, RERANKER, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K, DIMENSIONS,
-      TOKEN_EMBEDDINGS, ENTITIES,
+      POSITIONAL, RERANKER, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K,
+      SPARSE, MULTI_VECTOR, DIMENSIONS, TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,
       ATTENTION_ROLLOUT, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,

@@ -141,7 +141,9 @@ public final class SettingsParser {
         Settings.TOKEN_EMBEDDINGS.read(c),
         Settings.ENTITIES.read(c),
         attention,
-        report);
+        report,
+        AutoChoices.lexical(Settings.SPARSE.read(c), folder, pooling),
+        AutoChoices.multiVector(Settings.MULTI_VECTOR.read(c), folder));
     JobSettings.Execution execution = new JobSettings.Execution(
         Settings.BATCH_TOKENS.read(c),
         Settings.READER_BATCH_ROWS.read(c),
@@ -160,6 +162,8 @@ public final class SettingsParser {
     used.put(Settings.MAX_TOKENS.key(), input.maxTokens());
     used.put(Settings.POOLING.key(), output.pooling().configName());
     used.put(Settings.NORMALIZE.key(), output.normalize());
+    used.put(Settings.SPARSE.key(), output.lexical() ? "lexical" : "none");
+    used.put(Settings.MULTI_VECTOR.key(), output.multiVector() ? "colbert" : "none");
     if (folder != null) {
       used.putAll(Settings.architectureOf(model));
       used.put(Settings.NAMING.key(), null);   // a folder's family names its tensors

@@ -15,14 +15,17 @@ import java.util.List;
  * @param tokenHead a token-classification head on every token's final state, or null
  * @param splade SPLADE's masked-LM head and pooling, or null
  * @param dense the sentence-transformers Dense modules applied to the pooled vector, in order
+ * @param lexical bge-m3's lexical weights, or null
+ * @param multiVector ColBERT's projection of every token, or null
  */
 public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     ClassifierHead head, TokenClassifierHead tokenHead, SpladeHead splade,
-    List<DenseLayer> dense) implements Serializable {
+    List<DenseLayer> dense, LexicalHead lexical, MultiVectorHead multiVector)
+    implements Serializable {
 
   /** Without Dense modules or a token head. */
   public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, ClassifierHead head) {
-    this(embeddings, encoder, head, null, null, List.of());
+    this(embeddings, encoder, head, null, null, List.of(), null, null);
   }
 
   /**
@@ -31,7 +34,7 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
    */
   public EncoderModel in(Precision precision) {
     return new EncoderModel(embeddings, encoder.in(precision), head, tokenHead,
-        splade == null ? null : splade.in(precision), dense);
+        splade == null ? null : splade.in(precision), dense, lexical, multiVector);
   }
 
   /** The precision of the encoder's weight products. */
@@ -104,6 +107,8 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     for (DenseLayer d : dense) {
       count += d.weight().length + (d.bias() == null ? 0 : d.bias().length);
     }
+    count += lexical == null ? 0 : lexical.parameterCount();
+    count += multiVector == null ? 0 : multiVector.parameterCount();
     return count;
   }
 }

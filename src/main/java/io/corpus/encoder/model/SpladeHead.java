@@ -156,27 +156,40 @@ public record SpladeHead(Matrix transformWeight, float[] transformBias, Activati
       count += value != 0 ? 1 : 0;
     }
     int[] indices = new int[count];
+    float[] values = new float[count];
     int c = 0;
     for (int i = 0; i < pooled.length; i++) {
       if (pooled[i] != 0) {
-        indices[c++] = i;
+        indices[c] = i;
+        values[c++] = pooled[i];
       }
     }
-    if (topK > 0 && count > topK) {
-      Integer[] order = Arrays.stream(indices).boxed().toArray(Integer[]::new);
-      Arrays.sort(order, (a, b) -> pooled[a] != pooled[b] ? Float.compare(pooled[b], pooled[a])
-          : Integer.compare(a, b));
-      indices = Arrays.stream(order, 0, topK).mapToInt(Integer::intValue).sorted().toArray();
-    }
-    float[] values = new float[indices.length];
-    for (int i = 0; i < indices.length; i++) {
-      values[i] = pooled[indices[i]];
-    }
-    return new Sparse(indices, values);
+    return new Sparse(indices, values).largest(topK);
   }
 
   /** A sparse vector: vocabulary ids, ascending, and their values. */
-  public record Sparse(int[] indices, float[] values) {}
+  public record Sparse(int[] indices, float[] values) {
+    /** The k largest entries (of equal ones, the lower index), ascending by id; all when k ≤ 0. */
+    public Sparse largest(int k) {
+      if (k <= 0 || indices.length <= k) {
+        return this;
+      }
+      Integer[] order = new Integer[indices.length];
+      for (int i = 0; i < order.length; i++) {
+        order[i] = i;
+      }
+      Arrays.sort(order, (a, b) -> values[a] != values[b] ? Float.compare(values[b], values[a])
+          : Integer.compare(indices[a], indices[b]));
+      int[] kept = Arrays.stream(order, 0, k).mapToInt(Integer::intValue).sorted().toArray();
+      int[] keptIndices = new int[k];
+      float[] keptValues = new float[k];
+      for (int i = 0; i < k; i++) {
+        keptIndices[i] = indices[kept[i]];
+        keptValues[i] = values[kept[i]];
+      }
+      return new Sparse(keptIndices, keptValues);
+    }
+  }
 
   /** Number of float parameters, the tied decoder counted once (with the embeddings). */
   public long parameterCount() {

@@ -45,6 +45,7 @@ public abstract class EncoderParams extends Transformer {
   final Param<String> labelCol;
   final Param<String> sparseIndicesCol;
   final Param<String> sparseValuesCol;
+  final Param<String> multiVectorsCol;
   final Param<String> tokenLabelsCol;
   final Param<String> entitiesCol;
   final Param<String> handleInvalid;
@@ -72,6 +73,8 @@ public abstract class EncoderParams extends Transformer {
         + "ascending, array<int>");
     sparseValuesCol = new Param<>(uid, "sparseValuesCol", "SPLADE's values at those ids, "
         + "array<float>");
+    multiVectorsCol = new Param<>(uid, "multiVectorsCol", "ColBERT's vectors of the tokens "
+        + "after the first, array<array<float>>");
     tokenLabelsCol = new Param<>(uid, "tokenLabelsCol", "a token classifier's label of every "
         + "token, array<string>; '' = not written");
     entitiesCol = new Param<>(uid, "entitiesCol", "a token classifier's entities, "
@@ -90,6 +93,7 @@ public abstract class EncoderParams extends Transformer {
     setDefault(tokenLabelsCol, "token_labels");
     setDefault(sparseIndicesCol, "sparse_indices");
     setDefault(sparseValuesCol, "sparse_values");
+    setDefault(multiVectorsCol, "multi_vectors");
     setDefault(entitiesCol, "entities");
     setDefault(handleInvalid, "error");
     made = true;
@@ -171,6 +175,7 @@ public abstract class EncoderParams extends Transformer {
   public Param<String> labelCol() { return labelCol; }
   public Param<String> sparseIndicesCol() { return sparseIndicesCol; }
   public Param<String> sparseValuesCol() { return sparseValuesCol; }
+  public Param<String> multiVectorsCol() { return multiVectorsCol; }
   public Param<String> tokenLabelsCol() { return tokenLabelsCol; }
   public Param<String> entitiesCol() { return entitiesCol; }
   public Param<String> handleInvalid() { return handleInvalid; }
@@ -196,8 +201,8 @@ public abstract class EncoderParams extends Transformer {
     // While the constructor runs (setDefault asks for them), the params made so far.
     List<Param<?>> params = new ArrayList<>(mirrored == null ? List.of() : mirrored.values());
     Stream.of(outputCol, pooledCol, attentionCol, statsCol, rolloutCol, logitsCol, scoresCol,
-        labelCol, sparseIndicesCol, sparseValuesCol, tokenLabelsCol, entitiesCol, handleInvalid)
-        .filter(Objects::nonNull).forEach(params::add);
+        labelCol, sparseIndicesCol, sparseValuesCol, multiVectorsCol, tokenLabelsCol, entitiesCol,
+        handleInvalid).filter(Objects::nonNull).forEach(params::add);
     params.sort(Comparator.comparing(Param::name));
     Param<?>[] found = params.toArray(new Param<?>[0]);
     if (made) {

@@ -17,6 +17,7 @@ import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
+import io.corpus.encoder.weights.WeightsLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -132,6 +133,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setLabelCol(String v) { set(labelCol, v); return this; }
   public EncoderTransformer setEntities(String v) { set(Settings.ENTITIES.param(), v); return this; }
   public EncoderTransformer setSparseTopK(int v) { set(Settings.SPARSE_TOP_K.param(), v); return this; }
+  public EncoderTransformer setSparse(String v) { set(Settings.SPARSE.param(), v); return this; }
+  public EncoderTransformer setMultiVector(String v) { set(Settings.MULTI_VECTOR.param(), v); return this; }
   public EncoderTransformer setTokenLabelsCol(String v) { set(tokenLabelsCol, v); return this; }
   public EncoderTransformer setEntitiesCol(String v) { set(entitiesCol, v); return this; }
   public EncoderTransformer setBatchTokens(int v) { set(Settings.BATCH_TOKENS.param(), v); return this; }
@@ -219,8 +222,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     if (loaded == null || !Objects.equals(modelKey(), loadedKey)) {
       Precision p = ConfigName.parse(Precision.values(), string(Settings.PRECISION), "precision");
       if (fromFolder()) {
-        loaded = LoadedModel.fromFolder(folder(), modelSettings(),
-            resolvedPooling() == Pooling.SPLADE, p);
+        loaded = LoadedModel.fromFolder(folder(), modelSettings(), heads(), p);
       } else {
         loaded = LoadedModel.fromFile(Path.of(string(Settings.MODEL_WEIGHTS)),
             TensorNaming.fromConfigName(string(Settings.NAMING)), modelSettings()).in(p);
@@ -232,8 +234,25 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   private String modelKey() {
     return string(Settings.MODEL_PATH) + "|" + string(Settings.MODEL_WEIGHTS) + "|" + string(Settings.NAMING) + "|" + modelSettings() + "|"
-        + (resolvedPooling() == Pooling.SPLADE) + "|" + string(Settings.PRECISION) + "|"
+        + (fromFolder() ? heads() : "") + "|" + string(Settings.PRECISION) + "|"
         + string(Settings.RERANKER);
+  }
+
+  /** The heads beyond the folder's own the params ask for: SPLADE's, bge-m3's two. */
+  private WeightsLoader.Heads heads() {
+    return new WeightsLoader.Heads(resolvedPooling() == Pooling.SPLADE, resolvedLexical(),
+        resolvedMultiVector());
+  }
+
+  /** Whether bge-m3's lexical weights are written: auto when the folder has its head. */
+  public boolean resolvedLexical() {
+    return AutoChoices.lexical(string(Settings.SPARSE), fromFolder() ? folder() : null,
+        resolvedPooling());
+  }
+
+  /** Whether ColBERT's vectors are written. */
+  public boolean resolvedMultiVector() {
+    return AutoChoices.multiVector(string(Settings.MULTI_VECTOR), fromFolder() ? folder() : null);
   }
 
   /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
@@ -359,9 +378,11 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       throw new IllegalArgumentException("pooling = splade writes a sparse vector, which is not "
           + "L2-normalized: set normalize = false");
     }
+    boolean sparse = splade || resolvedLexical();
     OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
-        pooling.dense() ? $(pooledCol) : "", splade ? $(sparseIndicesCol) : "",
-        splade ? $(sparseValuesCol) : "", $(attentionCol), $(statsCol),
+        pooling.dense() ? $(pooledCol) : "", sparse ? $(sparseIndicesCol) : "",
+        sparse ? $(sparseValuesCol) : "", resolvedMultiVector() ? $(multiVectorsCol) : "",
+        $(attentionCol), $(statsCol),
         $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
         perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
@@ -373,7 +394,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
           + "(outputCol = \"\")");
     }
     if (layout.chunkDocuments() && (layout.withPooled() || layout.withSparse()
-        || attentionOutputs().any())) {
+        || layout.withMultiVectors() || attentionOutputs().any())) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, so a vector or map per window has no row: set pooling = none"
           + (attentionOutputs().any() ? " and no attention outputs" : "")
@@ -426,10 +447,11 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     }
     int topK = intValue(Settings.SPARSE_TOP_K);
     Pooling pooling = resolvedPooling();
-    if (topK > 0 && pooling != Pooling.SPLADE) {
+    if (topK > 0 && pooling != Pooling.SPLADE && !resolvedLexical()) {
       throw new IllegalArgumentException("sparse-top-k = " + topK + " keeps the largest values "
-          + "of SPLADE's sparse vectors, and this job makes none (pooling " + pooling.configName()
-          + "); leave it at 0, or use a SPLADE model folder (pooling splade)");
+          + "of sparse vectors, and this job makes none (pooling " + pooling.configName()
+          + ", no lexical weights); leave it at 0, or use a SPLADE model folder (pooling "
+          + "splade) or bge-m3's lexical weights");
     }
   }
 
@@ -470,7 +492,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkOutputs(m.weights().pooledWidth());
-    if (layout.withSparse() && m.weights().splade() == null) {
+    if (layout.withSparse() && m.weights().splade() == null && m.weights().lexical() == null) {
       throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
           + "whose checkpoint has its masked-language-model head");
     }

@@ -49,19 +49,21 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
   /** As {@link #fromFolder(ModelFolder, ModelSettings)}, with SPLADE's head when asked. */
   public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings,
       boolean splade) {
-    return fromFolder(folder, settings, splade, Precision.FLOAT32);
+    return fromFolder(folder, settings, new WeightsLoader.Heads(splade, false, false),
+        Precision.FLOAT32);
   }
 
   /**
-   * As {@link #fromFolder(ModelFolder, ModelSettings, boolean)}, the weight products in
+   * As {@link #fromFolder(ModelFolder, ModelSettings, boolean)}, with the heads asked for, the
+   * weight products in
    * {@code precision}: each layer converted as it is read (the driver holds one layer in float32
    * at a time), or an error in one line, before anything is read, when this processor does not
    * run it.
    */
   public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings,
-      boolean splade, Precision precision) {
+      WeightsLoader.Heads heads, Precision precision) {
     refuseIfNotRun(precision);
-    FolderWeights w = WeightsLoader.load(folder, splade, precision);
+    FolderWeights w = WeightsLoader.load(folder, heads, precision);
     if (!w.leftOut().isEmpty()) {
       LOG.info("Left out of the model folder: {} tensors the encoder does not use: {}",
           w.leftOut().size(), w.leftOut());
@@ -72,7 +74,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
           folder.reranker().suffix());
     }
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
-        w.splade(), w.dense()).in(precision),
+        w.splade(), w.dense(), w.lexical(), w.multiVector()).in(precision),
         settings, folder, tokenizer);
   }
 

@@ -27,7 +27,9 @@ import org.apache.spark.sql.types.StructType;
  *     (entities of texts cut into windows)
  * @param withEmbeddings whether the (T, E) token vectors are written
  * @param withPooled whether the pooled vector is written
- * @param withSparse whether SPLADE's sparse vector is written (indices, then values)
+ * @param withSparse whether a sparse vector is written (indices, then values): SPLADE's or
+ *     bge-m3's lexical weights
+ * @param withMultiVectors whether ColBERT's vectors are written
  * @param attention which attention columns are written
  * @param withLogits whether a classifier head's logits are written
  * @param withScores whether its scores are written
@@ -39,13 +41,14 @@ import org.apache.spark.sql.types.StructType;
  */
 record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
     boolean withTokens, boolean withTypeIds, boolean withChunks, boolean chunkDocuments,
-    boolean withEmbeddings, boolean withPooled, boolean withSparse, AttentionOutputs attention,
+    boolean withEmbeddings, boolean withPooled, boolean withSparse, boolean withMultiVectors,
+    AttentionOutputs attention,
     boolean withLogits, boolean withScores, boolean withLabel, boolean withTokenLabels,
     boolean withEntities, int[] tokenOrdinals) implements Serializable {
 
   /** The output columns' names; "" for a column not written. */
   record Names(String embeddings, String pooled, String sparseIndices, String sparseValues,
-      String attention, String stats, String rollout, String logits, String scores,
+      String multiVectors, String attention, String stats, String rollout, String logits, String scores,
       String label, String tokenLabels, String entities) {}
 
   static OutputLayout of(StructType input, InputColumns columns, Names names,
@@ -85,6 +88,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
         false);
     add(fields, names.sparseValues(), DataTypes.createArrayType(DataTypes.FloatType, false),
         false);
+    add(fields, names.multiVectors(), AttentionColumns.floatMatrix(), false);
     add(fields, names.attention(), DataTypes.createArrayType(AttentionColumns.mapStruct(
         attention.format() == AttentionOutputs.MapFormat.TOP_K), false), false);
     add(fields, names.stats(), AttentionColumns.statsType(), false);
@@ -100,7 +104,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
     return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
         withTokens, withTypeIds, chunks && !chunkDocuments, chunkDocuments,
         !names.embeddings().isEmpty(), !names.pooled().isEmpty(),
-        !names.sparseIndices().isEmpty(), attention,
+        !names.sparseIndices().isEmpty(), !names.multiVectors().isEmpty(), attention,
         !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty(),
         !names.tokenLabels().isEmpty(), !names.entities().isEmpty(),
         perToken(fields, names));

@@ -123,9 +123,17 @@ final class OutputRows implements Serializable {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(pooled);
     }
     if (layout.withSparse()) {
-      SpladeHead.Sparse entries = SpladeHead.sparse(sparse, sparseTopK);
+      SpladeHead.Sparse entries = sparse != null ? SpladeHead.sparse(sparse, sparseTopK)
+          : model.lexical().weights(batch.tokens(), batch.firstRow(b), batch.length(b),
+              rowIds(read.ids(), batch, b)).largest(sparseTopK);
       values[c++] = UnsafeArrayData.fromPrimitiveArray(entries.indices());
       values[c++] = UnsafeArrayData.fromPrimitiveArray(entries.values());
+    }
+    if (layout.withMultiVectors()) {
+      // ColBERT's vectors of the tokens after the first (<s>, [CLS]): FlagEmbedding's
+      int count = Math.max(0, batch.length(b) - 1);
+      float[] vectors = model.multiVector().vectors(batch.tokens(), batch.firstRow(b) + 1, count);
+      values[c++] = rows(vectors, count, model.multiVector().width());
     }
     if (attention.enabled()) {
       values[c++] = attention.format() == AttentionOutputs.MapFormat.TOP_K
@@ -182,7 +190,7 @@ final class OutputRows implements Serializable {
    * null when none is written.
    */
   float[][] sparseVectors(TokenBatch batch, EncoderModel model) {
-    return layout.withSparse() ? model.splade().pool(batch) : null;
+    return layout.withSparse() && model.splade() != null ? model.splade().pool(batch) : null;
   }
 
   /** Whether a text's windows become one row ({@link #mergeWindows}). */
@@ -262,6 +270,25 @@ final class OutputRows implements Serializable {
   }
 
   /** A (T, T) row-major matrix as array<array<float>>. */
+  /** The token id of each of sequence b's rows in the batch (its real tokens, in order). */
+  private static int[] rowIds(int[] ids, TokenBatch batch, int b) {
+    int first = batch.firstRow(b);
+    int[] out = new int[batch.length(b)];
+    for (int r = 0; r < out.length; r++) {
+      out[r] = ids[batch.position(first + r)];
+    }
+    return out;
+  }
+
+  /** (count, width) row-major values as array<array<float>>. */
+  private static ArrayData rows(float[] values, int count, int width) {
+    Object[] rows = new Object[count];
+    for (int r = 0; r < count; r++) {
+      rows[r] = floats(values, r * width, width);
+    }
+    return new GenericArrayData(rows);
+  }
+
   private static ArrayData matrix(float[] values, int length) {
     Object[] rows = new Object[length];
     for (int q = 0; q < length; q++) {

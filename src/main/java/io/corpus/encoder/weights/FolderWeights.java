@@ -4,6 +4,8 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.LexicalHead;
+import io.corpus.encoder.model.MultiVectorHead;
 import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenClassifierHead;
 import java.util.List;
@@ -19,7 +21,10 @@ import java.util.List;
  * @param leftOut tensors in the files that the job does not use (pooler, task heads), by their
  *     names in the files
  * @param dense the sentence-transformers Dense modules after pooling, in order
+ * @param lexical bge-m3's lexical weights ({@code sparse_linear.pt}), or null when not asked for
+ * @param multiVector its ColBERT projection ({@code colbert_linear.pt}), or null when not asked
+ *     for
  */
 public record FolderWeights(EmbeddingWeights embeddings, EncoderWeights encoder,
     ClassifierHead head, TokenClassifierHead tokenHead, SpladeHead splade, List<String> leftOut,
-    List<DenseLayer> dense) {}
+    List<DenseLayer> dense, LexicalHead lexical, MultiVectorHead multiVector) {}

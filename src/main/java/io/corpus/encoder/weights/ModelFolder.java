@@ -98,6 +98,16 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** bge-m3's lexical head beside the checkpoint: Linear(E, 1), a torch.save'd state dict. */
+  public static final String SPARSE_LINEAR = "sparse_linear.pt";
+  /** bge-m3's ColBERT head beside the checkpoint: Linear(E, D), a torch.save'd state dict. */
+  public static final String COLBERT_LINEAR = "colbert_linear.pt";
+
+  /** Whether the folder holds {@code name} ({@link #SPARSE_LINEAR}, {@link #COLBERT_LINEAR}). */
+  public boolean has(String name) {
+    return Files.isRegularFile(folder.resolve(name));
+  }
+
   /** How the encoder computes for this model, as its config.json says. */
   public ModelSettings settings() {
     return settings(List.of());

@@ -59,7 +59,15 @@ public final class WeightsLoader {
    * As {@link #load(ModelFolder)}, with the masked-LM head SPLADE reads when {@code splade}.
    */
   public static FolderWeights load(ModelFolder model, boolean splade) {
-    return load(model, splade, Precision.FLOAT32);
+    return load(model, new Heads(splade, false, false), Precision.FLOAT32);
+  }
+
+  /**
+   * The heads a job reads beyond the folder's own: SPLADE's masked-LM head, and bge-m3's lexical
+   * and ColBERT heads beside the checkpoint.
+   */
+  public record Heads(boolean splade, boolean lexical, boolean multiVector) {
+    public static final Heads NONE = new Heads(false, false, false);
   }
 
   /**
@@ -67,7 +75,8 @@ public final class WeightsLoader {
    * {@code precision} as soon as the layer is read, so that the float32 copy of only one layer
    * is held at a time.
    */
-  public static FolderWeights load(ModelFolder model, boolean splade, Precision precision) {
+  public static FolderWeights load(ModelFolder model, Heads heads, Precision precision) {
+    boolean splade = heads.splade();
     ModelFamily family = model.family();
     boolean perToken = model.classifier().map(ModelFolder.Classifier::perToken).orElse(false);
     // a token classifier's checkpoint keeps its head, not a pooler it may still carry
@@ -124,7 +133,8 @@ public final class WeightsLoader {
       width = layer.outWidth();
     }
     return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
-        dense);
+        dense, heads.lexical() ? M3Heads.lexical(model) : null,
+        heads.multiVector() ? M3Heads.colbert(model) : null);
   }
 
   /**

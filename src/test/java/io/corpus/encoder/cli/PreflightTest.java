@@ -166,9 +166,9 @@ class PreflightTest {
         "output.path " + dangling + " is a symbolic link (to " + data.resolve("vectors")
             + ", which does not exist)");
     cases.put(config("top-k", in, text, miniLm, "output.path = " + q(tmp.resolve("o6")),
-        "output.sparse-top-k = 10"), "sparse-top-k = 10 keeps the largest values of SPLADE's "
-            + "sparse vectors, and this job makes none (pooling mean); leave it at 0, or use a "
-            + "SPLADE model folder (pooling splade)");
+        "output.sparse-top-k = 10"), "sparse-top-k = 10 keeps the largest values of sparse "
+            + "vectors, and this job makes none (pooling mean, no lexical weights); leave it at 0, "
+            + "or use a SPLADE model folder (pooling splade) or bge-m3's lexical weights");
     cases.put(data, "--config " + data + " is a folder; name the job's .conf file in it");
 
     AtomicInteger sparkJobs = new AtomicInteger();
