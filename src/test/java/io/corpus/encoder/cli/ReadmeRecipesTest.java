@@ -203,6 +203,112 @@ class ReadmeRecipesTest {
     }
   }
 
+  /**
+   * The bge-m3 recipe with the test's random bge-m3 folder over the sample's glosses and three
+   * queries: the Spark SQL MaxSim top 10 and the DuckDB mix of dense, lexical and ColBERT scores
+   * against scores computed here from the tables.
+   */
+  @Test
+  void m3RecipesRunAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## bge-m3: dense, lexical and ColBERT scores");
+    assertEquals(List.of("hocon", "sql", "sql"), blocks.stream()
+        .map(b -> b.substring(0, b.indexOf('\n'))).toList(), "the recipe's blocks, in order");
+    SparkSession spark = SparkTestSession.get();
+    spark.read().parquet(ROOT.resolve("data-samples/texts.parquet").toString())
+        .withColumnRenamed("text", "body").coalesce(1).write()
+        .parquet(work.resolve("docs.parquet").toString());
+    List<Row> queries = new ArrayList<>();
+    for (int i = 0; i < QUERIES.length; i++) {
+      queries.add(RowFactory.create("q" + i, QUERIES[i]));
+    }
+    spark.createDataFrame(queries, new StructType().add("id", DataTypes.StringType)
+        .add("body", DataTypes.StringType)).coalesce(1).write()
+        .parquet(work.resolve("queries.parquet").toString());
+    String job = body(blocks.get(0));
+    runJob(job, "m3.conf");
+    runJob(job.replace("docs.parquet", "queries.parquet").replace("\"m3\"", "\"m3-queries\""),
+        "m3-queries.conf");
+
+    Map<String, Row> docs = byId(spark, "m3");
+    Map<String, Row> qs = byId(spark, "m3-queries");
+    Map<String, double[]> scores = new HashMap<>();   // query|doc -> dense, lexical, ColBERT
+    for (String q : qs.keySet()) {
+      Map<Integer, Float> terms = sparse(qs.get(q));
+      double[][] qv = SparkInputs.matrix(qs.get(q).getAs("multi_vectors"));
+      double[] qd = SparkInputs.vector(qs.get(q).getAs("pooled"));
+      for (String d : docs.keySet()) {
+        double lexical = 0;
+        for (Map.Entry<Integer, Float> t : sparse(docs.get(d)).entrySet()) {
+          lexical += terms.getOrDefault(t.getKey(), 0f) * (double) t.getValue();
+        }
+        double[][] dv = SparkInputs.matrix(docs.get(d).getAs("multi_vectors"));
+        double colbert = 0;
+        for (double[] a : qv) {
+          double best = Double.NEGATIVE_INFINITY;
+          for (double[] b : dv) {
+            best = Math.max(best, dot(a, b));
+          }
+          colbert += best / qv.length;
+        }
+        scores.put(q + "|" + d, new double[] {dot(qd, SparkInputs.vector(docs.get(d)
+            .getAs("pooled"))), lexical, colbert});
+      }
+    }
+
+    String[] sparkSql = absolute(body(blocks.get(1))).split(";\\s*\\n");
+    List<Row> maxSim = null;
+    for (String statement : sparkSql) {
+      if (!statement.isBlank()) {
+        maxSim = spark.sql(statement.replaceAll(";\\s*$", "")).collectAsList();
+      }
+    }
+    assertRanked(maxSim.stream().map(r -> new String[] {r.getString(0), r.getString(1),
+        String.valueOf(r.getDouble(2))}).toList(), scores, 2, 2);
+    try (Connection duckdb = DriverManager.getConnection("jdbc:duckdb:")) {
+      List<String[]> mixed = query(duckdb, body(blocks.get(2)), 6);
+      for (String[] row : mixed) {
+        double[] want = scores.get(row[0] + "|" + row[1]);
+        for (int c = 0; c < 3; c++) {
+          assertEquals(want[c], Double.parseDouble(row[2 + c]), 1e-5, row[0] + " " + row[1]);
+        }
+      }
+      Map<String, double[]> weighted = new HashMap<>();
+      scores.forEach((k, v) -> weighted.put(k, new double[] {0.4 * v[0] + 0.2 * v[1]
+          + 0.4 * v[2]}));
+      assertRanked(mixed.stream().map(r -> new String[] {r[0], r[1], r[5]}).toList(), weighted,
+          0, 2);
+    }
+  }
+
+  /**
+   * {@code rows} (query, doc, score in column {@code column}) are each query's 10 best by
+   * {@code scores[k]}, in order, within 1e-5.
+   */
+  private static void assertRanked(List<String[]> rows, Map<String, double[]> scores, int k,
+      int column) {
+    assertEquals(QUERIES.length * 10, rows.size(), "10 passages for each query");
+    for (String query : List.of("q0", "q1", "q2")) {
+      List<Double> top = scores.entrySet().stream().filter(e -> e.getKey()
+          .startsWith(query + "|")).map(e -> e.getValue()[k])
+          .sorted((a, b) -> Double.compare(b, a)).limit(10).toList();
+      List<String[]> shown = rows.stream().filter(r -> r[0].equals(query)).toList();
+      for (int i = 0; i < 10; i++) {
+        assertEquals(scores.get(query + "|" + shown.get(i)[1])[k],
+            Double.parseDouble(shown.get(i)[column]), 1e-5, query + " " + shown.get(i)[1]);
+        assertEquals(top.get(i), Double.parseDouble(shown.get(i)[column]), 1e-5,
+            query + " rank " + (i + 1));
+      }
+    }
+  }
+
+  private static double dot(double[] a, double[] b) {
+    double sum = 0;
+    for (int i = 0; i < a.length; i++) {
+      sum += a[i] * b[i];
+    }
+    return sum;
+  }
+
   /** (query|doc) → 0.5 · cosine + 0.5 · sparse dot / the query's best sparse dot. */
   private Map<String, Double> hybridScores(SparkSession spark) {
     Map<String, Row> queries = byId(spark, "dense-queries");
@@ -284,7 +390,7 @@ class ReadmeRecipesTest {
   /** A block's relative paths ('docs/…', 'pairs.parquet') made absolute in the working folder. */
   private String absolute(String sql) {
     return sql.replaceAll("'((?:docs|queries|reranked|chunks|entities|sparse|sparse-queries"
-        + "|dense|dense-queries)/[^']*|[\\w-]+\\.parquet)'",
+        + "|dense|dense-queries|m3|m3-queries)/[^']*|[\\w-]+\\.parquet)'",
         "'" + work.toString().replace("\\", "\\\\") + "/$1'");
   }
 
@@ -335,6 +441,8 @@ class ReadmeRecipesTest {
             "src/test/resources/reranker-cases/qwen3-reranker") + "\"")
         .replace("\"/models/my-splade-model\"", "\"" + ROOT.resolve(
             "src/test/resources/splade-cases/splade-max") + "\"")
+        .replace("\"/models/bge-m3\"", "\"" + ROOT.resolve("src/test/resources/m3-cases/bge-m3")
+            + "\"")
         + "\nexecution.progress = false\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
