@@ -8,20 +8,22 @@ import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.KeptPieces;
 import io.corpus.encoder.io.OutputFolder;
-import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.ParquetFooters;
+import io.corpus.encoder.io.ParquetInput;
+import io.corpus.encoder.io.QuantizeRanges;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
-import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.pipeline.LoadedModel;
-import io.corpus.encoder.weights.WeightsLoader;
 import io.corpus.encoder.pipeline.RejectedRows;
+import io.corpus.encoder.weights.WeightsLoader;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -54,6 +56,7 @@ public final class EncodeJob {
   private final LoadedModel model;
   private final long startNanos;
   private final JobPhases phases;
+  private Quantization.Ranges quantizeRanges;   // int8 and uint8's, once known
 
   public EncodeJob(SparkSession spark, JobSettings settings, LoadedModel model,
       long startNanos) {
@@ -145,7 +148,13 @@ public final class EncodeJob {
     if (update != null) {
       LOG.info("update: the earlier output's run summary matches, {} s since start", elapsed());
     }
-    KeptPieces kept = keptPieces(input, plan, reuseKey, out, console);
+    // int8 and uint8 without ranges: an update takes the earlier output's, else the float
+    // vectors go to a table of their own and the ranges are taken over all of them
+    Quantization quantize = settings.output().quantize();
+    boolean calibrates = quantize.ranged() && settings.output().quantizeRanges().isEmpty()
+        && update == null;
+    String table = calibrates ? QuantizeStep.FLOAT_TABLE : "embeddings";
+    KeptPieces kept = keptPieces(input, plan, reuseKey, out, console, table);
     Dataset<Row> spread = kept == null ? ParquetInput.spread(input, plan, plannedSlots())
         : ParquetInput.inPieces(input, plan, kept.pieces(), kept.done());
     Dataset<Row> hashed = spread
@@ -154,12 +163,19 @@ public final class EncodeJob {
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedModel(model);
+    if (calibrates) {
+      transformer.setQuantize(Quantization.NONE.configName());
+    } else if (quantize.ranged() && update != null
+        && settings.output().quantizeRanges().isEmpty()) {
+      transformer.setQuantizeRanges(new org.apache.hadoop.fs.Path(out.target(),
+          "run-summary.json").toString());
+    }
     boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
     long rowsLeft = rowsRead - (kept == null || chunked ? 0 : kept.rows());
     try (ProgressListener progress = startProgress(metrics, rowsLeft, console)) {
       Consumer<String> phase = progress == null ? name -> { } : progress::phase;
       try {
-        EncodedTables tables = new EncodedTables(spark, settings);
+        EncodedTables tables = new EncodedTables(spark, settings, table);
         Dataset<Row> encoded = transformer.transform(toEncode);
         if (update != null) {
           encoded = update.withReused(encoded, hashed);
@@ -178,9 +194,18 @@ public final class EncodeJob {
         // again unless every input row is written.
         writeRejects(input, transformer, metrics.rowsSkipped().value() > 0
             || (kept != null && !kept.done().isEmpty() && (chunked || rowsRead
-                != ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop))), out);
+                != ParquetFooters.rowCountOfFolder(out.staged(table), hadoop))), out);
         phases.end("rejects");
         LOG.info("rejects written, {} s since start", elapsed());
+        if (calibrates) {
+          phase.accept("quantizing the vectors");
+          quantizeRanges = QuantizeStep.run(spark, out, "embeddings", "pooled", quantize);
+          phases.end("quantize");
+          LOG.info("quantized to {} with ranges over every row, {} s since start",
+              quantize.configName(), elapsed());
+        } else if (quantize.ranged()) {
+          quantizeRanges = transformer.quantizeRanges(hadoop, transformer.pooledWidth());
+        }
       } finally {
         transformer.release();   // the broadcast weights, on every executor
       }
@@ -217,7 +242,7 @@ public final class EncodeJob {
    * kept and this one reuses; null when it keeps none (the log says why).
    */
   private KeptPieces keptPieces(Dataset<Row> input, SplitPlan plan, Map<String, Object> reuseKey,
-      OutputFolder out, PrintStream console) {
+      OutputFolder out, PrintStream console, String table) {
     String none = Checkpoints.whyNone(settings);
     if (none != null) {
       LOG.info("no pieces kept for a resumed run: {}", none);
@@ -226,7 +251,7 @@ public final class EncodeJob {
     int wanted = Checkpoints.wanted(settings, model, plan, RowMajorBlas.sgemmGflops());
     int pieces = ParquetInput.pieceCount(plan, plannedSlots(), wanted);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    KeptPieces kept = KeptPieces.open(out, "embeddings", Checkpoints.identity(input, plan,
+    KeptPieces kept = KeptPieces.open(out, table, Checkpoints.identity(input, plan,
         plannedSlots(), reuseKey, settings.environment(), hadoop), pieces, hadoop);
     LOG.info("{}; {} s since start", Checkpoints.described(settings, kept, wanted), elapsed());
     if (kept.note() != null) {
@@ -296,6 +321,10 @@ public final class EncodeJob {
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("path", shown(settings.output().path()));
     outputs.put("pooled_width", transformer.pooledWidth());
+    outputs.put("quantize", settings.output().quantize().configName());
+    if (quantizeRanges != null) {
+      outputs.put("quantize_ranges", QuantizeRanges.described(quantizeRanges));
+    }
     outputs.put("attention", settings.output().attention());
     phases.end("count");
     double forward = metrics.forwardNanos().value() / 1e9;

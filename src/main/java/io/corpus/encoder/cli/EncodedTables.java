@@ -37,10 +37,13 @@ final class EncodedTables {
   private final AttentionOutputs attention;
   private final List<String> separateColumns = new ArrayList<>();
   private final boolean keepsPieces;
+  private final String table;   // the staged table of rows: embeddings, or the float vectors
 
-  EncodedTables(SparkSession spark, JobSettings settings) {
+  /** Tables whose rows go to the staged {@code table}. */
+  EncodedTables(SparkSession spark, JobSettings settings, String table) {
     this.spark = spark;
     this.settings = settings;
+    this.table = table;
     this.attention = settings.output().attention();
     this.keepsPieces = Checkpoints.whyNone(settings) == null;
     if (attention.enabled()) {
@@ -72,23 +75,23 @@ final class EncodedTables {
    */
   void write(Dataset<Row> encoded, OutputFolder out, Consumer<String> phase) {
     if (keepsPieces) {
-      // Each task's file moves into embeddings/ when the task commits (algorithm 2), so a
+      // Each task's file moves into the table when the task commits (algorithm 2), so a
       // killed run leaves every finished piece there; a resumed run adds the rest beside them.
       floatTable(encoded.write()).mode(SaveMode.Append)
           .option("mapreduce.fileoutputcommitter.algorithm.version", "2")
-          .parquet(out.staged("embeddings"));
+          .parquet(out.staged(table));
     } else if (separateColumns.isEmpty()) {
-      floatTable(encoded.write()).parquet(out.staged("embeddings"));
+      floatTable(encoded.write()).parquet(out.staged(table));
     } else {
       encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK());
       floatTable(encoded.drop(separateColumns.toArray(new String[0])).write())
-          .parquet(out.staged("embeddings"));
+          .parquet(out.staged(table));
       writeMapTables(encoded, out, phase);
       encoded.unpersist();
     }
     if (attention.stats()) {
       phase.accept("summing the head statistics");
-      HeadStatsTable.of(spark.read().parquet(out.staged("embeddings")), STATS_COLUMN)
+      HeadStatsTable.of(spark.read().parquet(out.staged(table)), STATS_COLUMN)
           .coalesce(1).write().parquet(out.staged("head-stats"));
     }
   }

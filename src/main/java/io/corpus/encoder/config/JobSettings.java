@@ -4,6 +4,7 @@ import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
@@ -177,7 +178,8 @@ public record JobSettings(
    */
   public record Output(String path, OutputMode mode, Pooling pooling, boolean normalize,
       boolean tokenEmbeddings, String entities, AttentionOutputs attention, Report report,
-      boolean lexical, boolean multiVector) implements Serializable {}
+      boolean lexical, boolean multiVector, Quantization quantize, String quantizeRanges)
+      implements Serializable {}
 
   /**
    * The HTML report: whether to write it; the head view's sequences and their tokens shown; the

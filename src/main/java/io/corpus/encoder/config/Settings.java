@@ -5,6 +5,7 @@ import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.model.Architecture;
@@ -126,6 +127,14 @@ public final class Settings {
       "multiVector", "auto", new String[] {"auto", "none", "colbert"}, "ColBERT vectors of "
           + "every token after the first, as multi_vectors: colbert (bge-m3's "
           + "colbert_linear.pt), none, or auto (none)").shapingRows();
+  public static final Setting<String> QUANTIZE = Setting.choice("output.quantize", "quantize",
+      Quantization.NONE.configName(), ConfigName.names(Quantization.values()),
+      "pooled as sentence-transformers' quantize_embeddings: none, int8 or uint8 (per-dimension "
+          + "ranges), binary or ubinary (signs, 8 dimensions a value)").shapingRows();
+  public static final Setting<String> QUANTIZE_RANGES = Setting.text("output.quantize-ranges",
+      "quantizeRanges", "", "int8, uint8: an earlier run's run-summary.json (its "
+          + "quantize_ranges) or a JSON [[min...], [max...]]; '' = calibrated on this corpus")
+      .shapingRows();
   public static final Setting<String> ENTITIES = Setting.choice("output.entities", "entities",
       "auto", new String[] {"auto", "none", "simple", "first", "average", "max"},
       "a token classifier's entities, grouped as the token-classification pipeline's "
@@ -256,7 +265,7 @@ public final class Settings {
       ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
       POSITIONAL, RERANKER, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K,
-      SPARSE, MULTI_VECTOR, DIMENSIONS, TOKEN_EMBEDDINGS, ENTITIES,
+      SPARSE, MULTI_VECTOR, DIMENSIONS, QUANTIZE, QUANTIZE_RANGES, TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,
       ATTENTION_ROLLOUT, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,

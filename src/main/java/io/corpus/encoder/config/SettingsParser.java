@@ -11,6 +11,7 @@ import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.File;
@@ -133,6 +134,20 @@ public final class SettingsParser {
           + "output.attention.enabled or output.attention.stats = true (the head view), or a "
           + "pooled vector (output.pooling other than none or splade) for the corpus map");
     }
+    Quantization quantize = choice(c, Settings.QUANTIZE, Quantization.values());
+    if (quantize != Quantization.NONE && !pooling.dense()) {
+      throw new SettingsException("output.quantize = " + quantize.configName() + " quantizes "
+          + "the pooled vector, and output.pooling = " + pooling.configName() + " writes none");
+    }
+    if (!quantize.ranged() && !Settings.QUANTIZE_RANGES.read(c).isEmpty()) {
+      throw new SettingsException("output.quantize-ranges gives int8 and uint8 their ranges; "
+          + "output.quantize = " + quantize.configName() + " takes none");
+    }
+    if (quantize != Quantization.NONE && report.enabled() && report.mapPoints() > 0) {
+      throw new SettingsException("output.report's corpus map reads float pooled vectors, and "
+          + "output.quantize = " + quantize.configName() + " writes none: set "
+          + "output.report.map-points = 0, or quantize in a job of its own");
+    }
     JobSettings.Output output = new JobSettings.Output(
         path(c, Settings.OUTPUT_PATH, baseDir),
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
@@ -143,7 +158,9 @@ public final class SettingsParser {
         attention,
         report,
         AutoChoices.lexical(Settings.SPARSE.read(c), folder, pooling),
-        AutoChoices.multiVector(Settings.MULTI_VECTOR.read(c), folder));
+        AutoChoices.multiVector(Settings.MULTI_VECTOR.read(c), folder),
+        quantize,
+        Settings.QUANTIZE_RANGES.read(c));
     JobSettings.Execution execution = new JobSettings.Execution(
         Settings.BATCH_TOKENS.read(c),
         Settings.READER_BATCH_ROWS.read(c),

@@ -1,7 +1,7 @@
 package io.corpus.encoder.pipeline;
 
-import io.corpus.encoder.common.InternalRows;
 import io.corpus.encoder.common.ConfigName;
+import io.corpus.encoder.common.InternalRows;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
@@ -9,9 +9,11 @@ import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
+import io.corpus.encoder.io.QuantizeRanges;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.Entities;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
@@ -25,6 +27,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -133,6 +136,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setLabelCol(String v) { set(labelCol, v); return this; }
   public EncoderTransformer setEntities(String v) { set(Settings.ENTITIES.param(), v); return this; }
   public EncoderTransformer setSparseTopK(int v) { set(Settings.SPARSE_TOP_K.param(), v); return this; }
+  public EncoderTransformer setQuantize(String v) { set(Settings.QUANTIZE.param(), v); return this; }
+  public EncoderTransformer setQuantizeRanges(String v) { set(Settings.QUANTIZE_RANGES.param(), v); return this; }
   public EncoderTransformer setSparse(String v) { set(Settings.SPARSE.param(), v); return this; }
   public EncoderTransformer setMultiVector(String v) { set(Settings.MULTI_VECTOR.param(), v); return this; }
   public EncoderTransformer setTokenLabelsCol(String v) { set(tokenLabelsCol, v); return this; }
@@ -242,6 +247,45 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   private WeightsLoader.Heads heads() {
     return new WeightsLoader.Heads(resolvedPooling() == Pooling.SPLADE, resolvedLexical(),
         resolvedMultiVector());
+  }
+
+  /** How the pooled vector is written: floats, or quantized; refused without one. */
+  public Quantization resolvedQuantization() {
+    Quantization q = ConfigName.parse(Quantization.values(), string(Settings.QUANTIZE),
+        "quantize");
+    if (q != Quantization.NONE && !resolvedPooling().dense()) {
+      throw new IllegalArgumentException("quantize = " + q.configName() + " quantizes the "
+          + "pooled vector, and pooling = " + resolvedPooling().configName() + " writes none");
+    }
+    if (!q.ranged() && !string(Settings.QUANTIZE_RANGES).isEmpty()) {
+      throw new IllegalArgumentException("quantizeRanges gives int8 and uint8 their ranges; "
+          + "quantize = " + q.configName() + " takes none");
+    }
+    return q;
+  }
+
+  /**
+   * The ranges an int8 or uint8 pooled vector is quantized with, read from the quantizeRanges
+   * file, as wide as the pooled vector; null for other quantizations. The Transformer quantizes
+   * row by row, so it needs them given (the encode job calibrates them on its corpus).
+   */
+  public Quantization.Ranges quantizeRanges(Configuration hadoop, int pooledWidth) {
+    Quantization q = resolvedQuantization();
+    if (!q.ranged()) {
+      return null;
+    }
+    String path = string(Settings.QUANTIZE_RANGES);
+    if (path.isEmpty()) {
+      throw new IllegalArgumentException("quantize = " + q.configName() + " needs "
+          + "quantizeRanges (output.quantize-ranges): an earlier run's run-summary.json or a "
+          + "[[min, ...], [max, ...]] file; the encode job calibrates them on its corpus");
+    }
+    Quantization.Ranges ranges = QuantizeRanges.read(path, hadoop);
+    if (ranges.width() != pooledWidth) {
+      throw new IllegalArgumentException("output.quantize-ranges " + path + " has ranges of "
+          + ranges.width() + " values, and the pooled vector has " + pooledWidth);
+    }
+    return ranges;
   }
 
   /** Whether bge-m3's lexical weights are written: auto when the folder has its head. */
@@ -386,7 +430,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
         perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
-        attentionOutputs(), chunks());
+        attentionOutputs(), chunks(), resolvedQuantization());
     if (layout.chunkDocuments() && layout.withEmbeddings()) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, whose token vectors would be the whole document's (T x E floats "
@@ -506,7 +550,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(Settings.DIMENSIONS),
             poolFrom, m.settings().heads(), intValue(Settings.SPARSE_TOP_K), layout.withEntities()
                 ? entityAggregation(columns.kind(), true) : null,
-            layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null),
+            layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null,
+            layout.withPooled() ? quantizeRanges(spark.sparkContext().hadoopConfiguration(),
+                pooledWidth()) : null),
         layout.attention(), intValue(Settings.BATCH_TOKENS), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());

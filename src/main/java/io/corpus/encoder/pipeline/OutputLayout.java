@@ -2,6 +2,7 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.model.Quantization;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,8 @@ import org.apache.spark.sql.types.StructType;
  *     (entities of texts cut into windows)
  * @param withEmbeddings whether the (T, E) token vectors are written
  * @param withPooled whether the pooled vector is written
+ * @param quantization how it is written: floats (NONE), or quantized to array&lt;tinyint&gt;
+ *     (int8, binary) or array&lt;smallint&gt; (uint8, ubinary: 0..255)
  * @param withSparse whether a sparse vector is written (indices, then values): SPLADE's or
  *     bge-m3's lexical weights
  * @param withMultiVectors whether ColBERT's vectors are written
@@ -41,7 +44,8 @@ import org.apache.spark.sql.types.StructType;
  */
 record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
     boolean withTokens, boolean withTypeIds, boolean withChunks, boolean chunkDocuments,
-    boolean withEmbeddings, boolean withPooled, boolean withSparse, boolean withMultiVectors,
+    boolean withEmbeddings, boolean withPooled, Quantization quantization, boolean withSparse,
+    boolean withMultiVectors,
     AttentionOutputs attention,
     boolean withLogits, boolean withScores, boolean withLabel, boolean withTokenLabels,
     boolean withEntities, int[] tokenOrdinals) implements Serializable {
@@ -52,7 +56,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
       String label, String tokenLabels, String entities) {}
 
   static OutputLayout of(StructType input, InputColumns columns, Names names,
-      AttentionOutputs attention, boolean chunks) {
+      AttentionOutputs attention, boolean chunks, Quantization quantization) {
     List<StructField> fields = new ArrayList<>();
     List<Integer> kept = new ArrayList<>();
     for (int i = 0; i < input.size(); i++) {
@@ -83,7 +87,9 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
       }
     }
     add(fields, names.embeddings(), AttentionColumns.floatMatrix(), false);
-    add(fields, names.pooled(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
+    add(fields, names.pooled(), DataTypes.createArrayType(quantization == Quantization.NONE
+        ? DataTypes.FloatType : quantization.unsigned() ? DataTypes.ShortType
+        : DataTypes.ByteType, false), false);
     add(fields, names.sparseIndices(), DataTypes.createArrayType(DataTypes.IntegerType, false),
         false);
     add(fields, names.sparseValues(), DataTypes.createArrayType(DataTypes.FloatType, false),
@@ -103,7 +109,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
         .toArray(DataType[]::new);
     return new OutputLayout(new StructType(fields.toArray(new StructField[0])), ordinals, types,
         withTokens, withTypeIds, chunks && !chunkDocuments, chunkDocuments,
-        !names.embeddings().isEmpty(), !names.pooled().isEmpty(),
+        !names.embeddings().isEmpty(), !names.pooled().isEmpty(), quantization,
         !names.sparseIndices().isEmpty(), !names.multiVectors().isEmpty(), attention,
         !names.logits().isEmpty(), !names.scores().isEmpty(), !names.label().isEmpty(),
         !names.tokenLabels().isEmpty(), !names.entities().isEmpty(),

@@ -6,6 +6,7 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenClassifierHead;
@@ -42,6 +43,7 @@ final class OutputRows implements Serializable {
   private final int sparseTopK;                     // 0: every non-zero value
   private final Entities.Aggregation aggregation;   // null: no entities
   private final Entities.WordRules wordRules;
+  private final Quantization.Ranges ranges;         // int8 and uint8's; null otherwise
 
   /**
    * @param pooling the pooled vector's pooling (when the layout has one)
@@ -54,10 +56,11 @@ final class OutputRows implements Serializable {
    * @param sparseTopK SPLADE: keep the k largest values (0: all)
    * @param aggregation how a token classifier's entities are grouped (null: none written)
    * @param wordRules the tokenizer's unknown token and sub-word marking, for entities
+   * @param ranges the per-dimension ranges of an int8 or uint8 pooled vector; else null
    */
   OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
       int poolFrom, int heads, int sparseTopK, Entities.Aggregation aggregation,
-      Entities.WordRules wordRules) {
+      Entities.WordRules wordRules, Quantization.Ranges ranges) {
     this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
@@ -67,6 +70,7 @@ final class OutputRows implements Serializable {
     this.sparseTopK = sparseTopK;
     this.aggregation = aggregation;
     this.wordRules = wordRules;
+    this.ranges = ranges;
   }
 
   /**
@@ -120,7 +124,8 @@ final class OutputRows implements Serializable {
       if (normalize) {
         Pooling.normalize(pooled);
       }
-      values[c++] = UnsafeArrayData.fromPrimitiveArray(pooled);
+      values[c++] = layout.quantization() == Quantization.NONE
+          ? UnsafeArrayData.fromPrimitiveArray(pooled) : quantized(pooled);
     }
     if (layout.withSparse()) {
       SpladeHead.Sparse entries = sparse != null ? SpladeHead.sparse(sparse, sparseTopK)
@@ -270,6 +275,23 @@ final class OutputRows implements Serializable {
   }
 
   /** A (T, T) row-major matrix as array<array<float>>. */
+  /** A pooled vector as its quantization writes it: bytes, or 0..255 as shorts. */
+  private UnsafeArrayData quantized(float[] pooled) {
+    int[] q = layout.quantization().apply(pooled, ranges);
+    if (layout.quantization().unsigned()) {
+      short[] values = new short[q.length];
+      for (int i = 0; i < q.length; i++) {
+        values[i] = (short) q[i];
+      }
+      return UnsafeArrayData.fromPrimitiveArray(values);
+    }
+    byte[] values = new byte[q.length];
+    for (int i = 0; i < q.length; i++) {
+      values[i] = (byte) q[i];
+    }
+    return UnsafeArrayData.fromPrimitiveArray(values);
+  }
+
   /** The token id of each of sequence b's rows in the batch (its real tokens, in order). */
   private static int[] rowIds(int[] ids, TokenBatch batch, int b) {
     int first = batch.firstRow(b);
