@@ -58,23 +58,30 @@ class ResumeTest {
     return path;
   }
 
-  private Path config(String name, Path input, Path output) throws IOException {
-    return JobRunner.config(tmp, name,
+  private Path config(String name, Path input, Path output, String... more) throws IOException {
+    List<String> lines = new java.util.ArrayList<>(List.of(
         "input.path = \"" + input + "\"", "input.text-column = text",
         "model.path = \"" + SharedModels.miniLm() + "\"",
         "output.path = \"" + output + "\"", "output.mode = overwrite",
         "output.token-embeddings = false",
         // twelve pieces, whatever the estimate, so that the kill falls between them
-        "execution.checkpoint-seconds = 1", "execution.min-partitions = 12");
+        "execution.checkpoint-seconds = 1", "execution.min-partitions = 12"));
+    lines.addAll(List.of(more));
+    return JobRunner.config(tmp, name, lines.toArray(new String[0]));
   }
 
   /** Runs the job in a JVM of its own and kills it once {@code pieces} pieces are written. */
   private void killAfter(Path config, Path output, int pieces) throws Exception {
+    killAfter(config, output, pieces, "embeddings");
+  }
+
+  /** As {@link #killAfter(Path, Path, int)}, counting the pieces of the staged {@code table}. */
+  private void killAfter(Path config, Path output, int pieces, String table) throws Exception {
     Process job = ChildJvm.builder(EncodeJob.class,
         List.of("@" + ROOT.resolve("jobs/jvm.options"), "-Xmx2g"), "--config", config.toString())
         .redirectErrorStream(true).redirectOutput(tmp.resolve("killed.log").toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-    while (StagingPieces.committed(output) < pieces) {
+    while (StagingPieces.committed(output, table) < pieces) {
       assertTrue(job.isAlive(), "the job ended before " + pieces + " pieces were written: "
           + Files.readString(tmp.resolve("killed.log")));
       assertTrue(System.nanoTime() < deadline, "no pieces after 3 minutes");
@@ -131,5 +138,51 @@ class ResumeTest {
       assertEquals(List.of(), left.map(p -> p.getFileName().toString())
           .filter(n -> n.startsWith(".out.staging-")).toList(), "no staging folder left");
     }
+  }
+
+  /**
+   * With int8 calibrated on the corpus, the pieces are the float vectors': a job killed after
+   * three of them, started again, reuses them, takes its ranges over every row and writes what
+   * an uninterrupted run writes (values within 1 where a float lands on a rounding edge).
+   */
+  @Test
+  void aKilledCalibratingJobResumesFromItsFloatPieces() throws Exception {
+    Path input = input();
+    Path whole = tmp.resolve("whole-int8");
+    assertEquals(0, JobRunner.runConfig(config("whole-int8", input, whole,
+        "output.quantize = int8")).code());
+    Path output = tmp.resolve("out-int8");
+    Path resumed = config("resumed-int8", input, output, "output.quantize = int8");
+    killAfter(resumed, output, 3, QuantizeStep.FLOAT_TABLE);
+
+    JobRunner.Result again = JobRunner.runConfig(resumed);
+    assertEquals(0, again.code(), again.error());
+    RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
+    assertTrue(summary.balanced());
+    assertEquals(800, summary.rowsWritten());
+    assertTrue((Integer) summary.resume().get("pieces_reused") >= 3, summary.resume().toString());
+    Map<String, double[]> expected = quantized(whole);
+    Map<String, double[]> actual = quantized(output);
+    assertEquals(expected.keySet(), actual.keySet());
+    int differ = 0;
+    for (Map.Entry<String, double[]> e : expected.entrySet()) {
+      double[] got = actual.get(e.getKey());
+      for (int i = 0; i < got.length; i++) {
+        assertTrue(Math.abs(got[i] - e.getValue()[i]) <= 1, e.getKey() + " " + i);
+        differ += got[i] != e.getValue()[i] ? 1 : 0;
+      }
+    }
+    System.out.println("resumed int8: " + differ + " of " + 800 * 384 + " values differ by 1");
+    assertTrue(!Files.exists(output.resolve(QuantizeStep.FLOAT_TABLE)), "no float table left");
+  }
+
+  private Map<String, double[]> quantized(Path output) {
+    Map<String, double[]> byId = new HashMap<>();
+    for (Row row : spark.read().parquet(output.resolve("embeddings").toString())
+        .select("id", "pooled").collectAsList()) {
+      List<Number> v = row.getList(1);
+      byId.put(row.getString(0), v.stream().mapToDouble(Number::doubleValue).toArray());
+    }
+    return byId;
   }
 }

@@ -15,12 +15,17 @@ public final class StagingPieces {
    * ({@code .NAME.staging-RUN/embeddings/part-*.parquet} beside it).
    */
   public static long committed(Path output) throws IOException {
+    return committed(output, "embeddings");
+  }
+
+  /** As {@link #committed(Path)}, in the staged table {@code table}. */
+  public static long committed(Path output, String table) throws IOException {
     long count = 0;
     String prefix = "." + output.getFileName() + ".staging-";
     try (Stream<Path> siblings = Files.list(output.getParent())) {
       for (Path staging : siblings.filter(p -> p.getFileName().toString().startsWith(prefix))
           .toList()) {
-        File[] parts = staging.resolve("embeddings").toFile().listFiles(
+        File[] parts = staging.resolve(table).toFile().listFiles(
             (d, name) -> name.startsWith("part-") && name.endsWith(".parquet"));
         count += parts == null ? 0 : parts.length;
       }
