@@ -12,17 +12,22 @@ import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * A setting that mirrors a Transformer param reaches the job's Transformer without being wired
  * by hand: each one, set alone to a value other than its default, comes out of
  * {@link Transformers#fromSettings} with that value (so a setting added to the catalogue with a
- * param is copied, or this test names it).
+ * param is copied, or this test names it). A setting that only goes with another gets that
+ * one too ({@link #COMPANIONS}).
  */
 class TransformersTest {
   private static final String REQUIRED =
       "input.path = in\nmodel.weights = w.safetensors\nmodel.heads = 4\noutput.path = out\n";
+  /** What a setting is refused without: quantize-ranges is int8's and uint8's only. */
+  private static final Map<String, String> COMPANIONS = Map.of(
+      Settings.QUANTIZE_RANGES.key(), Settings.QUANTIZE.key() + " = int8");
 
   @Test
   void everySettingThatMirrorsAParamReachesTheJobsTransformer() {
@@ -31,7 +36,8 @@ class TransformersTest {
     assertTrue(copied.size() >= 20, "settings copied: " + copied.size());
     for (Setting<?> setting : copied) {
       Object value = otherThanDefault(setting);
-      JobSettings s = SettingsParser.parse(ConfigFactory.parseString(REQUIRED)
+      JobSettings s = SettingsParser.parse(ConfigFactory.parseString(REQUIRED
+          + COMPANIONS.getOrDefault(setting.key(), ""))
           .withValue(setting.key(), ConfigValueFactory.fromAnyRef(value)), null);
       EncoderTransformer t = Transformers.fromSettings(s);
       Object got = t.getOrDefault(t.getParam(setting.param()));
