@@ -12,8 +12,11 @@ import json, os, sys
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "samples"))
 from make_head_models import write_safetensors  # noqa: E402
+from make_bert_cases import write_sentence_transformers  # noqa: E402
 
 L, E, H, F, P = 24, 1024, 16, 4096, 8194
 
@@ -52,19 +55,10 @@ def main(minilm, out):
     os.symlink(os.path.join(minilm, "tokenizer.json"), os.path.join(out, "tokenizer.json"))
     json.dump({"cls_token": "[CLS]", "eos_token": "[SEP]", "pad_token": "[PAD]",
                "unk_token": "[UNK]"}, open(os.path.join(out, "special_tokens_map.json"), "w"))
-    json.dump([{"idx": 0, "name": "0", "path": "", "type":
-                "sentence_transformers.models.Transformer"},
-               {"idx": 1, "name": "1", "path": "1_Pooling", "type":
-                "sentence_transformers.models.Pooling"},
-               {"idx": 2, "name": "2", "path": "2_Normalize", "type":
-                "sentence_transformers.models.Normalize"}],
-              open(os.path.join(out, "modules.json"), "w"), indent=2)
-    os.makedirs(os.path.join(out, "1_Pooling"), exist_ok=True)
-    json.dump({"word_embedding_dimension": E, "pooling_mode_cls_token": True,
-               "pooling_mode_mean_tokens": False},
-              open(os.path.join(out, "1_Pooling", "config.json"), "w"), indent=2)
-    json.dump({"max_seq_length": 8192, "do_lower_case": False},
-              open(os.path.join(out, "sentence_bert_config.json"), "w"))
+    write_sentence_transformers(out, E, 8192)            # Transformer, Pooling, Normalize
+    pooling = os.path.join(out, "1_Pooling", "config.json")
+    json.dump(dict(json.load(open(pooling)), pooling_mode_cls_token=True,
+                   pooling_mode_mean_tokens=False), open(pooling, "w"), indent=2)
     torch.manual_seed(20261127)
     torch.save(torch.nn.Linear(E, E).state_dict(), os.path.join(out, "colbert_linear.pt"))
     torch.save(torch.nn.Linear(E, 1).state_dict(), os.path.join(out, "sparse_linear.pt"))

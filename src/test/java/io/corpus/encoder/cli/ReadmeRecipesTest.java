@@ -152,16 +152,7 @@ class ReadmeRecipesTest {
         blocks.stream().map(b -> b.substring(0, b.indexOf('\n'))).toList(),
         "the recipes' blocks, in order");
     SparkSession spark = SparkTestSession.get();
-    spark.read().parquet(ROOT.resolve("data-samples/texts.parquet").toString())
-        .withColumnRenamed("text", "body").coalesce(1).write()
-        .parquet(work.resolve("docs.parquet").toString());
-    List<Row> queries = new ArrayList<>();
-    for (int i = 0; i < QUERIES.length; i++) {
-      queries.add(RowFactory.create("q" + i, QUERIES[i]));
-    }
-    spark.createDataFrame(queries, new StructType().add("id", DataTypes.StringType)
-        .add("body", DataTypes.StringType)).coalesce(1).write()
-        .parquet(work.resolve("queries.parquet").toString());
+    writeDocsAndQueries(spark);
 
     runJob(body(blocks.get(0)), "ner.conf");
     Map<String, Long> counted = new HashMap<>();
@@ -214,16 +205,7 @@ class ReadmeRecipesTest {
     assertEquals(List.of("hocon", "sql", "sql"), blocks.stream()
         .map(b -> b.substring(0, b.indexOf('\n'))).toList(), "the recipe's blocks, in order");
     SparkSession spark = SparkTestSession.get();
-    spark.read().parquet(ROOT.resolve("data-samples/texts.parquet").toString())
-        .withColumnRenamed("text", "body").coalesce(1).write()
-        .parquet(work.resolve("docs.parquet").toString());
-    List<Row> queries = new ArrayList<>();
-    for (int i = 0; i < QUERIES.length; i++) {
-      queries.add(RowFactory.create("q" + i, QUERIES[i]));
-    }
-    spark.createDataFrame(queries, new StructType().add("id", DataTypes.StringType)
-        .add("body", DataTypes.StringType)).coalesce(1).write()
-        .parquet(work.resolve("queries.parquet").toString());
+    writeDocsAndQueries(spark);
     String job = body(blocks.get(0));
     runJob(job, "m3.conf");
     runJob(job.replace("docs.parquet", "queries.parquet").replace("\"m3\"", "\"m3-queries\""),
@@ -463,6 +445,20 @@ class ReadmeRecipesTest {
           SharedModels.miniLm().resolve("tokenizer.json"));
     }
     return folder;
+  }
+
+  /** docs.parquet (the sample's glosses) and queries.parquet (the three queries), as (id, body). */
+  private void writeDocsAndQueries(SparkSession spark) {
+    spark.read().parquet(ROOT.resolve("data-samples/texts.parquet").toString())
+        .withColumnRenamed("text", "body").coalesce(1).write()
+        .parquet(work.resolve("docs.parquet").toString());
+    List<Row> queries = new ArrayList<>();
+    for (int i = 0; i < QUERIES.length; i++) {
+      queries.add(RowFactory.create("q" + i, QUERIES[i]));
+    }
+    spark.createDataFrame(queries, new StructType().add("id", DataTypes.StringType)
+        .add("body", DataTypes.StringType)).coalesce(1).write()
+        .parquet(work.resolve("queries.parquet").toString());
   }
 
   /** docs.parquet: one long document per category, its glosses one after another. */
