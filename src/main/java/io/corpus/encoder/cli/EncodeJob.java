@@ -167,8 +167,7 @@ public final class EncodeJob {
       transformer.setQuantize(Quantization.NONE.configName());
     } else if (quantize.ranged() && update != null
         && settings.output().quantizeRanges().isEmpty()) {
-      transformer.setQuantizeRanges(new org.apache.hadoop.fs.Path(out.target(),
-          "run-summary.json").toString());
+      transformer.setQuantizeRanges(out.target().suffix("/run-summary.json").toString());
     }
     boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
     long rowsLeft = rowsRead - (kept == null || chunked ? 0 : kept.rows());

@@ -49,11 +49,11 @@ final class QuantizeStep {
       for (int i = 0; i < values.length; i++) {
         values[i] = v.apply(i);
       }
-      List<Object> out1 = new ArrayList<>(values.length);
+      List<Object> quantized = new ArrayList<>(values.length);
       for (int q : quantization.apply(values, ranges)) {
-        out1.add(quantization.unsigned() ? (Object) (short) q : (Object) (byte) q);
+        quantized.add(quantization.unsigned() ? (Object) (short) q : (Object) (byte) q);
       }
-      return out1;
+      return quantized;
     }, DataTypes.createArrayType(quantization.unsigned() ? DataTypes.ShortType
         : DataTypes.ByteType, false)).asNonNullable();
     // over what a run killed in this step left of it (the staging folder is this job's)
