@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -70,16 +69,5 @@ public final class QuantizeRanges {
       out.add(values);
     }
     return out;
-  }
-
-  /** Whether {@code path} names a file (an earlier output's summary, say). */
-  public static boolean exists(String path, Configuration hadoop) {
-    try {
-      Path file = new Path(path);
-      FileSystem fs = file.getFileSystem(hadoop);
-      return fs.isFile(file);
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

@@ -7,7 +7,7 @@ import java.io.Serializable;
 /**
  * ColBERT's vectors: every kept token's final state through one linear layer, each result
  * L2-normalized (bge-m3's {@code colbert_linear}, as FlagEmbedding's {@code _colbert_embedding}
- * and {@code F.normalize} compute them).
+ * and {@code F.normalize} compute them; a zero vector stays zero).
  *
  * @param weight (D, E), row-major
  * @param bias (D), or zeros
@@ -41,15 +41,7 @@ public record MultiVectorHead(float[] weight, float[] bias) implements Serializa
     RowMajorBlas.gemm(false, true, count, out, in, 1f, states, firstRow * in, in, weight, 0, in,
         1f, vectors, 0, out);
     for (int t = 0; t < count; t++) {
-      double sum = 0;
-      for (int d = 0; d < out; d++) {
-        float v = vectors[t * out + d];
-        sum += v * v;
-      }
-      float scale = (float) (1 / Math.max(Math.sqrt(sum), 1e-12));
-      for (int d = 0; d < out; d++) {
-        vectors[t * out + d] *= scale;
-      }
+      Pooling.normalize(vectors, t * out, out);
     }
     return vectors;
   }

@@ -87,13 +87,18 @@ public enum Pooling implements ConfigName {
    * (a zero vector stays zero). The norm accumulates in double.
    */
   public static void normalize(float[] v) {
+    normalize(v, 0, v.length);
+  }
+
+  /** As {@link #normalize(float[])}, the {@code length} values from {@code offset}. */
+  public static void normalize(float[] v, int offset, int length) {
     double sum = 0;
-    for (float x : v) {
-      sum += (double) x * x;
+    for (int i = offset; i < offset + length; i++) {
+      sum += (double) v[i] * v[i];
     }
     double norm = Math.sqrt(sum);
     if (norm > 0) {
-      for (int i = 0; i < v.length; i++) {
+      for (int i = offset; i < offset + length; i++) {
         v[i] = (float) (v[i] / norm);
       }
     }

@@ -6,6 +6,7 @@ import io.corpus.encoder.model.MultiVectorHead;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,17 +61,11 @@ final class M3Heads {
   private static float[] take(Map<String, TorchStateDict.Tensor> t, Path file, String name,
       long... shape) {
     TorchStateDict.Tensor tensor = t.get(name);
-    if (!java.util.Arrays.equals(tensor.shape(), shape)) {
+    if (!Arrays.equals(tensor.shape(), shape)) {
       throw new WeightsException(file + ": " + name + " has shape "
-          + java.util.Arrays.toString(tensor.shape()) + ", expected "
-          + java.util.Arrays.toString(shape));
+          + Arrays.toString(tensor.shape()) + ", expected " + Arrays.toString(shape));
     }
-    for (float v : tensor.values()) {
-      if (!Float.isFinite(v)) {
-        throw new WeightsException(file + ": " + name + " holds " + v);
-      }
-    }
-    return tensor.values();
+    return WeightsLoader.finite(name, tensor.values(), file);
   }
 
   /** The ids of the cls, eos, pad and unk tokens, as the folder's tokenizer names them. */
@@ -90,7 +85,7 @@ final class M3Heads {
         JsonNode n = names.get(LEFT_OUT_ROLES.get(r));
         token = n.isTextual() ? n.asText() : n.path("content").asText(token);
       }
-      int id = idOf(json, token);
+      int id = ModelFolder.tokenId(json, token);
       if (id < 0) {
         throw new WeightsException(tokenizer + " has no token " + token + " ("
             + LEFT_OUT_ROLES.get(r) + "), which the lexical weights leave out");
@@ -98,26 +93,5 @@ final class M3Heads {
       ids.add(id);
     }
     return ids.stream().mapToInt(Integer::intValue).toArray();
-  }
-
-  /** The id of {@code token} among tokenizer.json's added tokens or its model's vocabulary. */
-  private static int idOf(JsonNode json, String token) {
-    for (JsonNode added : json.path("added_tokens")) {
-      if (added.path("content").asText().equals(token)) {
-        return added.path("id").asInt();
-      }
-    }
-    JsonNode vocab = json.path("model").path("vocab");
-    if (vocab.isObject() && vocab.has(token)) {
-      return vocab.get(token).asInt();
-    }
-    if (vocab.isArray()) {
-      for (int i = 0; i < vocab.size(); i++) {
-        if (vocab.get(i).path(0).asText().equals(token)) {
-          return i;
-        }
-      }
-    }
-    return -1;
   }
 }

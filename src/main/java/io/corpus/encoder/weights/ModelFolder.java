@@ -490,4 +490,29 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       return modes.get(0);
     }
   }
+
+  /**
+   * The id of {@code token} in a tokenizer.json, as transformers' convert_tokens_to_ids finds it:
+   * among its added tokens, else in its model's vocabulary ({@code token: id}, or Unigram's
+   * {@code [piece, score]} pairs, whose id is their place); -1 when it has none.
+   */
+  static int tokenId(JsonNode json, String token) {
+    for (JsonNode added : json.path("added_tokens")) {
+      if (added.path("content").asText().equals(token)) {
+        return added.path("id").asInt();
+      }
+    }
+    JsonNode vocab = json.path("model").path("vocab");
+    if (vocab.isObject() && vocab.has(token)) {
+      return vocab.get(token).asInt();
+    }
+    if (vocab.isArray()) {
+      for (int i = 0; i < vocab.size(); i++) {
+        if (vocab.get(i).path(0).asText().equals(token)) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
 }

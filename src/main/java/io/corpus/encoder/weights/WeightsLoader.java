@@ -247,11 +247,11 @@ public final class WeightsLoader {
       EmbeddingWeights embeddings) {
     Reranker reranker = model.reranker();
     Path tokenizer = model.tokenizer().orElseThrow();
-    JsonNode vocabulary = ModelFolder.json(tokenizer).path("model").path("vocab");
+    JsonNode tokenizerJson = ModelFolder.json(tokenizer);
     int e = model.width();
     int v = embeddings.vocabularySize();
-    int yes = vocabularyId(vocabulary, reranker.yes(), tokenizer);
-    int no = vocabularyId(vocabulary, reranker.no(), tokenizer);
+    int yes = vocabularyId(tokenizerJson, reranker.yes(), tokenizer);
+    int no = vocabularyId(tokenizerJson, reranker.no(), tokenizer);
     float[] yesRow;
     float[] noRow;
     if (file.contains(LM_HEAD)) {            // the two rows, not a (V, E) table of gigabytes
@@ -269,13 +269,13 @@ public final class WeightsLoader {
     return ClassifierHead.score(row, classifier.labels(), classifier.scoring(), -1);
   }
 
-  private static int vocabularyId(JsonNode vocabulary, String token, Path tokenizer) {
-    JsonNode id = vocabulary.get(token);
-    if (id == null || !id.canConvertToInt()) {
+  private static int vocabularyId(JsonNode tokenizerJson, String token, Path tokenizer) {
+    int id = ModelFolder.tokenId(tokenizerJson, token);
+    if (id < 0) {
       throw new WeightsException(tokenizer + " has no token '" + token + "' in its vocabulary, "
           + "which the reranker's score reads");
     }
-    return id.asInt();
+    return id;
   }
 
   /**
@@ -414,6 +414,18 @@ public final class WeightsLoader {
         ? " and " + (names.size() - head.size()) + " more" : "");
   }
 
+  /** {@code values} of tensor {@code name} in {@code file}, or an error naming a value that is
+   *  not finite and where it is. */
+  static float[] finite(String name, float[] values, Path file) {
+    for (int i = 0; i < values.length; i++) {
+      if (!Float.isFinite(values[i])) {
+        throw new WeightsException("Tensor " + name + " holds " + values[i] + " at flat index "
+            + i + ": " + file);
+      }
+    }
+    return values;
+  }
+
   /** Hands out tensors with checked shapes and finite values, remembering which were taken. */
   private static final class Source implements TensorNaming.TensorSource {
     private final Checkpoint file;
@@ -448,14 +460,8 @@ public final class WeightsLoader {
     }
 
     private float[] finite(String name, float[] values) {
-      for (int i = 0; i < values.length; i++) {
-        if (!Float.isFinite(values[i])) {
-          throw new WeightsException("Tensor " + name + " holds " + values[i] + " at flat index "
-              + i + ": " + file.path());
-        }
-      }
       used.add(name);
-      return values;
+      return WeightsLoader.finite(name, values, file.path());
     }
 
     @Override
