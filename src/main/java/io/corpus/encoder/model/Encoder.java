@@ -275,23 +275,24 @@ public final class Encoder {
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int first = batch.firstRow(b);
       int t = batch.length(b);
+      int keys = batch.keys(b);
       if (disentangled != null) {
         disentangled.sequence(batch, first, t);
       }
       if (sink == null && t <= Math.min(ALL_HEADS_LENGTH, head.tile())) {
-        head.full(batch, first, t, 0, heads, mask, qkv, context);     // one softmax pass
+        head.full(batch, first, t, keys, 0, heads, mask, qkv, context);  // one softmax pass
         continue;
       }
       boolean full = sink != null || t <= head.tile();
       for (int h = 0; h < heads; h++) {
         if (full) {
-          head.full(batch, first, t, h, 1, mask, qkv, context);
+          head.full(batch, first, t, keys, h, 1, mask, qkv, context);
           if (sink != null) {
             sink.accept(layer, b, h, head.weights(t), 0, t);
           }
         } else {
           int row = first * qkvWidth;                              // Q_h, K_h, V_h: (T, D)
-          head.tiled(batch, first, t, h, mask, qkv, row + head.queryOffset(h),
+          head.tiled(batch, first, t, keys, h, mask, qkv, row + head.queryOffset(h),
               row + head.keyOffset(h), row + head.valueOffset(h), context,
               first * inner + h * headWidth);                      // (T, D) out
         }

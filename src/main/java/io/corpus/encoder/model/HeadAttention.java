@@ -36,7 +36,8 @@ final class HeadAttention {
   private float[] queryMax = new float[0];    // (count·T_q) scratch of the softmax
   private float[] querySum = new float[0];    // (count·T_q) sum of exp(score − max) per query
   private float[] inverseSum = new float[0];  // (count·T_q) 1 / querySum, 0 if fully masked
-  private float[] weights = new float[0];     // (T_q, T_k) for the sink, a row per query
+  private float[] weights = new float[0];     // (T_q, T) for the sink, a row per query
+  private int lastKeys;                       // T_k of the last full call
   private final float[] tileScores;        // (tile, tile)
   private final float[] rowMax;            // (tile) running max per query row
   private final float[] rowSum;            // (tile) running sum of exp per query row
@@ -93,7 +94,7 @@ final class HeadAttention {
   /**
    * Full attention of heads [h0, h0 + count) of one sequence starting at row {@code first}, each
    * head's (T, D) block of context written in place. Q_h, K_h and V_h are (T, D) views of qkv
-   * with row stride (H + 2·Hkv)·D.
+   * with row stride (H + 2·Hkv)·D; the queries attend to the first T_k = {@code keys} keys.
    *
    * <p>The scores are computed transposed, a row per key: Sᵀ_h = K_h Q_hᵀ / √D, the heads' matrices
    * side by side in one (T_k, count·T_q) buffer. At T = 128, D = 64 OpenBLAS runs this product
@@ -104,37 +105,58 @@ final class HeadAttention {
    * computed the same way whatever its neighbours, so the bits do not depend on count. The
    * division by each query's sum is applied to its D outputs instead of its T weights.
    */
-  void full(TokenBatch batch, int first, int t, int h0, int count, AttentionMask rule,
+  void full(TokenBatch batch, int first, int t, int keys, int h0, int count, AttentionMask rule,
       float[] qkv, float[] context) {
     int ld = qkvWidth;
     int cols = count * t;
-    ensureCapacity(t * cols, cols);
+    ensureCapacity(keys * cols, cols);
+    lastKeys = keys;
     int row = first * ld;
     for (int h = 0; h < count; h++) {
       int q = row + queryOffset(h0 + h);
       int k = row + keyOffset(h0 + h);
-      RowMajorBlas.gemm(false, true, t, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
+      RowMajorBlas.gemm(false, true, keys, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
           0f, keyScores, h * t, cols);                                    // Sᵀ_h (T_k, T_q)
       if (terms != null) {
-        terms.add(batch, first, h0 + h, keyScores, h * t, 0, t, 0, t, 1, cols);
+        terms.add(batch, first, h0 + h, keyScores, h * t, 0, t, 0, keys, 1, cols);
       }
       if (rule.any()) {
-        mask(batch, first, rule, keyScores, h * t, 0, t, 0, t, 1, cols);
+        mask(batch, first, rule, keyScores, h * t, 0, t, 0, keys, 1, cols);
       }
     }
-    MATH.expColumns(keyScores, t, cols, queryMax, querySum);                // unnormalized
+    MATH.expColumns(keyScores, keys, cols, queryMax, querySum);             // unnormalized
     for (int c = 0; c < cols; c++) {
       inverseSum[c] = querySum[c] > 0 ? 1f / querySum[c] : 0f;
     }
     for (int h = 0; h < count; h++) {
       int out = first * width + (h0 + h) * headWidth;
       int v = row + valueOffset(h0 + h);
-      RowMajorBlas.gemm(true, false, t, headWidth, t, 1f, keyScores, h * t, cols, qkv, v, ld,
+      RowMajorBlas.gemm(true, false, t, headWidth, keys, 1f, keyScores, h * t, cols, qkv, v, ld,
           0f, context, out, width);                                       // (T_q, D)
       for (int i = 0; i < t; i++) {
-        MATH.scale(context, out + i * width, headWidth, inverseSum[h * t + i]);
+        if (querySum[h * t + i] > 0) {
+          MATH.scale(context, out + i * width, headWidth, inverseSum[h * t + i]);
+        } else {
+          meanOfValues(qkv, v, t, context, out + i * width);
+        }
       }
     }
+  }
+
+  /**
+   * The output of a query that no key may see (a window that reaches no attended key): PyTorch
+   * masks with its most negative float added to the scores, which makes every score of the row
+   * equal, so softmax weighs all T keys alike and the output is the mean of their values.
+   */
+  private void meanOfValues(float[] qkv, int v, int t, float[] context, int outRow) {
+    Arrays.fill(context, outRow, outRow + headWidth, 0f);
+    for (int j = 0; j < t; j++) {
+      int row = v + j * qkvWidth;
+      for (int d = 0; d < headWidth; d++) {
+        context[outRow + d] += qkv[row + d];
+      }
+    }
+    MATH.scale(context, outRow, headWidth, 1f / t);
   }
 
   /** Grows the score buffer to {@code scores} values and the per-query ones to {@code queries}. */
@@ -151,7 +173,8 @@ final class HeadAttention {
 
   /**
    * The (T, T) weights of the last {@link #full} call, of one head, a row per query: built on
-   * demand, for a sink, from the transposed scores and the inverse sums.
+   * demand, for a sink, from the transposed scores and the inverse sums (0 on keys not attended
+   * to).
    */
   float[] weights(int t) {
     if (weights.length < t * t) {
@@ -159,15 +182,16 @@ final class HeadAttention {
     }
     for (int i = 0; i < t; i++) {
       for (int j = 0; j < t; j++) {
-        weights[i * t + j] = keyScores[j * t + i] * inverseSum[i];
+        weights[i * t + j] = querySum[i] == 0 ? 1f / t
+            : j < lastKeys ? keyScores[j * t + i] * inverseSum[i] : 0f;
       }
     }
     return weights;
   }
 
   /** Tiled attention of head h, same arguments and result as {@link #full}, no maps. */
-  void tiled(TokenBatch batch, int first, int t, int h, AttentionMask rule, float[] qkv, int q,
-      int k, int v, float[] context, int out) {
+  void tiled(TokenBatch batch, int first, int t, int keys, int h, AttentionMask rule,
+      float[] qkv, int q, int k, int v, float[] context, int out) {
     int ld = qkvWidth;
     for (int q0 = 0; q0 < t; q0 += tile) {
       int bq = Math.min(tile, t - q0);
@@ -177,8 +201,8 @@ final class HeadAttention {
       for (int i = 0; i < bq; i++) {
         Arrays.fill(context, acc + i * width, acc + i * width + headWidth, 0f);
       }
-      for (int k0 = 0; k0 < t; k0 += tile) {
-        int bk = Math.min(tile, t - k0);
+      for (int k0 = 0; k0 < keys; k0 += tile) {
+        int bk = Math.min(tile, keys - k0);
         if (rule.forbidsAll(batch.position(first + q0), batch.position(first + q0 + bq - 1),
             batch.position(first + k0), batch.position(first + k0 + bk - 1))) {
           continue;
@@ -198,7 +222,11 @@ final class HeadAttention {
             qkv, v + k0 * ld, ld, 1f, context, acc, width);                 // (bq, D) +=
       }
       for (int i = 0; i < bq; i++) {
-        MATH.scale(context, acc + i * width, headWidth, rowSum[i] > 0 ? 1f / rowSum[i] : 0f);
+        if (rowSum[i] > 0) {
+          MATH.scale(context, acc + i * width, headWidth, 1f / rowSum[i]);
+        } else {
+          meanOfValues(qkv, v, t, context, acc + i * width);
+        }
       }
     }
   }

@@ -15,6 +15,7 @@ public final class TokenBatch {
   private float[] tokens;      // (N, E)
   private int[] positions;     // (N)
   private int[] offsets;       // (B + 1): sequence b is rows [offsets[b], offsets[b + 1])
+  private int[] keys;          // (B): sequence b's queries attend to its first keys[b] rows
   private int tokenCount;
   private int sequenceCount;
 
@@ -24,6 +25,7 @@ public final class TokenBatch {
     this.tokens = new float[capacity * width];
     this.positions = new int[capacity];
     this.offsets = new int[17];
+    this.keys = new int[16];
   }
 
   public void clear() {
@@ -61,6 +63,27 @@ public final class TokenBatch {
     return offsets[b + 1] - offsets[b];
   }
 
+  /**
+   * How many of sequence b's tokens its queries attend to, from its first: all T unless
+   * {@link #attendToFirst} said fewer.
+   */
+  public int keys(int b) {
+    return keys[b];
+  }
+
+  /**
+   * Lets every query of sequence b attend to its first {@code count} tokens only (an attention
+   * mask of 0 on the rest, as ColBERT's query expansion masks its padding), while the later
+   * tokens are still computed as queries.
+   */
+  public void attendToFirst(int b, int count) {
+    if (count < 1 || count > length(b)) {
+      throw new IllegalArgumentException("sequence " + b + " of " + length(b) + " tokens cannot "
+          + "attend to its first " + count);
+    }
+    keys[b] = count;
+  }
+
   /** Position within its sequence of stacked row r. */
   public int position(int row) {
     return positions[row];
@@ -90,7 +113,9 @@ public final class TokenBatch {
   public int endSequence() {
     if (sequenceCount + 2 > offsets.length) {
       offsets = Arrays.copyOf(offsets, offsets.length * 2);
+      keys = Arrays.copyOf(keys, offsets.length - 1);
     }
+    keys[sequenceCount] = tokenCount - offsets[sequenceCount];
     sequenceCount++;
     offsets[sequenceCount] = tokenCount;
     return sequenceCount - 1;

@@ -40,9 +40,9 @@ class AllHeadsAttentionTest {
       int first = batch.firstRow(b);
       int t = batch.length(b);
       for (int h = 0; h < heads; h++) {
-        one.full(batch, first, t, h, 1, mask, qkv, byHead);
+        one.full(batch, first, t, t, h, 1, mask, qkv, byHead);
       }
-      all.full(batch, first, t, 0, heads, mask, qkv, together);
+      all.full(batch, first, t, t, 0, heads, mask, qkv, together);
     }
     assertArrayEquals(byHead, together);
   }
