@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 /**
  * What identifies a model's outputs, for an update that reuses them: SHA-256 over the name,
  * length and bytes of every file the model is read from. For a folder: its top-level JSON files
- * (config, tokenizer, sentence-transformers settings and prompts), its weights (the safetensors
+ * (config, tokenizer, sentence-transformers settings and prompts), bge-m3's two heads, its weights (the safetensors
  * file or its shards) and the sentence-transformers module folders ({@code 1_Pooling},
  * {@code 2_Dense}, …); other folders a Hub download carries ({@code onnx/}, {@code openvino/})
  * are not read and not hashed. For a weights file: the file.
@@ -35,7 +35,8 @@ public final class ModelFingerprint {
     try (Stream<Path> top = Files.list(folder)) {
       top.sorted().forEach(p -> {
         String name = p.getFileName().toString();
-        if (Files.isRegularFile(p) && name.endsWith(".json")) {
+        if (Files.isRegularFile(p) && (name.endsWith(".json")
+            || name.equals(ModelFolder.SPARSE_LINEAR) || name.equals(ModelFolder.COLBERT_LINEAR))) {
           files.add(p);
         } else if (Files.isDirectory(p) && MODULE_FOLDER.matcher(name).matches()) {
           try (Stream<Path> inside = Files.walk(p)) {

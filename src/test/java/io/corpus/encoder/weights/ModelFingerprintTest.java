@@ -51,9 +51,11 @@ class ModelFingerprintTest {
     assertEquals(original, of(copy), "files the job does not read");
 
     for (String file : new String[] {"model.safetensors", "tokenizer.json",
-        "config_sentence_transformers.json", "1_Pooling/config.json"}) {
+        "config_sentence_transformers.json", "1_Pooling/config.json", "colbert_linear.pt",
+        "sparse_linear.pt"}) {
       Path changed = copy("changed-" + file.replace('/', '-'));
-      Files.write(changed.resolve(file), new byte[] {' '}, StandardOpenOption.APPEND);
+      Files.write(changed.resolve(file), new byte[] {' '}, StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
       assertNotEquals(original, of(changed), file);
     }
   }
