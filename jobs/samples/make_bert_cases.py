@@ -167,10 +167,12 @@ def act(name, x):
     return torch.relu(x)
 
 
-def bert(c, w, ids, types=None, offset=0):
+def bert(c, w, ids, types=None, offset=0, keys=None):
     """Last hidden states (T, E) of one unpadded sequence, float64; token types 0 unless given.
     offset: the position row of the first token (RoBERTa's padding_idx + 1, as its
-    create_position_ids_from_input_ids gives for a sequence without padding)."""
+    create_position_ids_from_input_ids gives for a sequence without padding); keys: only the
+    first `keys` tokens are attended to (an attention mask of 0 on the rest, whose states are
+    still computed), all when None."""
     T, H, E = len(ids), c["H"], c["E"]
     D = E // H
     ids = torch.tensor(ids)
@@ -185,7 +187,10 @@ def bert(c, w, ids, types=None, offset=0):
         q = lin(x, "attention.self.query").view(T, H, D).transpose(0, 1)
         k = lin(x, "attention.self.key").view(T, H, D).transpose(0, 1)
         v = lin(x, "attention.self.value").view(T, H, D).transpose(0, 1)
-        a = torch.softmax(q @ k.transpose(1, 2) / np.sqrt(D), dim=-1)
+        s = q @ k.transpose(1, 2) / np.sqrt(D)
+        if keys is not None:
+            s[..., keys:] = float("-inf")
+        a = torch.softmax(s, dim=-1)
         ctx = (a @ v).transpose(0, 1).reshape(T, E)
         x = layer_norm(x + lin(ctx, "attention.output.dense"),
                        w[p + "attention.output.LayerNorm.weight"],

@@ -140,9 +140,10 @@ def layer_globals(c):
     return [i % c["every"] == 0 for i in range(c["L"])]
 
 
-def modernbert(c, w, ids):
+def modernbert(c, w, ids, keys=None):
     """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_modernbert.py's
-    eager attention computes them (positions 0..T-1)."""
+    eager attention computes them (positions 0..T-1); keys: only the first `keys` tokens are
+    attended to (an attention mask of 0 on the rest), all when None."""
     T, H, E = len(ids), c["H"], c["E"]
     D = E // H
 
@@ -176,8 +177,13 @@ def modernbert(c, w, ids):
         cos, sin = emb.cos(), emb.sin()
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
         s = q @ k.transpose(1, 2) / np.sqrt(D)
+        # transformers' additive masks: the dtype's most negative value, so a query that no key
+        # may see weighs all of them alike (-inf would make its row NaN)
+        most_negative = torch.finfo(s.dtype).min
         if not is_global:
-            s = s.masked_fill(distance > c["local_attention"] // 2, float("-inf"))
+            s = s.masked_fill(distance > c["local_attention"] // 2, most_negative)
+        if keys is not None:
+            s[..., keys:] = most_negative
         a = torch.softmax(s, dim=-1)
         ctx = (a @ v).transpose(0, 1).reshape(T, E)
         x = x + lin(ctx, p + "attn.Wo")

@@ -4,6 +4,7 @@ import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.WeightsException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -38,7 +39,9 @@ public final class AutoChoices {
 
   /**
    * The prompt of {@code text} (given when {@code textGiven}, "" included, which turns the
-   * folder's default off) or {@code name}, else the folder's default_prompt_name. Refuses both,
+   * folder's default off) or {@code name}, else the folder's prompt for the role, as
+   * sentence-transformers' encode_query ({@code query}) and encode_document ({@code document},
+   * else {@code passage}, else {@code corpus}) pick it, else its default_prompt_name. Refuses both,
    * a name the folder does not have (listing those it has), a prompt asked for where it does not
    * go (text pairs, token ids or vectors), and any prompt for texts cut into windows (only the
    * first window would hold it); a folder's default is not used for pairs, ids or vectors.
@@ -46,8 +49,8 @@ public final class AutoChoices {
    * @param settings the two settings' names for messages ({@code input.prompt},
    *     {@code input.prompt-name})
    */
-  public static Prompt prompt(String text, boolean textGiven, String name, ModelFolder folder,
-      PromptUse use, String[] settings) {
+  public static Prompt prompt(String text, boolean textGiven, String name, boolean query,
+      ModelFolder folder, PromptUse use, String[] settings) {
     if (textGiven && !name.isEmpty()) {
       throw new WeightsException("Set " + settings[0] + " or " + settings[1] + ", not both");
     }
@@ -60,7 +63,7 @@ public final class AutoChoices {
     if (use == PromptUse.TEXT_PAIRS || use == PromptUse.NO_TEXT) {
       return Prompt.NONE;
     }
-    Prompt prompt = chosen(text, textGiven, name, folder, settings);
+    Prompt prompt = chosen(text, textGiven, name, query, folder, settings);
     if (use == PromptUse.TEXT_CHUNKS && !prompt.text().isEmpty()) {
       throw new WeightsException("The prompt '" + prompt.text() + "'" + (prompt.name().isEmpty()
           ? "" : " (" + prompt.name() + ")") + " would go before a whole text, and with "
@@ -70,8 +73,8 @@ public final class AutoChoices {
     return prompt;
   }
 
-  private static Prompt chosen(String text, boolean textGiven, String name, ModelFolder folder,
-      String[] settings) {
+  private static Prompt chosen(String text, boolean textGiven, String name, boolean query,
+      ModelFolder folder, String[] settings) {
     if (textGiven) {
       return text.isEmpty() ? Prompt.NONE : new Prompt("", text);
     }
@@ -86,6 +89,11 @@ public final class AutoChoices {
                 + "; its prompts: " + new TreeSet<>(prompts.byName().keySet())));
       }
       return new Prompt(name, found);
+    }
+    for (String role : query ? List.of("query") : List.of("document", "passage", "corpus")) {
+      if (prompts.byName().containsKey(role)) {
+        return new Prompt(role, prompts.byName().get(role));
+      }
     }
     return prompts.defaultName().filter(prompts.byName()::containsKey)
         .map(n -> new Prompt(n, prompts.byName().get(n))).orElse(Prompt.NONE);
@@ -107,6 +115,9 @@ public final class AutoChoices {
     }
     if (folder.pooling().isPresent()) {
       return folder.pooling().get();
+    }
+    if (folder.lateInteraction().isPresent()) {
+      return Pooling.NONE;   // a PyLate ColBERT folder: a vector per token, none for the text
     }
     if (folder.classifier().map(ModelFolder.Classifier::perToken).orElse(false)) {
       return Pooling.NONE;   // a token classifier labels tokens: no sentence vector unless asked
@@ -166,15 +177,21 @@ public final class AutoChoices {
     };
   }
 
-  /** Whether ColBERT vectors are written: colbert needs {@code colbert_linear.pt}; auto: none. */
+  /**
+   * Whether ColBERT vectors are written: colbert needs a PyLate folder or
+   * {@code colbert_linear.pt}; auto: colbert for a PyLate folder.
+   */
   public static boolean multiVector(String setting, ModelFolder folder) {
+    boolean pylate = folder != null && folder.lateInteraction().isPresent();
     return switch (setting) {
-      case "auto", "none" -> false;
+      case "auto" -> pylate;
+      case "none" -> false;
       case "colbert" -> {
-        if (folder == null || !folder.has(ModelFolder.COLBERT_LINEAR)) {
-          throw new WeightsException("output.multi-vector = colbert needs a model folder with "
-              + ModelFolder.COLBERT_LINEAR + " beside its checkpoint, as bge-m3 has"
-              + (folder == null ? "" : "; " + folder.folder() + " has none"));
+        if (!pylate && (folder == null || !folder.has(ModelFolder.COLBERT_LINEAR))) {
+          throw new WeightsException("output.multi-vector = colbert needs a PyLate ColBERT "
+              + "folder or a model folder with " + ModelFolder.COLBERT_LINEAR + " beside its "
+              + "checkpoint, as bge-m3 has" + (folder == null ? "" : "; " + folder.folder()
+              + " is neither"));
         }
         yield true;
       }

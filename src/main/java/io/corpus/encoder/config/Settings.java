@@ -62,6 +62,10 @@ public final class Settings {
           + "folder's default off").shapingRows();
   public static final Setting<String> PROMPT_NAME = Setting.text("input.prompt-name",
       "promptName", "", "a prompt of the folder's config_sentence_transformers.json, by name").shapingRows();
+  public static final Setting<String> ROLE = Setting.choice("input.role", "role", "document",
+      new String[] {"document", "query"}, "what the texts are, as sentence-transformers' "
+          + "encode_document and encode_query: the folder's prompt of that name, and a PyLate "
+          + "ColBERT folder's prefix, length and query expansion").shapingRows();
   public static final Setting<String> INSTRUCTION = Setting.text("input.instruction",
       "instruction", "", "with model.reranker: the instruction in the template each pair is "
           + "written into; \"\" = the reranker card's").shapingRows();
@@ -125,8 +129,8 @@ public final class Settings {
           + "sparse_linear.pt)").shapingRows();
   public static final Setting<String> MULTI_VECTOR = Setting.choice("output.multi-vector",
       "multiVector", "auto", new String[] {"auto", "none", "colbert"}, "ColBERT vectors of "
-          + "every token after the first, as multi_vectors: colbert (bge-m3's "
-          + "colbert_linear.pt), none, or auto (none)").shapingRows();
+          + "the tokens, as multi_vectors: colbert (bge-m3's colbert_linear.pt, a PyLate "
+          + "folder's Dense modules), none, or auto (colbert for a PyLate folder)").shapingRows();
   public static final Setting<String> QUANTIZE = Setting.choice("output.quantize", "quantize",
       Quantization.NONE.configName(), ConfigName.names(Quantization.values()),
       "pooled as sentence-transformers' quantize_embeddings: none, int8 or uint8 (per-dimension "
@@ -261,7 +265,8 @@ public final class Settings {
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
       IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN,
-      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, INSTRUCTION,
+      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, ROLE,
+      INSTRUCTION,
       ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
       POSITIONAL, RERANKER, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K,

@@ -271,7 +271,8 @@ public final class SettingsParser {
         throw new SettingsException("input.max-length applies to input.embeddings-column; for "
             + "token ids and text set input.max-tokens");
       }
-      maxTokens = folder.tokenLimit(maxTokens, "input.max-tokens");
+      maxTokens = folder.tokenLimit(maxTokens, "input.max-tokens",
+          Settings.ROLE.read(c).equals("query"));
     } else if (maxTokens > 0) {
       throw new SettingsException("input.max-tokens applies to token ids and text; for "
           + "input.embeddings-column set input.max-length");

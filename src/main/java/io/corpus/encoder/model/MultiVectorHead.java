@@ -3,51 +3,78 @@ package io.corpus.encoder.model;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.kernel.Vectors;
 import java.io.Serializable;
+import java.util.List;
 
 /**
- * ColBERT's vectors: every kept token's final state through one linear layer, each result
- * L2-normalized (bge-m3's {@code colbert_linear}, as FlagEmbedding's {@code _colbert_embedding}
- * and {@code F.normalize} compute them; a zero vector stays zero).
+ * ColBERT's vectors: chosen tokens' final states through one or more linear layers, each result
+ * L2-normalized, as FlagEmbedding computes bge-m3's ({@code colbert_linear}, with its bias) and
+ * PyLate a ColBERT folder's (its Dense modules, usually without bias); a zero vector stays zero.
+ * The products run in float32, as both do.
  *
- * @param weight (D, E), row-major
- * @param bias (D), or zeros
+ * @param layers the projections, in order, the first reading E values
  */
-public record MultiVectorHead(float[] weight, float[] bias) implements Serializable {
+public record MultiVectorHead(List<DenseLayer> layers) implements Serializable {
 
   public MultiVectorHead {
-    if (bias.length == 0 || weight.length % bias.length != 0) {
-      throw new IllegalArgumentException("a multi-vector projection of " + weight.length
-          + " weights does not fit " + bias.length + " outputs");
+    if (layers.isEmpty()) {
+      throw new IllegalArgumentException("a multi-vector head projects through one layer or more");
     }
+    for (int i = 1; i < layers.size(); i++) {
+      if (layers.get(i).inWidth() != layers.get(i - 1).outWidth()) {
+        throw new IllegalArgumentException("projection " + i + " reads "
+            + layers.get(i).inWidth() + " values, and the one before gives "
+            + layers.get(i - 1).outWidth());
+      }
+    }
+    layers = List.copyOf(layers);
   }
 
   /** D, the width of each vector. */
   public int width() {
-    return bias.length;
+    return layers.get(layers.size() - 1).outWidth();
   }
 
   /**
-   * The normalized vectors of {@code count} token states of width E from row {@code firstRow}
-   * of {@code states}, (count, D) row-major.
+   * The normalized vectors of the token states at {@code rows} of {@code states} (rows of E
+   * values), (rows.length, D) row-major.
    */
-  public float[] vectors(float[] states, int firstRow, int count) {
-    int out = bias.length;
-    int in = weight.length / out;
-    float[] vectors = new float[count * out];
-    if (count == 0) {
-      return vectors;
+  public float[] vectors(float[] states, int[] rows) {
+    int in = layers.get(0).inWidth();
+    int count = rows.length;
+    float[] x = new float[count * in];
+    for (int i = 0; i < count; i++) {
+      System.arraycopy(states, rows[i] * in, x, i * in, in);
     }
-    Vectors.fillRows(vectors, 0, count, bias);
-    RowMajorBlas.gemm(false, true, count, out, in, 1f, states, firstRow * in, in, weight, 0, in,
-        1f, vectors, 0, out);
+    for (DenseLayer layer : layers) {
+      int out = layer.outWidth();
+      float[] y = new float[count * out];
+      if (count > 0) {
+        if (layer.bias() != null) {
+          Vectors.fillRows(y, 0, count, layer.bias());
+        }
+        RowMajorBlas.gemm(false, true, count, out, in, 1f, x, 0, in, layer.weight(), 0, in,
+            layer.bias() != null ? 1f : 0f, y, 0, out);
+        if (layer.activation() != DenseLayer.Activation.IDENTITY) {
+          for (int i = 0; i < y.length; i++) {
+            y[i] = (float) layer.activation().apply(y[i]);
+          }
+        }
+      }
+      x = y;
+      in = out;
+    }
     for (int t = 0; t < count; t++) {
-      Pooling.normalize(vectors, t * out, out);
+      Pooling.normalize(x, t * in, in);
     }
-    return vectors;
+    return x;
   }
 
   /** Number of float parameters. */
   public long parameterCount() {
-    return weight.length + (long) bias.length;
+    long count = 0;
+    for (DenseLayer layer : layers) {
+      count += layer.weight().length + (layer.bias() == null ? 0 : layer.bias().length);
+    }
+    return count;
   }
 }

@@ -112,6 +112,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setPrompt(String v) { set(Settings.PROMPT.param(), v); return this; }
   public EncoderTransformer setPromptName(String v) { set(Settings.PROMPT_NAME.param(), v); return this; }
   public EncoderTransformer setInstruction(String v) { set(Settings.INSTRUCTION.param(), v); return this; }
+  public EncoderTransformer setRole(String v) { set(Settings.ROLE.param(), v); return this; }
   public EncoderTransformer setReranker(String v) { set(Settings.RERANKER.param(), v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
@@ -355,6 +356,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
           + "windows; it does not apply to " + (kind == InputKind.TEXT ? "text pairs"
               : "token ids or token vectors"));
     }
+    if (fromFolder() && folder().lateInteraction().isPresent()
+        && (kind != InputKind.TEXT || strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
+      throw new IllegalArgumentException(folder().folder() + " is a PyLate ColBERT folder, "
+          + "which reads single texts (textCol), each as one query or document (role): its "
+          + "prefix token and a query's padding go in as the text is tokenized");
+    }
     if (!string(Settings.TYPE_IDS_COLUMN).isEmpty() && kind != InputKind.IDS) {
       throw new IllegalArgumentException("typeIdsCol goes with idsCol");
     }
@@ -384,8 +391,13 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         : strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? AutoChoices.PromptUse.TEXT_PAIRS
         : chunks() ? AutoChoices.PromptUse.TEXT_CHUNKS : AutoChoices.PromptUse.SINGLE_TEXTS;
     return AutoChoices.prompt(string(Settings.PROMPT), isSet(param(Settings.PROMPT)),
-        string(Settings.PROMPT_NAME).trim(), fromFolder() ? folder() : null, use,
+        string(Settings.PROMPT_NAME).trim(), query(), fromFolder() ? folder() : null, use,
         new String[] {Settings.PROMPT.key(), Settings.PROMPT_NAME.key()});
+  }
+
+  /** Whether the texts are queries (role = query), else documents. */
+  private boolean query() {
+    return string(Settings.ROLE).equals("query");
   }
 
   private void checkModelParams() {
@@ -552,7 +564,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
                 ? entityAggregation(columns.kind(), true) : null,
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null,
             layout.withPooled() ? quantizeRanges(spark.sparkContext().hadoopConfiguration(),
-                pooledWidth()) : null),
+                pooledWidth()) : null, source instanceof TextSource text ? text.late() : null),
         layout.attention(), intValue(Settings.BATCH_TOKENS), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());
@@ -601,7 +613,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return SequenceSource.of(columns, m, intValue(Settings.MAX_LENGTH), intValue(Settings.MAX_TOKENS),
         string(Settings.ON_TOO_LONG).equals("reject"), chunks() ? intValue(Settings.CHUNK_OVERLAP) : -1,
         columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "", spans,
-        string(Settings.INSTRUCTION));
+        string(Settings.INSTRUCTION), query());
   }
 
   /** Whether texts longer than the limit become several windows (rows). */

@@ -12,6 +12,7 @@ import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.TopK;
 import io.corpus.encoder.text.Entities;
+import io.corpus.encoder.weights.LateInteraction;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,6 +45,7 @@ final class OutputRows implements Serializable {
   private final Entities.Aggregation aggregation;   // null: no entities
   private final Entities.WordRules wordRules;
   private final Quantization.Ranges ranges;         // int8 and uint8's; null otherwise
+  private final LateInteraction.Input late;         // a PyLate folder's reading; null otherwise
 
   /**
    * @param pooling the pooled vector's pooling (when the layout has one)
@@ -57,10 +59,12 @@ final class OutputRows implements Serializable {
    * @param aggregation how a token classifier's entities are grouped (null: none written)
    * @param wordRules the tokenizer's unknown token and sub-word marking, for entities
    * @param ranges the per-dimension ranges of an int8 or uint8 pooled vector; else null
+   * @param late how a PyLate folder reads the texts, whose tokens get ColBERT vectors; null:
+   *     bge-m3's, every token after the first
    */
   OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
       int poolFrom, int heads, int sparseTopK, Entities.Aggregation aggregation,
-      Entities.WordRules wordRules, Quantization.Ranges ranges) {
+      Entities.WordRules wordRules, Quantization.Ranges ranges, LateInteraction.Input late) {
     this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
@@ -71,6 +75,7 @@ final class OutputRows implements Serializable {
     this.aggregation = aggregation;
     this.wordRules = wordRules;
     this.ranges = ranges;
+    this.late = late;
   }
 
   /**
@@ -135,10 +140,9 @@ final class OutputRows implements Serializable {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(entries.values());
     }
     if (layout.withMultiVectors()) {
-      // ColBERT's vectors of the tokens after the first (<s>, [CLS]): FlagEmbedding's
-      int count = Math.max(0, batch.length(b) - 1);
-      float[] vectors = model.multiVector().vectors(batch.tokens(), batch.firstRow(b) + 1, count);
-      values[c++] = rows(vectors, count, model.multiVector().width());
+      int[] rows = multiVectorRows(read.ids(), batch.firstRow(b), batch.length(b));
+      float[] vectors = model.multiVector().vectors(batch.tokens(), rows);
+      values[c++] = rows(vectors, rows.length, model.multiVector().width());
     }
     if (attention.enabled()) {
       values[c++] = attention.format() == AttentionOutputs.MapFormat.TOP_K
@@ -188,6 +192,22 @@ final class OutputRows implements Serializable {
       }
     }
     return new GenericInternalRow(values);
+  }
+
+  /**
+   * The rows of a sequence of {@code length} tokens from row {@code first} that get ColBERT
+   * vectors: PyLate's choice for its folders, else FlagEmbedding's, every token after the first
+   * ({@code <s>}).
+   */
+  private int[] multiVectorRows(int[] ids, int first, int length) {
+    int[] rows = new int[length];
+    int count = 0;
+    for (int t = late == null ? 1 : 0; t < length; t++) {
+      if (late == null || late.keeps(ids[t])) {
+        rows[count++] = first + t;
+      }
+    }
+    return Arrays.copyOf(rows, count);
   }
 
   /**

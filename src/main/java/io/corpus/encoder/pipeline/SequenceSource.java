@@ -35,11 +35,12 @@ abstract class SequenceSource implements Serializable {
    * ones cut or, with {@code rejectTooLong}, refused; text with {@code chunkOverlap} 0 or more
    * is cut into overlapping windows instead (-1: not); {@code prompt} goes before every text;
    * {@code spans}: text keeps where each token is, for entities; {@code instruction}: a
-   * reranker's, in the template each pair is written into.
+   * reranker's, in the template each pair is written into; {@code query}: texts are queries
+   * (else documents), which a PyLate ColBERT folder reads each its own way.
    */
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans,
-      String instruction) {
+      String instruction, boolean query) {
     double eps = m.settings().layerNormEps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
@@ -57,9 +58,11 @@ abstract class SequenceSource implements Serializable {
           rejectTooLong, eps);
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
-          m.folder().tokenLimit(maxTokens, "maxTokens"), rejectTooLong, chunkOverlap, prompt,
-          spans, m.folder().stripsTexts(), eps, m.weights().embeddings().vocabularySize(),
-          m.folder().reranker(), instruction);
+          m.folder().tokenLimit(maxTokens, "maxTokens", query), rejectTooLong, chunkOverlap,
+          prompt, spans, m.folder().stripsTexts(), eps, m.weights().embeddings().vocabularySize(),
+          m.folder().reranker(), instruction, m.folder().lateInteraction()
+              .map(late -> late.input(query, m.folder().tokenLimit(maxTokens, "maxTokens",
+                  query), m.folder())).orElse(null));
     };
   }
 

@@ -5,6 +5,7 @@ import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.EdgeWhitespace;
 import io.corpus.encoder.text.TextTokenizer;
+import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.weights.Reranker;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * sentence-transformers folder every text (the prompt put before it first) and pair text loses
  * its edge whitespace first, as Python's {@code str.strip()} removes it
  * ({@link EdgeWhitespace}); offsets written (windows, entities) stay offsets into the text as
- * given.
+ * given. A PyLate ColBERT folder's texts are read as PyLate reads a query or a document: its
+ * prefix token inserted after the first token, an expanded query padded with the mask token, the
+ * padding attended to or not ({@link LateInteraction.Input}).
  */
 final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;
@@ -29,6 +32,7 @@ final class TextSource extends EmbeddedSource {
   private final Reranker reranker;  // NONE, or the template a pair is written into, as one text
   private final String instruction; // the reranker's instruction; "" = its card's
   private final boolean strip;      // texts lose their edge whitespace, as sentence-transformers'
+  private final LateInteraction.Input late;   // a PyLate folder's query or document; or null
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
@@ -36,8 +40,11 @@ final class TextSource extends EmbeddedSource {
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
-      double layerNormEps, int vocabularySize, Reranker reranker, String instruction) {
-    super(columns, maxTokens, rejectTooLong, layerNormEps);
+      double layerNormEps, int vocabularySize, Reranker reranker, String instruction,
+      LateInteraction.Input late) {
+    super(columns, late == null ? maxTokens : late.tokenizerLimit(), rejectTooLong,
+        layerNormEps);
+    this.late = late;
     this.tokenizerJson = tokenizerJson;
     this.chunkOverlap = chunkOverlap;
     this.prompt = prompt;
@@ -49,7 +56,22 @@ final class TextSource extends EmbeddedSource {
       throw new IllegalArgumentException("Entities are found in the text as given: a prompt ('"
           + prompt + "') would move every offset; set no prompt");
     }
-    TextTokenizer.check(tokenizerJson, where, maxTokens, chunkOverlap, vocabularySize);
+    if (late != null && (spans || chunkOverlap >= 0 || columns.hasPair())) {
+      throw new IllegalArgumentException("A PyLate ColBERT folder reads single texts, each as "
+          + "one query or document: text pairs, windows (on-too-long = chunk) and entities do "
+          + "not apply");
+    }
+    if (late != null && Math.max(late.prefixId(), late.padId()) >= vocabularySize) {
+      throw new IllegalArgumentException("The ColBERT prefix '" + late.prefix() + "' (id "
+          + late.prefixId() + ") or padding '" + late.pad() + "' (id " + late.padId() + ") has "
+          + "no row in the model's " + vocabularySize + " word embeddings");
+    }
+    TextTokenizer.check(tokenizerJson, where, this.maxTokens, chunkOverlap, vocabularySize);
+  }
+
+  /** How a PyLate ColBERT folder reads these texts; null for any other folder. */
+  LateInteraction.Input late() {
+    return late;
   }
 
   /**
@@ -125,11 +147,48 @@ final class TextSource extends EmbeddedSource {
     if (outside != null) {
       return outside;
     }
+    if (late != null) {
+      return lateInteraction(tokens, batch, embeddings);
+    }
     int[] ids = tokens.ids();
     embeddings.append(ids, tokens.typeIds(), batch);
     return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
         columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null,
         spans ? new SequenceRead.TokenText(codePoints, tokens.spans().shifted(shift)) : null);
+  }
+
+  /**
+   * PyLate's tokenize: the prefix id inserted after the first token (type 0), an expanded query
+   * padded with the mask token to its length, the padding attended to only if the folder says.
+   */
+  private SequenceRead lateInteraction(TextTokenizer.Tokens tokens, TokenBatch batch,
+      TokenEmbeddings embeddings) {
+    int[] given = tokens.ids();
+    int real = given.length + (late.prefixId() >= 0 ? 1 : 0);
+    int total = late.expand() ? Math.max(real, late.length()) : real;
+    int[] ids = new int[total];
+    int[] typeIds = new int[total];
+    String[] pieces = new String[total];
+    int j = 0;
+    for (int t = 0; t < given.length; t++, j++) {
+      ids[j] = given[t];
+      typeIds[j] = tokens.typeIds() == null ? 0 : tokens.typeIds()[t];
+      pieces[j] = tokens.tokens()[t];
+      if (t == 0 && late.prefixId() >= 0) {
+        j++;
+        ids[j] = late.prefixId();
+        pieces[j] = late.prefix();
+      }
+    }
+    for (; j < total; j++) {
+      ids[j] = late.padId();
+      pieces[j] = late.pad();
+    }
+    int b = embeddings.append(ids, typeIds, batch);
+    if (!late.attend() && real < total) {
+      batch.attendToFirst(b, real);
+    }
+    return new SequenceRead.Accepted(total, ids, pieces, null, tokens.truncated(), null, null);
   }
 
   /** The text as the tokenizer gets it: stripped for a sentence-transformers folder. */

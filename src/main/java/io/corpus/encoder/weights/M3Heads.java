@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.LexicalHead;
 import io.corpus.encoder.model.MultiVectorHead;
 import java.nio.file.Files;
@@ -41,8 +42,9 @@ final class M3Heads {
     Map<String, TorchStateDict.Tensor> t = linear(file);
     TorchStateDict.Tensor weight = t.get("weight");
     long out = weight == null || weight.shape().length != 2 ? -1 : weight.shape()[0];
-    return new MultiVectorHead(take(t, file, "weight", out, model.width()),
-        take(t, file, "bias", out));
+    return new MultiVectorHead(List.of(new DenseLayer(take(t, file, "weight", out,
+        model.width()), take(t, file, "bias", out), model.width(),
+        DenseLayer.Activation.IDENTITY)));
   }
 
   /** A Linear layer's state dict: weight and bias, nothing else. */
@@ -70,21 +72,12 @@ final class M3Heads {
 
   /** The ids of the cls, eos, pad and unk tokens, as the folder's tokenizer names them. */
   static int[] specialIds(ModelFolder model) {
-    Path folder = model.folder();
-    Path map = folder.resolve("special_tokens_map.json");
-    Path config = folder.resolve("tokenizer_config.json");
-    JsonNode names = Files.isRegularFile(map) ? ModelFolder.json(map)
-        : Files.isRegularFile(config) ? ModelFolder.json(config) : null;
-    Path tokenizer = model.tokenizer().orElseThrow(() -> new WeightsException(folder
+    Path tokenizer = model.tokenizer().orElseThrow(() -> new WeightsException(model.folder()
         + " has no tokenizer.json, whose special tokens the lexical weights leave out"));
     JsonNode json = ModelFolder.json(tokenizer);
     List<Integer> ids = new ArrayList<>();
     for (int r = 0; r < LEFT_OUT_ROLES.size(); r++) {
-      String token = XLMR_DEFAULTS.get(r);
-      if (names != null && names.has(LEFT_OUT_ROLES.get(r))) {
-        JsonNode n = names.get(LEFT_OUT_ROLES.get(r));
-        token = n.isTextual() ? n.asText() : n.path("content").asText(token);
-      }
+      String token = model.specialToken(LEFT_OUT_ROLES.get(r)).orElse(XLMR_DEFAULTS.get(r));
       int id = ModelFolder.tokenId(json, token);
       if (id < 0) {
         throw new WeightsException(tokenizer + " has no token " + token + " ("

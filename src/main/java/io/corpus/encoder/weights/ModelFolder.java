@@ -53,13 +53,14 @@ import java.util.TreeSet;
  *     one); Hugging Face's own pipelines and CrossEncoder.predict tokenize texts as given
  * @param reranker how a causal language model is read as a reranker ({@link #withReranker}),
  *     or NONE
+ * @param lateInteraction a PyLate ColBERT folder's settings and token projections, if it is one
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
-    boolean stripsTexts, Reranker reranker) {
+    boolean stripsTexts, Reranker reranker, Optional<LateInteraction> lateInteraction) {
 
   /**
    * sentence-transformers' {@code SpladePooling} config.
@@ -209,6 +210,16 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     return requested > 0 ? requested : maxTokens();
   }
 
+  /**
+   * As {@link #tokenLimit(int, String)} for a text read as a query or a document: with none
+   * requested, a PyLate folder's query_length or document_length.
+   */
+  public int tokenLimit(int requested, String setting, boolean query) {
+    int length = requested > 0 || lateInteraction.isEmpty() ? requested
+        : query ? lateInteraction.get().queryLength() : lateInteraction.get().documentLength();
+    return tokenLimit(length, setting);
+  }
+
   /** Reads the folder; errors name the file and the value. */
   public static ModelFolder read(Path folder) {
     if (!Files.isDirectory(folder)) {
@@ -230,7 +241,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
             .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade(),
-        st.strips(), Reranker.NONE);
+        st.strips(), Reranker.NONE, st.lateInteraction());
   }
 
   /**
@@ -262,7 +273,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
             ClassifierHead.DenseActivation.NONE, false, -1), false));
     return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
         architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
-        Optional.of(head), prompts, dense, splade, stripsTexts, reranker);
+        Optional.of(head), prompts, dense, splade, stripsTexts, reranker, lateInteraction);
   }
 
   /** The classification head config.json describes, if its architecture has one. */
@@ -382,18 +393,28 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** The sentence-transformers pipeline, when the folder has modules.json. */
   private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
-      boolean normalize, Prompts prompts, List<Path> dense, Splade splade, boolean strips) {
+      boolean normalize, Prompts prompts, List<Path> dense, Splade splade, boolean strips,
+      Optional<LateInteraction> lateInteraction) {
 
     static SentenceTransformer read(Path folder, Path modules) {
       if (!Files.isRegularFile(modules)) {
+        if (json(folder.resolve("config.json")).path("architectures").toString()
+            .contains("\"HF_ColBERT\"")) {
+          throw new WeightsException(folder + " is a Stanford ColBERT checkpoint (HF_ColBERT, no "
+              + "modules.json): its projection and settings are not in a sentence-transformers "
+              + "pipeline. Load it once with PyLate (models.ColBERT) and save it (save_pretrained"
+              + ") to make a PyLate folder this job reads");
+        }
         return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE,
-            List.of(), Splade.MAX_RELU, false);
+            List.of(), Splade.MAX_RELU, false, Optional.empty());
       }
       Splade splade = Splade.MAX_RELU;
       Optional<Pooling> pooling = Optional.empty();
       boolean normalize = false;
       boolean promptPooled = true;
       boolean strips = false;
+      boolean pylateModules = false;
+      boolean tokenDense = false;      // a Dense before any Pooling: PyLate's token projection
       List<Path> dense = new ArrayList<>();
       for (JsonNode module : json(modules)) {
         String type = module.path("type").asText("");
@@ -408,9 +429,11 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         } else if (type.endsWith(".Normalize")) {
           normalize = true;
         } else if (type.endsWith(".Dense")) {
-          if (pooling.isEmpty() || normalize) {
-            throw new WeightsException(modules + ": a Dense module comes after Pooling and "
-                + "before Normalize here; this one does not");
+          pylateModules |= type.startsWith("pylate.");
+          tokenDense |= pooling.isEmpty();
+          if (normalize) {
+            throw new WeightsException(modules + ": a Dense module comes before Normalize here; "
+                + "this one does not");
           }
           dense.add(path);
         } else if (type.endsWith(".Transformer") || type.endsWith(".MLMTransformer")) {
@@ -425,9 +448,22 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       Optional<Integer> maxSeq = Files.isRegularFile(st)
           ? Optional.ofNullable(json(st).get("max_seq_length")).map(JsonNode::asInt)
           : Optional.empty();
+      Path configFile = folder.resolve("config_sentence_transformers.json");
+      Optional<LateInteraction> late = LateInteraction.read(Files.isRegularFile(configFile)
+          ? json(configFile) : null, configFile, dense, pylateModules);
+      if (late.isPresent() && pooling.isPresent()) {
+        throw new WeightsException(modules + " pools its tokens, and " + configFile + " has "
+            + "PyLate's keys (a ColBERT folder projects every token and pools none): one or "
+            + "the other");
+      }
+      if (late.isEmpty() && tokenDense) {
+        throw new WeightsException(modules + ": a Dense module comes after Pooling here (or "
+            + "projects every token in a PyLate folder, whose config_sentence_transformers.json "
+            + "has query_prefix and the like); this one does neither");
+      }
       return new SentenceTransformer(maxSeq, pooling, normalize,
-          prompts(folder.resolve("config_sentence_transformers.json"), promptPooled), dense,
-          splade, strips);
+          prompts(configFile, promptPooled), late.isPresent() ? List.of() : dense,
+          splade, strips, late);
     }
 
     /** A SpladePooling module's config.json (its defaults when absent: max, relu). */
@@ -489,6 +525,21 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       }
       return modes.get(0);
     }
+  }
+
+  /**
+   * The token of a special role ({@code mask_token}, {@code unk_token}, …) as
+   * {@code special_tokens_map.json}, else {@code tokenizer_config.json}, names it.
+   */
+  public Optional<String> specialToken(String role) {
+    for (String name : List.of("special_tokens_map.json", "tokenizer_config.json")) {
+      Path file = folder.resolve(name);
+      JsonNode n = Files.isRegularFile(file) ? json(file).get(role) : null;
+      if (n != null && !n.isNull()) {
+        return Optional.of(n.isTextual() ? n.asText() : n.path("content").asText());
+      }
+    }
+    return Optional.empty();
   }
 
   /**

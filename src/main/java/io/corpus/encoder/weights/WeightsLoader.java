@@ -9,6 +9,7 @@ import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.MultiVectorHead;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenClassifierHead;
@@ -125,16 +126,25 @@ public final class WeightsLoader {
         .map(c -> tokenHead(file, source, model, c)).orElse(null);
     SpladeHead mlmHead = splade ? spladeHead(file, source, model, embeddings) : null;
     source.checkAllUsed(model.settings());
+    MultiVectorHead multiVector = !heads.multiVector() ? null
+        : model.lateInteraction().isPresent()
+            ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))
+            : M3Heads.colbert(model);
+    return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
+        dense(model.dense(), model), heads.lexical() ? M3Heads.lexical(model) : null,
+        multiVector);
+  }
+
+  /** The Dense modules in {@code folders}, in order, the first reading E values. */
+  private static List<DenseLayer> dense(List<Path> folders, ModelFolder model) {
     List<DenseLayer> dense = new ArrayList<>();
     int width = model.width();
-    for (Path folder : model.dense()) {
+    for (Path folder : folders) {
       DenseLayer layer = dense(folder, width, model.settings());
       dense.add(layer);
       width = layer.outWidth();
     }
-    return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
-        dense, heads.lexical() ? M3Heads.lexical(model) : null,
-        heads.multiVector() ? M3Heads.colbert(model) : null);
+    return dense;
   }
 
   /**
@@ -201,6 +211,10 @@ public final class WeightsLoader {
     JsonNode c = ModelFolder.json(config);
     int in = c.path("in_features").asInt(0);
     int out = c.path("out_features").asInt(0);
+    if (c.path("use_residual").asBoolean(false)) {
+      throw new WeightsException(config + ": use_residual = true (PyLate's Dense with a "
+          + "residual) is not supported");
+    }
     if (in != width || out < 1) {
       throw new WeightsException(config + ": in_features = " + in + " and out_features = " + out
           + ", expected " + width + " (what the module before gives) and a positive width");

@@ -125,7 +125,7 @@ class M3FoldersTest {
         "model.path = \"" + folder + "\"", "output { path = \"" + tmp.resolve("no-head")
         + "\", sparse = none, multi-vector = colbert }");
     assertEquals(1, run.code(), run.error());
-    assertTrue(run.error().contains("output.multi-vector = colbert needs a model folder with "
-        + "colbert_linear.pt beside its checkpoint"), run.error());
+    assertTrue(run.error().contains("output.multi-vector = colbert needs a PyLate ColBERT "
+        + "folder or a model folder with colbert_linear.pt beside its checkpoint"), run.error());
   }
 }

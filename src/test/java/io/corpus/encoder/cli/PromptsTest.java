@@ -6,11 +6,13 @@ import static org.apache.spark.sql.functions.lit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
+import io.corpus.encoder.weights.ModelFolder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -99,10 +101,12 @@ class PromptsTest {
     Path byDefault = encode("default", texts, model);
     Path off = encode("off", texts, model, "input.prompt = \"\"");
     Path given = encode("given", texts, model, "input.prompt = \"query: \"");
+    Path role = encode("role", texts, model, "input.role = query");
     assertTrue(worstCosine(pooled(query), prefixed.get("query: ")) >= 1 - 1e-6);
     assertTrue(worstCosine(pooled(byDefault), prefixed.get("passage: ")) >= 1 - 1e-6);
     assertTrue(worstCosine(pooled(off), prefixed.get("")) >= 1 - 1e-6);
     assertTrue(worstCosine(pooled(given), prefixed.get("query: ")) >= 1 - 1e-6);
+    assertTrue(worstCosine(pooled(role), prefixed.get("query: ")) >= 1 - 1e-6);
     // Not the same vectors whatever the prompt: the test can tell them apart.
     assertTrue(worstCosine(pooled(query), prefixed.get("passage: ")) < 0.999);
     Map<String, Object> summary = RunSummary.read(byDefault.resolve("run-summary.json")).model();
@@ -110,6 +114,30 @@ class PromptsTest {
     assertEquals("passage: ", summary.get("prompt"));
     assertEquals(null, RunSummary.read(given.resolve("run-summary.json")).model()
         .get("prompt_name"));
+  }
+
+  /**
+   * input.role picks the prompt as encode_query and encode_document do: "query"; "document",
+   * else "passage", else "corpus"; then default_prompt_name; a prompt asked for by name or as
+   * text wins.
+   */
+  @Test
+  void theRolePicksTheFoldersPromptOfThatName() {
+    ModelFolder nomic = ModelFolder.read(Path.of("src/test/resources/nomic-cases/nomic-embed"));
+    ModelFolder mistral = ModelFolder.read(Path.of(
+        "src/test/resources/mistral-cases/e5-mistral"));
+    String[] names = {"input.prompt", "input.prompt-name"};
+    AutoChoices.PromptUse single = AutoChoices.PromptUse.SINGLE_TEXTS;
+    assertEquals(new AutoChoices.Prompt("query", "search_query: "),
+        AutoChoices.prompt("", false, "", true, nomic, single, names));
+    assertEquals(new AutoChoices.Prompt("document", "search_document: "),
+        AutoChoices.prompt("", false, "", false, nomic, single, names));
+    assertEquals(new AutoChoices.Prompt("clustering", "clustering: "),
+        AutoChoices.prompt("", false, "clustering", true, nomic, single, names));
+    assertEquals(AutoChoices.Prompt.NONE,
+        AutoChoices.prompt("", true, "", false, nomic, single, names));
+    assertEquals(AutoChoices.Prompt.NONE,
+        AutoChoices.prompt("", false, "", true, mistral, single, names));
   }
 
   /** include_prompt = false: the mean of the token vectors after [CLS] "query" ":". */

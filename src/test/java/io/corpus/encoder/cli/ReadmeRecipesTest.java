@@ -263,6 +263,51 @@ class ReadmeRecipesTest {
   }
 
   /**
+   * The PyLate recipe with the test's random ModernBERT ColBERT folder: documents, then queries
+   * with input.role = query, and the Spark SQL MaxSim top 10 against PyLate's sum computed here.
+   */
+  @Test
+  void pylateRecipeRunsAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## PyLate ColBERT folders: queries and documents");
+    assertEquals(List.of("hocon", "sql"), blocks.stream()
+        .map(b -> b.substring(0, b.indexOf('\n'))).toList(), "the recipe's blocks, in order");
+    SparkSession spark = SparkTestSession.get();
+    writeDocsAndQueries(spark);
+    String job = body(blocks.get(0));
+    runJob(job, "colbert.conf");
+    runJob(job.replace("docs.parquet", "queries.parquet")
+        .replace("\"colbert\"", "\"colbert-queries\"") + "\ninput.role = query\n",
+        "colbert-queries.conf");
+    Map<String, Row> docs = byId(spark, "colbert");
+    Map<String, Row> qs = byId(spark, "colbert-queries");
+    Map<String, double[]> scores = new HashMap<>();
+    for (String q : qs.keySet()) {
+      double[][] qv = SparkInputs.matrix(qs.get(q).getAs("multi_vectors"));
+      assertEquals(12, qv.length, q + ": a vector for each of query_length tokens");
+      for (String d : docs.keySet()) {
+        double[][] dv = SparkInputs.matrix(docs.get(d).getAs("multi_vectors"));
+        double maxSim = 0;
+        for (double[] a : qv) {
+          double best = Double.NEGATIVE_INFINITY;
+          for (double[] b : dv) {
+            best = Math.max(best, dot(a, b));
+          }
+          maxSim += best;
+        }
+        scores.put(q + "|" + d, new double[] {maxSim});
+      }
+    }
+    List<Row> ranked = null;
+    for (String statement : absolute(body(blocks.get(1))).split(";\\s*\\n")) {
+      if (!statement.isBlank()) {
+        ranked = spark.sql(statement.replaceAll(";\\s*$", "")).collectAsList();
+      }
+    }
+    assertRanked(ranked.stream().map(r -> new String[] {r.getString(0), r.getString(1),
+        String.valueOf(r.getDouble(2))}).toList(), scores, 0, 2);
+  }
+
+  /**
    * {@code rows} (query, doc, score in column {@code column}) are each query's 10 best by
    * {@code scores[k]}, in order, within 1e-5.
    */
@@ -372,7 +417,7 @@ class ReadmeRecipesTest {
   /** A block's relative paths ('docs/…', 'pairs.parquet') made absolute in the working folder. */
   private String absolute(String sql) {
     return sql.replaceAll("'((?:docs|queries|reranked|chunks|entities|sparse|sparse-queries"
-        + "|dense|dense-queries|m3|m3-queries)/[^']*|[\\w-]+\\.parquet)'",
+        + "|dense|dense-queries|m3|m3-queries|colbert|colbert-queries)/[^']*|[\\w-]+\\.parquet)'",
         "'" + work.toString().replace("\\", "\\\\") + "/$1'");
   }
 
@@ -425,6 +470,8 @@ class ReadmeRecipesTest {
             "src/test/resources/splade-cases/splade-max") + "\"")
         .replace("\"/models/bge-m3\"", "\"" + ROOT.resolve("src/test/resources/m3-cases/bge-m3")
             + "\"")
+        .replace("\"/models/GTE-ModernColBERT-v1\"", "\"" + ROOT.resolve(
+            "src/test/resources/pylate-cases/colbert-modernbert") + "\"")
         + "\nexecution.progress = false\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),

@@ -1,0 +1,171 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.weights.WeightsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PyLate ColBERT folders (src/test/resources/pylate-cases, made by
+ * jobs/samples/make_pylate_cases.py: a random BERT and a random ModernBERT checkpoint with
+ * PyLate's Dense projection and keys, reference ids from Hugging Face's Rust tokenizer, vectors
+ * from a float64 port of PyLate's ColBERT.encode), read as documents and as queries through the
+ * job with only the folder, the text column and the role, and through the Transformer with
+ * either expansion setting and without expansion.
+ */
+class PyLateFoldersTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path tmp;
+
+  @Test
+  void documentsAndQueriesEqualPyLatesPort() throws Exception {
+    double worst = 0;
+    for (String name : List.of("colbert-bert", "colbert-modernbert")) {
+      FolderCases cases = new FolderCases("pylate-cases", tmp);
+      SparkSession spark = SparkTestSession.get();
+      JsonNode texts = cases.json(name, "texts.json");
+      Path input = cases.parquet(spark, texts, false, FolderCases.LEADING,
+          FolderCases.TRAILING);
+      String family = name.equals("colbert-bert") ? "bert" : "modernbert";
+      Map<String, Row> documents = cases.runJob(name, input, false, "", family);
+      Map<String, Row> queries = cases.runJob(name, input, false, "input.role = query", family);
+      assertFalse(List.of(documents.values().iterator().next().schema().fieldNames())
+          .contains("pooled"), "a ColBERT folder pools no vector");
+      double error = 0;
+      for (JsonNode want : texts) {
+        String id = want.get("id").asText();
+        error = Math.max(error, compare(want.get("document"), documents.get(id), id));
+        error = Math.max(error, compare(want.get("query"), queries.get(id), id + " (query)"));
+      }
+      for (String form : List.of("query_attending", "query_not_attending", "query_unexpanded")) {
+        Path folder = rewritten(cases.folder(name), form);
+        Map<String, Row> rows = FolderCases.byId(new EncoderTransformer()
+            .setModelPath(folder.toString()).setTextCol("text").setRole("query")
+            .setOutputCol("").transform(spark.read().parquet(input.toString()).repartition(2))
+            .collectAsList());
+        for (JsonNode want : texts) {
+          String id = want.get("id").asText();
+          error = Math.max(error, compare(want.get(form), rows.get(id), id + " (" + form + ")"));
+        }
+      }
+      System.out.printf("%s: worst ColBERT value error %.2e (documents, queries: expanded "
+          + "attending and not, unexpanded)%n", name, error);
+      worst = Math.max(worst, error);
+    }
+    assertTrue(worst <= 1e-4, "ColBERT " + worst);
+  }
+
+  /** The folder's token ids, and its vectors: as many, each within the worst error returned. */
+  private static double compare(JsonNode want, Row got, String id) {
+    assertEquals(FolderCases.ints(want.get("input_ids")),
+        got.getList(got.fieldIndex("input_ids")), id + ": ids");
+    double[][] vectors = SparkInputs.matrix(got.getAs("multi_vectors"));
+    JsonNode expected = want.get("multi_vectors");
+    assertEquals(expected.size(), vectors.length, id + ": ColBERT vectors");
+    double error = 0;
+    for (int t = 0; t < vectors.length; t++) {
+      assertEquals(expected.get(t).size(), vectors[t].length, id);
+      for (int d = 0; d < vectors[t].length; d++) {
+        error = Math.max(error, Math.abs(vectors[t][d] - expected.get(t).get(d).asDouble()));
+      }
+    }
+    return error;
+  }
+
+  /** A copy of the folder whose config says what {@code form} of query texts.json holds. */
+  private Path rewritten(Path folder, String form) throws Exception {
+    Path copy = copy(folder, tmp.resolve(folder.getFileName() + "-" + form));
+    Path file = copy.resolve("config_sentence_transformers.json");
+    ObjectNode config = (ObjectNode) JSON.readTree(file.toFile());
+    config.put("do_query_expansion", !form.equals("query_unexpanded"));
+    config.put("attend_to_expansion_tokens", form.equals("query_attending"));
+    JSON.writeValue(file.toFile(), config);
+    return copy;
+  }
+
+  private static Path copy(Path folder, Path to) throws Exception {
+    try (Stream<Path> files = Files.walk(folder)) {
+      for (Path f : files.toList()) {
+        Path target = to.resolve(folder.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(f, target);
+        }
+      }
+    }
+    return to;
+  }
+
+  /**
+   * What a PyLate folder cannot do is refused in one line: a prefix its tokenizer lacks (PyLate
+   * would give it an untrained embedding row), token ids as input, and a Stanford ColBERT
+   * checkpoint without modules.json.
+   */
+  @Test
+  void whatAPyLateFolderCannotDoIsRefusedInOneLine() throws Exception {
+    FolderCases cases = new FolderCases("pylate-cases", tmp);
+    SparkSession spark = SparkTestSession.get();
+    Path input = cases.parquet(spark, cases.json("colbert-bert", "texts.json"), false);
+    Path folder = copy(cases.folder("colbert-bert"), tmp.resolve("unknown-prefix"));
+    Path file = folder.resolve("config_sentence_transformers.json");
+    ObjectNode config = (ObjectNode) JSON.readTree(file.toFile());
+    JSON.writeValue(file.toFile(), config.put("query_prefix", "[QUERY] "));
+    JobRunner.Result run = JobRunner.run(tmp, "input { path = \"" + input
+        + "\", text-column = text, role = query }", "model.path = \"" + folder + "\"",
+        "output.path = \"" + tmp.resolve("out-unknown") + "\"");
+    assertEquals(1, run.code(), run.error());
+    assertTrue(run.error().contains("has no token '[QUERY] ' (query_prefix): PyLate adds it"),
+        run.error());
+
+    Dataset<Row> ids = FolderCases.paddedIds(spark, documentsOf(cases), 0, false);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+        new EncoderTransformer().setModelPath(cases.folder("colbert-bert").toString())
+            .setIdsCol("ids").transform(ids));
+    assertTrue(e.getMessage().contains("is a PyLate ColBERT folder, which reads single texts"),
+        e.getMessage());
+
+    Path stanford = tmp.resolve("stanford");
+    Files.createDirectories(stanford);
+    for (String name : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+      Files.copy(cases.folder("colbert-bert").resolve(name), stanford.resolve(name));
+    }
+    ObjectNode c = (ObjectNode) JSON.readTree(stanford.resolve("config.json").toFile());
+    c.putArray("architectures").add("HF_ColBERT");
+    JSON.writeValue(stanford.resolve("config.json").toFile(), c);
+    WeightsException refused = assertThrows(WeightsException.class,
+        () -> io.corpus.encoder.weights.ModelFolder.read(stanford));
+    assertTrue(refused.getMessage().contains("is a Stanford ColBERT checkpoint (HF_ColBERT"),
+        refused.getMessage());
+  }
+
+  /** The documents' reference ids, as texts.json rows with input_ids, for paddedIds. */
+  private static JsonNode documentsOf(FolderCases cases) throws Exception {
+    var rows = JSON.createArrayNode();
+    for (JsonNode t : cases.json("colbert-bert", "texts.json")) {
+      rows.addObject().put("id", t.get("id").asText())
+          .set("input_ids", t.get("document").get("input_ids"));
+    }
+    return rows;
+  }
+}
