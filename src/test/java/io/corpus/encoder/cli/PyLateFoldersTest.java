@@ -75,6 +75,71 @@ class PyLateFoldersTest {
     assertTrue(worst <= 1e-4, "ColBERT " + worst);
   }
 
+  /**
+   * An update of a ColBERT output encodes only the edited and new rows, keeps the others'
+   * vectors bit for bit, and equals a full run; another role is another output, refused.
+   */
+  @Test
+  void anUpdateReusesUnchangedRowsVectorsAndEqualsAFullRun() throws Exception {
+    FolderCases cases = new FolderCases("pylate-cases", tmp);
+    SparkSession spark = SparkTestSession.get();
+    JsonNode texts = cases.json("colbert-bert", "texts.json");
+    var v1 = JSON.createArrayNode();
+    var v2 = JSON.createArrayNode();
+    for (int i = 0; i < texts.size(); i++) {
+      ObjectNode row = JSON.createObjectNode().put("id", texts.get(i).get("id").asText())
+          .put("a", texts.get(i).get("a").asText());
+      v1.add(row);
+      if (i >= 2) {                                   // two rows gone, two edited
+        v2.add(i < 4 ? row.deepCopy().put("a", row.get("a").asText() + " Edited.") : row);
+      }
+    }
+    v2.addObject().put("id", "new").put("a", "A query nobody encoded, with punctuation!");
+    Path first = new FolderCases("pylate-cases", tmp.resolve("v1")).parquet(spark, v1, false);
+    Path second = new FolderCases("pylate-cases", tmp.resolve("v2")).parquet(spark, v2, false);
+    Path out = tmp.resolve("update-out");
+    Path full = tmp.resolve("full-out");
+    String model = "model.path = \"" + cases.folder("colbert-bert") + "\"";
+    assertEquals(0, JobRunner.run(tmp, "input { path = \"" + first + "\", text-column = text }",
+        model, "output.path = \"" + out + "\"").code());
+    Map<String, Row> before = FolderCases.byId(spark.read().parquet(out.resolve("embeddings")
+        .toString()).collectAsList());
+    JobRunner.Result update = JobRunner.run(tmp, "input { path = \"" + second
+        + "\", text-column = text }", model, "output { path = \"" + out + "\", mode = update }");
+    assertEquals(0, update.code(), update.error());
+    assertTrue(Files.readString(out.resolve("run-summary.json")).replaceAll("\\s", "")
+        .contains("\"rows_encoded\":3,\"rows_reused\":11,\"rows_dropped\":2"));
+    assertEquals(0, JobRunner.run(tmp, "input { path = \"" + second
+        + "\", text-column = text }", model, "output.path = \"" + full + "\"").code());
+    Map<String, Row> updated = FolderCases.byId(spark.read().parquet(out.resolve("embeddings")
+        .toString()).collectAsList());
+    Map<String, Row> expected = FolderCases.byId(spark.read().parquet(full.resolve("embeddings")
+        .toString()).collectAsList());
+    assertEquals(expected.keySet(), updated.keySet());
+    for (String id : expected.keySet()) {
+      double[][] want = SparkInputs.matrix(expected.get(id).getAs("multi_vectors"));
+      double[][] got = SparkInputs.matrix(updated.get(id).getAs("multi_vectors"));
+      assertEquals(want.length, got.length, id);
+      for (int t = 0; t < want.length; t++) {
+        for (int d = 0; d < want[t].length; d++) {
+          assertEquals(want[t][d], got[t][d], 1e-6, id);
+        }
+      }
+      boolean reused = before.containsKey(id) && !id.equals(texts.get(2).get("id").asText())
+          && !id.equals(texts.get(3).get("id").asText());
+      if (reused) {
+        assertEquals(before.get(id).<Object>getAs("multi_vectors"),
+            updated.get(id).<Object>getAs("multi_vectors"), id + " was not reused");
+      }
+    }
+    JobRunner.Result queries = JobRunner.run(tmp, "input { path = \"" + second
+        + "\", text-column = text, role = query, max-tokens = 24 }", model, "output { path = \"" + out
+        + "\", mode = update }");
+    assertEquals(1, queries.code());
+    assertTrue(queries.error().contains("input.role = \"document\" (this run: \"query\")"),
+        queries.error());
+  }
+
   /** The folder's token ids, and its vectors: as many, each within the worst error returned. */
   private static double compare(JsonNode want, Row got, String id) {
     assertEquals(FolderCases.ints(want.get("input_ids")),
