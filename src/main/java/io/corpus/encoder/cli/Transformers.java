@@ -8,8 +8,10 @@ import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.weights.ModelFolder;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -72,6 +74,8 @@ final class Transformers {
       d.put("vocabulary", model.weights().embeddings().vocabularySize());
       d.put("max_tokens", s.input().maxTokens());
       d.putAll(fromSettings(s).resolvedPrompt().described());
+      model.folder().lateInteraction().ifPresent(late -> d.put("colbert",
+          colbert(late, s.input().maxTokens(), "query".equals(s.used().get("input.role")))));
       if (model.weights().tokenHead() != null) {
         d.put("token_labels", model.weights().tokenHead().labels());
       }
@@ -99,6 +103,18 @@ final class Transformers {
     d.put("positional", m.positional().configName());
     d.put("max_positions", model.maxPositions());
     d.put("precision", s.weights().precision().configName());
+    return d;
+  }
+
+  /** How a PyLate folder read the texts, for the summary. */
+  private static Map<String, Object> colbert(LateInteraction late, int length, boolean query) {
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("role", query ? "query" : "document");
+    d.put("prefix", query ? late.queryPrefix() : late.documentPrefix());
+    d.put("length", length);
+    d.put("query_expansion", query && late.queryExpansion());
+    d.put("attend_to_expansion_tokens", query && late.attendToExpansion());
+    d.put("skiplist_words", query ? List.of() : late.skiplistWords());
     return d;
   }
 }

@@ -1,9 +1,11 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -56,7 +58,7 @@ public record LateInteraction(String queryPrefix, String documentPrefix, int que
      * skiplist words'.
      */
     public boolean keeps(int id) {
-      return query || java.util.Arrays.binarySearch(skipIds, id) < 0;
+      return query || Arrays.binarySearch(skipIds, id) < 0;
     }
 
     /** The most tokens the tokenizer gives, before the prefix goes in. */
@@ -72,8 +74,7 @@ public record LateInteraction(String queryPrefix, String documentPrefix, int que
     if (!keys && !pylateModules) {
       return Optional.empty();
     }
-    JsonNode c = config == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance()
-        : config;
+    JsonNode c = config == null ? MissingNode.getInstance() : config;
     int queryLength = positive(c, "query_length", 32, file);
     int documentLength = positive(c, "document_length", 180, file);
     boolean expansion = c.path("do_query_expansion").asBoolean(true);

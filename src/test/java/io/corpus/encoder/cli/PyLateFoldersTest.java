@@ -104,6 +104,11 @@ class PyLateFoldersTest {
         model, "output.path = \"" + out + "\"").code());
     Map<String, Row> before = FolderCases.byId(spark.read().parquet(out.resolve("embeddings")
         .toString()).collectAsList());
+    JsonNode colbert = JSON.readTree(out.resolve("run-summary.json").toFile()).path("model")
+        .path("colbert");
+    assertEquals("document", colbert.path("role").asText(), colbert.toString());
+    assertEquals("[D] ", colbert.path("prefix").asText());
+    assertEquals(24, colbert.path("length").asInt());
     JobRunner.Result update = JobRunner.run(tmp, "input { path = \"" + second
         + "\", text-column = text }", model, "output { path = \"" + out + "\", mode = update }");
     assertEquals(0, update.code(), update.error());
@@ -136,8 +141,8 @@ class PyLateFoldersTest {
         + "\", text-column = text, role = query, max-tokens = 24 }", model, "output { path = \"" + out
         + "\", mode = update }");
     assertEquals(1, queries.code());
-    assertTrue(queries.error().contains("input.role = \"document\" (this run: \"query\")"),
-        queries.error());
+    assertTrue(queries.error().contains("was made with model.colbert.prefix = \"[D] \" (this "
+        + "run: \"[Q] \"), so its rows cannot be reused"), queries.error());
   }
 
   /** The folder's token ids, and its vectors: as many, each within the worst error returned. */
