@@ -95,7 +95,7 @@ class DenseModulesTest {
             "4_Normalize:LayerNorm"),
         "names the module sentence_transformers.models.LayerNorm, which this job does not run",
         modules("Transformer", "2_Dense:Dense", "1_Pooling:Pooling", "3_Dense:Dense"),
-        "a Dense module comes after Pooling and before Normalize",
+        "a Dense module comes after Pooling here (or projects every token in a PyLate folder",
         modules("Transformer", "1_Pooling:Pooling", "3_Dense:Dense"),
         "in_features = 48 and out_features = 16, expected 32");
     for (Map.Entry<String, String> r : refused.entrySet()) {
