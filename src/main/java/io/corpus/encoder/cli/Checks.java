@@ -11,6 +11,7 @@ import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.NormKind;
 import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.pipeline.LoadedModel;
+import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.weights.ModelFolder;
 
 /**
@@ -67,8 +68,23 @@ final class Checks {
         .append(settings.output().normalize() ? ", normalized" : "")
         .append(head == null ? "" : "; classifier of " + head.labelCount() + " labels "
             + head.labels() + ", scores " + head.scoring().name().toLowerCase(
-                java.util.Locale.ROOT));
+                java.util.Locale.ROOT))
+        .append(settings.output().multiVector() ? "; ColBERT multi-vectors" : "")
+        .append(!model.isFolder() ? "" : model.folder().lateInteraction()
+            .map(late -> colbert(late, in.maxTokens(),
+                "query".equals(settings.used().get("input.role")))).orElse(""));
     return s.toString();
+  }
+
+  /** How a PyLate folder reads the texts: "(queries: '[Q] ' after the first token, ...)". */
+  private static String colbert(LateInteraction late, int length, boolean query) {
+    String prefix = query ? late.queryPrefix() : late.documentPrefix();
+    return " (" + (query ? "queries" : "documents") + ": " + (prefix.isEmpty() ? "no prefix"
+        : "'" + prefix + "' after the first token") + ", at most " + length + " tokens"
+        + (!query ? ", no vectors for " + late.skiplistWords().size() + " skiplist words"
+            : !late.queryExpansion() ? ", not expanded"
+            : ", padded with the mask token to " + length + (late.attendToExpansion()
+                ? ", the padding attended to" : ", the padding not attended to")) + ")";
   }
 
   /**

@@ -145,6 +145,31 @@ class PyLateFoldersTest {
         + "run: \"[Q] \"), so its rows cannot be reused"), queries.error());
   }
 
+  /** --check says how the folder reads the texts, as queries and as documents. */
+  @Test
+  void checkSaysHowTheTextsAreRead() throws Exception {
+    FolderCases cases = new FolderCases("pylate-cases", tmp);
+    Path input = cases.parquet(SparkTestSession.get(), cases.json("colbert-modernbert",
+        "texts.json"), false);
+    Map<String, String> expected = Map.of("query", "ColBERT multi-vectors (queries: '[Q] ' "
+        + "after the first token, at most 12 tokens, padded with the mask token to 12, the "
+        + "padding attended to)", "document", "ColBERT multi-vectors (documents: '[D] ' after "
+        + "the first token, at most 32 tokens, no vectors for 32 skiplist words)");
+    for (Map.Entry<String, String> role : expected.entrySet()) {
+      Path config = JobRunner.config(tmp, "check-" + role.getKey(), "input { path = \""
+          + input + "\", text-column = text, role = " + role.getKey() + " }",
+          "model.path = \"" + cases.folder("colbert-modernbert") + "\"",
+          "output.path = \"" + tmp.resolve("check-out") + "\"");
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      int code = new EncodeJob.CommandLine(new java.io.PrintStream(out),
+          new java.io.PrintStream(new java.io.ByteArrayOutputStream()))
+          .run(new String[] {"--config", config.toString(), "--check"});
+      String printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertEquals(0, code, printed);
+      assertTrue(printed.contains("pooling none; " + role.getValue()), printed);
+    }
+  }
+
   /** The folder's token ids, and its vectors: as many, each within the worst error returned. */
   private static double compare(JsonNode want, Row got, String id) {
     assertEquals(FolderCases.ints(want.get("input_ids")),
