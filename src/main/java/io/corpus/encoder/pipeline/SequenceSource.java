@@ -59,7 +59,8 @@ abstract class SequenceSource implements Serializable {
       case TEXT -> new TextSource(columns, m.tokenizerJson(),
           m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
           m.folder().tokenLimit(maxTokens, "maxTokens", query), rejectTooLong, chunkOverlap,
-          prompt, spans, m.folder().stripsTexts(), eps, m.weights().embeddings().vocabularySize(),
+          prompt, spans, m.folder().stripsTexts(), m.folder().lowercasesTexts(), eps,
+          m.weights().embeddings().vocabularySize(),
           m.folder().reranker(), instruction, m.folder().lateInteraction()
               .map(late -> late.input(query, m.folder().tokenLimit(maxTokens, "maxTokens",
                   query), m.folder())).orElse(null));

@@ -4,6 +4,7 @@ import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.EdgeWhitespace;
+import io.corpus.encoder.text.Lowercase;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.weights.Reranker;
@@ -20,7 +21,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * sentence-transformers folder every text (the prompt put before it first) and pair text loses
  * its edge whitespace first, as Python's {@code str.strip()} removes it
  * ({@link EdgeWhitespace}); offsets written (windows, entities) stay offsets into the text as
- * given. A PyLate ColBERT folder's texts are read as PyLate reads a query or a document: its
+ * given; a folder whose {@code sentence_bert_config.json} says {@code do_lower_case} lowers them
+ * next, as Python's {@code str.lower()} ({@link Lowercase}). A PyLate ColBERT folder's texts are read as PyLate reads a query or a document: its
  * prefix token inserted after the first token, an expanded query padded with the mask token, the
  * padding attended to or not ({@link LateInteraction.Input}).
  */
@@ -32,6 +34,7 @@ final class TextSource extends EmbeddedSource {
   private final Reranker reranker;  // NONE, or the template a pair is written into, as one text
   private final String instruction; // the reranker's instruction; "" = its card's
   private final boolean strip;      // texts lose their edge whitespace, as sentence-transformers'
+  private final boolean lowercase;  // then are lower-cased (do_lower_case)
   private final LateInteraction.Input late;   // a PyLate folder's query or document; or null
 
   /**
@@ -40,11 +43,12 @@ final class TextSource extends EmbeddedSource {
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
-      double layerNormEps, int vocabularySize, Reranker reranker, String instruction,
-      LateInteraction.Input late) {
+      boolean lowercase, double layerNormEps, int vocabularySize, Reranker reranker,
+      String instruction, LateInteraction.Input late) {
     super(columns, late == null ? maxTokens : late.tokenizerLimit(), rejectTooLong,
         layerNormEps);
     this.late = late;
+    this.lowercase = lowercase;
     this.tokenizerJson = tokenizerJson;
     this.chunkOverlap = chunkOverlap;
     this.prompt = prompt;
@@ -86,7 +90,7 @@ final class TextSource extends EmbeddedSource {
       return 0;
     }
     try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
-      return tokenizer.encode(edges(prompt).text()).ids().length - 1;
+      return tokenizer.encode(lowered(edges(prompt).text()).text()).ids().length - 1;
     }
   }
 
@@ -124,14 +128,15 @@ final class TextSource extends EmbeddedSource {
     }
     String given = row.getUTF8String(columns.sequenceOrdinal()).toString();
     EdgeWhitespace.Stripped stripped = edges(prompt + given);
-    String text = stripped.text();
+    Lowercase.Lowered lowered = lowered(stripped.text());
+    String text = lowered.text();
     int shift = stripped.leadingCodePoints();   // no prompt where offsets are written
     int[] codePoints = spans ? given.codePoints().toArray() : null;
     if (chunkOverlap >= 0) {
-      return chunks(tokenizer.windows(text), embeddings, codePoints, shift);
+      return chunks(tokenizer.windows(text), embeddings, codePoints, shift, lowered);
     }
-    String pair = columns.hasPair()
-        ? edges(row.getUTF8String(columns.pairOrdinal()).toString()).text() : null;
+    String pair = columns.hasPair() ? lowered(edges(row.getUTF8String(columns.pairOrdinal())
+        .toString()).text()).text() : null;
     TextTokenizer.Tokens tokens = pair == null ? tokenizer.encode(text)
         : reranker != Reranker.NONE ? tokenizer.encode(reranker.body(instruction, text, pair))
         : tokenizer.encode(text, pair);
@@ -154,7 +159,13 @@ final class TextSource extends EmbeddedSource {
     embeddings.append(ids, tokens.typeIds(), batch);
     return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
         columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null,
-        spans ? new SequenceRead.TokenText(codePoints, tokens.spans().shifted(shift)) : null);
+        spans ? new SequenceRead.TokenText(codePoints, tokens.spans().unlowered(lowered)
+            .shifted(shift)) : null);
+  }
+
+  /** The text lower-cased when the folder says do_lower_case, else as it is. */
+  private Lowercase.Lowered lowered(String text) {
+    return lowercase ? Lowercase.of(text) : new Lowercase.Lowered(text, null);
   }
 
   /**
@@ -201,7 +212,7 @@ final class TextSource extends EmbeddedSource {
    * room; refused whole if one cannot be encoded.
    */
   private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenEmbeddings embeddings,
-      int[] codePoints, int shift) {
+      int[] codePoints, int shift, Lowercase.Lowered lowered) {
     if (windows.size() == 1 && windows.get(0).tokens().ids().length == 0) {
       return RejectRule.NO_TOKEN.because("the tokenizer gives no token for this text (it adds "
           + "none of its own)");
@@ -217,10 +228,10 @@ final class TextSource extends EmbeddedSource {
       TextTokenizer.Window window = windows.get(i);
       int[] ids = window.tokens().ids();
       sequences.add(new SequenceRead.Accepted(ids.length, ids, window.tokens().tokens(), null,
-          false, new SequenceRead.Chunk(i, window.start() + shift, window.end() + shift,
-              windows.size()),
-          spans ? new SequenceRead.TokenText(codePoints, window.tokens().spans().shifted(shift))
-              : null));
+          false, new SequenceRead.Chunk(i, lowered.given(window.start()) + shift,
+              lowered.given(window.end()) + shift, windows.size()),
+          spans ? new SequenceRead.TokenText(codePoints, window.tokens().spans()
+              .unlowered(lowered).shifted(shift)) : null));
     }
     return new SequenceRead.Chunks(sequences, (i, batch) -> embeddings.append(
         windows.get(i).tokens().ids(), windows.get(i).tokens().typeIds(), batch));

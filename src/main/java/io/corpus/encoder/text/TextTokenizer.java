@@ -46,6 +46,25 @@ public final class TextTokenizer implements AutoCloseable {
    * @param special (T) whether the template added it ([CLS], [SEP], {@code <s>})
    */
   public record Spans(int[] starts, int[] ends, boolean[] special) {
+    /**
+     * These spans in the text {@code lowered} was lowered from (positions mapped back); special
+     * stay 0.
+     */
+    public Spans unlowered(Lowercase.Lowered lowered) {
+      if (lowered.toGiven() == null) {
+        return this;
+      }
+      int[] s = starts.clone();
+      int[] e = ends.clone();
+      for (int t = 0; t < s.length; t++) {
+        if (!special[t]) {
+          s[t] = lowered.given(s[t]);
+          e[t] = lowered.given(e[t]);
+        }
+      }
+      return new Spans(s, e, special);
+    }
+
     /** These spans in a text that has {@code by} more code points before it; special stay 0. */
     public Spans shifted(int by) {
       if (by == 0) {

@@ -54,13 +54,17 @@ import java.util.TreeSet;
  * @param reranker how a causal language model is read as a reranker ({@link #withReranker}),
  *     or NONE
  * @param lateInteraction a PyLate ColBERT folder's settings and token projections, if it is one
+ * @param lowercasesTexts whether texts are lower-cased before tokenizing, as
+ *     sentence-transformers' Transformer module does when {@code sentence_bert_config.json} says
+ *     {@code do_lower_case}
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, Architecture architecture,
     int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
-    boolean stripsTexts, Reranker reranker, Optional<LateInteraction> lateInteraction) {
+    boolean stripsTexts, Reranker reranker, Optional<LateInteraction> lateInteraction,
+    boolean lowercasesTexts) {
 
   /**
    * sentence-transformers' {@code SpladePooling} config.
@@ -241,7 +245,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
             .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade(),
-        st.strips(), Reranker.NONE, st.lateInteraction());
+        st.strips(), Reranker.NONE, st.lateInteraction(), st.lowercases());
   }
 
   /**
@@ -273,7 +277,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
             ClassifierHead.DenseActivation.NONE, false, -1), false));
     return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
         architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
-        Optional.of(head), prompts, dense, splade, stripsTexts, reranker, lateInteraction);
+        Optional.of(head), prompts, dense, splade, stripsTexts, reranker, lateInteraction,
+        lowercasesTexts);
   }
 
   /** The classification head config.json describes, if its architecture has one. */
@@ -394,7 +399,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
   /** The sentence-transformers pipeline, when the folder has modules.json. */
   private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
       boolean normalize, Prompts prompts, List<Path> dense, Splade splade, boolean strips,
-      Optional<LateInteraction> lateInteraction) {
+      Optional<LateInteraction> lateInteraction, boolean lowercases) {
 
     static SentenceTransformer read(Path folder, Path modules) {
       if (!Files.isRegularFile(modules)) {
@@ -406,7 +411,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
               + ") to make a PyLate folder this job reads");
         }
         return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE,
-            List.of(), Splade.MAX_RELU, false, Optional.empty());
+            List.of(), Splade.MAX_RELU, false, Optional.empty(), false);
       }
       Splade splade = Splade.MAX_RELU;
       Optional<Pooling> pooling = Optional.empty();
@@ -448,6 +453,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       Optional<Integer> maxSeq = Files.isRegularFile(st)
           ? Optional.ofNullable(json(st).get("max_seq_length")).map(JsonNode::asInt)
           : Optional.empty();
+      boolean lowercases = strips && Files.isRegularFile(st)
+          && json(st).path("do_lower_case").asBoolean(false);
       Path configFile = folder.resolve("config_sentence_transformers.json");
       Optional<LateInteraction> late = LateInteraction.read(Files.isRegularFile(configFile)
           ? json(configFile) : null, configFile, dense, pylateModules);
@@ -463,7 +470,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       }
       return new SentenceTransformer(maxSeq, pooling, normalize,
           prompts(configFile, promptPooled), late.isPresent() ? List.of() : dense,
-          splade, strips, late);
+          splade, strips, late, lowercases);
     }
 
     /** A SpladePooling module's config.json (its defaults when absent: max, relu). */
