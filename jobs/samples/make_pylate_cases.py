@@ -64,6 +64,17 @@ def add_prefixes(tokenizer):
     return first, first + 1
 
 
+def write_checkpoint(folder, values, dtype):
+    """model.safetensors of the values in dtype; returns them as stored, in float64."""
+    tensors, w = {}, {}
+    for name, v in values.items():
+        raw, back = stored(v, dtype)
+        tensors[name] = (dtype, v.shape, raw)
+        w[name] = back
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    return w
+
+
 def token_id(tokenizer, token, unk):
     """convert_tokens_to_ids of a fast tokenizer: added tokens, the vocabulary, else [UNK]'s."""
     t = json.load(open(tokenizer, encoding="utf-8"))
@@ -139,12 +150,7 @@ def write_bert(out, seed):
     vocab = bert_uncased_tokenizer(tokenizer, extra=[t for _, t in TEXTS[-2:]])
     prefix_ids = add_prefixes(tokenizer)
     c = dict(L=2, E=32, H=4, F=64, V=len(vocab) + 2, P=64, S=2, eps=1e-12, act="gelu")
-    tensors, w = {}, {}
-    for name, v in random_bert(c, rng).items():
-        raw, back = stored(v, "F32")
-        tensors[name] = ("F32", v.shape, raw)
-        w[name] = back
-    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    w = write_checkpoint(folder, random_bert(c, rng), "F32")
     json.dump({"architectures": ["BertModel"], "model_type": "bert", "hidden_size": c["E"],
                "num_hidden_layers": c["L"], "num_attention_heads": c["H"],
                "intermediate_size": c["F"], "hidden_act": "gelu", "layer_norm_eps": c["eps"],
@@ -174,12 +180,7 @@ def write_modernbert(out, seed):
     c = dict(L=3, E=32, H=4, F=48, V=len(ids) + 2, every=3, local_attention=16, bias=False,
              eps=1e-5, act="gelu", act_name="gelu", global_theta=160000.0,
              local_theta=10000.0, architecture="ModernBertModel", config_form="4.x")
-    tensors, w = {}, {}
-    for name, v in random_modernbert(c, rng).items():
-        raw, back = stored(v, "BF16")
-        tensors[name] = ("BF16", v.shape, raw)
-        w[name] = back
-    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    w = write_checkpoint(folder, random_modernbert(c, rng), "BF16")
     json.dump(modernbert_config(c, c["V"], ids), open(os.path.join(folder, "config.json"), "w"),
               indent=2)
     config = {"prompts": {"query": "", "document": ""}, "query_prefix": "[Q] ",

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.testing.FolderCopies;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -104,17 +104,7 @@ class LowercaseTest {
   private Path folder(boolean lowerCase) throws Exception {
     Path from = Path.of("src/test/resources/modernbert-cases/modernbert-embedding")
         .toAbsolutePath();
-    Path to = tmp.resolve("modernbert-" + lowerCase);
-    try (Stream<Path> files = Files.walk(from)) {
-      for (Path f : files.toList()) {
-        Path target = to.resolve(from.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(f, target);
-        }
-      }
-    }
+    Path to = FolderCopies.copy(from, tmp.resolve("modernbert-" + lowerCase));
     Files.writeString(to.resolve("sentence_bert_config.json"), "{\"max_seq_length\": 40, "
         + "\"do_lower_case\": " + lowerCase + "}");
     return to;

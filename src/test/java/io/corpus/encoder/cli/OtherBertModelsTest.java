@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.RealModelReference;
+import io.corpus.encoder.testing.FolderCopies;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -75,17 +75,7 @@ class OtherBertModelsTest {
   /** The case's folder with all-MiniLM-L6-v2's tokenizer.json beside its files. */
   private Path modelFolder(String name) throws IOException {
     Path source = Path.of("src", "test", "resources", "bert-cases", name);
-    Path folder = tmp.resolve(name);
-    try (Stream<Path> files = Files.walk(source)) {
-      for (Path file : (Iterable<Path>) files::iterator) {
-        Path target = folder.resolve(source.relativize(file).toString());
-        if (Files.isDirectory(file)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(file, target);
-        }
-      }
-    }
+    Path folder = FolderCopies.copy(source, tmp.resolve(name));
     Files.createSymbolicLink(folder.resolve("tokenizer.json"),
         SharedModels.miniLm().resolve("tokenizer.json"));
     return folder;

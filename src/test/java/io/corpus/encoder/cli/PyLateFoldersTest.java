@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.testing.FolderCopies;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.weights.WeightsException;
@@ -16,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -189,7 +189,7 @@ class PyLateFoldersTest {
 
   /** A copy of the folder whose config says what {@code form} of query texts.json holds. */
   private Path rewritten(Path folder, String form) throws Exception {
-    Path copy = copy(folder, tmp.resolve(folder.getFileName() + "-" + form));
+    Path copy = FolderCopies.copy(folder, tmp.resolve(folder.getFileName() + "-" + form));
     Path file = copy.resolve("config_sentence_transformers.json");
     ObjectNode config = (ObjectNode) JSON.readTree(file.toFile());
     config.put("do_query_expansion", !form.equals("query_unexpanded"));
@@ -198,19 +198,6 @@ class PyLateFoldersTest {
     return copy;
   }
 
-  private static Path copy(Path folder, Path to) throws Exception {
-    try (Stream<Path> files = Files.walk(folder)) {
-      for (Path f : files.toList()) {
-        Path target = to.resolve(folder.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(f, target);
-        }
-      }
-    }
-    return to;
-  }
 
   /**
    * What a PyLate folder cannot do is refused in one line: a prefix its tokenizer lacks (PyLate
@@ -222,7 +209,7 @@ class PyLateFoldersTest {
     FolderCases cases = new FolderCases("pylate-cases", tmp);
     SparkSession spark = SparkTestSession.get();
     Path input = cases.parquet(spark, cases.json("colbert-bert", "texts.json"), false);
-    Path folder = copy(cases.folder("colbert-bert"), tmp.resolve("unknown-prefix"));
+    Path folder = FolderCopies.copy(cases.folder("colbert-bert"), tmp.resolve("unknown-prefix"));
     Path file = folder.resolve("config_sentence_transformers.json");
     ObjectNode config = (ObjectNode) JSON.readTree(file.toFile());
     JSON.writeValue(file.toFile(), config.put("query_prefix", "[QUERY] "));

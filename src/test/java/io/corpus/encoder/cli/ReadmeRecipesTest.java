@@ -223,15 +223,8 @@ class ReadmeRecipesTest {
         for (Map.Entry<Integer, Float> t : sparse(docs.get(d)).entrySet()) {
           lexical += terms.getOrDefault(t.getKey(), 0f) * (double) t.getValue();
         }
-        double[][] dv = SparkInputs.matrix(docs.get(d).getAs("multi_vectors"));
-        double colbert = 0;
-        for (double[] a : qv) {
-          double best = Double.NEGATIVE_INFINITY;
-          for (double[] b : dv) {
-            best = Math.max(best, dot(a, b));
-          }
-          colbert += best / qv.length;
-        }
+        double colbert = maxSim(qv, SparkInputs.matrix(docs.get(d).getAs("multi_vectors")))
+            / qv.length;
         scores.put(q + "|" + d, new double[] {dot(qd, SparkInputs.vector(docs.get(d)
             .getAs("pooled"))), lexical, colbert});
       }
@@ -285,16 +278,8 @@ class ReadmeRecipesTest {
       double[][] qv = SparkInputs.matrix(qs.get(q).getAs("multi_vectors"));
       assertEquals(12, qv.length, q + ": a vector for each of query_length tokens");
       for (String d : docs.keySet()) {
-        double[][] dv = SparkInputs.matrix(docs.get(d).getAs("multi_vectors"));
-        double maxSim = 0;
-        for (double[] a : qv) {
-          double best = Double.NEGATIVE_INFINITY;
-          for (double[] b : dv) {
-            best = Math.max(best, dot(a, b));
-          }
-          maxSim += best;
-        }
-        scores.put(q + "|" + d, new double[] {maxSim});
+        scores.put(q + "|" + d, new double[] {maxSim(qv, SparkInputs.matrix(docs.get(d)
+            .getAs("multi_vectors")))});
       }
     }
     List<Row> ranked = null;
@@ -326,6 +311,19 @@ class ReadmeRecipesTest {
             query + " rank " + (i + 1));
       }
     }
+  }
+
+  /** The sum over the query's vectors of each one's best dot product with the document's. */
+  private static double maxSim(double[][] query, double[][] document) {
+    double sum = 0;
+    for (double[] a : query) {
+      double best = Double.NEGATIVE_INFINITY;
+      for (double[] b : document) {
+        best = Math.max(best, dot(a, b));
+      }
+      sum += best;
+    }
+    return sum;
   }
 
   private static double dot(double[] a, double[] b) {

@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.stream.Stream;
+import io.corpus.encoder.testing.FolderCopies;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,18 +22,7 @@ class ModelFingerprintTest {
   private static final Path CASE = Path.of("src/test/resources/qwen3-cases/qwen3-embedding");
 
   private Path copy(String name) throws IOException {
-    Path to = tmp.resolve(name);
-    try (Stream<Path> files = Files.walk(CASE)) {
-      for (Path p : (Iterable<Path>) files::iterator) {
-        Path target = to.resolve(CASE.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target);
-        }
-      }
-    }
-    return to;
+    return FolderCopies.copy(CASE, tmp.resolve(name));
   }
 
   private static String of(Path folder) {
