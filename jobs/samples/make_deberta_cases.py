@@ -206,28 +206,33 @@ def deberta(c, w, ids, types):
     return x
 
 
+def config_json(c, architecture):
+    """config.json as transformers 4.44 saves a DeBERTa-v2 model of these settings."""
+    return {"architectures": [architecture],
+            "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu",
+            "hidden_dropout_prob": 0.1, "hidden_size": c["E"], "initializer_range": 0.02,
+            "intermediate_size": c["F"], "layer_norm_eps": EPS,
+            "max_position_embeddings": POSITIONS,
+            "max_relative_positions": c["max_relative_positions"], "model_type": "deberta-v2",
+            "norm_rel_ebd": c["norm_rel_ebd"], "num_attention_heads": c["H"],
+            "num_hidden_layers": c["L"], "pad_token_id": 0,
+            "pooler_dropout": 0, "pooler_hidden_act": "gelu", "pooler_hidden_size": c["E"],
+            "pos_att_type": c["pos_att_type"], "position_biased_input":
+            c["position_biased_input"], "position_buckets": c["position_buckets"],
+            "relative_attention": True, "share_att_key": c["share_att_key"],
+            "torch_dtype": {"F32": "float32", "F16": "float16"}[c["dtype"]],
+            "transformers_version": "4.44.2", "type_vocab_size": c["type_vocab_size"],
+            "vocab_size": c["V"]}
+
+
 def write_case(c, out, seed):
     rng = np.random.default_rng(seed)
     folder = case_folder(out, c["name"])
     tokenizer, V = write_tokenizer(folder, c["split_by_punct"])
     c = dict(c, V=V)
     labels = c.get("labels")
-    config = {"architectures": ["DebertaV2ForSequenceClassification" if labels
-                                else "DebertaV2Model"],
-              "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu",
-              "hidden_dropout_prob": 0.1, "hidden_size": c["E"], "initializer_range": 0.02,
-              "intermediate_size": c["F"], "layer_norm_eps": EPS,
-              "max_position_embeddings": POSITIONS,
-              "max_relative_positions": c["max_relative_positions"], "model_type": "deberta-v2",
-              "norm_rel_ebd": c["norm_rel_ebd"], "num_attention_heads": c["H"],
-              "num_hidden_layers": c["L"], "pad_token_id": 0,
-              "pooler_dropout": 0, "pooler_hidden_act": "gelu", "pooler_hidden_size": c["E"],
-              "pos_att_type": c["pos_att_type"], "position_biased_input":
-              c["position_biased_input"], "position_buckets": c["position_buckets"],
-              "relative_attention": True, "share_att_key": c["share_att_key"],
-              "torch_dtype": {"F32": "float32", "F16": "float16"}[c["dtype"]],
-              "transformers_version": "4.44.2", "type_vocab_size": c["type_vocab_size"],
-              "vocab_size": V}
+    config = config_json(c, "DebertaV2ForSequenceClassification" if labels
+                         else "DebertaV2Model")
     values = random_deberta(c, rng)
     if labels:
         tensors, w = store(values, c["dtype"], "deberta.")

@@ -3,10 +3,13 @@
 BertForTokenClassification (`bert.` prefix, no pooler, `classifier.weight` / `.bias`, F16, with
 all-MiniLM-L6-v2's real WordPiece tokenizer.json, 30,522 pieces),
 XLMRobertaForTokenClassification (`roberta.` prefix, F32, a SentencePiece-Unigram tokenizer of
-the Hub's XLM-R shape) and ModernBertForTokenClassification (`model.` prefix, `head.dense`,
+the Hub's XLM-R shape), ModernBertForTokenClassification (`model.` prefix, `head.dense`,
 `head.norm` and `classifier`, every bias, F32, a byte-level BPE of ModernBERT's shape trained by
-make_modernbert_cases.py, transformers 5.x config.json, a local window), each with config.json's id2label in B-/I- form plus a label without a
-prefix; and what they give texts from the licenses in /usr/share/common-licenses plus texts
+make_modernbert_cases.py, transformers 5.x config.json, a local window) and
+DebertaV2ForTokenClassification (`deberta.` prefix, `classifier`, F32, deberta-v3's
+disentangled attention with log buckets, a Unigram tokenizer of DebertaV2Converter's form, the
+float64 port of make_deberta_cases.py), each with config.json's id2label in B-/I- form plus a
+label without a prefix; and what they give texts from the licenses in /usr/share/common-licenses plus texts
 with multi-piece words, emoji and accents before a word, an unknown character, spaces and
 tabs, the empty string.
 
@@ -38,6 +41,9 @@ from make_xlmr_cases import (tokenizer_json as unigram_tokenizer_json,  # noqa: 
 from make_modernbert_cases import (config_json as modernbert_config, modernbert,  # noqa: E402
                                    random_modernbert, tokenizer_json as bpe_tokenizer_json,
                                    train_bpe)
+from make_deberta_cases import (POSITIONS as DEBERTA_POSITIONS, SPECIALS as  # noqa: E402
+                                DEBERTA_SPECIALS, config_json as deberta_config, deberta,
+                                random_deberta, tokenizer_json as deberta_tokenizer_json)
 
 MINILM = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "models",
                                        "all-MiniLM-L6-v2", "tokenizer.json"))
@@ -301,6 +307,17 @@ def modernbert_model(c, rng, ids):
     return tensors, scores, config
 
 
+def deberta_model(c, rng):
+    """DebertaV2ForTokenClassification: classifier(h), the encoder under `deberta.`."""
+    values = head_values(c, rng, random_deberta(c, rng))
+    tensors, w = store(c, values, "deberta.", ("classifier.",))
+
+    def scores(window):
+        h = deberta(c, w, window["ids"], [0] * len(window["ids"]))
+        return softmax(h @ w["classifier.weight"].T + w["classifier.bias"])
+    return tensors, scores, deberta_config(c, "DebertaV2ForTokenClassification")
+
+
 def write_case(c, out, seed):
     folder = os.path.join(out, c["name"])
     shutil.rmtree(folder, ignore_errors=True)
@@ -315,6 +332,12 @@ def write_case(c, out, seed):
         json.dump(unigram_tokenizer_json(vocab, "template"),
                   open(tokenizer, "w", encoding="utf-8"), ensure_ascii=False)
         vocab_size, unk_id, word_aware, offset = len(vocab), 3, False, 2
+    elif c["family"] == "deberta":   # DebertaV2Converter's Unigram on these texts' pieces
+        pieces = unigram_vocabulary([t for _, t in TEXTS])[4:-1]
+        vocab = [[t, 0.0] for t in DEBERTA_SPECIALS] + pieces + [["[MASK]", 0.0]]
+        json.dump(deberta_tokenizer_json(vocab, False), open(tokenizer, "w", encoding="utf-8"),
+                  ensure_ascii=False)
+        vocab_size, unk_id, word_aware, offset = len(vocab), 3, False, 0
     else:   # ModernBERT's byte-level BPE: every byte has a piece, no unknown token
         vocab, merges = train_bpe(400)
         content, bpe_ids = bpe_tokenizer_json(vocab, merges, pair_merges=False)
@@ -329,6 +352,7 @@ def write_case(c, out, seed):
         rng = np.random.default_rng(seed + attempt)
         c = dict(c, V=vocab_size, S=2 if c["family"] == "bert" else 1)
         tensors, scores, config = modernbert_model(c, rng, bpe_ids) if bpe_ids \
+            else deberta_model(c, rng) if c["family"] == "deberta" \
             else bert_model(c, rng, offset)
         try:
             rows = []
@@ -375,6 +399,10 @@ CASES = [
          "ModernBertForTokenClassification", L=3, E=32, H=4, F=48, P=64, dtype="F32", bias=True,
          act="gelu", act_name="gelu", eps=1e-5, local_attention=8, every=3,
          global_theta=160000.0, local_theta=10000.0, config_form="5.x", head_scale=5),
+    dict(name="deberta-ner", family="deberta", L=2, E=32, H=4, F=64, P=DEBERTA_POSITIONS,
+         dtype="F32", pos_att_type="p2c|c2p", share_att_key=True, norm_rel_ebd="layer_norm",
+         position_biased_input=False, type_vocab_size=0, position_buckets=16,
+         max_relative_positions=-1),
 ]
 
 if __name__ == "__main__":

@@ -193,12 +193,6 @@ final class DebertaV2 implements ModelFamily {
         "classifier.bias");
   }
 
-  /** No token-classification head here yet: DebertaV2ForTokenClassification is refused. */
-  @Override
-  public List<String> tokenHeadTensors() {
-    return List.of();
-  }
-
   /** The ContextPooler: {@code pooler_hidden_act} (gelu unless said) on the first token. */
   @Override
   public HeadShape headShape(JsonNode config, Path file) {

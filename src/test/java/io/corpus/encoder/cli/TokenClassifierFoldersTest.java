@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Token-classification folders (src/test/resources/token-cases, made by
  * jobs/samples/make_token_classifier_cases.py: random BertForTokenClassification on
  * all-MiniLM-L6-v2's WordPiece tokenizer, XLMRobertaForTokenClassification on a Unigram one,
- * ModernBertForTokenClassification (its prediction head on every token) on a byte-level BPE;
+ * ModernBertForTokenClassification (its prediction head on every token) on a byte-level BPE,
+ * DebertaV2ForTokenClassification (disentangled attention) on a Unigram of DeBERTa's form;
  * license texts, emoji and accents before words, multi-piece words, an unknown character, the
  * empty text, one text past every limit), through jobs/encode, against a port of transformers'
  * token-classification pipeline: token labels equal, every entity's label, start, end and text
@@ -77,7 +78,7 @@ class TokenClassifierFoldersTest {
   @CsvSource({"bert-ner, auto", "bert-ner, first", "bert-ner, average", "bert-ner, max",
       "xlmr-ner, simple", "xlmr-ner, first", "xlmr-ner, average", "xlmr-ner, max",
       "modernbert-ner, simple", "modernbert-ner, first", "modernbert-ner, average",
-      "modernbert-ner, max"})
+      "modernbert-ner, max", "deberta-ner, simple", "deberta-ner, average"})
   void labelsAndEntitiesOfTextsCutAtTheLimitAreThePipelines(String name, String entities)
       throws Exception {
     JsonNode expected = expected(name);
@@ -102,7 +103,7 @@ class TokenClassifierFoldersTest {
   @ParameterizedTest
   @CsvSource({"bert-ner, simple", "bert-ner, first", "bert-ner, average", "bert-ner, max",
       "xlmr-ner, simple", "xlmr-ner, first", "xlmr-ner, average", "xlmr-ner, max",
-      "modernbert-ner, first", "modernbert-ner, max"})
+      "modernbert-ner, first", "modernbert-ner, max", "deberta-ner, max"})
   void entitiesOfAllWindowsAreMergedIntoOneRowPerText(String name, String strategy)
       throws Exception {
     JsonNode expected = expected(name);
