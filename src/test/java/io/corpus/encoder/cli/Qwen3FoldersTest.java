@@ -131,7 +131,7 @@ class Qwen3FoldersTest {
         "num_key_value_heads = 3 does not divide num_attention_heads = 4",
         config.replace("Qwen3ForCausalLM", "Qwen3ForTokenClassification"),
         "names a token-classification head, which this job reads for bert, xlm-roberta, "
-            + "modernbert, mpnet and distilbert but not for qwen3"));
+            + "modernbert, mpnet, distilbert and deberta-v2 but not for qwen3"));
   }
 
   /**
