@@ -190,12 +190,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return read().load(path);
   }
 
-  private boolean fromFolder() {
+  boolean fromFolder() {
     return !string(Settings.MODEL_PATH).isEmpty();
   }
 
   /** The model folder named by {@code modelPath}, read once (its JSON files only). */
-  private ModelFolder folder() {
+  ModelFolder folder() {
     if (folder == null || !folder.folder().equals(Path.of(string(Settings.MODEL_PATH)))
         || !folder.reranker().configName().equals(string(Settings.RERANKER))) {
       folder = JobSettings.readFolder(string(Settings.MODEL_PATH), string(Settings.RERANKER));
@@ -300,76 +300,6 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return AutoChoices.multiVector(string(Settings.MULTI_VECTOR), fromFolder() ? folder() : null);
   }
 
-  /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
-  InputKind inputKind() {
-    boolean ids = !string(Settings.IDS_COLUMN).isEmpty();
-    boolean pairs = strings(Settings.TEXT_PAIR_COLUMNS).length > 0;
-    if (pairs && !string(Settings.TEXT_COLUMN).isEmpty()) {
-      throw new IllegalArgumentException("Set textCol (single texts) or textPairCols (pairs), "
-          + "not both");
-    }
-    boolean text = !string(Settings.TEXT_COLUMN).isEmpty() || pairs;
-    if ((ids ? 1 : 0) + (text ? 1 : 0) + (isSet(param(Settings.EMBEDDINGS_COLUMN)) ? 1 : 0) > 1) {
-      throw new IllegalArgumentException("Set exactly one of inputCol (token vectors), idsCol "
-          + "(token ids) and textCol (text)");
-    }
-    return text ? InputKind.TEXT : ids ? InputKind.IDS : InputKind.EMBEDDINGS;
-  }
-
-  private String sequenceCol(InputKind kind) {
-    return switch (kind) {
-      case TEXT -> strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? strings(Settings.TEXT_PAIR_COLUMNS)[0] : string(Settings.TEXT_COLUMN);
-      case IDS -> string(Settings.IDS_COLUMN);
-      case EMBEDDINGS -> string(Settings.EMBEDDINGS_COLUMN);
-    };
-  }
-
-  /** The input columns, checked against the schema and against what the model can read. */
-  InputColumns inputColumns(StructType schema) {
-    InputKind kind = inputKind();
-    if (kind != InputKind.EMBEDDINGS) {
-      String param = kind == InputKind.TEXT ? "textCol" : "idsCol";
-      if (!fromFolder()) {
-        throw new IllegalArgumentException(param + " needs modelPath, a Hugging Face model "
-            + "folder: its embedding layer turns token ids into the encoder's input");
-      }
-      if (kind == InputKind.TEXT && folder().tokenizer().isEmpty()) {
-        throw new IllegalArgumentException("textCol needs the model folder's tokenizer.json, "
-            + "which is missing from " + folder().folder());
-      }
-      if (kind == InputKind.TEXT && !string(Settings.MASK_COLUMN).isEmpty()) {
-        throw new IllegalArgumentException("maskCol does not apply to textCol: text has no "
-            + "padding");
-      }
-    }
-    boolean reranker = !string(Settings.RERANKER).equals(Reranker.NONE.configName());
-    if (reranker && (kind != InputKind.TEXT || strings(Settings.TEXT_PAIR_COLUMNS).length == 0)) {
-      throw new IllegalArgumentException("reranker = " + string(Settings.RERANKER) + " scores "
-          + "text pairs: set textPairCols (input.text-pair-columns), the query then the document");
-    }
-    if (!reranker && !string(Settings.INSTRUCTION).isEmpty()) {
-      throw new IllegalArgumentException("instruction goes with reranker (model.reranker), "
-          + "which writes it into each pair's template");
-    }
-    if (chunks() && (kind != InputKind.TEXT || strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
-      throw new IllegalArgumentException("onTooLong = chunk cuts single texts (textCol) into "
-          + "windows; it does not apply to " + (kind == InputKind.TEXT ? "text pairs"
-              : "token ids or token vectors"));
-    }
-    if (fromFolder() && folder().lateInteraction().isPresent()
-        && (kind != InputKind.TEXT || strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
-      throw new IllegalArgumentException(folder().folder() + " is a PyLate ColBERT folder, "
-          + "which reads single texts (textCol), each as one query or document (role): its "
-          + "prefix token and a query's padding go in as the text is tokenized");
-    }
-    if (!string(Settings.TYPE_IDS_COLUMN).isEmpty() && kind != InputKind.IDS) {
-      throw new IllegalArgumentException("typeIdsCol goes with idsCol");
-    }
-    return new InputColumns(schema, string(Settings.ID_COLUMN), kind, sequenceCol(kind), string(Settings.TYPE_IDS_COLUMN),
-        string(Settings.MASK_COLUMN), kind == InputKind.TEXT && strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? strings(Settings.TEXT_PAIR_COLUMNS)[1]
-            : "");
-  }
-
   /**
    * Checks, before any data is touched, what {@link #transform} will need: exactly one of
    * modelPath and weightsPath, and the number of heads with a weights file.
@@ -378,26 +308,21 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public StructType transformSchema(StructType schema) {
     checkModelParams();
     resolvedPrompt();
-    return layout(schema, inputColumns(schema)).schema();
+    return layout(schema, input().columns(schema)).schema();
   }
 
   /**
    * The prompt put before every text: the prompt param when set ("" turns the folder's default
-   * off), else promptName, else the folder's default_prompt_name; single texts only.
+   * off), else promptName, else the folder's prompt for the role, else its default_prompt_name;
+   * single texts only.
    */
   public AutoChoices.Prompt resolvedPrompt() {
-    InputKind kind = inputKind();
-    AutoChoices.PromptUse use = kind != InputKind.TEXT ? AutoChoices.PromptUse.NO_TEXT
-        : strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? AutoChoices.PromptUse.TEXT_PAIRS
-        : chunks() ? AutoChoices.PromptUse.TEXT_CHUNKS : AutoChoices.PromptUse.SINGLE_TEXTS;
-    return AutoChoices.prompt(string(Settings.PROMPT), isSet(param(Settings.PROMPT)),
-        string(Settings.PROMPT_NAME).trim(), query(), fromFolder() ? folder() : null, use,
-        new String[] {Settings.PROMPT.key(), Settings.PROMPT_NAME.key()});
+    return input().prompt();
   }
 
-  /** Whether the texts are queries (role = query), else documents. */
-  private boolean query() {
-    return string(Settings.ROLE).equals("query");
+  /** What the input params ask for. */
+  private InputParams input() {
+    return new InputParams(this);
   }
 
   private void checkModelParams() {
@@ -442,7 +367,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
         perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
-        attentionOutputs(), chunks(), resolvedQuantization());
+        attentionOutputs(), input().chunks(), resolvedQuantization());
     if (layout.chunkDocuments() && layout.withEmbeddings()) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, whose token vectors would be the whole document's (T x E floats "
@@ -542,7 +467,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   @Override
   public Dataset<Row> transform(Dataset<?> dataset) {
     checkModelParams();
-    InputColumns columns = inputColumns(dataset.schema());
+    InputColumns columns = input().columns(dataset.schema());
     OutputLayout layout = layout(dataset.schema(), columns);
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
@@ -553,7 +478,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
           + "whose checkpoint has its masked-language-model head");
     }
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
-    SequenceSource source = source(columns, m, layout.withEntities());
+    SequenceSource source = input().source(columns, m, layout.withEntities());
     // include_prompt = false: pooling starts after [CLS] and the prompt's tokens.
     int poolFrom = fromFolder() && !folder().prompts().pooled()
         && source instanceof TextSource text ? text.promptPositions() : 0;
@@ -576,8 +501,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
    */
   public Dataset<Row> rejectedRows(Dataset<?> dataset) {
     LoadedModel m = model();
-    InputColumns columns = inputColumns(dataset.schema());
-    return RejectedRows.of(dataset.toDF(), source(columns, m, false),
+    InputColumns columns = input().columns(dataset.schema());
+    return RejectedRows.of(dataset.toDF(), input().source(columns, m, false),
         handle(dataset.sparkSession().sparkContext(), m));
   }
 
@@ -606,19 +531,6 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       handleModel = null;
       handleContext = null;
     }
-  }
-
-  /** The source that checks rows and turns them into the encoder's input. */
-  private SequenceSource source(InputColumns columns, LoadedModel m, boolean spans) {
-    return SequenceSource.of(columns, m, intValue(Settings.MAX_LENGTH), intValue(Settings.MAX_TOKENS),
-        string(Settings.ON_TOO_LONG).equals("reject"), chunks() ? intValue(Settings.CHUNK_OVERLAP) : -1,
-        columns.kind() == InputKind.TEXT ? resolvedPrompt().text() : "", spans,
-        string(Settings.INSTRUCTION), query());
-  }
-
-  /** Whether texts longer than the limit become several windows (rows). */
-  private boolean chunks() {
-    return string(Settings.ON_TOO_LONG).equals("chunk");
   }
 
   private static List<Integer> boxed(int[] values) {

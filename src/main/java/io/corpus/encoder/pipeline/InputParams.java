@@ -1,0 +1,126 @@
+package io.corpus.encoder.pipeline;
+
+import io.corpus.encoder.config.AutoChoices;
+import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.Settings;
+import io.corpus.encoder.weights.Reranker;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * What an {@link EncoderTransformer}'s input params ask for, checked: the kind of input and its
+ * columns, the prompt and the role of the texts, and the source that turns rows into the
+ * encoder's input.
+ */
+final class InputParams {
+  private final EncoderTransformer t;
+
+  InputParams(EncoderTransformer t) {
+    this.t = t;
+  }
+
+  /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
+  InputKind kind() {
+    boolean ids = !t.string(Settings.IDS_COLUMN).isEmpty();
+    boolean pairs = t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0;
+    if (pairs && !t.string(Settings.TEXT_COLUMN).isEmpty()) {
+      throw new IllegalArgumentException("Set textCol (single texts) or textPairCols (pairs), "
+          + "not both");
+    }
+    boolean text = !t.string(Settings.TEXT_COLUMN).isEmpty() || pairs;
+    boolean embeddings = t.isSet(t.param(Settings.EMBEDDINGS_COLUMN));
+    if ((ids ? 1 : 0) + (text ? 1 : 0) + (embeddings ? 1 : 0) > 1) {
+      throw new IllegalArgumentException("Set exactly one of inputCol (token vectors), idsCol "
+          + "(token ids) and textCol (text)");
+    }
+    return text ? InputKind.TEXT : ids ? InputKind.IDS : InputKind.EMBEDDINGS;
+  }
+
+  private String sequenceCol(InputKind kind) {
+    return switch (kind) {
+      case TEXT -> t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0
+          ? t.strings(Settings.TEXT_PAIR_COLUMNS)[0] : t.string(Settings.TEXT_COLUMN);
+      case IDS -> t.string(Settings.IDS_COLUMN);
+      case EMBEDDINGS -> t.string(Settings.EMBEDDINGS_COLUMN);
+    };
+  }
+
+  /** The input columns, checked against the schema and against what the model can read. */
+  InputColumns columns(StructType schema) {
+    InputKind kind = kind();
+    if (kind != InputKind.EMBEDDINGS) {
+      String param = kind == InputKind.TEXT ? "textCol" : "idsCol";
+      if (!t.fromFolder()) {
+        throw new IllegalArgumentException(param + " needs modelPath, a Hugging Face model "
+            + "folder: its embedding layer turns token ids into the encoder's input");
+      }
+      if (kind == InputKind.TEXT && t.folder().tokenizer().isEmpty()) {
+        throw new IllegalArgumentException("textCol needs the model folder's tokenizer.json, "
+            + "which is missing from " + t.folder().folder());
+      }
+      if (kind == InputKind.TEXT && !t.string(Settings.MASK_COLUMN).isEmpty()) {
+        throw new IllegalArgumentException("maskCol does not apply to textCol: text has no "
+            + "padding");
+      }
+    }
+    boolean reranker = !t.string(Settings.RERANKER).equals(Reranker.NONE.configName());
+    if (reranker && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length == 0)) {
+      throw new IllegalArgumentException("reranker = " + t.string(Settings.RERANKER) + " scores "
+          + "text pairs: set textPairCols (input.text-pair-columns), the query then the document");
+    }
+    if (!reranker && !t.string(Settings.INSTRUCTION).isEmpty()) {
+      throw new IllegalArgumentException("instruction goes with reranker (model.reranker), "
+          + "which writes it into each pair's template");
+    }
+    if (chunks() && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
+      throw new IllegalArgumentException("onTooLong = chunk cuts single texts (textCol) into "
+          + "windows; it does not apply to " + (kind == InputKind.TEXT ? "text pairs"
+              : "token ids or token vectors"));
+    }
+    if (t.fromFolder() && t.folder().lateInteraction().isPresent()
+        && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
+      throw new IllegalArgumentException(t.folder().folder() + " is a PyLate ColBERT folder, "
+          + "which reads single texts (textCol), each as one query or document (role): its "
+          + "prefix token and a query's padding go in as the text is tokenized");
+    }
+    if (!t.string(Settings.TYPE_IDS_COLUMN).isEmpty() && kind != InputKind.IDS) {
+      throw new IllegalArgumentException("typeIdsCol goes with idsCol");
+    }
+    String[] pair = t.strings(Settings.TEXT_PAIR_COLUMNS);
+    return new InputColumns(schema, t.string(Settings.ID_COLUMN), kind, sequenceCol(kind),
+        t.string(Settings.TYPE_IDS_COLUMN), t.string(Settings.MASK_COLUMN),
+        kind == InputKind.TEXT && pair.length > 0 ? pair[1] : "");
+  }
+
+  /**
+   * The prompt put before every text: the prompt param when set ("" turns the folder's default
+   * off), else promptName, else the folder's default_prompt_name; single texts only.
+   */
+  AutoChoices.Prompt prompt() {
+    InputKind kind = kind();
+    AutoChoices.PromptUse use = kind != InputKind.TEXT ? AutoChoices.PromptUse.NO_TEXT
+        : t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0 ? AutoChoices.PromptUse.TEXT_PAIRS
+        : chunks() ? AutoChoices.PromptUse.TEXT_CHUNKS : AutoChoices.PromptUse.SINGLE_TEXTS;
+    return AutoChoices.prompt(t.string(Settings.PROMPT), t.isSet(t.param(Settings.PROMPT)),
+        t.string(Settings.PROMPT_NAME).trim(), query(), t.fromFolder() ? t.folder() : null, use,
+        new String[] {Settings.PROMPT.key(), Settings.PROMPT_NAME.key()});
+  }
+
+  /** Whether the texts are queries (role = query), else documents. */
+  boolean query() {
+    return t.string(Settings.ROLE).equals("query");
+  }
+
+  /** The source that checks rows and turns them into the encoder's input. */
+  SequenceSource source(InputColumns columns, LoadedModel m, boolean spans) {
+    return SequenceSource.of(columns, m, t.intValue(Settings.MAX_LENGTH),
+        t.intValue(Settings.MAX_TOKENS), t.string(Settings.ON_TOO_LONG).equals("reject"),
+        chunks() ? t.intValue(Settings.CHUNK_OVERLAP) : -1,
+        columns.kind() == InputKind.TEXT ? prompt().text() : "", spans,
+        t.string(Settings.INSTRUCTION), query());
+  }
+
+  /** Whether texts longer than the limit become several windows (rows). */
+  boolean chunks() {
+    return t.string(Settings.ON_TOO_LONG).equals("chunk");
+  }
+}
