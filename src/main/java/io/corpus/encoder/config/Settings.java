@@ -202,8 +202,9 @@ public final class Settings {
 
   public static final Setting<String> RERANKER = Setting.choice("model.reranker", "reranker",
       Reranker.NONE.configName(), ConfigName.names(Reranker.values()),
-      "a causal language model read as a reranker of text pairs, as its card runs it: none, or "
-          + "qwen3 (Qwen3-Reranker: its template, the score sigmoid(yes - no) at the last token)")
+      "a causal language model read as a reranker of text pairs, as its card runs it: none, "
+          + "qwen3 (Qwen3-Reranker: its template, the score sigmoid(yes - no) at the last token) "
+          + "or mxbai-v2 (mxbai-rerank-v2: its template, the logit 1 - 0)")
       .shapingRows();
   public static final Setting<String> PRECISION = Setting.choice("model.precision", "precision",
       "float32", ConfigName.names(Precision.values()),

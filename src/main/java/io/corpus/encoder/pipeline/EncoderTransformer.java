@@ -313,8 +313,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /**
    * The prompt put before every text: the prompt param when set ("" turns the folder's default
-   * off), else promptName, else the folder's prompt for the role, else its default_prompt_name;
-   * single texts only.
+   * off), else the prompt named, else the folder's prompt for the role, else its
+   * default_prompt_name; single texts only.
    */
   public AutoChoices.Prompt resolvedPrompt() {
     return input().prompt();

@@ -71,7 +71,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
     byte[] tokenizer = folder.tokenizer().map(LoadedModel::tokenizerJson).orElse(null);
     if (tokenizer != null && folder.reranker() != Reranker.NONE) {
       tokenizer = TokenizerConfig.wrapped(tokenizer, folder.reranker().prefix(),
-          folder.reranker().suffix());
+          folder.reranker().middle(), folder.reranker().suffix());
     }
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
         w.splade(), w.dense(), w.lexical(), w.multiVector()).in(precision),

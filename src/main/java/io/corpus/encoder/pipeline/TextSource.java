@@ -138,6 +138,8 @@ final class TextSource extends EmbeddedSource {
     String pair = columns.hasPair() ? lowered(edges(row.getUTF8String(columns.pairOrdinal())
         .toString()).text()).text() : null;
     TextTokenizer.Tokens tokens = pair == null ? tokenizer.encode(text)
+        : reranker.apart() ? tokenizer.encode(reranker.query(instruction, text),
+            reranker.document(pair))
         : reranker != Reranker.NONE ? tokenizer.encode(reranker.body(instruction, text, pair))
         : tokenizer.encode(text, pair);
     if (tokens.truncated() && rejectTooLong) {

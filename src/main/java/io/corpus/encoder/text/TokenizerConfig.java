@@ -60,23 +60,31 @@ public final class TokenizerConfig {
   }
 
   /**
-   * {@code tokenizerJson} whose template puts {@code prefix}'s tokens before every text and
-   * {@code suffix}'s after it (the text itself as the tokenizer cuts it, without special tokens
-   * of its own), as a reranker's card adds them around each pair: a text longer than the limit
-   * loses its own end, never the suffix.
+   * {@code tokenizerJson} whose template puts the tokens of {@code prefix}'s pieces before every
+   * text and of {@code suffix}'s after it, and those of {@code middle}'s between a pair's two
+   * texts (each piece and text tokenized alone, without special tokens of their own), as a
+   * reranker's card adds them around each pair: a text longer than the limit loses its own end,
+   * never these.
    */
-  public static byte[] wrapped(byte[] tokenizerJson, String prefix, String suffix) {
+  public static byte[] wrapped(byte[] tokenizerJson, List<String> prefix, List<String> middle,
+      List<String> suffix) {
     try (TextTokenizer plain = TextTokenizer.fromJson(tokenizerJson, Integer.MAX_VALUE / 2)) {
       ObjectNode root = (ObjectNode) JSON.readTree(tokenizerJson);
-      TextTokenizer.Tokens before = plain.contentTokens(prefix);
-      TextTokenizer.Tokens after = plain.contentTokens(suffix);
-      root.set("post_processor", template(
-          List.of(new Marker("[PREFIX]", before.ids(), before.tokens())),
-          List.of(new Marker("[SUFFIX]", after.ids(), after.tokens()))));
+      root.set("post_processor", template(markers(plain, "PREFIX", prefix),
+          markers(plain, "MIDDLE", middle), markers(plain, "SUFFIX", suffix)));
       return JSON.writeValueAsBytes(root);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the tokenizer", e);
     }
+  }
+
+  private static List<Marker> markers(TextTokenizer plain, String name, List<String> pieces) {
+    List<Marker> markers = new ArrayList<>();
+    for (int i = 0; i < pieces.size(); i++) {
+      TextTokenizer.Tokens tokens = plain.contentTokens(pieces.get(i));
+      markers.add(new Marker("[" + name + i + "]", tokens.ids(), tokens.tokens()));
+    }
+    return markers;
   }
 
   /** Whether a text starts with the bos token and ends with the eos token. */
@@ -143,8 +151,24 @@ public final class TokenizerConfig {
     ArrayNode pair = template.putArray("pair");
     sequence(pair, "A", 0, before, after);
     sequence(pair, "B", 1, before, after);
+    return withSpecials(template, before, after);
+  }
+
+  /** A pair's template: before, A, between, B, after, all of type 0. */
+  private static ObjectNode template(List<Marker> before, List<Marker> between,
+      List<Marker> after) {
+    ObjectNode template = JSON.createObjectNode().put("type", "TemplateProcessing");
+    sequence(template.putArray("single"), "A", 0, before, after);
+    ArrayNode pair = template.putArray("pair");
+    sequence(pair, "A", 0, before, between);
+    sequence(pair, "B", 0, List.of(), after);
+    return withSpecials(template, before, between, after);
+  }
+
+  @SafeVarargs
+  private static ObjectNode withSpecials(ObjectNode template, List<Marker>... groups) {
     ObjectNode specials = template.putObject("special_tokens");
-    for (List<Marker> markers : List.of(before, after)) {
+    for (List<Marker> markers : groups) {
       for (Marker m : markers) {
         ObjectNode token = specials.putObject(m.content()).put("id", m.content());
         ArrayNode ids = token.putArray("ids");

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * jobs/samples/make_qwen3_reranker_cases.py: Qwen3ForCausalLM with a tied lm_head, Qwen3's base
  * tokenizer; the ids and scores its model card computes, through a float64 port), read with
  * {@code model.reranker = qwen3} on text pairs: the card's template around each pair, the
- * document cut and never the suffix, the score sigmoid(yes − no) at the last token.
+ * document cut and never the suffix, the score sigmoid(yes − no) at the last token; and
+ * mxbai-rerank-v2 (make_mxbai_reranker_cases.py) with {@code model.reranker = mxbai-v2}.
  */
 class RerankerFoldersTest {
   private static final double TOLERANCE = 1e-4;
@@ -36,10 +37,16 @@ class RerankerFoldersTest {
 
   private double worst(FolderCases cases, String folder, String file, String extra)
       throws Exception {
+    return worst(cases, folder, file, "model.reranker = qwen3\ninput.max-tokens = 320\n"
+        + extra, "qwen3");
+  }
+
+  private double worst(FolderCases cases, String folder, String file, String extra,
+      String family) throws Exception {
     JsonNode expected = cases.json(folder, file);
     Map<String, Row> rows = cases.runJob(folder, cases.parquet(
-        SparkTestSession.get(), expected, true), true, "model.reranker = qwen3\n"
-        + "input.max-tokens = 320\noutput.token-embeddings = false\n" + extra, "qwen3");
+        SparkTestSession.get(), expected, true), true, "output.token-embeddings = false\n"
+        + extra, family);
     assertEquals(expected.size(), rows.size());
     double worst = 0;
     for (JsonNode want : expected) {
@@ -66,6 +73,20 @@ class RerankerFoldersTest {
   void anInstructionGivenIsWrittenIntoTheTemplate() throws Exception {
     double worst = worst("pairs-instructed.json",
         "input.instruction = \"Given a question, find the passage that answers it\"");
+    assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
+  }
+
+  /**
+   * mxbai-rerank-v2 (Qwen2ForCausalLM, tied embeddings) as mixedbread's MxbaiRerankV2 runs it:
+   * the query and the document tokenized apart between its template's pieces, the "1" logit
+   * less the "0" logit at the last token; an instruction goes before the query.
+   */
+  @Test
+  void mxbaiRerankV2ScoresAsItsOwnCode() throws Exception {
+    double worst = Math.max(worst(cases(), "mxbai-rerank-v2", "pairs.json",
+        "model.reranker = mxbai-v2", "qwen2"), worst(cases(), "mxbai-rerank-v2",
+        "pairs-instructed.json", "model.reranker = mxbai-v2\ninput.instruction = \"Find the "
+        + "passage that answers the question\"", "qwen2"));
     assertTrue(worst <= TOLERANCE, "worst relative error " + worst);
   }
 
