@@ -78,7 +78,7 @@ final class Checks {
 
   /** How a PyLate folder reads the texts: "(queries: '[Q] ' after the first token, ...)". */
   private static String colbert(LateInteraction late, int length, boolean query) {
-    String prefix = query ? late.queryPrefix() : late.documentPrefix();
+    String prefix = late.prefix(query);
     return " (" + (query ? "queries" : "documents") + ": " + (prefix.isEmpty() ? "no prefix"
         : "'" + prefix + "' after the first token") + ", at most " + length + " tokens"
         + (!query ? ", no vectors for " + late.skiplistWords().size() + " skiplist words"

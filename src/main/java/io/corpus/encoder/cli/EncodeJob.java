@@ -151,8 +151,8 @@ public final class EncodeJob {
     // int8 and uint8 without ranges: an update takes the earlier output's, else the float
     // vectors go to a table of their own and the ranges are taken over all of them
     Quantization quantize = settings.output().quantize();
-    boolean calibrates = quantize.ranged() && settings.output().quantizeRanges().isEmpty()
-        && update == null;
+    boolean rangesUngiven = quantize.ranged() && settings.output().quantizeRanges().isEmpty();
+    boolean calibrates = rangesUngiven && update == null;
     String table = calibrates ? QuantizeStep.FLOAT_TABLE : "embeddings";
     KeptPieces kept = keptPieces(input, plan, reuseKey, out, console, table);
     Dataset<Row> spread = kept == null ? ParquetInput.spread(input, plan, plannedSlots())
@@ -165,8 +165,7 @@ public final class EncodeJob {
         .setLoadedModel(model);
     if (calibrates) {
       transformer.setQuantize(Quantization.NONE.configName());
-    } else if (quantize.ranged() && update != null
-        && settings.output().quantizeRanges().isEmpty()) {
+    } else if (rangesUngiven) {   // an update: the earlier output's
       transformer.setQuantizeRanges(out.target().suffix("/run-summary.json").toString());
     }
     boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;

@@ -9,6 +9,7 @@ import static org.apache.spark.sql.functions.udf;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.model.Quantization;
 import java.io.IOException;
+import java.lang.reflect.Array;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -49,9 +50,10 @@ final class QuantizeStep {
       for (int i = 0; i < values.length; i++) {
         values[i] = v.apply(i);
       }
-      List<Object> quantized = new ArrayList<>(values.length);
-      for (int q : quantization.apply(values, ranges)) {
-        quantized.add(quantization.unsigned() ? (Object) (short) q : (Object) (byte) q);
+      Object written = quantization.written(values, ranges);
+      List<Object> quantized = new ArrayList<>(Array.getLength(written));
+      for (int i = 0; i < Array.getLength(written); i++) {
+        quantized.add(Array.get(written, i));     // a Short or a Byte, as the column's type
       }
       return quantized;
     }, DataTypes.createArrayType(quantization.unsigned() ? DataTypes.ShortType

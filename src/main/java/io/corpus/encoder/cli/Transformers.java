@@ -110,7 +110,7 @@ final class Transformers {
   private static Map<String, Object> colbert(LateInteraction late, int length, boolean query) {
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("role", query ? "query" : "document");
-    d.put("prefix", query ? late.queryPrefix() : late.documentPrefix());
+    d.put("prefix", late.prefix(query));
     d.put("length", length);
     d.put("query_expansion", query && late.queryExpansion());
     d.put("attend_to_expansion_tokens", query && late.attendToExpansion());

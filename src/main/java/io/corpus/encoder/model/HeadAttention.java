@@ -2,6 +2,7 @@ package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.Elementwise;
 import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.kernel.Vectors;
 import java.util.Arrays;
 
 /**
@@ -151,10 +152,7 @@ final class HeadAttention {
   private void meanOfValues(float[] qkv, int v, int t, float[] context, int outRow) {
     Arrays.fill(context, outRow, outRow + headWidth, 0f);
     for (int j = 0; j < t; j++) {
-      int row = v + j * qkvWidth;
-      for (int d = 0; d < headWidth; d++) {
-        context[outRow + d] += qkv[row + d];
-      }
+      Vectors.add(qkv, v + j * qkvWidth, context, outRow, headWidth);
     }
     MATH.scale(context, outRow, headWidth, 1f / t);
   }

@@ -92,6 +92,26 @@ public enum Quantization implements ConfigName {
     };
   }
 
+  /**
+   * The values of vector {@code v} as a table holds them: {@code short[]} (0..255) where
+   * {@link #unsigned}, else {@code byte[]} (never wrapped signed bytes for 0..255).
+   */
+  public Object written(float[] v, Ranges ranges) {
+    int[] q = apply(v, ranges);
+    if (unsigned()) {
+      short[] values = new short[q.length];
+      for (int i = 0; i < q.length; i++) {
+        values[i] = (short) q[i];
+      }
+      return values;
+    }
+    byte[] values = new byte[q.length];
+    for (int i = 0; i < q.length; i++) {
+      values[i] = (byte) q[i];
+    }
+    return values;
+  }
+
   private int[] ranged(float[] v, Ranges ranges) {
     if (ranges == null || ranges.width() != v.length) {
       throw new IllegalArgumentException(configName() + " needs ranges of " + v.length

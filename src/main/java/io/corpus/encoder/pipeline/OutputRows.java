@@ -294,22 +294,11 @@ final class OutputRows implements Serializable {
     return new GenericArrayData(structs);
   }
 
-  /** A (T, T) row-major matrix as array<array<float>>. */
   /** A pooled vector as its quantization writes it: bytes, or 0..255 as shorts. */
   private UnsafeArrayData quantized(float[] pooled) {
-    int[] q = layout.quantization().apply(pooled, ranges);
-    if (layout.quantization().unsigned()) {
-      short[] values = new short[q.length];
-      for (int i = 0; i < q.length; i++) {
-        values[i] = (short) q[i];
-      }
-      return UnsafeArrayData.fromPrimitiveArray(values);
-    }
-    byte[] values = new byte[q.length];
-    for (int i = 0; i < q.length; i++) {
-      values[i] = (byte) q[i];
-    }
-    return UnsafeArrayData.fromPrimitiveArray(values);
+    Object values = layout.quantization().written(pooled, ranges);
+    return values instanceof short[] shorts ? UnsafeArrayData.fromPrimitiveArray(shorts)
+        : UnsafeArrayData.fromPrimitiveArray((byte[]) values);
   }
 
   /** The token id of each of sequence b's rows in the batch (its real tokens, in order). */
@@ -331,6 +320,7 @@ final class OutputRows implements Serializable {
     return new GenericArrayData(rows);
   }
 
+  /** A (T, T) row-major matrix as array<array<float>>. */
   private static ArrayData matrix(float[] values, int length) {
     Object[] rows = new Object[length];
     for (int q = 0; q < length; q++) {

@@ -56,14 +56,15 @@ abstract class SequenceSource implements Serializable {
       }
       case IDS -> new IdsSource(columns, m.folder().tokenLimit(maxTokens, "maxTokens"),
           rejectTooLong, eps);
-      case TEXT -> new TextSource(columns, m.tokenizerJson(),
-          m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"),
-          m.folder().tokenLimit(maxTokens, "maxTokens", query), rejectTooLong, chunkOverlap,
-          prompt, spans, m.folder().stripsTexts(), m.folder().lowercasesTexts(), eps,
-          m.weights().embeddings().vocabularySize(),
-          m.folder().reranker(), instruction, m.folder().lateInteraction()
-              .map(late -> late.input(query, m.folder().tokenLimit(maxTokens, "maxTokens",
-                  query), m.folder())).orElse(null));
+      case TEXT -> {
+        int limit = m.folder().tokenLimit(maxTokens, "maxTokens", query);
+        yield new TextSource(columns, m.tokenizerJson(),
+            m.folder().tokenizer().map(String::valueOf).orElse("tokenizer.json"), limit,
+            rejectTooLong, chunkOverlap, prompt, spans, m.folder().stripsTexts(),
+            m.folder().lowercasesTexts(), eps, m.weights().embeddings().vocabularySize(),
+            m.folder().reranker(), instruction, m.folder().lateInteraction()
+                .map(late -> late.input(query, limit, m.folder())).orElse(null));
+      }
     };
   }
 

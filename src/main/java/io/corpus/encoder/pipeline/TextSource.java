@@ -22,9 +22,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * its edge whitespace first, as Python's {@code str.strip()} removes it
  * ({@link EdgeWhitespace}); offsets written (windows, entities) stay offsets into the text as
  * given; a folder whose {@code sentence_bert_config.json} says {@code do_lower_case} lowers them
- * next, as Python's {@code str.lower()} ({@link Lowercase}). A PyLate ColBERT folder's texts are read as PyLate reads a query or a document: its
- * prefix token inserted after the first token, an expanded query padded with the mask token, the
- * padding attended to or not ({@link LateInteraction.Input}).
+ * next, as Python's {@code str.lower()} ({@link Lowercase}). A PyLate ColBERT folder's texts
+ * are read as PyLate reads a query or a document: its prefix token inserted after the first
+ * token, an expanded query padded with the mask token, the padding attended to or not
+ * ({@link LateInteraction.Input}).
  */
 final class TextSource extends EmbeddedSource {
   private final byte[] tokenizerJson;

@@ -99,7 +99,7 @@ public record LateInteraction(String queryPrefix, String documentPrefix, int que
   public Input input(boolean query, int length, ModelFolder folder) {
     JsonNode tokenizer = ModelFolder.json(folder.tokenizer().orElseThrow(() ->
         new WeightsException(folder.folder() + " has no tokenizer.json")));
-    String prefix = query ? queryPrefix : documentPrefix;
+    String prefix = prefix(query);
     int prefixId = -1;
     if (!prefix.isEmpty()) {
       prefixId = ModelFolder.tokenId(tokenizer, prefix);
@@ -143,6 +143,11 @@ public record LateInteraction(String queryPrefix, String documentPrefix, int que
     }
     return new Input(query, prefixId, prefix, total, padId, pad, query && queryExpansion,
         query && attendToExpansion, skip.stream().mapToInt(Integer::intValue).toArray());
+  }
+
+  /** The prefix of a query or of a document ("" for none). */
+  public String prefix(boolean query) {
+    return query ? queryPrefix : documentPrefix;
   }
 
   private static String text(JsonNode c, String key, String otherwise) {

@@ -2,6 +2,7 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
@@ -238,7 +239,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           + family.name() + " does not implement; " + ModelFamily.SUPPORTED);
     }
     Optional<Classifier> classifier = classifier(config, file, family);
-    SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"));
+    SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"),
+        config);
     ModelFamily.Shape shape = family.shape(config, file);
     return new ModelFolder(folder, family, family.positionOffset(config, file), shape.layers(),
         shape.width(), shape.heads(), shape.ffnWidth(), family.architecture(config, file),
@@ -401,10 +403,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       boolean normalize, Prompts prompts, List<Path> dense, Splade splade, boolean strips,
       Optional<LateInteraction> lateInteraction, boolean lowercases) {
 
-    static SentenceTransformer read(Path folder, Path modules) {
+    /** The pipeline modules.json names; {@code modelConfig} is the folder's config.json. */
+    static SentenceTransformer read(Path folder, Path modules, JsonNode modelConfig) {
       if (!Files.isRegularFile(modules)) {
-        if (json(folder.resolve("config.json")).path("architectures").toString()
-            .contains("\"HF_ColBERT\"")) {
+        if (modelConfig.path("architectures").toString().contains("\"HF_ColBERT\"")) {
           throw new WeightsException(folder + " is a Stanford ColBERT checkpoint (HF_ColBERT, no "
               + "modules.json): its projection and settings are not in a sentence-transformers "
               + "pipeline. Load it once with PyLate (models.ColBERT) and save it (save_pretrained"
@@ -449,15 +451,15 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
               + "Normalize)");
         }
       }
-      Path st = folder.resolve("sentence_bert_config.json");
-      Optional<Integer> maxSeq = Files.isRegularFile(st)
-          ? Optional.ofNullable(json(st).get("max_seq_length")).map(JsonNode::asInt)
-          : Optional.empty();
-      boolean lowercases = strips && Files.isRegularFile(st)
-          && json(st).path("do_lower_case").asBoolean(false);
+      Path stFile = folder.resolve("sentence_bert_config.json");
+      JsonNode st = Files.isRegularFile(stFile) ? json(stFile) : MissingNode.getInstance();
+      Optional<Integer> maxSeq = Optional.ofNullable(st.get("max_seq_length"))
+          .map(JsonNode::asInt);
+      boolean lowercases = strips && st.path("do_lower_case").asBoolean(false);
       Path configFile = folder.resolve("config_sentence_transformers.json");
-      Optional<LateInteraction> late = LateInteraction.read(Files.isRegularFile(configFile)
-          ? json(configFile) : null, configFile, dense, pylateModules);
+      JsonNode stConfig = Files.isRegularFile(configFile) ? json(configFile) : null;
+      Optional<LateInteraction> late = LateInteraction.read(stConfig, configFile, dense,
+          pylateModules);
       if (late.isPresent() && pooling.isPresent()) {
         throw new WeightsException(modules + " pools its tokens, and " + configFile + " has "
             + "PyLate's keys (a ColBERT folder projects every token and pools none): one or "
@@ -469,7 +471,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
             + "has query_prefix and the like); this one does neither");
       }
       return new SentenceTransformer(maxSeq, pooling, normalize,
-          prompts(configFile, promptPooled), late.isPresent() ? List.of() : dense,
+          prompts(stConfig, promptPooled), late.isPresent() ? List.of() : dense,
           splade, strips, late, lowercases);
     }
 
@@ -490,12 +492,11 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       return new Splade(strategy.equals("sum"), activation.equals("log1p_relu"));
     }
 
-    /** config_sentence_transformers.json's prompts and default_prompt_name, if it has any. */
-    private static Prompts prompts(Path config, boolean pooled) {
-      if (!Files.isRegularFile(config)) {
+    /** config_sentence_transformers.json's prompts and default_prompt_name (null: no file). */
+    private static Prompts prompts(JsonNode c, boolean pooled) {
+      if (c == null) {
         return new Prompts(Map.of(), Optional.empty(), pooled);
       }
-      JsonNode c = json(config);
       Map<String, String> byName = new LinkedHashMap<>();
       c.path("prompts").fields().forEachRemaining(e -> byName.put(e.getKey(),
           e.getValue().asText()));
