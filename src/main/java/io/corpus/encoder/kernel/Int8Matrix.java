@@ -99,7 +99,16 @@ public final class Int8Matrix implements Matrix {
   @Override
   public void multiply(int n, float[] x, int xOffset, float[] y, int yOffset,
       boolean accumulate) {
-    ReducedProducts.forThisThread().int8(n, x, xOffset, this, y, yOffset, accumulate);
+    ReducedProducts.forThisThread().int8(n, x, xOffset, this, null, accumulate ? y : null,
+        yOffset, y, yOffset);
+  }
+
+  /** The bias and the residual are added as the int32 sums are rescaled: no pass of their own. */
+  @Override
+  public void linear(int n, float[] x, int xOffset, float[] bias, float[] addend,
+      int addendOffset, float[] y, int yOffset) {
+    ReducedProducts.forThisThread().int8(n, x, xOffset, this, bias, addend, addendOffset, y,
+        yOffset);
   }
 
   /** The int8 values in native memory, copied there once per JVM. */

@@ -25,12 +25,23 @@ interface Int8Passes {
       int[] zeroPoints);
 
   /**
-   * y (n, N) [+]= scales[t] · wScales[o] · (sums[t][o] − zeroPoints[t] · rowSums[o]): the
-   * float32 product from the int32 sums of the quantized values, read where oneDNN wrote them
-   * ({@code sums}: n·N ints in native order from byte 0, a direct buffer).
+   * y (n, N) = scales[t] · wScales[o] · (sums[t][o] − zeroPoints[t] · rowSums[o]) + (addend
+   * + bias): the float32 product from the int32 sums of the quantized values, read where oneDNN
+   * wrote them ({@code sums}: n·N ints in native order from byte 0, a direct buffer), with the
+   * layer's bias (null: none) and a residual (null: none; it may be y itself) added in the
+   * same pass, so no pass of its own writes them into y first.
    */
   void rescale(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
-      float[] wScales, int[] rowSums, float[] y, int yOffset, boolean accumulate);
+      float[] wScales, int[] rowSums, float[] bias, float[] addend, int addendOffset,
+      float[] y, int yOffset);
+
+  /** What the rescale adds to a product's value: addend + bias, either left out when null. */
+  static float added(float[] bias, int o, float[] addend, int at) {
+    if (addend == null) {
+      return bias == null ? 0f : bias[o];
+    }
+    return bias == null ? addend[at] : addend[at] + bias[o];
+  }
 
   /** The scale of a row whose values lie in [min, max] (min ≤ 0 ≤ max); 1 for zeros. */
   static float scale(float min, float max, int qmax) {

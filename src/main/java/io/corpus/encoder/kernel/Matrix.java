@@ -25,6 +25,30 @@ public sealed interface Matrix extends Serializable
    */
   void multiply(int n, float[] x, int xOffset, float[] y, int yOffset, boolean accumulate);
 
+  /**
+   * A linear layer: {@code y (n, rows) = x (n, cols) · Wᵀ + bias + addend}, the bias (width
+   * rows) and the addend (a residual, row-major with y's stride; it may be y itself at the same
+   * offset) each left out when null. Here the bias and addend are written into y and the
+   * product added to them; a precision whose product ends in a pass of its own adds them there.
+   */
+  default void linear(int n, float[] x, int xOffset, float[] bias, float[] addend,
+      int addendOffset, float[] y, int yOffset) {
+    if (addend == null && bias == null) {
+      multiply(n, x, xOffset, y, yOffset, false);
+      return;
+    }
+    if (addend == null) {
+      Vectors.fillRows(y, yOffset, n, bias);
+    } else if (bias == null) {
+      if (addend != y || addendOffset != yOffset) {
+        System.arraycopy(addend, addendOffset, y, yOffset, n * rows());
+      }
+    } else {
+      Vectors.copyPlusBias(addend, addendOffset, y, yOffset, n, bias);
+    }
+    multiply(n, x, xOffset, y, yOffset, true);
+  }
+
   /** The values as float32 (dequantized: what the products multiply by), (rows, cols). */
   float[] floats();
 

@@ -57,22 +57,24 @@ final class ReducedProducts {
   }
 
   /**
-   * y (n, N) [+]= x (n, K) · Wᵀ with W int8 (N, K), {@link #INT8_BLOCK} rows at a time: each
-   * block's activations, quantized values and int32 sums stay in the core's caches from the
-   * quantizing pass to the rescaling one (done over the whole batch at once, the passes
-   * streamed 60 MB through memory per product of MiniLM's batch and cost more than it).
+   * y (n, N) = x (n, K) · Wᵀ + bias + addend with W int8 (N, K), {@link #INT8_BLOCK} rows at a
+   * time: each block's activations, quantized values and int32 sums stay in the core's caches
+   * from the quantizing pass to the rescaling one (done over the whole batch at once, the
+   * passes streamed 60 MB through memory per product of MiniLM's batch and cost more than it).
+   * The bias and the addend (a residual, or y itself to accumulate) are added as the sums are
+   * rescaled; either may be null.
    */
-  void int8(int n, float[] x, int xOffset, Int8Matrix w, float[] y, int yOffset,
-      boolean accumulate) {
+  void int8(int n, float[] x, int xOffset, Int8Matrix w, float[] bias, float[] addend,
+      int addendOffset, float[] y, int yOffset) {
     for (int first = 0; first < n; first += INT8_BLOCK) {
       int rows = Math.min(INT8_BLOCK, n - first);
-      int8Block(rows, x, xOffset + first * w.cols(), w, y, yOffset + first * w.rows(),
-          accumulate);
+      int8Block(rows, x, xOffset + first * w.cols(), w, bias, addend,
+          addendOffset + first * w.rows(), y, yOffset + first * w.rows());
     }
   }
 
-  private void int8Block(int n, float[] x, int xOffset, Int8Matrix w, float[] y, int yOffset,
-      boolean accumulate) {
+  private void int8Block(int n, float[] x, int xOffset, Int8Matrix w, float[] bias,
+      float[] addend, int addendOffset, float[] y, int yOffset) {
     int k = w.cols();
     int outs = w.rows();
     if (quantized.length < n * k) {
@@ -89,7 +91,7 @@ final class ReducedProducts {
     run(OneDnn.U8, OneDnn.S8, OneDnn.S32, n, k, outs, w.onNative());
     ByteBuffer sums = result.getByteBuffer(0, 4L * n * outs).order(ByteOrder.nativeOrder());
     passes.rescale(n, outs, sums, tokenScales, zeroPoints, w.scalesView(),
-        w.rowSums(), y, yOffset, accumulate);
+        w.rowSums(), bias, addend, addendOffset, y, yOffset);
   }
 
   /**

@@ -29,15 +29,17 @@ final class ScalarInt8Passes implements Int8Passes {
 
   @Override
   public void rescale(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
-      float[] wScales, int[] rowSums, float[] y, int yOffset, boolean accumulate) {
+      float[] wScales, int[] rowSums, float[] bias, float[] addend, int addendOffset,
+      float[] y, int yOffset) {
     for (int t = 0; t < n; t++) {
       float tokenScale = scales[t];
       int zero = zeroPoints[t];
       int at = yOffset + t * outs;
+      int from = addendOffset + t * outs;
       for (int o = 0; o < outs; o++) {
         float v = wScales[o] * tokenScale
             * (sums.getInt(4 * (t * outs + o)) - zero * rowSums[o]);
-        y[at + o] = accumulate ? y[at + o] + v : v;
+        y[at + o] = v + Int8Passes.added(bias, o, addend, from + o);
       }
     }
   }

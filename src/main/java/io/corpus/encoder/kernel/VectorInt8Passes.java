@@ -22,6 +22,7 @@ final class VectorInt8Passes implements Int8Passes {
   private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class,
       VectorShape.forBitSize(F.length() * Byte.SIZE));
   private final ScalarInt8Passes tails = new ScalarInt8Passes();
+  private float[] zeros = new float[0];
 
   @Override
   public void quantize(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
@@ -69,11 +70,25 @@ final class VectorInt8Passes implements Int8Passes {
 
   @Override
   public void rescale(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
-      float[] wScales, int[] rowSums, float[] y, int yOffset, boolean accumulate) {
+      float[] wScales, int[] rowSums, float[] bias, float[] addend, int addendOffset,
+      float[] y, int yOffset) {
     if (I.length() != F.length()) {
-      tails.rescale(n, outs, sums, scales, zeroPoints, wScales, rowSums, y, yOffset, accumulate);
+      tails.rescale(n, outs, sums, scales, zeroPoints, wScales, rowSums, bias, addend,
+          addendOffset, y, yOffset);
       return;
     }
+    // One loop per case: loop-invariant tests inside the vector loop cost the JIT its inlining.
+    if (addend == null) {
+      rescaleBiased(n, outs, sums, scales, zeroPoints, wScales, rowSums,
+          bias == null ? zeros(outs) : bias, y, yOffset);
+    } else {
+      rescaleAdded(n, outs, sums, scales, zeroPoints, wScales, rowSums,
+          bias == null ? zeros(outs) : bias, addend, addendOffset, y, yOffset);
+    }
+  }
+
+  private void rescaleBiased(int n, int outs, ByteBuffer sums, float[] scales,
+      int[] zeroPoints, float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset) {
     int bound = F.loopBound(outs);
     for (int t = 0; t < n; t++) {
       float tokenScale = scales[t];
@@ -81,20 +96,53 @@ final class VectorInt8Passes implements Int8Passes {
       int at = yOffset + t * outs;
       int row = t * outs;
       for (int o = 0; o < bound; o += F.length()) {
-        IntVector corrected = IntVector.fromByteBuffer(I, sums, 4 * (row + o),
-                ByteOrder.nativeOrder())
-            .sub(IntVector.fromArray(I, rowSums, o).mul(zero));
-        FloatVector v = FloatVector.fromArray(F, wScales, o).mul(tokenScale)
-            .mul((FloatVector) corrected.convert(VectorOperators.I2F, 0));
-        if (accumulate) {
-          v = v.add(FloatVector.fromArray(F, y, at + o));
-        }
-        v.intoArray(y, at + o);
+        product(sums, row, o, zero, tokenScale, wScales, rowSums)
+            .add(FloatVector.fromArray(F, bias, o)).intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
-        float v = wScales[o] * tokenScale * (sums.getInt(4 * (row + o)) - zero * rowSums[o]);
-        y[at + o] = accumulate ? y[at + o] + v : v;
+        y[at + o] = wScales[o] * tokenScale * (sums.getInt(4 * (row + o)) - zero * rowSums[o])
+            + bias[o];
       }
     }
+  }
+
+  private void rescaleAdded(int n, int outs, ByteBuffer sums, float[] scales,
+      int[] zeroPoints, float[] wScales, int[] rowSums, float[] bias, float[] addend,
+      int addendOffset, float[] y, int yOffset) {
+    int bound = F.loopBound(outs);
+    for (int t = 0; t < n; t++) {
+      float tokenScale = scales[t];
+      int zero = zeroPoints[t];
+      int at = yOffset + t * outs;
+      int from = addendOffset + t * outs;
+      int row = t * outs;
+      for (int o = 0; o < bound; o += F.length()) {
+        FloatVector added = FloatVector.fromArray(F, addend, from + o)
+            .add(FloatVector.fromArray(F, bias, o));
+        product(sums, row, o, zero, tokenScale, wScales, rowSums).add(added)
+            .intoArray(y, at + o);
+      }
+      for (int o = bound; o < outs; o++) {
+        y[at + o] = wScales[o] * tokenScale * (sums.getInt(4 * (row + o)) - zero * rowSums[o])
+            + (addend[from + o] + bias[o]);
+      }
+    }
+  }
+
+  /** scale · wScales[o..] · (sums[row + o..] − zero · rowSums[o..]), one vector of outputs. */
+  private static FloatVector product(ByteBuffer sums, int row, int o, int zero,
+      float tokenScale, float[] wScales, int[] rowSums) {
+    IntVector corrected = IntVector.fromByteBuffer(I, sums, 4 * (row + o),
+            ByteOrder.nativeOrder())
+        .sub(IntVector.fromArray(I, rowSums, o).mul(zero));
+    return FloatVector.fromArray(F, wScales, o).mul(tokenScale)
+        .mul((FloatVector) corrected.convert(VectorOperators.I2F, 0));
+  }
+
+  private float[] zeros(int width) {
+    if (zeros.length < width) {
+      zeros = new float[width];
+    }
+    return zeros;
   }
 }

@@ -21,7 +21,7 @@ public final class Encoder {
    * alternating jobs/benchmarks/bench pairs (the products' rate still grows with their rows); 4096 doubles
    * the buffer for no measurable gain, 512 lost 3 %.
    */
-  public static final int FFN_BLOCK = 2048;
+  public static final int FFN_BLOCK = Integer.getInteger("encoder.ffn-block", 2048);
   /** Longest sequence attended in one piece when its maps are not wanted; longer ones tile. */
   static final int ATTENTION_TILE = 256;
   /**
@@ -212,12 +212,7 @@ public final class Encoder {
   /** out (N, E) = residual + in (N, inWidth) · Wᵀ + b; out may be residual; null: none. */
   private void residualLinear(float[] in, Matrix w, float[] bias, float[] residual,
       float[] out, int n) {
-    if (residual == null) {
-      Vectors.fillRows(out, 0, n, bias);
-    } else {
-      Vectors.copyPlusBias(residual, 0, out, 0, n, bias);
-    }
-    w.multiply(n, in, 0, out, 0, true);
+    w.linear(n, in, 0, bias, residual, 0, out, 0);
   }
 
   /**
@@ -231,16 +226,11 @@ public final class Encoder {
       w.ffnInWeight().multiply(rows, in, first * width, hidden, 0, false);   // (rows, F)
       settings.activation().applyWithBias(hidden, rows, w.ffnInBias());
       if (w.gated()) {
-        Vectors.fillRows(gate, 0, rows, w.ffnGateBias());
-        w.ffnGateWeight().multiply(rows, in, first * width, gate, 0, true);  // (rows, F)
+        w.ffnGateWeight().linear(rows, in, first * width, w.ffnGateBias(), null, 0, gate, 0);
         Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
       }
-      if (residual == null) {
-        Vectors.fillRows(out, first * width, rows, w.ffnOutBias());
-      } else {
-        Vectors.copyPlusBias(residual, first * width, out, first * width, rows, w.ffnOutBias());
-      }
-      w.ffnOutWeight().multiply(rows, hidden, 0, out, first * width, true);  // (rows, E)
+      w.ffnOutWeight().linear(rows, hidden, 0, w.ffnOutBias(), residual, first * width, out,
+          first * width);                                                    // (rows, E)
     }
   }
 
@@ -252,8 +242,7 @@ public final class Encoder {
       AttentionSink sink) {
     int n = batch.tokenCount();
     int qkvWidth = head.qkvWidth();
-    Vectors.fillRows(qkv, 0, n, w.inProjBias());
-    w.inProjWeight().multiply(n, in, 0, qkv, 0, true);
+    w.inProjWeight().linear(n, in, 0, w.inProjBias(), null, 0, qkv, 0);
     if (w.normsQueriesAndKeys()) {                     // each head's q and k, over its D
       for (int r = 0; r < n; r++) {
         int queries = r * qkvWidth;

@@ -61,6 +61,50 @@ class ReducedProductsTest {
     }
   }
 
+  /**
+   * A linear layer's bias and residual: written into y before the product in float32, added in
+   * the int8 product's rescaling pass; either way y is the product plus both, each optional,
+   * the residual another array or y itself.
+   */
+  @Test
+  void linearAddsItsBiasAndResidualToTheProduct() {
+    Random rnd = new Random(11);
+    int k = 48;
+    int outs = 24;   // one whole vector of 16 lanes and a tail of 8
+    int n = 9;
+    float[] w = random(rnd, outs * k, 0.2);
+    float[] x = random(rnd, 3 + n * k, 1);
+    float[] bias = random(rnd, outs, 1);
+    float[] residual = random(rnd, 2 + n * outs, 1);
+    for (Precision p : new Precision[] {Precision.FLOAT32, Precision.INT8}) {
+      Matrix m = Matrix.of(w, outs, k).in(p);
+      float[] product = new float[n * outs];
+      m.multiply(n, x, 3, product, 0, false);
+      for (int form = 0; form < 5; form++) {
+        boolean biased = form % 2 == 0;
+        boolean inPlace = form >= 3;
+        boolean added = form < 2 || inPlace;
+        float[] y = new float[5 + n * outs];
+        if (inPlace) {
+          System.arraycopy(residual, 2, y, 5, n * outs);
+        }
+        m.linear(n, x, 3, biased ? bias : null, added ? (inPlace ? y : residual) : null,
+            inPlace ? 5 : 2, y, 5);
+        for (int t = 0; t < n; t++) {
+          for (int o = 0; o < outs; o++) {
+            double expected = product[t * outs + o] + (biased ? bias[o] : 0)
+                + (added ? residual[2 + t * outs + o] : 0);
+            assertEquals(expected, y[5 + t * outs + o], 1e-5 * (1 + Math.abs(expected)),
+                p + " form " + form + ", token " + t + ", output " + o);
+          }
+        }
+        for (int i = 0; i < 5; i++) {
+          assertEquals(0f, y[i], "values before the offset are left alone");
+        }
+      }
+    }
+  }
+
   @Test
   void int8ProductIsCloseToFloat32() {
     Random rnd = new Random(5);
