@@ -111,6 +111,15 @@ public final class Int8Matrix implements Matrix {
         yOffset);
   }
 
+  /**
+   * The rows of one int8 product ({@link ReducedProducts#INT8_BLOCK}): the GELU and the next
+   * product's quantizing read a block while it is still in the core's cache.
+   */
+  @Override
+  public int blockRows() {
+    return ReducedProducts.INT8_BLOCK;
+  }
+
   /** The int8 values in native memory, copied there once per JVM. */
   Memory onNative() {
     Memory m = onNative;

@@ -15,13 +15,6 @@ import java.util.Map;
  * <p>Not thread-safe: it owns its work buffers, reused across batches. Use one per task.
  */
 public final class Encoder {
-  /**
-   * Rows of the feed-forward done at a time: bounds the (rows, F) hidden buffer (24 MB for
-   * BERT-base). With BERT-base shapes, 2048 beat 1024 by 2.6 % of layer time over six
-   * alternating jobs/benchmarks/bench pairs (the products' rate still grows with their rows); 4096 doubles
-   * the buffer for no measurable gain, 512 lost 3 %.
-   */
-  public static final int FFN_BLOCK = Integer.getInteger("encoder.ffn-block", 2048);
   /** Longest sequence attended in one piece when its maps are not wanted; longer ones tile. */
   static final int ATTENTION_TILE = 256;
   /**
@@ -50,8 +43,8 @@ public final class Encoder {
   private float[] scratch = new float[0];   // (N, E), residual sums and normalized inputs
   private float[] sublayer = new float[0];  // (N, E), a sublayer's output before its post norm
   private final float[] zeros;              // (E)
-  private float[] hidden = new float[0];    // (min(N, FFN_BLOCK), F)
-  private float[] gate = new float[0];      // (min(N, FFN_BLOCK), F) of a gated feed-forward
+  private float[] hidden = new float[0];    // (min(N, ffnBlock), F)
+  private float[] gate = new float[0];      // (min(N, ffnBlock), F) of a gated feed-forward
 
   public Encoder(ModelSettings settings, EncoderWeights weights) {
     this(settings, weights, ATTENTION_TILE);
@@ -216,13 +209,13 @@ public final class Encoder {
   }
 
   /**
-   * out (N, E) = residual + act(in · W1ᵀ + b1) · W2ᵀ + b2, FFN_BLOCK rows at a time, so the
+   * out (N, E) = residual + act(in · W1ᵀ + b1) · W2ᵀ + b2, a block of rows at a time, so the
    * (rows, F) hidden buffer stays bounded however large the batch. A gated feed-forward
    * multiplies the activation by (in · Wgᵀ + bg) before W2. out may be residual, not in.
    */
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
-    for (int first = 0; first < n; first += FFN_BLOCK) {
-      int rows = Math.min(FFN_BLOCK, n - first);
+    for (int first = 0; first < n; first += shapes.ffnBlock()) {
+      int rows = shapes.ffnRows(n - first);
       w.ffnInWeight().multiply(rows, in, first * width, hidden, 0, false);   // (rows, F)
       settings.activation().applyWithBias(hidden, rows, w.ffnInBias());
       if (w.gated()) {

@@ -1,5 +1,7 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Matrix;
+
 /**
  * The shape table of an encoder, worked out once from its spec and weights: the widths of every
  * product and work buffer of its layers. The encoder checks its projections and sizes its
@@ -14,16 +16,19 @@ package io.corpus.encoder.model;
  * @param ffnWidth F
  * @param gated whether a layer's feed-forward is gated (a second (F, E) product, a gate buffer)
  * @param postNorms whether a layer norms its sublayers' outputs before adding them (a buffer)
+ * @param ffnBlock rows of the feed-forward done at a time ({@link Matrix#blockRows})
  */
 public record Shapes(int layers, int width, int heads, int kvHeads, int headWidth, int ffnWidth,
-    boolean gated, boolean postNorms) {
+    boolean gated, boolean postNorms, int ffnBlock) {
 
   public static Shapes of(ModelSettings settings, EncoderWeights weights) {
     int width = weights.width();
     return new Shapes(weights.layerCount(), width, settings.heads(), settings.kvHeads(),
         settings.headWidth(width), weights.ffnWidth(),
         weights.layers().stream().anyMatch(LayerWeights::gated),
-        weights.layers().stream().anyMatch(l -> l.postNorms() != null));
+        weights.layers().stream().anyMatch(l -> l.postNorms() != null),
+        weights.layers().stream().mapToInt(l -> l.ffnInWeight().blockRows()).min()
+            .orElse(Matrix.BLOCK_ROWS));
   }
 
   /** H·D: the width of the heads' context, the output projection's input. */
@@ -37,8 +42,8 @@ public record Shapes(int layers, int width, int heads, int kvHeads, int headWidt
   }
 
   /** Rows of the feed-forward's hidden buffer for a batch of {@code rows} tokens. */
-  public static int ffnRows(int rows) {
-    return Math.min(rows, Encoder.FFN_BLOCK);
+  public int ffnRows(int rows) {
+    return Math.min(rows, ffnBlock);
   }
 
   /** Floats of the fused q, k, v buffer for {@code rows} tokens. */

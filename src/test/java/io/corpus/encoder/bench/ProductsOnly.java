@@ -1,5 +1,6 @@
 package io.corpus.encoder.bench;
 
+import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.Encoder;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * The floor under a layer's time: its four matrix products alone, the same calls on the same
  * shapes as {@link Encoder#forward} makes for a batch of N tokens (QKV (N, E)·(E, 3E), output
  * (N, E)·(E, E), feed-forward (rows, E)·(E, F) and (rows, F)·(F, E) in blocks of
- * {@link Encoder#FFN_BLOCK} rows), with nothing else: no attention, softmax, activation, norm or
+ * {@link Matrix#BLOCK_ROWS} rows), with nothing else: no attention, softmax, activation, norm or
  * copies. Run on every thread at once, one BLAS thread each, as Spark tasks run. A job whose
  * tokens must all pass these products cannot be faster than they are.
  */
@@ -41,7 +42,7 @@ final class ProductsOnly implements Runnable {
     this.n = s.batchTokens();
     this.width = s.width();
     this.ffn = s.ffn();
-    this.block = Math.min(n, Encoder.FFN_BLOCK);
+    this.block = Math.min(n, Matrix.BLOCK_ROWS);
     Random random = new Random(5);
     this.x = Bench.gaussian(random, n * width);
     this.inProj = Bench.gaussian(random, 3 * width * width);

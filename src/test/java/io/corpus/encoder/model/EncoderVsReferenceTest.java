@@ -2,8 +2,11 @@ package io.corpus.encoder.model;
 
 import static io.corpus.encoder.testing.Tolerances.assertMapClose;
 import static io.corpus.encoder.testing.Tolerances.assertVectorsClose;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.testing.GoldenCase;
 import io.corpus.encoder.testing.PlainRunner;
 import java.util.ArrayList;
@@ -84,7 +87,7 @@ class EncoderVsReferenceTest {
     EncoderWeights weights = RandomModels.weights(random, 2, width, 16, false, 0);
     List<GoldenCase.InputRow> rows = new ArrayList<>();
     int tokens = 0;
-    while (tokens <= 2 * Encoder.FFN_BLOCK) {
+    while (tokens <= 2 * Matrix.BLOCK_ROWS) {
       int t = 1 + random.nextInt(60);
       float[][] x = new float[t][width];
       for (float[] token : x) {
@@ -101,6 +104,44 @@ class EncoderVsReferenceTest {
     for (int r = 0; r < rows.size(); r++) {
       assertVectorsClose(reference.encode(rows.get(r).embeddings(), null).embeddings(),
           fast[r].embeddings(), "row " + r + " of " + rows.size() + " (" + tokens + " tokens)");
+    }
+  }
+
+  /**
+   * int8 quantizes each token alone, so a token's output cannot depend on its batch: a batch
+   * of several int8 blocks (feed-forward and product) gives each row bit for bit what the row
+   * gives alone, the last partial block included.
+   */
+  @Test
+  void int8BatchOfManyBlocksEqualsEachRowAlone() {
+    Random random = new Random(8);
+    int width = 32;
+    ModelSettings settings = new ModelSettings(2, Architecture.encoder(Activation.GELU, 1e-5)
+        .build(), 0, PositionalEncoding.NONE);
+    EncoderWeights weights = RandomModels.weights(random, 2, width, 64, false, 0)
+        .in(Precision.INT8);
+    List<GoldenCase.InputRow> rows = new ArrayList<>();
+    int tokens = 0;
+    while (tokens <= 2 * weights.layers().get(0).ffnInWeight().blockRows() + 7) {
+      int t = 1 + random.nextInt(40);
+      float[][] x = new float[t][width];
+      for (float[] token : x) {
+        for (int e = 0; e < width; e++) {
+          token[e] = (float) random.nextGaussian();
+        }
+      }
+      rows.add(new GoldenCase.InputRow("r" + rows.size(), x, null));
+      tokens += t;
+    }
+    Encoder encoder = new Encoder(settings, weights);
+    PlainRunner.Output[] batched = PlainRunner.run(encoder, rows, rows.size(), false);
+    for (int r = 0; r < rows.size(); r++) {
+      PlainRunner.Output alone = PlainRunner.run(encoder, List.of(rows.get(r)), 1, false)[0];
+      double[][] expected = alone.embeddings();
+      for (int t = 0; t < expected.length; t++) {
+        assertArrayEquals(expected[t], batched[r].embeddings()[t],
+            "row " + r + " token " + t + " of " + rows.size() + " rows (" + tokens + " tokens)");
+      }
     }
   }
 }

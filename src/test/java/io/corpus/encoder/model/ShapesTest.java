@@ -2,6 +2,7 @@ package io.corpus.encoder.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.weights.FolderWeights;
 import io.corpus.encoder.weights.ModelFolder;
@@ -20,12 +21,12 @@ class ShapesTest {
   void multiplyAddsPerTokenAreTheHandCountedOnes() {
     // BERT-base: per layer 4·768² (q, k, v, out) + 2·768·3072 (feed-forward) + 2·768·128
     // (scores and weighted sum over 128 keys) = 7,274,496; 12 layers.
-    Shapes bert = new Shapes(12, 768, 12, 12, 64, 3072, false, false);
+    Shapes bert = new Shapes(12, 768, 12, 12, 64, 3072, false, false, Matrix.BLOCK_ROWS);
     assertEquals(87_293_952, bert.multiplyAddsPerToken(128), 0);
     // Qwen3-0.6B: E 1024, 16 query heads and 8 KV heads of 128, F 3072 gated, 28 layers:
     // q, k, v 1024·(16 + 16)·128 = 4,194,304; out 2048·1024 = 2,097,152; feed-forward
     // 3·1024·3072 = 9,437,184; 2·2048·128 = 524,288 over 128 keys; 16,252,928 a layer.
-    Shapes qwen3 = new Shapes(28, 1024, 16, 8, 128, 3072, true, false);
+    Shapes qwen3 = new Shapes(28, 1024, 16, 8, 128, 3072, true, false, Matrix.BLOCK_ROWS);
     assertEquals(455_081_984, qwen3.multiplyAddsPerToken(128), 0);
     assertEquals(4096, qwen3.qkvWidth());
     assertEquals(2048, qwen3.inner());
