@@ -33,6 +33,11 @@ record DuplicateIds(long rows, long ids, long extraRows) {
             : r.get(0) + " window " + r.get(1)).toList();
   }
 
+  /** None: {@code rows} rows whose ids are known to differ ({@link InputIdCheck}). */
+  static DuplicateIds none(long rows) {
+    return new DuplicateIds(rows, 0, 0);
+  }
+
   /** Counts {@code rows} (one per input row written) and their repeated ids, and warns of them. */
   static DuplicateIds of(Dataset<Row> rows, String idColumn) {
     Row totals = rows.agg(count(lit(1)), countDistinct(col(idColumn))).first();

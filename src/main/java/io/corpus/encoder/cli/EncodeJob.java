@@ -170,6 +170,7 @@ public final class EncodeJob {
     }
     boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
     long rowsLeft = rowsRead - (kept == null || chunked ? 0 : kept.rows());
+    InputIdCheck ids = null;
     try (ProgressListener progress = startProgress(metrics, rowsLeft, console)) {
       Consumer<String> phase = progress == null ? name -> { } : progress::phase;
       try {
@@ -181,6 +182,7 @@ public final class EncodeJob {
         encoded = UpdatePlan.hashLast(encoded);
         phases.end("plan");
         LOG.info("planned, {} s since start", elapsed());
+        ids = InputIdCheck.start(spark.sparkContext(), input, settings.input().idColumn());
         tables.write(encoded, out, phase);
         if (progress != null) {
           progress.print();
@@ -229,9 +231,13 @@ public final class EncodeJob {
         LOG.info("update: {}", updated);
       }
       RunSummary summary = summarize(out, plan, metrics, transformer, reuseKey, updated,
-          Checkpoints.summary(settings, kept, out.resumedFrom(), this::shown));
+          Checkpoints.summary(settings, kept, out.resumedFrom(), this::shown), ids.unique());
       summary.write(out.staged("run-summary.json"), hadoop);
       return summary;
+    } finally {
+      if (ids != null) {
+        ids.close();
+      }
     }
   }
 
@@ -296,17 +302,25 @@ public final class EncodeJob {
         metrics.tokensEncoded().id(), total, console, 5);
   }
 
+  /** The run summary; {@code uniqueInputIds}: no id repeats in the input ({@link InputIdCheck}). */
   private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics,
       EncoderTransformer transformer, Map<String, Object> reuseKey, Map<String, Long> update,
-      Map<String, Object> resume) {
+      Map<String, Object> resume, boolean uniqueInputIds) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows, a row each: every text written has exactly one window 0.
-    Dataset<Row> rows = spark.read().parquet(out.staged("embeddings"));
-    boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK
-        && Arrays.asList(rows.columns()).contains(InputKind.CHUNK_COLUMN);
-    DuplicateIds duplicates = DuplicateIds.of(chunked
-        ? rows.where(col(InputKind.CHUNK_COLUMN).equalTo(0)) : rows, settings.input().idColumn());
+    boolean mayChunk = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
+    boolean chunked = false;
+    DuplicateIds duplicates;
+    if (uniqueInputIds && !mayChunk) {
+      duplicates = DuplicateIds.none(chunks);
+    } else {
+      Dataset<Row> rows = spark.read().parquet(out.staged("embeddings"));
+      chunked = mayChunk && Arrays.asList(rows.columns()).contains(InputKind.CHUNK_COLUMN);
+      duplicates = DuplicateIds.of(chunked
+          ? rows.where(col(InputKind.CHUNK_COLUMN).equalTo(0)) : rows,
+          settings.input().idColumn());
+    }
     long written = chunked ? duplicates.rows() : chunks;
     long rejected = ParquetFooters.rowCountOfFolder(out.staged("rejects"), hadoop);
     Map<String, Long> byRule = new TreeMap<>();

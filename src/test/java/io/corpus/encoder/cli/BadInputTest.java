@@ -112,6 +112,20 @@ class BadInputTest {
         .contains(", 2 ids on more than one row, "));
   }
 
+  /**
+   * An id repeated in the input only on a row set aside is not repeated in the written table:
+   * the input's count sees it, so the written table is counted (not taken as free of them).
+   */
+  @Test
+  void anIdRepeatedOnlyBesideARejectedRowIsNoDuplicate() throws Exception {
+    RunSummary summary = textJob("SELECT * FROM VALUES ('a', 'One.'), ('a', NULL), "
+        + "('b', 'Three.'), (NULL, 'Four.'), (NULL, 'Five.') AS t(id, text)");
+    assertEquals(2, summary.rowsWritten());
+    assertEquals(Map.of("null-text", 1L, "null-id", 2L), summary.rejectedByRule());
+    assertEquals(0, summary.duplicateIds(), "a is written once; null ids are never written");
+    assertEquals(0, summary.rowsRepeatingAnId());
+  }
+
   @Test
   void aTokenizerWithIdsBeyondTheEmbeddingTableIsRefusedBeforeAnyTask() throws Exception {
     Path folder = SharedModels.miniLm();

@@ -1,0 +1,74 @@
+package io.corpus.encoder.cli;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.countDistinct;
+
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether any id repeats in the input, counted on a thread of its own while the job encodes.
+ * The job writes at most one row per input row, so when no id repeats there, none repeats in
+ * the written table and {@link DuplicateIds} need not read it back: that Spark job cost about
+ * 2 s after every run (10,000 rows here). Counted while the encoding runs, its planning and code
+ * generation take the driver's idle time, and its tasks a task slot only once the encoding has
+ * none left to start (Spark runs jobs in the order they came): mostly the slot a run's last
+ * piece leaves idle. Closing it cancels the count if it has not ended.
+ */
+final class InputIdCheck implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(InputIdCheck.class);
+
+  private final SparkContext context;
+  private final String group = "input-ids-" + UUID.randomUUID();
+  private final CompletableFuture<Boolean> unique;
+
+  private InputIdCheck(SparkContext context, Dataset<Row> input, String idColumn) {
+    this.context = context;
+    this.unique = CompletableFuture.supplyAsync(() -> {
+      context.setJobGroup(group, "counting the input's ids", true);
+      // null ids are set aside as rejects, never written: only the others count
+      Row totals = input.agg(count(col(idColumn)), countDistinct(col(idColumn))).first();
+      return totals.getLong(0) == totals.getLong(1);
+    }, runnable -> {
+      Thread thread = new Thread(runnable, "input-id-check");
+      thread.setDaemon(true);
+      thread.start();
+    });
+  }
+
+  /** Starts counting the ids of {@code input}'s {@code idColumn}. */
+  static InputIdCheck start(SparkContext context, Dataset<Row> input, String idColumn) {
+    return new InputIdCheck(context, input, idColumn);
+  }
+
+  /**
+   * True when no id repeats in the input, waiting for the count; false when one does or the
+   * count failed (then the written table is read to find out).
+   */
+  boolean unique() {
+    try {
+      return unique.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException e) {
+      LOG.warn("counting the input's ids failed ({}): the written table is read for them "
+          + "instead", e.getCause().toString());
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!unique.isDone()) {
+      context.cancelJobGroup(group);
+    }
+  }
+}
