@@ -54,15 +54,18 @@ public final class EncodeJob {
   private final SparkSession spark;
   private final JobSettings settings;
   private final LoadedModel model;
+  private final Map<String, Object> reuseKey;
   private final long startNanos;
   private final JobPhases phases;
   private Quantization.Ranges quantizeRanges;   // int8 and uint8's, once known
 
+  /** {@code reuseKey}: {@link UpdatePlan#reuseKey} of these settings and model. */
   public EncodeJob(SparkSession spark, JobSettings settings, LoadedModel model,
-      long startNanos) {
+      Map<String, Object> reuseKey, long startNanos) {
     this.spark = spark;
     this.settings = settings;
     this.model = model;
+    this.reuseKey = reuseKey;
     this.startNanos = startNanos;
     this.phases = new JobPhases(startNanos);
   }
@@ -140,7 +143,6 @@ public final class EncodeJob {
     long rowsRead = plan.rows();
     LOG.info("{} rows in {}: {}; {} s since start", rowsRead, shown(settings.input().path()),
         plan.reason(), elapsed());
-    Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
     LOG.info("model fingerprint {}, {} s since start", reuseKey.get("model_fingerprint"),
         elapsed());
     UpdatePlan update = settings.output().mode() == JobSettings.OutputMode.UPDATE
@@ -154,7 +156,7 @@ public final class EncodeJob {
     boolean rangesUngiven = quantize.ranged() && settings.output().quantizeRanges().isEmpty();
     boolean calibrates = rangesUngiven && update == null;
     String table = calibrates ? QuantizeStep.FLOAT_TABLE : "embeddings";
-    KeptPieces kept = keptPieces(input, plan, reuseKey, out, console, table);
+    KeptPieces kept = keptPieces(input, plan, out, console, table);
     Dataset<Row> spread = kept == null ? ParquetInput.spread(input, plan, plannedSlots())
         : ParquetInput.inPieces(input, plan, kept.pieces(), kept.done());
     Dataset<Row> hashed = spread
@@ -230,7 +232,7 @@ public final class EncodeJob {
         updated.put("rows_dropped", update.droppedIds(hashed));
         LOG.info("update: {}", updated);
       }
-      RunSummary summary = summarize(out, plan, metrics, transformer, reuseKey, updated,
+      RunSummary summary = summarize(out, plan, metrics, transformer, updated,
           Checkpoints.summary(settings, kept, out.resumedFrom(), this::shown), ids.unique());
       summary.write(out.staged("run-summary.json"), hadoop);
       return summary;
@@ -245,8 +247,8 @@ public final class EncodeJob {
    * The pieces this job cuts its input into and keeps as it writes them, with those a killed run
    * kept and this one reuses; null when it keeps none (the log says why).
    */
-  private KeptPieces keptPieces(Dataset<Row> input, SplitPlan plan, Map<String, Object> reuseKey,
-      OutputFolder out, PrintStream console, String table) {
+  private KeptPieces keptPieces(Dataset<Row> input, SplitPlan plan, OutputFolder out,
+      PrintStream console, String table) {
     String none = Checkpoints.whyNone(settings);
     if (none != null) {
       LOG.info("no pieces kept for a resumed run: {}", none);
@@ -304,8 +306,8 @@ public final class EncodeJob {
 
   /** The run summary; {@code uniqueInputIds}: no id repeats in the input ({@link InputIdCheck}). */
   private RunSummary summarize(OutputFolder out, SplitPlan plan, EncodeMetrics metrics,
-      EncoderTransformer transformer, Map<String, Object> reuseKey, Map<String, Long> update,
-      Map<String, Object> resume, boolean uniqueInputIds) {
+      EncoderTransformer transformer, Map<String, Long> update, Map<String, Object> resume,
+      boolean uniqueInputIds) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows, a row each: every text written has exactly one window 0.
@@ -427,8 +429,10 @@ public final class EncodeJob {
                 : "; " + model.weights().precision().configName() + " products on "
                 + OneDnn.describe() + String.format(", encoder layers %.1f MB",
                     model.weights().encoder().bytes() / 1e6));
+        // The model's files are hashed (a third of a second for MiniLM) while Spark still starts.
+        Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
         spark = started(starting);
-        RunSummary summary = new EncodeJob(spark, settings, model, start).run(out);
+        RunSummary summary = new EncodeJob(spark, settings, model, reuseKey, start).run(out);
         out.println(environment.redact(doneLine(summary, settings.output().path(),
             settings.output().report().enabled())));
         return 0;
