@@ -40,6 +40,7 @@ public final class SparkSessions {
         + "-XX:CompileCommand=quiet "
         + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Int8Matrix.multiply "
         + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Int8Matrix.linear "
+        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Int8Matrix.activatedLinear "
         + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Bfloat16Matrix.multiply");
     // oneDNN's OpenMP: one thread per task, as the BLAS (kernel.OneDnn also sets it per thread).
     setIfAbsent(builder, conf, "spark.executorEnv.OMP_NUM_THREADS", "1");

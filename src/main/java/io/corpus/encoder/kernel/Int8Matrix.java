@@ -100,7 +100,7 @@ public final class Int8Matrix implements Matrix {
   public void multiply(int n, float[] x, int xOffset, float[] y, int yOffset,
       boolean accumulate) {
     ReducedProducts.forThisThread().int8(n, x, xOffset, this, null, accumulate ? y : null,
-        yOffset, y, yOffset);
+        yOffset, y, yOffset, false);
   }
 
   /** The bias and the residual are added as the int32 sums are rescaled: no pass of their own. */
@@ -108,7 +108,21 @@ public final class Int8Matrix implements Matrix {
   public void linear(int n, float[] x, int xOffset, float[] bias, float[] addend,
       int addendOffset, float[] y, int yOffset) {
     ReducedProducts.forThisThread().int8(n, x, xOffset, this, bias, addend, addendOffset, y,
-        yOffset);
+        yOffset, false);
+  }
+
+  /**
+   * A GELU is applied as the int32 sums are rescaled, by {@link RationalErf} (the next product
+   * quantizes it to 8 bits); other activations in a pass of their own.
+   */
+  @Override
+  public void activatedLinear(int n, float[] x, int xOffset, float[] bias,
+      Activation activation, float[] y) {
+    if (activation != Activation.GELU) {
+      Matrix.super.activatedLinear(n, x, xOffset, bias, activation, y);
+      return;
+    }
+    ReducedProducts.forThisThread().int8(n, x, xOffset, this, bias, null, 0, y, 0, true);
   }
 
   /**

@@ -35,6 +35,13 @@ interface Int8Passes {
       float[] wScales, int[] rowSums, float[] bias, float[] addend, int addendOffset,
       float[] y, int yOffset);
 
+  /**
+   * y (n, N) = GELU(product + bias), the product as {@link #rescale} makes it, in the same pass;
+   * the GELU by {@link RationalErf}: the next product quantizes it to 8 bits.
+   */
+  void rescaleGelu(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
+      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset);
+
   /** What the rescale adds to a product's value: addend + bias, either left out when null. */
   static float added(float[] bias, int o, float[] addend, int at) {
     if (addend == null) {

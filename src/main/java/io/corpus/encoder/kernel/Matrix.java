@@ -58,6 +58,17 @@ public sealed interface Matrix extends Serializable
   }
 
   /**
+   * A feed-forward's first layer: {@code y (n, rows) = act(x (n, cols) · Wᵀ + bias)}, written
+   * from y's first value. Here the product, then the bias and activation in a pass of their own
+   * ({@link Activation#applyWithBias}).
+   */
+  default void activatedLinear(int n, float[] x, int xOffset, float[] bias,
+      Activation activation, float[] y) {
+    multiply(n, x, xOffset, y, 0, false);
+    activation.applyWithBias(y, n, bias);
+  }
+
+  /**
    * Rows of input best multiplied at once where the caller cuts a batch into blocks (the
    * feed-forward): as many as make the product efficient while its output stays in cache for
    * the passes that follow it.

@@ -62,19 +62,19 @@ final class ReducedProducts {
    * from the quantizing pass to the rescaling one (done over the whole batch at once, the
    * passes streamed 60 MB through memory per product of MiniLM's batch and cost more than it).
    * The bias and the addend (a residual, or y itself to accumulate) are added as the sums are
-   * rescaled; either may be null.
+   * rescaled; either may be null. With {@code gelu}, y = GELU(product + bias) (no addend).
    */
   void int8(int n, float[] x, int xOffset, Int8Matrix w, float[] bias, float[] addend,
-      int addendOffset, float[] y, int yOffset) {
+      int addendOffset, float[] y, int yOffset, boolean gelu) {
     for (int first = 0; first < n; first += INT8_BLOCK) {
       int rows = Math.min(INT8_BLOCK, n - first);
       int8Block(rows, x, xOffset + first * w.cols(), w, bias, addend,
-          addendOffset + first * w.rows(), y, yOffset + first * w.rows());
+          addendOffset + first * w.rows(), y, yOffset + first * w.rows(), gelu);
     }
   }
 
   private void int8Block(int n, float[] x, int xOffset, Int8Matrix w, float[] bias,
-      float[] addend, int addendOffset, float[] y, int yOffset) {
+      float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
     int k = w.cols();
     int outs = w.rows();
     if (quantized.length < n * k) {
@@ -90,8 +90,13 @@ final class ReducedProducts {
     result = atLeast(result, 4L * n * outs);
     run(OneDnn.U8, OneDnn.S8, OneDnn.S32, n, k, outs, w.onNative());
     ByteBuffer sums = result.getByteBuffer(0, 4L * n * outs).order(ByteOrder.nativeOrder());
-    passes.rescale(n, outs, sums, tokenScales, zeroPoints, w.scalesView(),
-        w.rowSums(), bias, addend, addendOffset, y, yOffset);
+    if (gelu) {
+      passes.rescaleGelu(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(),
+          bias, y, yOffset);
+    } else {
+      passes.rescale(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(), bias,
+          addend, addendOffset, y, yOffset);
+    }
   }
 
   /**

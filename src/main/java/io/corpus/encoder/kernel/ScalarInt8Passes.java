@@ -43,4 +43,19 @@ final class ScalarInt8Passes implements Int8Passes {
       }
     }
   }
+
+  @Override
+  public void rescaleGelu(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
+      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset) {
+    for (int t = 0; t < n; t++) {
+      float tokenScale = scales[t];
+      int zero = zeroPoints[t];
+      int at = yOffset + t * outs;
+      for (int o = 0; o < outs; o++) {
+        float v = wScales[o] * tokenScale
+            * (sums.getInt(4 * (t * outs + o)) - zero * rowSums[o]);
+        y[at + o] = RationalErf.gelu(v + bias[o]);
+      }
+    }
+  }
 }

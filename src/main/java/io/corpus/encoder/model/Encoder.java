@@ -216,8 +216,8 @@ public final class Encoder {
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
     for (int first = 0; first < n; first += shapes.ffnBlock()) {
       int rows = shapes.ffnRows(n - first);
-      w.ffnInWeight().multiply(rows, in, first * width, hidden, 0, false);   // (rows, F)
-      settings.activation().applyWithBias(hidden, rows, w.ffnInBias());
+      w.ffnInWeight().activatedLinear(rows, in, first * width, w.ffnInBias(),
+          settings.activation(), hidden);                                    // (rows, F)
       if (w.gated()) {
         w.ffnGateWeight().linear(rows, in, first * width, w.ffnGateBias(), null, 0, gate, 0);
         Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
