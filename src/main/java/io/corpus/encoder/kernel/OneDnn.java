@@ -34,10 +34,6 @@ public final class OneDnn {
   static final int U8 = 6;
   static final int TAG_AB = 3;           // row-major (rows, cols)
   static final int TAG_BA = 14;          // (K, N) stored as (N, K): PyTorch's (out, in)
-  static final int TAG_ANY = 1;          // the primitive's choice
-  static final int QUERY_WEIGHTS_MD = 131;
-  static final int ARG_FROM = 1;         // a reorder's source and destination
-  static final int ARG_TO = 17;
   static final int ARG_SRC = 1;
   static final int ARG_DST = 17;
   static final int ARG_WEIGHTS = 33;
@@ -56,11 +52,6 @@ public final class OneDnn {
         Pointer weights, Pointer bias, Pointer dst, Pointer attr);
     int dnnl_primitive_desc_query(Pointer pd, int what, int index, PointerByReference result);
     int dnnl_primitive_desc_destroy(Pointer pd);
-    Pointer dnnl_primitive_desc_query_md(Pointer pd, int what, int index);
-    long dnnl_memory_desc_get_size(Pointer desc);
-    int dnnl_reorder_primitive_desc_create(PointerByReference pd, Pointer srcDesc,
-        Pointer srcEngine, Pointer dstDesc, Pointer dstEngine, Pointer attr);
-    int dnnl_primitive_destroy(Pointer primitive);
     int dnnl_primitive_create(PointerByReference primitive, Pointer pd);
     int dnnl_memory_create(PointerByReference memory, Pointer desc, Pointer engine,
         Pointer handle);
