@@ -112,8 +112,7 @@ final class VectorInt8Passes implements Int8Passes {
             .add(FloatVector.fromArray(F, bias, o)).intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
-        y[at + o] = wScales[o] * tokenScale * (sums.getInt(4 * (row + o)) - zero * rowSums[o])
-            + bias[o];
+        y[at + o] = product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o]) + bias[o];
       }
     }
   }
@@ -135,7 +134,7 @@ final class VectorInt8Passes implements Int8Passes {
             .intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
-        y[at + o] = wScales[o] * tokenScale * (sums.getInt(4 * (row + o)) - zero * rowSums[o])
+        y[at + o] = product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o])
             + (addend[from + o] + bias[o]);
       }
     }
@@ -159,8 +158,8 @@ final class VectorInt8Passes implements Int8Passes {
             .add(FloatVector.fromArray(F, bias, o))).intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
-        y[at + o] = RationalErf.gelu(wScales[o] * tokenScale
-            * (sums.getInt(4 * (row + o)) - zero * rowSums[o]) + bias[o]);
+        y[at + o] = RationalErf.gelu(
+            product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o]) + bias[o]);
       }
     }
   }
@@ -174,6 +173,12 @@ final class VectorInt8Passes implements Int8Passes {
         .fma(x2, ERF_A3).fma(x2, ERF_A1).mul(x);
     FloatVector q = x2.fma(ERF_B8, ERF_B6).fma(x2, ERF_B4).fma(x2, ERF_B2).fma(x2, ERF_B0);
     return v.mul(0.5f).mul(p.div(q).add(1f));
+  }
+
+  /** scale · wScale · (sum − zero · rowSum) for one output: a tail no whole vector covers. */
+  private static float product(ByteBuffer sums, int at, int zero, float tokenScale,
+      float wScale, int rowSum) {
+    return wScale * tokenScale * (sums.getInt(4 * at) - zero * rowSum);
   }
 
   /** scale · wScales[o..] · (sums[row + o..] − zero · rowSums[o..]), one vector of outputs. */

@@ -85,19 +85,8 @@ class EncoderVsReferenceTest {
     ModelSettings settings = new ModelSettings(2, Architecture.encoder(Activation.GELU, 1e-5)
         .build(), 0, PositionalEncoding.NONE);
     EncoderWeights weights = RandomModels.weights(random, 2, width, 16, false, 0);
-    List<GoldenCase.InputRow> rows = new ArrayList<>();
-    int tokens = 0;
-    while (tokens <= 2 * Matrix.BLOCK_ROWS) {
-      int t = 1 + random.nextInt(60);
-      float[][] x = new float[t][width];
-      for (float[] token : x) {
-        for (int e = 0; e < width; e++) {
-          token[e] = (float) random.nextGaussian();
-        }
-      }
-      rows.add(new GoldenCase.InputRow("r" + rows.size(), x, null));
-      tokens += t;
-    }
+    List<GoldenCase.InputRow> rows = randomRows(random, width, 60, 2 * Matrix.BLOCK_ROWS);
+    int tokens = rows.stream().mapToInt(r -> r.embeddings().length).sum();
     Encoder encoder = new Encoder(settings, weights);
     PlainRunner.Output[] fast = PlainRunner.run(encoder, rows, rows.size(), false);
     ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
@@ -120,19 +109,9 @@ class EncoderVsReferenceTest {
         .build(), 0, PositionalEncoding.NONE);
     EncoderWeights weights = RandomModels.weights(random, 2, width, 64, false, 0)
         .in(Precision.INT8);
-    List<GoldenCase.InputRow> rows = new ArrayList<>();
-    int tokens = 0;
-    while (tokens <= 2 * weights.layers().get(0).ffnInWeight().blockRows() + 7) {
-      int t = 1 + random.nextInt(40);
-      float[][] x = new float[t][width];
-      for (float[] token : x) {
-        for (int e = 0; e < width; e++) {
-          token[e] = (float) random.nextGaussian();
-        }
-      }
-      rows.add(new GoldenCase.InputRow("r" + rows.size(), x, null));
-      tokens += t;
-    }
+    List<GoldenCase.InputRow> rows = randomRows(random, width, 40,
+        2 * weights.layers().get(0).ffnInWeight().blockRows() + 7);
+    int tokens = rows.stream().mapToInt(r -> r.embeddings().length).sum();
     Encoder encoder = new Encoder(settings, weights);
     PlainRunner.Output[] batched = PlainRunner.run(encoder, rows, rows.size(), false);
     for (int r = 0; r < rows.size(); r++) {
@@ -143,5 +122,23 @@ class EncoderVsReferenceTest {
             "row " + r + " token " + t + " of " + rows.size() + " rows (" + tokens + " tokens)");
       }
     }
+  }
+
+  /** Rows of 1 to {@code longest} random tokens, until they hold more than {@code tokens}. */
+  private static List<GoldenCase.InputRow> randomRows(Random random, int width, int longest,
+      int tokens) {
+    List<GoldenCase.InputRow> rows = new ArrayList<>();
+    for (int total = 0; total <= tokens; ) {
+      int t = 1 + random.nextInt(longest);
+      float[][] x = new float[t][width];
+      for (float[] token : x) {
+        for (int e = 0; e < width; e++) {
+          token[e] = (float) random.nextGaussian();
+        }
+      }
+      rows.add(new GoldenCase.InputRow("r" + rows.size(), x, null));
+      total += t;
+    }
+    return rows;
   }
 }
