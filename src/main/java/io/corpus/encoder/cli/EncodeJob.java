@@ -138,14 +138,6 @@ public final class EncodeJob {
     session.set("spark.sql.files.minPartitionNum", String.valueOf(PARTITIONS_PER_SLOT * slots()));
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     Preflight.checkColumns(settings, input.schema());
-    try (InputIdCheck ids = InputIdCheck.start(spark.sparkContext(), input,
-        settings.input().idColumn())) {
-      return write(input, ids, out, console, session);
-    }
-  }
-
-  private RunSummary write(Dataset<Row> input, InputIdCheck ids, OutputFolder out,
-      PrintStream console, SessionSettings session) {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop);
     long rowsRead = plan.rows();
@@ -180,6 +172,7 @@ public final class EncodeJob {
     }
     boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
     long rowsLeft = rowsRead - (kept == null || chunked ? 0 : kept.rows());
+    InputIdCheck ids = null;
     try (ProgressListener progress = startProgress(metrics, rowsLeft, console)) {
       Consumer<String> phase = progress == null ? name -> { } : progress::phase;
       try {
@@ -191,6 +184,7 @@ public final class EncodeJob {
         encoded = UpdatePlan.hashLast(encoded);
         phases.end("plan");
         LOG.info("planned, {} s since start", elapsed());
+        ids = InputIdCheck.start(spark.sparkContext(), input, settings.input().idColumn());
         tables.write(encoded, out, phase);
         if (progress != null) {
           progress.print();
@@ -242,6 +236,10 @@ public final class EncodeJob {
           Checkpoints.summary(settings, kept, out.resumedFrom(), this::shown), ids.unique());
       summary.write(out.staged("run-summary.json"), hadoop);
       return summary;
+    } finally {
+      if (ids != null) {
+        ids.close();
+      }
     }
   }
 

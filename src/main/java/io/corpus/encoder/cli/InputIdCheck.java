@@ -14,13 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether any id repeats in the input, counted on a thread of its own from the moment the input
- * is opened. The job writes at most one row per input row, so when no id repeats there, none
- * repeats in the written table and {@link DuplicateIds} need not read it back: that Spark job
- * cost about 2 s after every run (10,000 rows here). Started this early, the count's planning and
- * code generation overlap the job's own planning, and its tasks read the id column alone (a
- * fraction of a second beside the encoding, before or after it). Closing it cancels the count if
- * it has not ended.
+ * Whether any id repeats in the input, counted on a thread of its own as the encoding starts.
+ * The job writes at most one row per input row, so when no id repeats there, none repeats in
+ * the written table and {@link DuplicateIds} need not read it back: that Spark job cost about
+ * 2 s after every run (10,000 rows here). Started once the job is planned (every refusal comes
+ * before any Spark work), the count's planning and code generation take the driver's idle time
+ * and its tasks read the id column alone, a fraction of a second beside the encoding. Closing
+ * it cancels the count if it has not ended.
  */
 final class InputIdCheck implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(InputIdCheck.class);
