@@ -42,7 +42,7 @@ public final class NativeFiles {
       if (unsafe.isPresent()) {
         throw new IOException(unsafe.get());
       }
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir)));
+      deleteAtExit(dir);
       return dir;
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot make a private folder for native libraries", e);
@@ -82,22 +82,13 @@ public final class NativeFiles {
    */
   public static Optional<String> untrusted(Path file, ClassLoader loader, String resource) {
     try {
-      if (Files.isSymbolicLink(file)) {
-        return Optional.of(file + " is a symbolic link");
-      }
-      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-        return Optional.of(file + " is not a regular file");
+      Optional<String> unsafe = unsafeFile(file);
+      if (unsafe.isPresent()) {
+        return unsafe;
       }
       Optional<String> folder = unsafeFolder(file.getParent());
       if (folder.isPresent()) {
         return folder;
-      }
-      if (!ownedByMe(file)) {
-        return Optional.of(file + " belongs to " + Files.getOwner(file, LinkOption.NOFOLLOW_LINKS)
-            .getName() + ", not to " + System.getProperty("user.name"));
-      }
-      if (writableByOthers(file)) {
-        return Optional.of(file + " can be written by other users");
       }
       byte[] jar;
       try (InputStream in = open(loader, resource)) {
@@ -111,6 +102,41 @@ public final class NativeFiles {
     } catch (IOException e) {
       return Optional.of(file + " cannot be checked: " + e.getMessage());
     }
+  }
+
+  /**
+   * Why {@code file} is not a regular file (no link) of this user's that nobody else can write,
+   * or empty.
+   */
+  public static Optional<String> unsafeFile(Path file) {
+    try {
+      if (Files.isSymbolicLink(file)) {
+        return Optional.of(file + " is a symbolic link");
+      }
+      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.of(file + " is not a regular file");
+      }
+      if (!ownedByMe(file)) {
+        return Optional.of(file + " belongs to " + Files.getOwner(file, LinkOption.NOFOLLOW_LINKS)
+            .getName() + ", not to " + System.getProperty("user.name"));
+      }
+      if (writableByOthers(file)) {
+        return Optional.of(file + " can be written by other users");
+      }
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of(file + " cannot be checked: " + e.getMessage());
+    }
+  }
+
+  /** The file's SHA-256, in hex. */
+  public static String sha256(Path file) throws IOException {
+    return HexFormat.of().formatHex(digest(file));
+  }
+
+  /** Removes {@code root} and what it holds when the JVM exits. */
+  public static void deleteAtExit(Path root) {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(root)));
   }
 
   /** Why {@code dir} is not a folder only this user controls, or empty. */

@@ -1,15 +1,17 @@
 package io.corpus.encoder.kernel;
 
-import io.corpus.encoder.common.NativeFiles;
+import io.corpus.encoder.common.NativeCache;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
  * Native BLAS without root: the OpenBLAS build shipped in the {@code org.bytedeco:openblas} jar
- * (on the classpath, and in the application jar), extracted by each process into a private
- * folder of its own ({@link NativeFiles}), for machines without an optimized system BLAS
+ * (on the classpath, and in the application jar), extracted once per user into the job's cache
+ * and checked before each load ({@link NativeCache}), for machines without an optimized system BLAS
  * ({@link BlasChoice}). System property {@value #CHOICE} chooses: {@code auto}, {@code system}
  * or {@code bundled}.
  */
@@ -47,18 +49,17 @@ final class BundledOpenBlas {
   }
 
   /**
-   * Copies the libraries into a folder this process creates for itself (owner-only, a fresh
-   * name, removed at exit), each checked against the jar's copy before netlib loads it: a folder
-   * or file that someone else put under java.io.tmpdir is never used.
+   * The libraries' checked copies ({@link NativeCache}): a folder or file that someone else put
+   * under java.io.tmpdir or in the cache is never used.
    */
   private static Path extract(String folder) {
-    Path dir = NativeFiles.privateFolder("corpus-encoder-openblas-" + VERSION + "-");
     ClassLoader loader = BundledOpenBlas.class.getClassLoader();
+    Map<String, String> files = new LinkedHashMap<>();
     for (String file : FILES) {
       if (loader.getResource(folder + file) != null) {   // else not shipped for this platform
-        NativeFiles.extract(loader, folder + file, dir, file);
+        files.put(file, folder + file);
       }
     }
-    return dir.resolve(FILES.get(0));
+    return NativeCache.copies(loader, "openblas-" + VERSION, files).resolve(FILES.get(0));
   }
 }

@@ -4,17 +4,18 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.PointerByReference;
-import io.corpus.encoder.common.NativeFiles;
+import io.corpus.encoder.common.NativeCache;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * oneDNN, the kernel library under PyTorch and ONNX Runtime, for the products float32 BLAS cannot
  * do: bfloat16 and int8 inputs with float32 or int32 results. Its C API is called through JNA;
  * the libraries come from the {@code org.bytedeco:dnnl} jar (and libOpenCL.so.1, which
- * libdnnl.so.3 links, from bytedeco's OpenCL jar), extracted by each process into a private
- * folder of its own and checked against the jar's copy before they load ({@link NativeFiles}),
- * as the bundled OpenBLAS is. Loaded on first use; {@link #available()} says whether it could be.
+ * libdnnl.so.3 links, from bytedeco's OpenCL jar), extracted once per user into the job's cache
+ * and checked before each load ({@link NativeCache}), as the bundled OpenBLAS is. Loaded on first use; {@link #available()} says whether it could be.
  *
  * <p>oneDNN picks its kernels at run time from the processor's instructions; {@link #isa()}
  * names the set it dispatched to. Products run on the calling thread only (one OpenMP thread per
@@ -106,12 +107,12 @@ public final class OneDnn {
         throw new IllegalStateException("oneDNN's libraries are not on the classpath (the "
             + "org.bytedeco:dnnl and org.bytedeco:opencl linux-x86_64 jars)");
       }
-      Path dir = NativeFiles.privateFolder("corpus-encoder-onednn-" + VERSION + "-");
-      NativeFiles.extract(loader, OPENCL, dir, "libOpenCL.so.1");
+      Map<String, String> files = new LinkedHashMap<>();
+      files.put("libOpenCL.so.1", OPENCL);
       for (String file : FILES) {
-        NativeFiles.extract(loader, FOLDER + file, dir, file);
+        files.put(file, FOLDER + file);
       }
-      return dir;
+      return NativeCache.copies(loader, "onednn-" + VERSION, files);
     }
   }
 

@@ -1,19 +1,21 @@
 package io.corpus.encoder.text;
 
 import ai.djl.util.Platform;
+import io.corpus.encoder.common.NativeCache;
 import io.corpus.encoder.common.NativeFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hugging Face's native tokenizers library, as DJL's jar carries it, loaded only from a copy this
- * process made and checked. Left alone, DJL loads whatever file sits at its cache path
+ * Hugging Face's native tokenizers library, as DJL's jar carries it, loaded only from a copy the
+ * job made and checked. Left alone, DJL loads whatever file sits at its cache path
  * ({@code ~/.djl.ai}, or {@code DJL_CACHE_DIR} / {@code ENGINE_CACHE_DIR}, or a shared
  * java.io.tmpdir when the home folder is not writable) without looking at it. So before the first
- * tokenizer, the library is extracted into a private folder ({@link NativeFiles}) and DJL is
+ * tokenizer, the library is extracted into the job's cache ({@link NativeCache}) and DJL is
  * pointed at it with its own override, the {@code RUST_LIBRARY_PATH} property. A
  * {@code RUST_LIBRARY_PATH} environment variable, which DJL prefers, is accepted only when the
  * file it names is trusted (this user's, in a folder only this user can write, equal to the jar's
@@ -53,8 +55,8 @@ final class TokenizerLibrary {
             + "uses a checked copy of its own");
       }
     } else {
-      Path dir = NativeFiles.privateFolder("corpus-encoder-tokenizers-");
-      Path library = NativeFiles.extract(loader, resource, dir, name);
+      Path library = NativeCache.copies(loader, "tokenizers-" + os, Map.of(name, resource))
+          .resolve(name);
       System.setProperty(OVERRIDE, library.toString());
       LOG.debug("Hugging Face tokenizers library: {}", library);
     }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The bundled OpenBLAS is never loaded from a file someone else put in java.io.tmpdir: a library
  * planted where older versions extracted it (a folder owned by another user, or a symbolic link to
- * the planter's folder) is passed by; the library loaded is this process's own checked copy.
+ * the planter's folder) is passed by; the library loaded is the job's own checked copy, in its
+ * cache ({@link io.corpus.encoder.common.NativeCache}).
  */
 class PlantedBlasTest {
   @TempDir
@@ -31,8 +32,8 @@ class PlantedBlasTest {
   }
 
   private String[] probeBundled() throws Exception {
-    return RowMajorBlasTest.probe(Map.of(), "-Dencoder.blas=bundled",
-        "-Djava.io.tmpdir=" + tmp);
+    return RowMajorBlasTest.probe(Map.of("XDG_CACHE_HOME", tmp.resolve("cache").toString()),
+        "-Dencoder.blas=bundled", "-Djava.io.tmpdir=" + tmp);
   }
 
   private void assertOwnCopy(String[] lines, Path planted) throws Exception {
@@ -42,7 +43,7 @@ class PlantedBlasTest {
     for (String file : lines[2].split(" ")) {
       Path mapped = Path.of(file);
       assertFalse(mapped.startsWith(planted.toRealPath()), file);
-      assertTrue(mapped.startsWith(tmp), file);
+      assertTrue(mapped.startsWith(tmp.resolve("cache/corpus-encoder")), file);   // its cache
       assertFalse(mapped.getParent().getFileName().toString().equals(OLD_FOLDER), file);
     }
     // The process removed its own copy when it exited; the planted file is still there.
