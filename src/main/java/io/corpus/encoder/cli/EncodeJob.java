@@ -403,14 +403,16 @@ public final class EncodeJob {
       boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
-        Preflight.Found found = Preflight.beforeModel(settings, check);
+        settings.weights().precision().loadInBackground();
         if (!check) {
-          // Spark starts (seconds of single-threaded set-up) while this thread loads the model.
+          // Spark starts (seconds of single-threaded set-up) while this thread checks the paths
+          // and loads the model; a job refused before it runs no Spark job, and stops it.
           starting = new FutureTask<>(() -> SparkSessions.forJob("corpus-encoder"));
           Thread thread = new Thread(starting, "spark-start");
           thread.setDaemon(true);
           thread.start();
         }
+        Preflight.Found found = Preflight.beforeModel(settings, check);
         LoadedModel model = loadModel(settings);
         Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);
         if (check) {
