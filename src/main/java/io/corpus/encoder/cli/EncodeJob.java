@@ -31,8 +31,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.Dataset;
@@ -398,19 +396,14 @@ public final class EncodeJob {
       }
       EnvironmentValues environment = SettingsParser.environmentValues(Path.of(config));
       SparkSession spark = null;
-      FutureTask<SparkSession> starting = null;
-      // Stop only a session this run started: a caller's session (tests, a notebook) stays up.
-      boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
+      SessionStart starting = null;
       try {
         JobSettings settings = SettingsParser.parseFile(Path.of(config));
         settings.weights().precision().loadInBackground();
         if (!check) {
-          // Spark starts (seconds of single-threaded set-up) while this thread checks the paths
-          // and loads the model; a job refused before it runs no Spark job, and stops it.
-          starting = new FutureTask<>(() -> SparkSessions.forJob("corpus-encoder"));
-          Thread thread = new Thread(starting, "spark-start");
-          thread.setDaemon(true);
-          thread.start();
+          // Spark starts while this thread checks the paths and loads the model; a job refused
+          // before it runs no Spark job.
+          starting = new SessionStart("corpus-encoder");
         }
         Preflight.Found found = Preflight.beforeModel(settings, check);
         LoadedModel model = loadModel(settings);
@@ -433,7 +426,7 @@ public final class EncodeJob {
                     model.weights().encoder().bytes() / 1e6));
         // The model's files are hashed (a third of a second for MiniLM) while Spark still starts.
         Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
-        spark = started(starting);
+        spark = starting.get();
         RunSummary summary = new EncodeJob(spark, settings, model, reuseKey, start).run(out);
         out.println(environment.redact(doneLine(summary, settings.output().path(),
             settings.output().report().enabled())));
@@ -445,15 +438,10 @@ public final class EncodeJob {
         }
         return 1;
       } finally {
-        if (spark == null && starting != null) {   // the model failed: the error is out first
-          try {
-            spark = started(starting);
-          } catch (RuntimeException e) {
-            // Spark did not start either; nothing to stop
-          }
-        }
-        if (spark != null && !sessionExisted) {
-          spark.stop();
+        if (spark == null && starting != null) {   // refused: the error is out, no waiting
+          starting.abandon();
+        } else if (spark != null && !starting.sessionExisted()) {
+          spark.stop();   // only a session this run started: a caller's stays up
         }
       }
     }
@@ -469,24 +457,6 @@ public final class EncodeJob {
           summary.seconds(), summary.forwardSeconds(), path,
           report ? "; report " + path.replaceAll("/+$", "")
               + "/report/index.html" : "");
-    }
-
-    /** The session the background start made; its failure rethrown as it was thrown. */
-    private static SparkSession started(FutureTask<SparkSession> starting) {
-      try {
-        return starting.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while Spark was starting", e);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof RuntimeException runtime) {
-          throw runtime;
-        }
-        if (e.getCause() instanceof Error error) {
-          throw error;
-        }
-        throw new IllegalStateException(e.getCause());
-      }
     }
   }
 
