@@ -84,10 +84,13 @@ public final class TextTokenizer implements AutoCloseable {
 
   private final HuggingFaceTokenizer tokenizer;
   private final boolean withSpans;
+  // > 0: a text longer than this is tokenized from a prefix first ({@link TextPrefix})
+  private final int prefixChars;
 
-  private TextTokenizer(HuggingFaceTokenizer tokenizer, boolean withSpans) {
+  private TextTokenizer(HuggingFaceTokenizer tokenizer, boolean withSpans, int prefixChars) {
     this.tokenizer = tokenizer;
     this.withSpans = withSpans;
+    this.prefixChars = prefixChars;
   }
 
   /** Loads {@code tokenizer.json}; texts are cut to {@code maxTokens} tokens. */
@@ -116,6 +119,16 @@ public final class TextTokenizer implements AutoCloseable {
   /** As {@link #fromJson(byte[], int, int)}, its tokens with their {@link Spans} when asked. */
   public static TextTokenizer fromJson(byte[] tokenizerJson, int maxTokens, int overlap,
       boolean withSpans) {
+    return fromJson(tokenizerJson, maxTokens, overlap, withSpans,
+        overlap < 0 && TextPrefix.safe(tokenizerJson));
+  }
+
+  /**
+   * As {@link #fromJson(byte[], int, int, boolean)}; {@code fromPrefix}: a long text is
+   * tokenized from a prefix when that gives its tokens ({@link TextPrefix}; tests compare).
+   */
+  static TextTokenizer fromJson(byte[] tokenizerJson, int maxTokens, int overlap,
+      boolean withSpans, boolean fromPrefix) {
     Map<String, String> options = new HashMap<>(Map.of(
         "addSpecialTokens", "true",
         "truncation", "true",
@@ -130,7 +143,9 @@ public final class TextTokenizer implements AutoCloseable {
     TokenizerLibrary.prepare();
     try {
       return new TextTokenizer(HuggingFaceTokenizer.newInstance(
-          new ByteArrayInputStream(tokenizerJson), options), withSpans);
+          new ByteArrayInputStream(tokenizerJson), options), withSpans,
+          fromPrefix ? (int) Math.min(Integer.MAX_VALUE,
+              (long) TextPrefix.CHARS_PER_TOKEN * maxTokens) : 0);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot load the tokenizer", e);
     }
@@ -234,6 +249,19 @@ public final class TextTokenizer implements AutoCloseable {
   }
 
   public Tokens encode(String text) {
+    if (prefixChars > 0) {
+      // A prefix that alone overflows the limit truncates to the whole text's tokens.
+      for (long length = prefixChars; length < text.length(); length *= 2) {
+        int cut = TextPrefix.cut(text, (int) length);
+        if (cut < 0) {
+          break;
+        }
+        Encoding prefix = tokenizer.encode(text.substring(0, cut));
+        if (prefix.exceedMaxLength()) {
+          return tokens(prefix);
+        }
+      }
+    }
     return tokens(tokenizer.encode(text));
   }
 
