@@ -110,20 +110,7 @@ public final class NativeFiles {
    */
   public static Optional<String> unsafeFile(Path file) {
     try {
-      if (Files.isSymbolicLink(file)) {
-        return Optional.of(file + " is a symbolic link");
-      }
-      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-        return Optional.of(file + " is not a regular file");
-      }
-      if (!ownedByMe(file)) {
-        return Optional.of(file + " belongs to " + Files.getOwner(file, LinkOption.NOFOLLOW_LINKS)
-            .getName() + ", not to " + System.getProperty("user.name"));
-      }
-      if (writableByOthers(file)) {
-        return Optional.of(file + " can be written by other users");
-      }
-      return Optional.empty();
+      return unsafe(file, false);
     } catch (IOException e) {
       return Optional.of(file + " cannot be checked: " + e.getMessage());
     }
@@ -141,18 +128,23 @@ public final class NativeFiles {
 
   /** Why {@code dir} is not a folder only this user controls, or empty. */
   public static Optional<String> unsafeFolder(Path dir) throws IOException {
-    if (Files.isSymbolicLink(dir)) {
-      return Optional.of(dir + " is a symbolic link");
+    return unsafe(dir, true);
+  }
+
+  private static Optional<String> unsafe(Path path, boolean folder) throws IOException {
+    if (Files.isSymbolicLink(path)) {
+      return Optional.of(path + " is a symbolic link");
     }
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return Optional.of(dir + " is not a folder");
+    if (folder ? !Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)
+        : !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.of(path + (folder ? " is not a folder" : " is not a regular file"));
     }
-    if (!ownedByMe(dir)) {
-      return Optional.of(dir + " belongs to " + Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS)
+    if (!ownedByMe(path)) {
+      return Optional.of(path + " belongs to " + Files.getOwner(path, LinkOption.NOFOLLOW_LINKS)
           .getName() + ", not to " + System.getProperty("user.name"));
     }
-    if (writableByOthers(dir)) {
-      return Optional.of(dir + " can be written by other users");
+    if (writableByOthers(path)) {
+      return Optional.of(path + " can be written by other users");
     }
     return Optional.empty();
   }
