@@ -1,6 +1,5 @@
 package io.corpus.encoder.text;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
@@ -29,7 +28,7 @@ final class TextPrefix {
     String model = null;
     boolean truncatesRight = true;
     boolean addedWithSpace = false;
-    try (JsonParser json = new JsonFactory().createParser(tokenizerJson)) {
+    try (JsonParser json = TokenizerJson.FACTORY.createParser(tokenizerJson)) {
       if (json.nextToken() != JsonToken.START_OBJECT) {
         return false;
       }

@@ -4,7 +4,6 @@ import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.CharSpan;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -200,7 +199,7 @@ public final class TextTokenizer implements AutoCloseable {
    */
   public static Vocabulary vocabulary(byte[] tokenizerJson) {
     try {
-      JsonNode root = new ObjectMapper().readTree(tokenizerJson);
+      JsonNode root = TokenizerJson.MAPPER.readTree(tokenizerJson);
       java.util.Set<Integer> ids = new java.util.HashSet<>();
       JsonNode vocab = root.path("model").path("vocab");
       if (vocab.isArray()) {
@@ -226,7 +225,7 @@ public final class TextTokenizer implements AutoCloseable {
    */
   public static Entities.WordRules wordRules(byte[] tokenizerJson) {
     try {
-      JsonNode root = new ObjectMapper().readTree(tokenizerJson);
+      JsonNode root = TokenizerJson.MAPPER.readTree(tokenizerJson);
       JsonNode model = root.path("model");
       int unknown = -1;
       if (model.path("unk_id").isInt()) {

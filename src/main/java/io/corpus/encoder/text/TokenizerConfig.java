@@ -23,7 +23,7 @@ import java.util.Set;
  * does too. Other tokenizer classes ignore the flags, and so does this.
  */
 public final class TokenizerConfig {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = TokenizerJson.MAPPER;
   private static final Set<String> REBUILDING_CLASSES = Set.of("LlamaTokenizer",
       "LlamaTokenizerFast", "CodeLlamaTokenizer", "CodeLlamaTokenizerFast", "GemmaTokenizer",
       "GemmaTokenizerFast");
