@@ -11,10 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -101,9 +99,10 @@ public final class NativeCache {
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     StringBuilder sums = new StringBuilder();
     for (Map.Entry<String, String> file : files.entrySet()) {
-      Path copy = NativeFiles.extract(loader, file.getValue(), partial, file.getKey());
-      Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r-x------"));
-      sums.append(NativeFiles.sha256(copy)).append("  ").append(file.getKey()).append('\n');
+      String sum = NativeFiles.extract(loader, file.getValue(), partial, file.getKey());
+      Files.setPosixFilePermissions(partial.resolve(file.getKey()),
+          PosixFilePermissions.fromString("r-x------"));
+      sums.append(sum).append("  ").append(file.getKey()).append('\n');
     }
     Path list = Files.writeString(partial.resolve(SUMS), sums);
     Files.setPosixFilePermissions(list, PosixFilePermissions.fromString("r--------"));
@@ -155,9 +154,7 @@ public final class NativeCache {
   /** Why others could swap the cache itself ({@code parent}: the folder holding it), or empty. */
   private static Optional<String> openToOthers(Path parent) {
     try {
-      var permissions = Files.getPosixFilePermissions(parent);
-      return permissions.contains(PosixFilePermission.GROUP_WRITE)
-          || permissions.contains(PosixFilePermission.OTHERS_WRITE)
+      return NativeFiles.writableByOthers(parent)
           ? Optional.of(parent + " can be written by other users") : Optional.empty();
     } catch (IOException e) {
       return Optional.of(parent + " cannot be checked: " + e.getMessage());
@@ -177,7 +174,7 @@ public final class NativeCache {
    * nothing inflated), hashed: the same libraries give the same folder name.
    */
   private static String key(ClassLoader loader, Map<String, String> files) throws IOException {
-    MessageDigest sha = sha256();
+    MessageDigest sha = NativeFiles.newSha256();
     for (Map.Entry<String, String> file : files.entrySet()) {
       URL url = loader.getResource(file.getValue());
       if (url == null) {
@@ -190,19 +187,11 @@ public final class NativeCache {
         identity = entry.getSize() + ":" + Long.toHexString(entry.getCrc());
       } else {
         try (InputStream in = connection.getInputStream()) {
-          identity = HexFormat.of().formatHex(sha256().digest(in.readAllBytes()));
+          identity = NativeFiles.sha256(in);
         }
       }
       sha.update((file.getKey() + "=" + identity + "\n").getBytes(StandardCharsets.UTF_8));
     }
     return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -51,15 +51,15 @@ public final class NativeFiles {
 
   /**
    * Copies {@code resource} to {@code folder/name} (a private folder) and checks the file against
-   * the jar's copy; returns the file.
+   * the jar's copy; returns the copy's SHA-256, in hex.
    */
-  public static Path extract(ClassLoader loader, String resource, Path folder, String name) {
+  public static String extract(ClassLoader loader, String resource, Path folder, String name) {
     Path target = folder.resolve(name);
     try {
       byte[] expected;
       Path partial = Files.createTempFile(folder, name, ".part");
       try (InputStream in = open(loader, resource)) {
-        DigestInputStream digesting = new DigestInputStream(in, sha256());
+        DigestInputStream digesting = new DigestInputStream(in, newSha256());
         Files.copy(digesting, partial, StandardCopyOption.REPLACE_EXISTING);
         expected = digesting.getMessageDigest().digest();
       }
@@ -69,7 +69,7 @@ public final class NativeFiles {
         throw new IOException(target + " differs from " + resource + " in the jar right after "
             + "it was written");
       }
-      return target;
+      return HexFormat.of().formatHex(written);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot extract " + resource + " to " + folder, e);
     }
@@ -121,6 +121,11 @@ public final class NativeFiles {
     return HexFormat.of().formatHex(digest(file));
   }
 
+  /** The stream's SHA-256, in hex, read to its end. */
+  static String sha256(InputStream in) throws IOException {
+    return HexFormat.of().formatHex(digest(in));
+  }
+
   /** Removes {@code root} and what it holds when the JVM exits. */
   public static void deleteAtExit(Path root) {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(root)));
@@ -155,7 +160,7 @@ public final class NativeFiles {
     return Files.getOwner(path, LinkOption.NOFOLLOW_LINKS).equals(me);
   }
 
-  private static boolean writableByOthers(Path path) throws IOException {
+  static boolean writableByOthers(Path path) throws IOException {
     Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(path,
         LinkOption.NOFOLLOW_LINKS);
     return permissions.contains(PosixFilePermission.GROUP_WRITE)
@@ -177,7 +182,7 @@ public final class NativeFiles {
   }
 
   private static byte[] digest(InputStream in) throws IOException {
-    MessageDigest sha = sha256();
+    MessageDigest sha = newSha256();
     byte[] buffer = new byte[1 << 16];
     for (int n; (n = in.read(buffer)) > 0; ) {
       sha.update(buffer, 0, n);
@@ -185,7 +190,7 @@ public final class NativeFiles {
     return sha.digest();
   }
 
-  private static MessageDigest sha256() {
+  static MessageDigest newSha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

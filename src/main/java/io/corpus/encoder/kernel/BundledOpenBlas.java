@@ -11,8 +11,8 @@ import java.util.function.Supplier;
 /**
  * Native BLAS without root: the OpenBLAS build shipped in the {@code org.bytedeco:openblas} jar
  * (on the classpath, and in the application jar), extracted once per user into the job's cache
- * and checked before each load ({@link NativeCache}), for machines without an optimized system BLAS
- * ({@link BlasChoice}). System property {@value #CHOICE} chooses: {@code auto}, {@code system}
+ * and checked before each load ({@link NativeCache}), for machines without an optimized system
+ * BLAS ({@link BlasChoice}). System property {@value #CHOICE} chooses: {@code auto}, {@code system}
  * or {@code bundled}.
  */
 final class BundledOpenBlas {

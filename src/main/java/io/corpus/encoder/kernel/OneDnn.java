@@ -15,7 +15,8 @@ import java.util.Map;
  * do: bfloat16 and int8 inputs with float32 or int32 results. Its C API is called through JNA;
  * the libraries come from the {@code org.bytedeco:dnnl} jar (and libOpenCL.so.1, which
  * libdnnl.so.3 links, from bytedeco's OpenCL jar), extracted once per user into the job's cache
- * and checked before each load ({@link NativeCache}), as the bundled OpenBLAS is. Loaded on first use; {@link #available()} says whether it could be.
+ * and checked before each load ({@link NativeCache}), as the bundled OpenBLAS is. Loaded on
+ * first use; {@link #available()} says whether it could be.
  *
  * <p>oneDNN picks its kernels at run time from the processor's instructions; {@link #isa()}
  * names the set it dispatched to. Products run on the calling thread only (one OpenMP thread per
