@@ -36,11 +36,24 @@ final class TextPrefix {
         String field = json.getCurrentName();
         JsonToken value = json.nextToken();
         switch (field) {
-          case "normalizer" -> normalizer = value == JsonToken.VALUE_NULL ? "" : type(json);
-          case "pre_tokenizer" -> preTokenizer = value == JsonToken.VALUE_NULL ? "" : type(json);
-          case "model" -> model = type(json);
-          case "truncation" -> truncatesRight = value == JsonToken.VALUE_NULL || right(json);
-          case "added_tokens" -> addedWithSpace = anyContentWithSpace(json);
+          case "normalizer" -> normalizer = value == JsonToken.VALUE_NULL ? ""
+              : field(json, "type");
+          case "pre_tokenizer" -> preTokenizer = value == JsonToken.VALUE_NULL ? ""
+              : field(json, "type");
+          case "model" -> model = field(json, "type");
+          case "truncation" -> {
+            String direction = value == JsonToken.VALUE_NULL ? null : field(json, "direction");
+            truncatesRight = direction == null || direction.equals("Right");
+          }
+          case "added_tokens" -> {
+            while (value == JsonToken.START_ARRAY
+                && json.nextToken() == JsonToken.START_OBJECT) {
+              String content = field(json, "content");
+              addedWithSpace |= content != null
+                  && content.chars().anyMatch(Character::isWhitespace);
+            }
+            json.skipChildren();
+          }
           default -> json.skipChildren();
         }
       }
@@ -66,52 +79,25 @@ final class TextPrefix {
     return -1;
   }
 
-  /** The object's {@code type}, the rest of it skipped. */
-  private static String type(JsonParser json) throws IOException {
-    String type = null;
+  /**
+   * The value of field {@code name} of the object the parser is at, as a string (null when the
+   * object has none, or it is not an object); the rest of the object skipped.
+   */
+  private static String field(JsonParser json, String name) throws IOException {
     if (json.currentToken() != JsonToken.START_OBJECT) {
       json.skipChildren();
       return null;
     }
+    String value = null;
     while (json.nextToken() == JsonToken.FIELD_NAME) {
       String field = json.getCurrentName();
       json.nextToken();
-      if (field.equals("type")) {
-        type = json.getValueAsString();
+      if (field.equals(name) && json.currentToken().isScalarValue()) {
+        value = json.getValueAsString();
       } else {
         json.skipChildren();
       }
     }
-    return type;
-  }
-
-  private static boolean right(JsonParser json) throws IOException {
-    boolean right = true;
-    while (json.nextToken() == JsonToken.FIELD_NAME) {
-      String field = json.getCurrentName();
-      json.nextToken();
-      if (field.equals("direction")) {
-        right = "Right".equals(json.getValueAsString());
-      } else {
-        json.skipChildren();
-      }
-    }
-    return right;
-  }
-
-  private static boolean anyContentWithSpace(JsonParser json) throws IOException {
-    boolean any = false;
-    while (json.nextToken() == JsonToken.START_OBJECT) {
-      while (json.nextToken() == JsonToken.FIELD_NAME) {
-        String field = json.getCurrentName();
-        json.nextToken();
-        if (field.equals("content")) {
-          any |= json.getValueAsString("").chars().anyMatch(Character::isWhitespace);
-        } else {
-          json.skipChildren();
-        }
-      }
-    }
-    return any;
+    return value;
   }
 }
