@@ -25,13 +25,13 @@ import org.apache.spark.sql.Row;
  * ({@code execution.checkpoint-seconds}, {@code execution.resume}; see
  * {@link io.corpus.encoder.io.KeptPieces}). A piece is aimed at that many seconds of one task
  * slot's work, estimated before any task runs from the input's uncompressed size, the model's
- * shapes and the BLAS's measured speed.
+ * shapes and its precision's measured product rate.
  */
 final class Checkpoints {
   /**
-   * The share of the BLAS's measured speed the estimate grants a whole forward pass (norms,
-   * softmax, tokenizing, writing included); set low, so that pieces come out shorter than asked
-   * rather than longer.
+   * The share of the products' measured rate the estimate grants a whole forward pass (norms,
+   * softmax, tokenizing, writing included; for int8 quantizing and rescaling too); set low, so
+   * that pieces come out shorter than asked rather than longer.
    */
   static final double SHARE_OF_BLAS = 0.5;
   /** Bytes of a row's Parquet data per token it is estimated to make, for text. */
@@ -44,10 +44,13 @@ final class Checkpoints {
     return settings.value(Settings.CHECKPOINT_SECONDS);
   }
 
-  /** The log's line on the pieces: how many, of how much work, against how many wanted. */
-  static String described(JobSettings settings, KeptPieces kept, int wanted) {
-    return String.format("input cut into %d pieces of about %d s of a slot's work (%d estimated)",
-        kept.pieces(), seconds(settings), wanted);
+  /**
+   * The log's line on the pieces: how many, of how much work, against how many wanted at the
+   * products' {@code rate}.
+   */
+  static String described(JobSettings settings, KeptPieces kept, int wanted, double rate) {
+    return String.format("input cut into %d pieces of about %d s of a slot's work (%d estimated "
+        + "at %.0f G/s a slot's products)", kept.pieces(), seconds(settings), wanted, rate);
   }
 
   /**
@@ -87,7 +90,8 @@ final class Checkpoints {
   /**
    * The pieces to cut the input into so that each is about {@code execution.checkpoint-seconds}
    * of one slot's work: estimated tokens times the model's multiply-adds per token (SPLADE's
-   * head included), over the share {@link #SHARE_OF_BLAS} of the measured {@code gflops}.
+   * head included), over the share {@link #SHARE_OF_BLAS} of the {@code gflops} the model's
+   * precision multiplies at ({@link io.corpus.encoder.kernel.PrecisionCalibration#productRate}).
    */
   static int wanted(JobSettings settings, LoadedModel loaded, SplitPlan plan, double gflops) {
     EncoderModel model = loaded.weights();

@@ -15,6 +15,7 @@ import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.kernel.PrecisionCalibration;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.Pooling;
@@ -252,12 +253,14 @@ public final class EncodeJob {
       LOG.info("no pieces kept for a resumed run: {}", none);
       return null;
     }
-    int wanted = Checkpoints.wanted(settings, model, plan, RowMajorBlas.sgemmGflops());
+    double rate = PrecisionCalibration.productRate(model.weights().precision());
+    int wanted = Checkpoints.wanted(settings, model, plan, rate);
     int pieces = ParquetInput.pieceCount(plan, plannedSlots(), wanted);
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     KeptPieces kept = KeptPieces.open(out, table, Checkpoints.identity(input, plan,
         plannedSlots(), reuseKey, settings.environment(), hadoop), pieces, hadoop);
-    LOG.info("{}; {} s since start", Checkpoints.described(settings, kept, wanted), elapsed());
+    LOG.info("{}; {} s since start", Checkpoints.described(settings, kept, wanted, rate),
+        elapsed());
     if (kept.note() != null) {
       console.println(shown(kept.note()));
     }

@@ -56,12 +56,13 @@ public enum Precision implements ConfigName {
 
   /**
    * Starts loading the native library this precision's products run on (oneDNN: 90 MB
-   * extracted and checked, about a second of one core) on a daemon thread, so that it overlaps
-   * the job's other start-up work; {@link #refusal()} and the products wait for it.
+   * extracted and checked, about a second of one core), then measuring their rate
+   * ({@link PrecisionCalibration#productRate}), on a daemon thread, so that both overlap the
+   * job's other start-up work; {@link #refusal()}, the products and the rate wait for it.
    */
   public void loadInBackground() {
     if (this != FLOAT32) {
-      Thread loading = new Thread(OneDnn::available, "onednn-load");
+      Thread loading = new Thread(() -> PrecisionCalibration.productRate(this), "onednn-load");
       loading.setDaemon(true);
       loading.start();
     }

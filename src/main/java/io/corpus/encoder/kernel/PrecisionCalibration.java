@@ -1,5 +1,7 @@
 package io.corpus.encoder.kernel;
 
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -13,8 +15,25 @@ public final class PrecisionCalibration {
   private static final int ROWS = 512;
   private static final int WIDTH = 768;
   private static final int RUNS = 3;
+  private static final Map<Precision, Double> MEASURED = new EnumMap<>(Precision.class);
 
   private PrecisionCalibration() {}
+
+  /**
+   * How fast this precision's weight products run on one thread, in billions of operations
+   * (multiply-adds × 2) a second: float32's the BLAS's calibration sgemm
+   * ({@link RowMajorBlas#sgemmGflops()}), the others measured here once per JVM (about 0.15 s
+   * in a cold one; {@link Precision#loadInBackground()} measures it as soon as oneDNN is
+   * loaded). A precision this processor refuses is given float32's rate.
+   */
+  public static double productRate(Precision precision) {
+    if (precision == Precision.FLOAT32 || precision.refusal().isPresent()) {
+      return RowMajorBlas.sgemmGflops();
+    }
+    synchronized (MEASURED) {
+      return MEASURED.computeIfAbsent(precision, PrecisionCalibration::rate);
+    }
+  }
 
   /**
    * One line: {@code precisions: float32 95 GFLOP/s; int8 210 GOP/s (oneDNN 3.8.1,
