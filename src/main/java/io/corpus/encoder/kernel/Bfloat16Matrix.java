@@ -4,23 +4,64 @@ import com.sun.jna.Memory;
 
 /**
  * bfloat16 weights: each product's input is rounded to bfloat16 per batch and oneDNN sums the
- * products in float32 ({@link ReducedProducts}).
+ * products in float32 ({@link ReducedProducts}). The bits are held once, in native memory, where
+ * oneDNN reads them ({@link NativeWeights}).
  */
 public final class Bfloat16Matrix implements Matrix {
   private static final long serialVersionUID = 1L;
-  private final short[] bits;       // (rows, cols) bfloat16, row-major
+  private final NativeWeights bits;   // (rows, cols) bfloat16, row-major
   private final int rows;
   private final int cols;
-  private transient volatile Memory onNative;
 
   public Bfloat16Matrix(short[] bits, int rows, int cols) {
-    if (bits.length != (long) rows * cols) {
-      throw new IllegalArgumentException("A (" + rows + ", " + cols + ") matrix holds "
-          + (long) rows * cols + " values, not " + bits.length);
-    }
+    this(NativeWeights.of(checked(bits.length, rows, cols) ? bits : null), rows, cols);
+  }
+
+  private Bfloat16Matrix(NativeWeights bits, int rows, int cols) {
     this.bits = bits;
     this.rows = rows;
     this.cols = cols;
+  }
+
+  /**
+   * A (rows, cols) matrix whose bits {@code fill} writes, as little-endian 16-bit values, into
+   * the native memory it is given (a checkpoint's BF16 tensor, read there from its file);
+   * null on a processor that is not little-endian, where the caller widens the tensor instead.
+   */
+  public static Bfloat16Matrix stored(int rows, int cols,
+      java.util.function.Consumer<java.nio.ByteBuffer> fill) {
+    if (java.nio.ByteOrder.nativeOrder() != java.nio.ByteOrder.LITTLE_ENDIAN) {
+      return null;
+    }
+    return new Bfloat16Matrix(NativeWeights.filled(2L * rows * cols, fill), rows, cols);
+  }
+
+  /** The flat index of the first infinite or NaN value, or -1 when every value is finite. */
+  public long firstNonFinite() {
+    long n = (long) rows * cols;
+    for (long at = 0; at < n; at += 1 << 20) {
+      int count = (int) Math.min(1 << 20, n - at);
+      short[] piece = bits.shorts(at, count);
+      for (int i = 0; i < count; i++) {
+        if ((piece[i] & 0x7F80) == 0x7F80) {   // the exponent all ones
+          return at + i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** The value at flat index {@code index}. */
+  public float at(long index) {
+    return toFloat(bits.shorts(index, 1)[0]);
+  }
+
+  private static boolean checked(long values, int rows, int cols) {
+    if (values != (long) rows * cols) {
+      throw new IllegalArgumentException("A (" + rows + ", " + cols + ") matrix holds "
+          + (long) rows * cols + " values, not " + values);
+    }
+    return true;
   }
 
   /** float32 values rounded to the nearest bfloat16, ties to even (NaN stays NaN). */
@@ -30,6 +71,16 @@ public final class Bfloat16Matrix implements Matrix {
       bits[i] = toBfloat16(values[i]);
     }
     return new Bfloat16Matrix(bits, rows, cols);
+  }
+
+  /** Whether every value is a bfloat16 (its low 16 bits zero): rounding changes none. */
+  public static boolean holdsOnlyBfloat16(float[] values) {
+    for (float v : values) {
+      if ((Float.floatToRawIntBits(v) & 0xFFFF) != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -50,9 +101,9 @@ public final class Bfloat16Matrix implements Matrix {
     return Float.intBitsToFloat((bits & 0xFFFF) << 16);
   }
 
-  /** The bits, (rows, cols) row-major. */
+  /** The bits, (rows, cols) row-major: a copy. */
   public short[] bits() {
-    return bits;
+    return bits.shorts(0, rows * cols);
   }
 
   @Override
@@ -76,33 +127,30 @@ public final class Bfloat16Matrix implements Matrix {
     ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, y, yOffset, accumulate);
   }
 
-  /** The weights in native memory, copied there once per JVM. */
+  /** The weights in native memory. */
   Memory onNative() {
-    Memory m = onNative;
-    if (m == null) {
-      synchronized (this) {
-        if (onNative == null) {
-          Memory copy = new Memory(2L * bits.length);
-          copy.write(0, bits, 0, bits.length);
-          onNative = copy;
-        }
-        m = onNative;
-      }
-    }
-    return m;
+    return bits.memory();
   }
 
   @Override
   public float[] floats() {
-    float[] values = new float[bits.length];
-    for (int i = 0; i < bits.length; i++) {
-      values[i] = toFloat(bits[i]);
+    float[] values = new float[rows * cols];
+    for (int r = 0; r < rows; r++) {
+      row(r, values, r * cols);
     }
     return values;
   }
 
   @Override
+  public void row(int r, float[] out, int offset) {
+    short[] row = bits.shorts((long) r * cols, cols);
+    for (int c = 0; c < cols; c++) {
+      out[offset + c] = toFloat(row[c]);
+    }
+  }
+
+  @Override
   public long bytes() {
-    return 2L * bits.length;
+    return bits.bytes();
   }
 }

@@ -32,6 +32,11 @@ public record Float32Matrix(float[] values, int rows, int cols) implements Matri
   }
 
   @Override
+  public void row(int r, float[] out, int offset) {
+    System.arraycopy(values, r * cols, out, offset, cols);
+  }
+
+  @Override
   public long bytes() {
     return 4L * values.length;
   }

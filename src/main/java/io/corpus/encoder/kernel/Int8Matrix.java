@@ -4,21 +4,21 @@ import com.sun.jna.Memory;
 
 /**
  * int8 weights as ONNX Runtime's dynamic quantization makes them (symmetric, one scale per output
- * row); activations are quantized per token as each product runs ({@link ReducedProducts}).
+ * row); activations are quantized per token as each product runs ({@link ReducedProducts}). The
+ * values are held once, in native memory, where oneDNN reads them ({@link NativeWeights}).
  */
 public final class Int8Matrix implements Matrix {
   private static final long serialVersionUID = 1L;
   /** Symmetric int8 spans -127..127, as ONNX Runtime's symmetric int8 does. */
   static final int LIMIT = 127;
-  private final byte[] values;      // (rows, cols), row-major
+  private final NativeWeights values;   // (rows, cols), row-major
   private final float[] scales;     // (rows): W[r][c] ≈ scales[r] · values[r][c]
   private final int[] rowSums;      // (rows): Σ_c values[r][c], for the activations' zero points
   private final int rows;
   private final int cols;
-  private transient volatile Memory onNative;
 
   private Int8Matrix(byte[] values, float[] scales, int rows, int cols) {
-    this.values = values;
+    this.values = NativeWeights.of(values);
     this.scales = scales;
     this.rows = rows;
     this.cols = cols;
@@ -62,9 +62,9 @@ public final class Int8Matrix implements Matrix {
     return new Int8Matrix(q, scales, rows, cols);
   }
 
-  /** The int8 values, (rows, cols) row-major. */
+  /** The int8 values, (rows, cols) row-major: a copy. */
   public byte[] values() {
-    return values;
+    return values.bytes(0, rows * cols);
   }
 
   /** Each output row's scale. */
@@ -134,35 +134,30 @@ public final class Int8Matrix implements Matrix {
     return ReducedProducts.INT8_BLOCK;
   }
 
-  /** The int8 values in native memory, copied there once per JVM. */
+  /** The int8 values in native memory. */
   Memory onNative() {
-    Memory m = onNative;
-    if (m == null) {
-      synchronized (this) {
-        if (onNative == null) {
-          Memory copy = new Memory(values.length);
-          copy.write(0, values, 0, values.length);
-          onNative = copy;
-        }
-        m = onNative;
-      }
-    }
-    return m;
+    return values.memory();
   }
 
   @Override
   public float[] floats() {
-    float[] f = new float[values.length];
+    float[] f = new float[rows * cols];
     for (int r = 0; r < rows; r++) {
-      for (int c = 0; c < cols; c++) {
-        f[r * cols + c] = scales[r] * values[r * cols + c];
-      }
+      row(r, f, r * cols);
     }
     return f;
   }
 
   @Override
+  public void row(int r, float[] out, int offset) {
+    byte[] q = values.bytes((long) r * cols, cols);
+    for (int c = 0; c < cols; c++) {
+      out[offset + c] = scales[r] * q[c];
+    }
+  }
+
+  @Override
   public long bytes() {
-    return values.length + 8L * rows;
+    return values.bytes() + 8L * rows;
   }
 }

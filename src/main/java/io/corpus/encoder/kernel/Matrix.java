@@ -80,6 +80,9 @@ public sealed interface Matrix extends Serializable
   /** The values as float32 (dequantized: what the products multiply by), (rows, cols). */
   float[] floats();
 
+  /** Row {@code r}'s values as float32 (as {@link #floats()} holds them), into {@code out}. */
+  void row(int r, float[] out, int offset);
+
   /** Bytes the weights take. */
   long bytes();
 

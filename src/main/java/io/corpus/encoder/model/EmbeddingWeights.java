@@ -1,5 +1,8 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Bfloat16Matrix;
+import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.kernel.Precision;
 import java.io.Serializable;
 
 /**
@@ -9,7 +12,8 @@ import java.io.Serializable;
  *
  * <p>Dimensions: V vocabulary, P positions, S token types, E width.
  *
- * @param word (V, E) one row per token id
+ * @param word (V, E) one row per token id: float32, or bfloat16 where every value is one
+ *     ({@link #in})
  * @param position (P, E) one row per position 0..P-1, or null
  * @param tokenType (S, E) one row per token type (segment) id, or null (then usesTokenTypes is
  *     false)
@@ -21,9 +25,16 @@ import java.io.Serializable;
  * @param width E
  * @param scale what the word rows are multiplied by (Gemma's √E); 1 for the others
  */
-public record EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
+public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType, float[] gamma,
     float[] beta, int positionOffset, boolean usesTokenTypes, int width, float scale)
     implements Serializable {
+
+  /** Word rows (V·E values) multiplied by {@code scale}. */
+  public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
+      float[] beta, int positionOffset, boolean usesTokenTypes, int width, float scale) {
+    this(words(word, width), position, tokenType, gamma, beta, positionOffset, usesTokenTypes,
+        width, scale);
+  }
 
   /** Word rows as they are. */
   public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
@@ -48,6 +59,11 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
     return new EmbeddingWeights(word, null, null, null, null, 0, false, width);
   }
 
+  /** As {@link #wordsOnly(float[], int)}, from a (V, E) table in any precision. */
+  public static EmbeddingWeights wordsOnly(Matrix word) {
+    return new EmbeddingWeights(word, null, null, null, null, 0, false, word.cols(), 1f);
+  }
+
   /** With a norm whose width is E. */
   public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
       float[] beta, int positionOffset, boolean usesTokenTypes) {
@@ -61,7 +77,7 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
       throw new IllegalArgumentException("An embedding norm has a scale and a shift of width "
           + e + ", or neither");
     }
-    if (e == 0 || word.length % e != 0 || word.length == 0
+    if (e == 0 || word.cols() != e || word.rows() == 0
         || !table(position, e) || !table(tokenType, e)) {
       throw new IllegalArgumentException("Embedding tables must be non-empty (rows, " + e
           + ") matrices");
@@ -80,9 +96,33 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
     return rows == null || (rows.length > 0 && rows.length % e == 0);
   }
 
+  /** The word table of V·E values as a (V, E) matrix; an error if it is not one. */
+  private static Matrix words(float[] word, int width) {
+    if (width == 0 || word.length % width != 0 || word.length == 0) {
+      throw new IllegalArgumentException("Embedding tables must be non-empty (rows, " + width
+          + ") matrices");
+    }
+    return Matrix.of(word, word.length / width, width);
+  }
+
+  /**
+   * These embeddings for a model whose products run in {@code precision}: in bfloat16 and int8,
+   * a word table whose every value is a bfloat16 (a checkpoint saved in BF16, as the decoders'
+   * are) is held in bfloat16, half the bytes, the same values; otherwise, and in float32, as
+   * they are.
+   */
+  public EmbeddingWeights in(Precision precision) {
+    if (precision == Precision.FLOAT32 || word.precision() != Precision.FLOAT32
+        || !Bfloat16Matrix.holdsOnlyBfloat16(word.floats())) {
+      return this;
+    }
+    return new EmbeddingWeights(word.in(Precision.BFLOAT16), position, tokenType, gamma, beta,
+        positionOffset, usesTokenTypes, width, scale);
+  }
+
   /** V: token ids are 0..V-1. */
   public int vocabularySize() {
-    return word.length / width();
+    return word.rows();
   }
 
   /** S: token type ids are 0..S-1 (1 without a table: every token has type 0). */
@@ -92,7 +132,7 @@ public record EmbeddingWeights(float[] word, float[] position, float[] tokenType
 
   /** Number of float parameters. */
   public long parameterCount() {
-    return word.length + (position == null ? 0 : position.length)
+    return (long) word.rows() * word.cols() + (position == null ? 0 : position.length)
         + (tokenType == null ? 0 : tokenType.length) + (gamma == null ? 0 : 2L * width);
   }
 }

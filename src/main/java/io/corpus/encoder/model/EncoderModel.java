@@ -30,10 +30,11 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
 
   /**
    * This model with its encoder's and SPLADE head's weight products in {@code precision} (the
-   * embedding table, the Dense modules and the classifier heads, small products, stay float32).
+   * Dense modules and the classifier heads, small products, stay float32; the embedding table
+   * too, but where it holds only bfloat16 values: {@link EmbeddingWeights#in}).
    */
   public EncoderModel in(Precision precision) {
-    return new EncoderModel(embeddings, encoder.in(precision), head, tokenHead,
+    return new EncoderModel(embeddings.in(precision), encoder.in(precision), head, tokenHead,
         splade == null ? null : splade.in(precision), dense, lexical, multiVector);
   }
 

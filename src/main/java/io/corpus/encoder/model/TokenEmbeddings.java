@@ -1,6 +1,7 @@
 package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.LayerNorm;
+import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.Vectors;
 
 /**
@@ -58,7 +59,7 @@ public final class TokenEmbeddings {
    */
   public int append(int[] ids, int[] typeIds, int[] positions, TokenBatch batch) {
     int e = weights.width();
-    float[] word = weights.word();             // (V, E)
+    Matrix word = weights.word();              // (V, E)
     float[] position = weights.position();     // (P, E)
     float[] type = weights.tokenType();        // (S, E)
     int offset0 = weights.positionOffset();
@@ -71,10 +72,9 @@ public final class TokenEmbeddings {
         first = offset;
       }
       float[] x = batch.tokens();              // (B·T, E); may have grown
-      int w = ids[t] * e;
       int p = (offset0 + at) * e;
       int s = (types ? typeIds[t] : 0) * e;
-      System.arraycopy(word, w, x, offset, e);
+      word.row(ids[t], x, offset);
       if (weights.scale() != 1f) {
         for (int i = 0; i < e; i++) {
           x[offset + i] *= weights.scale();

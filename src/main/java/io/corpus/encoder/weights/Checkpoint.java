@@ -94,6 +94,12 @@ final class Checkpoint {
     return fileOf.get(name).read(storedName.get(name));
   }
 
+  /** A tensor's stored bytes into {@code target} ({@link SafetensorsFile#readStored}). */
+  void readStored(String name, java.nio.ByteBuffer target) {
+    info(name);
+    fileOf.get(name).readStored(storedName.get(name), target);
+  }
+
   /** Row {@code row} of a (rows, cols) tensor. */
   float[] readRow(String name, long row) {
     long cols = info(name).shape()[1];

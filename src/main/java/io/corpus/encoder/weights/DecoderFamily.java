@@ -44,7 +44,7 @@ abstract class DecoderFamily implements ModelFamily {
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
     int e = model.width();
     long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
-    return EmbeddingWeights.wordsOnly(read.take("embed_tokens.weight", vocabulary, e), e);
+    return EmbeddingWeights.wordsOnly(read.table("embed_tokens.weight", vocabulary, e));
   }
 
   @Override

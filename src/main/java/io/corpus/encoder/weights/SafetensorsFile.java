@@ -73,8 +73,11 @@ public final class SafetensorsFile {
     }
   }
 
-  /** The most bytes of a tensor mapped at once: any file and tensor size is read in pieces. */
-  private static final int PIECE_BYTES = 1 << 28;
+  /**
+   * The most bytes of a tensor read at once: any file and tensor size is read in pieces, read
+   * rather than mapped, so that the file's pages do not count in the job's resident memory.
+   */
+  private static final int PIECE_BYTES = 1 << 24;
 
   private final Path path;
   private final Map<String, TensorInfo> tensors;
@@ -165,11 +168,14 @@ public final class SafetensorsFile {
     int width = info.dtype() == DType.F32 ? 4 : 2;
     int perPiece = PIECE_BYTES / width;
     long start = info.start() + first * width;
+    ByteBuffer piece = ByteBuffer.allocate((int) Math.min(PIECE_BYTES, (long) count * width))
+        .order(ByteOrder.LITTLE_ENDIAN);
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       for (int done = 0; done < count; done += perPiece) {
         int n = Math.min(perPiece, count - done);
-        ByteBuffer piece = channel.map(FileChannel.MapMode.READ_ONLY,
-            start + (long) done * width, (long) n * width).order(ByteOrder.LITTLE_ENDIAN);
+        piece.clear().limit(n * width);
+        fill(channel, piece, start + (long) done * width);
+        piece.flip();
         switch (info.dtype()) {
           case F32 -> piece.asFloatBuffer().get(out, done, n);
           case F16 -> {
@@ -190,6 +196,37 @@ public final class SafetensorsFile {
           + e.getMessage(), e);
     }
     return out;
+  }
+
+  /**
+   * A tensor's bytes as they are stored (little-endian values), read into {@code target} from
+   * its position to its limit, which must be the tensor's size: straight into native memory
+   * where {@code target} is a view of it, never onto the heap.
+   */
+  public void readStored(String name, ByteBuffer target) {
+    TensorInfo info = info(name);
+    if (target.remaining() != info.end() - info.start()) {
+      throw new IllegalArgumentException(name + " holds " + (info.end() - info.start())
+          + " bytes, not " + target.remaining());
+    }
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      fill(channel, target, info.start());
+    } catch (IOException e) {
+      throw new WeightsException("Cannot read tensor " + name + " of " + path + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** Reads the file from {@code position} until {@code buffer} is full. */
+  private void fill(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
+    long at = position;
+    while (buffer.hasRemaining()) {
+      int n = channel.read(buffer, at);
+      if (n < 0) {
+        throw new IOException("the file ends at byte " + at);
+      }
+      at += n;
+    }
   }
 
   private static Map<String, TensorInfo> parseHeader(Path path, long fileSize,

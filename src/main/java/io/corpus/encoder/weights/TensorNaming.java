@@ -1,5 +1,6 @@
 package io.corpus.encoder.weights;
 
+import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
@@ -77,6 +78,14 @@ public enum TensorNaming implements ConfigName {
   /** Reads tensors by name, checking each shape. */
   interface TensorSource {
     float[] take(String name, long... shape);
+
+    /**
+     * A (rows, cols) table, such as a decoder's token embeddings: float32 as {@link #take}
+     * reads it, unless the source keeps BF16 tables as they are stored.
+     */
+    default Matrix table(String name, long rows, long cols) {
+      return Matrix.of(take(name, rows, cols), Math.toIntExact(rows), Math.toIntExact(cols));
+    }
 
     /** The first dimension of a tensor, or −1 when there is no such tensor. */
     long rows(String name);

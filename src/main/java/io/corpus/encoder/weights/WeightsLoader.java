@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.kernel.Bfloat16Matrix;
 import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ClassifierHead;
@@ -40,7 +41,7 @@ public final class WeightsLoader {
 
   public static EncoderWeights load(Path path, TensorNaming naming, ModelSettings settings) {
     Checkpoint file = Checkpoint.of(path);
-    Source source = new Source(file);
+    Source source = new Source(file, Precision.FLOAT32);
     EncoderWeights weights = readEncoder(file, source, naming, settings);
     source.checkAllUsed(settings);
     return weights;
@@ -99,9 +100,9 @@ public final class WeightsLoader {
     }
     Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
         kept);
-    refuseIfTooLarge(heldBytes(file, family.layerPrefix(), precision),
+    refuseIfTooLarge(heapBytes(file, family.layerPrefix(), precision),
         Runtime.getRuntime().maxMemory(), model, precision);
-    Source source = new Source(file);
+    Source source = new Source(file, precision);
     EmbeddingWeights embeddings = family.embeddings(source, model);
     int layers = countLayers(file, family.layerPrefix(), "model_type " + family.name());
     if (layers != model.layers()) {
@@ -148,17 +149,13 @@ public final class WeightsLoader {
   }
 
   /**
-   * The bytes the checkpoint's kept tensors take once read as the job holds them: the encoder
-   * layers' ({@code layerPrefix}) in {@code precision} (4, 2 or 1 bytes a weight, and one layer
-   * in float32 while it is converted), every other tensor (embeddings, norms, heads) in float32,
-   * but lm_head, of which a reranker reads two rows.
+   * The bytes of heap the checkpoint's kept tensors take once read as the job holds them: the
+   * encoder layers' ({@code layerPrefix}) in float32, or in bfloat16 and int8 one layer in
+   * float32 while it is converted (the converted layers are held in native memory, beside the
+   * heap), and every other tensor (embeddings, norms, heads) in float32, but lm_head, of which a
+   * reranker reads two rows.
    */
-  static long heldBytes(Checkpoint file, String layerPrefix, Precision precision) {
-    int perWeight = switch (precision) {
-      case FLOAT32 -> 4;
-      case BFLOAT16 -> 2;
-      case INT8 -> 1;
-    };
+  static long heapBytes(Checkpoint file, String layerPrefix, Precision precision) {
     long layerElements = 0;
     long otherElements = 0;
     Map<String, Long> perLayer = new HashMap<>();
@@ -176,8 +173,7 @@ public final class WeightsLoader {
       }
     }
     long oneLayer = perLayer.values().stream().mapToLong(Long::longValue).max().orElse(0);
-    return otherElements * 4 + layerElements * perWeight
-        + (precision == Precision.FLOAT32 ? 0 : oneLayer * 4);
+    return 4 * (otherElements + (precision == Precision.FLOAT32 ? layerElements : oneLayer));
   }
 
   /**
@@ -191,14 +187,14 @@ public final class WeightsLoader {
       return;
     }
     throw new WeightsException(String.format(java.util.Locale.ROOT, "%s: the weights take "
-        + "%,.1f GB as this job holds them (model.precision = %s), more than the %,.1f GB heap "
-        + "of this JVM. Give the driver more memory (jobs/encode: ENCODER_HEAP=%dg; "
+        + "%,.1f GB of heap as this job holds them (model.precision = %s), more than the %,.1f "
+        + "GB heap of this JVM. Give the driver more memory (jobs/encode: ENCODER_HEAP=%dg; "
         + "spark-submit: --driver-memory, and as much for each executor, which holds the "
         + "broadcast weights too)%s", model.folder(), needed / 1e9, precision.configName(),
         available / 1e9, (long) Math.ceil(needed * 1.25 / (1L << 30)) + 1,
         precision == Precision.FLOAT32 ? ", or set model.precision = bfloat16 (processors with "
-            + "bfloat16 instructions) or int8, which hold the layers in 2 and 1 bytes a weight"
-            : ""));
+            + "bfloat16 instructions) or int8, which hold the layers in 2 and 1 bytes a weight, "
+            + "outside the heap" : ""));
   }
 
   /**
@@ -233,7 +229,7 @@ public final class WeightsLoader {
       throw new WeightsException("No model.safetensors in " + folder + " (a Dense module's "
           + "pytorch_model.bin is not loaded: unpickling can run code)");
     }
-    Source source = new Source(Checkpoint.of(weights));
+    Source source = new Source(Checkpoint.of(weights), Precision.FLOAT32);
     float[] w = source.take("linear.weight", out, in);
     float[] b = c.path("bias").asBoolean(true) ? source.take("linear.bias", out) : null;
     source.checkAllUsed(settings);
@@ -266,14 +262,14 @@ public final class WeightsLoader {
     int v = embeddings.vocabularySize();
     int yes = vocabularyId(tokenizerJson, reranker.yes(), tokenizer);
     int no = vocabularyId(tokenizerJson, reranker.no(), tokenizer);
-    float[] yesRow;
-    float[] noRow;
+    float[] yesRow = new float[e];
+    float[] noRow = new float[e];
     if (file.contains(LM_HEAD)) {            // the two rows, not a (V, E) table of gigabytes
       yesRow = source.takeRow(LM_HEAD, yes, v, e);
       noRow = source.takeRow(LM_HEAD, no, v, e);
     } else {
-      yesRow = Arrays.copyOfRange(embeddings.word(), yes * e, (yes + 1) * e);
-      noRow = Arrays.copyOfRange(embeddings.word(), no * e, (no + 1) * e);
+      embeddings.word().row(yes, yesRow, 0);
+      embeddings.word().row(no, noRow, 0);
     }
     float[] row = new float[e];
     for (int i = 0; i < e; i++) {
@@ -330,7 +326,8 @@ public final class WeightsLoader {
             + model.family().name() + " folder saved with its …ForMaskedLM head has it)");
       }
     }
-    float[] decoder = file.contains(t.get(4)) ? source.take(t.get(4), v, e) : embeddings.word();
+    float[] decoder = file.contains(t.get(4)) ? source.take(t.get(4), v, e)
+        : embeddings.word().floats();
     float[] bias = source.take(t.get(5), v);
     for (String alias : t.subList(6, t.size())) {
       if (file.contains(alias)) {
@@ -443,10 +440,36 @@ public final class WeightsLoader {
   /** Hands out tensors with checked shapes and finite values, remembering which were taken. */
   private static final class Source implements TensorNaming.TensorSource {
     private final Checkpoint file;
+    private final Precision precision;
     private final Set<String> used = new LinkedHashSet<>();
 
-    Source(Checkpoint file) {
+    /**
+     * {@code precision}: the products' (in bfloat16 and int8, a BF16 table is kept as stored,
+     * never widened on the heap).
+     */
+    Source(Checkpoint file, Precision precision) {
       this.file = file;
+      this.precision = precision;
+    }
+
+    @Override
+    public Matrix table(String name, long rows, long cols) {
+      checkShape(name, rows, cols);
+      Bfloat16Matrix kept = precision == Precision.FLOAT32
+          || file.info(name).dtype() != SafetensorsFile.DType.BF16
+          || 2 * rows * cols > Integer.MAX_VALUE ? null
+          : Bfloat16Matrix.stored(Math.toIntExact(rows), Math.toIntExact(cols),
+              target -> file.readStored(name, target));
+      if (kept == null) {
+        return TensorNaming.TensorSource.super.table(name, rows, cols);
+      }
+      long bad = kept.firstNonFinite();
+      if (bad >= 0) {
+        throw new WeightsException("Tensor " + name + " holds " + kept.at(bad)
+            + " at flat index " + bad + ": " + file.path());
+      }
+      used.add(name);
+      return kept;
     }
 
     @Override

@@ -40,7 +40,7 @@ class TokenEmbeddingsTest {
         double[] x = new double[E];
         double mean = 0;
         for (int i = 0; i < E; i++) {
-          x[i] = (double) w.word()[ids[b][t] * E + i] + w.position()[t * E + i]
+          x[i] = (double) w.word().floats()[ids[b][t] * E + i] + w.position()[t * E + i]
               + w.tokenType()[type * E + i];
           mean += x[i] / E;
         }

@@ -134,7 +134,7 @@ class ModelFolderTest {
   }
 
   private static void assertLoadsAs(Map<String, float[]> tensors, FolderWeights w) {
-    assertArrayEquals(tensors.get("embeddings.word_embeddings.weight"), w.embeddings().word());
+    assertArrayEquals(tensors.get("embeddings.word_embeddings.weight"), w.embeddings().word().floats());
     assertArrayEquals(tensors.get("embeddings.LayerNorm.bias"), w.embeddings().beta());
     assertEquals(L, w.encoder().layerCount());
     assertArrayEquals(tensors.get("encoder.layer.1.output.dense.bias"),
