@@ -27,9 +27,9 @@ import java.util.Map;
  * <p>Every claim of the header is checked against the file before anything is read: the header
  * length, each tensor's offsets (inside the data, not overlapping, matching the shape and dtype),
  * so the reader never allocates more than the file holds. F32 is read as is; F16 and BF16 are
- * widened to float. A tensor is read when asked for, in pieces of 256 MB mapped one at a time, so
- * files and tensors of any size (a 7B model's 4 GB shards, its 2.2 GB float32 embedding table)
- * are read.
+ * widened to float, or copied as stored ({@link #readStored}). A tensor is read when asked for,
+ * in pieces of 16 MB, so files and tensors of any size (a 7B model's 4 GB shards, its 2.2 GB
+ * float32 embedding table) are read.
  */
 public final class SafetensorsFile {
   private static final ObjectMapper JSON = new ObjectMapper();
