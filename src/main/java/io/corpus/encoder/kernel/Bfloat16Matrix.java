@@ -1,6 +1,9 @@
 package io.corpus.encoder.kernel;
 
 import com.sun.jna.Memory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.function.Consumer;
 
 /**
  * bfloat16 weights: each product's input is rounded to bfloat16 per batch and oneDNN sums the
@@ -14,7 +17,7 @@ public final class Bfloat16Matrix implements Matrix {
   private final int cols;
 
   public Bfloat16Matrix(short[] bits, int rows, int cols) {
-    this(NativeWeights.of(checked(bits.length, rows, cols) ? bits : null), rows, cols);
+    this(NativeWeights.of(checked(bits, rows, cols)), rows, cols);
   }
 
   private Bfloat16Matrix(NativeWeights bits, int rows, int cols) {
@@ -28,9 +31,8 @@ public final class Bfloat16Matrix implements Matrix {
    * the native memory it is given (a checkpoint's BF16 tensor, read there from its file);
    * null on a processor that is not little-endian, where the caller widens the tensor instead.
    */
-  public static Bfloat16Matrix stored(int rows, int cols,
-      java.util.function.Consumer<java.nio.ByteBuffer> fill) {
-    if (java.nio.ByteOrder.nativeOrder() != java.nio.ByteOrder.LITTLE_ENDIAN) {
+  public static Bfloat16Matrix stored(int rows, int cols, Consumer<ByteBuffer> fill) {
+    if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
       return null;
     }
     return new Bfloat16Matrix(NativeWeights.filled(2L * rows * cols, fill), rows, cols);
@@ -56,12 +58,12 @@ public final class Bfloat16Matrix implements Matrix {
     return toFloat(bits.shorts(index, 1)[0]);
   }
 
-  private static boolean checked(long values, int rows, int cols) {
-    if (values != (long) rows * cols) {
+  private static short[] checked(short[] bits, int rows, int cols) {
+    if (bits.length != (long) rows * cols) {
       throw new IllegalArgumentException("A (" + rows + ", " + cols + ") matrix holds "
-          + (long) rows * cols + " values, not " + values);
+          + (long) rows * cols + " values, not " + bits.length);
     }
-    return true;
+    return bits;
   }
 
   /** float32 values rounded to the nearest bfloat16, ties to even (NaN stays NaN). */

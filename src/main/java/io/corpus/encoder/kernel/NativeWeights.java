@@ -6,6 +6,7 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 
 /**
  * A reduced-precision matrix's values, held once, in native memory, where oneDNN reads them: not
@@ -43,7 +44,7 @@ final class NativeWeights implements Serializable {
    * {@code bytes} bytes that {@code fill} writes into the native memory it is given as one
    * buffer (at most 2 GB), from its position to its limit.
    */
-  static NativeWeights filled(long bytes, java.util.function.Consumer<ByteBuffer> fill) {
+  static NativeWeights filled(long bytes, Consumer<ByteBuffer> fill) {
     if (bytes > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(bytes + " bytes in one buffer");
     }
