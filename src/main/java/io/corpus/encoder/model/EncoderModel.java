@@ -34,7 +34,8 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
    * too, but where it holds only bfloat16 values: {@link EmbeddingWeights#in}).
    */
   public EncoderModel in(Precision precision) {
-    return new EncoderModel(embeddings.in(precision), encoder.in(precision), head, tokenHead,
+    return new EncoderModel(embeddings == null ? null : embeddings.in(precision),
+        encoder.in(precision), head, tokenHead,
         splade == null ? null : splade.in(precision), dense, lexical, multiVector);
   }
 

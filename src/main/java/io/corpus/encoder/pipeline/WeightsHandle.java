@@ -22,20 +22,24 @@ abstract class WeightsHandle implements Serializable {
   abstract void destroy();
 
   static WeightsHandle of(JavaSparkContext jsc, EncoderModel weights) {
-    return jsc.sc().isLocal() ? new InProcess(weights) : new Broadcasted(jsc.broadcast(weights));
+    return jsc.sc().isLocal() ? new InProcess(weights)
+        : new Broadcasted(jsc.broadcast(new JavaSerialized<>(weights)));
   }
 
-  /** A broadcast variable: the cluster way. */
+  /**
+   * A broadcast variable: the cluster way. Java-serialized whatever {@code spark.serializer} is
+   * ({@link JavaSerialized}: the reduced-precision weights travel no other way).
+   */
   private static final class Broadcasted extends WeightsHandle {
-    private final Broadcast<EncoderModel> broadcast;
+    private final Broadcast<JavaSerialized<EncoderModel>> broadcast;
 
-    Broadcasted(Broadcast<EncoderModel> broadcast) {
+    Broadcasted(Broadcast<JavaSerialized<EncoderModel>> broadcast) {
       this.broadcast = broadcast;
     }
 
     @Override
     EncoderModel get() {
-      return broadcast.value();
+      return broadcast.value().value();
     }
 
     @Override

@@ -12,6 +12,7 @@ import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.StagingPieces;
+import io.corpus.encoder.testing.Tolerances;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,6 +127,43 @@ class LocalClusterIT {
     RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
     assertEquals(30, summary.rowsWritten());
     assertFalse(summary.executors().isEmpty());
+    summary.executors().keySet().forEach(id ->
+        assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors()));
+  }
+
+  /**
+   * int8 on executors of their own, with Kryo as {@code spark.serializer} (as many clusters set
+   * it): the broadcast's int8 layers, held in native memory, reach the executors with their
+   * values, and the vectors stay within int8's tolerance of the reference.
+   */
+  @Test
+  @Order(1)
+  void int8WithKryoOnTheClusterStaysWithinItsTolerance() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    RealModelReference reference = RealModelReference.miniLm(spark);
+    Path dir = Files.createDirectories(WORK.resolve("int8"));
+    Path output = dir.resolve("out");
+    Path config = dir.resolve("job.conf");
+    Files.writeString(config, String.join("\n",
+        "input { path = \"" + reference.folder().resolve("expected/texts.parquet")
+            + "\", text-column = text }",
+        "model { path = \"" + reference.folder() + "\", precision = int8 }",
+        "output { path = \"" + output + "\", token-embeddings = false }",
+        "execution.progress = false"));
+    scripts.run(JOB_TIMEOUT, "int8", "submit", "--master", master, "--executor-memory", "1g",
+        "--conf", "spark.ui.enabled=false", "--conf",
+        "spark.serializer=org.apache.spark.serializer.KryoSerializer",
+        "--config", config.toString());
+    double worst = 0;
+    List<Row> rows = spark.read().parquet(output.resolve("embeddings").toString())
+        .collectAsList();
+    assertEquals(reference.rows().size(), rows.size());
+    for (Row row : rows) {
+      worst = Math.max(worst, 1 - Tolerances.cosine(reference.rows()
+          .get(row.<String>getAs("id")).sentence(), SparkInputs.vector(row.getAs("pooled"))));
+    }
+    assertTrue(worst <= Tolerances.int8MiniLm(), "worst 1 - cosine " + worst);
+    RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
     summary.executors().keySet().forEach(id ->
         assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors()));
   }
