@@ -116,11 +116,7 @@ public final class SafetensorsFile {
   private static ByteBuffer readFully(FileChannel channel, long position, int length)
       throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-    while (buffer.hasRemaining()) {
-      if (channel.read(buffer, position + buffer.position()) < 0) {
-        throw new IOException("the file ends before byte " + (position + length));
-      }
-    }
+    fill(channel, buffer, position);
     return buffer;
   }
 
@@ -218,12 +214,13 @@ public final class SafetensorsFile {
   }
 
   /** Reads the file from {@code position} until {@code buffer} is full. */
-  private void fill(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
-    long at = position;
-    while (buffer.hasRemaining()) {
+  private static void fill(FileChannel channel, ByteBuffer buffer, long position)
+      throws IOException {
+    long end = position + buffer.remaining();
+    for (long at = position; buffer.hasRemaining(); ) {
       int n = channel.read(buffer, at);
       if (n < 0) {
-        throw new IOException("the file ends at byte " + at);
+        throw new IOException("the file ends before byte " + end);
       }
       at += n;
     }

@@ -262,12 +262,14 @@ public final class WeightsLoader {
     int v = embeddings.vocabularySize();
     int yes = vocabularyId(tokenizerJson, reranker.yes(), tokenizer);
     int no = vocabularyId(tokenizerJson, reranker.no(), tokenizer);
-    float[] yesRow = new float[e];
-    float[] noRow = new float[e];
+    float[] yesRow;
+    float[] noRow;
     if (file.contains(LM_HEAD)) {            // the two rows, not a (V, E) table of gigabytes
       yesRow = source.takeRow(LM_HEAD, yes, v, e);
       noRow = source.takeRow(LM_HEAD, no, v, e);
     } else {
+      yesRow = new float[e];
+      noRow = new float[e];
       embeddings.word().row(yes, yesRow, 0);
       embeddings.word().row(no, noRow, 0);
     }
@@ -430,11 +432,16 @@ public final class WeightsLoader {
   static float[] finite(String name, float[] values, Path file) {
     for (int i = 0; i < values.length; i++) {
       if (!Float.isFinite(values[i])) {
-        throw new WeightsException("Tensor " + name + " holds " + values[i] + " at flat index "
-            + i + ": " + file);
+        throw notFinite(name, values[i], i, file);
       }
     }
     return values;
+  }
+
+  /** The error for tensor {@code name}'s {@code value} at flat {@code index}, not finite. */
+  private static WeightsException notFinite(String name, float value, long index, Path file) {
+    return new WeightsException("Tensor " + name + " holds " + value + " at flat index " + index
+        + ": " + file);
   }
 
   /** Hands out tensors with checked shapes and finite values, remembering which were taken. */
@@ -465,8 +472,7 @@ public final class WeightsLoader {
       }
       long bad = kept.firstNonFinite();
       if (bad >= 0) {
-        throw new WeightsException("Tensor " + name + " holds " + kept.at(bad)
-            + " at flat index " + bad + ": " + file.path());
+        throw notFinite(name, kept.at(bad), bad, file.path());
       }
       used.add(name);
       return kept;

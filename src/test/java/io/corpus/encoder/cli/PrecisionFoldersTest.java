@@ -7,13 +7,10 @@ import io.corpus.encoder.kernel.Isa;
 import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.testing.RealModelReference;
-import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,15 +98,8 @@ class PrecisionFoldersTest {
         "model { path = \"" + reference.folder() + "\", precision = int8 }",
         "output { path = \"" + output + "\", token-embeddings = false }");
     assertEquals(0, run.code(), run.error());
-    double worst = 0;
-    List<Row> rows = spark.read().parquet(output.resolve("embeddings").toString())
-        .collectAsList();
-    assertEquals(reference.rows().size(), rows.size());
-    for (Row row : rows) {
-      double[] expected = reference.rows().get(row.<String>getAs("id")).sentence();
-      worst = Math.max(worst, 1 - Tolerances.cosine(expected,
-          SparkInputs.vector(row.getAs("pooled"))));
-    }
+    double worst = reference.worstSentenceCosineGap(spark.read()
+        .parquet(output.resolve("embeddings").toString()).collectAsList(), "pooled");
     System.out.printf("all-MiniLM-L6-v2 in int8: worst 1 - cosine to the reference %.2e%n",
         worst);
     assertTrue(worst <= Tolerances.int8MiniLm(), "worst 1 - cosine " + worst);

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,24 +112,10 @@ class LocalClusterIT {
   void realModelOnTextOnTheClusterEqualsTheReference() throws Exception {
     SparkSession spark = SparkTestSession.get();
     RealModelReference reference = RealModelReference.miniLm(spark);
-    Path dir = Files.createDirectories(WORK.resolve("text"));
-    Path output = dir.resolve("out");
-    Path config = dir.resolve("job.conf");
-    Files.writeString(config, String.join("\n",
-        "input { path = \"" + reference.folder().resolve("expected/texts.parquet")
-            + "\", text-column = text }",
-        "model.path = \"" + reference.folder() + "\"",
-        "output.path = \"" + output + "\"",
-        "execution.progress = false"));
-    scripts.run(JOB_TIMEOUT, "text", "submit", "--master", master, "--executor-memory", "1g",
-        "--conf", "spark.ui.enabled=false", "--config", config.toString());
+    Path output = submitMiniLm(reference, "text", List.of());
     reference.assertMatches(spark.read().parquet(output.resolve("embeddings").toString())
         .collectAsList(), "input_ids", "embeddings", "pooled");
-    RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
-    assertEquals(30, summary.rowsWritten());
-    assertFalse(summary.executors().isEmpty());
-    summary.executors().keySet().forEach(id ->
-        assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors()));
+    assertEquals(30, ranOnExecutors(output).rowsWritten());
   }
 
   /**
@@ -141,31 +128,49 @@ class LocalClusterIT {
   void int8WithKryoOnTheClusterStaysWithinItsTolerance() throws Exception {
     SparkSession spark = SparkTestSession.get();
     RealModelReference reference = RealModelReference.miniLm(spark);
-    Path dir = Files.createDirectories(WORK.resolve("int8"));
+    Path output = submitMiniLm(reference, "int8",
+        List.of("model.precision = int8", "output.token-embeddings = false"),
+        "spark.serializer=org.apache.spark.serializer.KryoSerializer");
+    double worst = reference.worstSentenceCosineGap(spark.read()
+        .parquet(output.resolve("embeddings").toString()).collectAsList(), "pooled");
+    assertTrue(worst <= Tolerances.int8MiniLm(), "worst 1 - cosine " + worst);
+    ranOnExecutors(output);
+  }
+
+  /**
+   * Submits all-MiniLM-L6-v2 on its reference texts as job {@code name}, with {@code settings}
+   * added to its config and each of {@code sparkConf} as a {@code --conf}; returns the output.
+   */
+  private Path submitMiniLm(RealModelReference reference, String name, List<String> settings,
+      String... sparkConf) throws Exception {
+    Path dir = Files.createDirectories(WORK.resolve(name));
     Path output = dir.resolve("out");
     Path config = dir.resolve("job.conf");
-    Files.writeString(config, String.join("\n",
+    List<String> lines = new ArrayList<>(List.of(
         "input { path = \"" + reference.folder().resolve("expected/texts.parquet")
             + "\", text-column = text }",
-        "model { path = \"" + reference.folder() + "\", precision = int8 }",
-        "output { path = \"" + output + "\", token-embeddings = false }",
+        "model.path = \"" + reference.folder() + "\"",
+        "output.path = \"" + output + "\"",
         "execution.progress = false"));
-    scripts.run(JOB_TIMEOUT, "int8", "submit", "--master", master, "--executor-memory", "1g",
-        "--conf", "spark.ui.enabled=false", "--conf",
-        "spark.serializer=org.apache.spark.serializer.KryoSerializer",
-        "--config", config.toString());
-    double worst = 0;
-    List<Row> rows = spark.read().parquet(output.resolve("embeddings").toString())
-        .collectAsList();
-    assertEquals(reference.rows().size(), rows.size());
-    for (Row row : rows) {
-      worst = Math.max(worst, 1 - Tolerances.cosine(reference.rows()
-          .get(row.<String>getAs("id")).sentence(), SparkInputs.vector(row.getAs("pooled"))));
+    lines.addAll(settings);
+    Files.writeString(config, String.join("\n", lines));
+    List<String> args = new ArrayList<>(List.of("--master", master, "--executor-memory", "1g",
+        "--conf", "spark.ui.enabled=false"));
+    for (String conf : sparkConf) {
+      args.addAll(List.of("--conf", conf));
     }
-    assertTrue(worst <= Tolerances.int8MiniLm(), "worst 1 - cosine " + worst);
+    args.addAll(List.of("--config", config.toString()));
+    scripts.run(JOB_TIMEOUT, name, "submit", args.toArray(String[]::new));
+    return output;
+  }
+
+  /** The run summary of {@code output}, whose tasks all ran on executors, none in the driver. */
+  private static RunSummary ranOnExecutors(Path output) throws IOException {
     RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
+    assertFalse(summary.executors().isEmpty());
     summary.executors().keySet().forEach(id ->
         assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors()));
+    return summary;
   }
 
   @Test

@@ -153,6 +153,24 @@ public record RealModelReference(Path folder, Map<String, Expected> rows) {
     return errors;
   }
 
+  /**
+   * The largest 1 − cosine between a row's sentence vector in {@code pooledColumn} and its
+   * reference, every reference row present once: for a reduced precision, whose vectors are held
+   * to a tolerance of their own.
+   */
+  public double worstSentenceCosineGap(List<Row> output, String pooledColumn) {
+    assertEquals(rows.size(), output.size(), "one output row per reference text");
+    double worst = 0;
+    for (Row row : output) {
+      String id = String.valueOf((Object) row.getAs("id"));
+      Expected e = rows.get(id);
+      assertNotNull(e, "no reference for output row " + id);
+      worst = Math.max(worst, 1 - Tolerances.cosine(e.sentence(),
+          SparkInputs.vector(row.getAs(pooledColumn))));
+    }
+    return worst;
+  }
+
   /** The texts as (id, text) pairs, for writing an input table. */
   public List<String[]> texts() {
     List<String[]> out = new ArrayList<>();
