@@ -38,10 +38,7 @@ public final class SparkSessions {
     // says why).
     setIfAbsent(builder, conf, "spark.executor.extraJavaOptions", "-XX:+UseTransparentHugePages "
         + "-XX:CompileCommand=quiet "
-        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Int8Matrix.multiply "
-        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Int8Matrix.linear "
-        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Int8Matrix.activatedLinear "
-        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/Bfloat16Matrix.multiply");
+        + "-XX:CompileCommand=dontinline,io/corpus/encoder/kernel/ReducedProducts.*");
     // oneDNN's OpenMP: one thread per task, as the BLAS (kernel.OneDnn also sets it per thread).
     setIfAbsent(builder, conf, "spark.executorEnv.OMP_NUM_THREADS", "1");
     // Broadcast weights are random-looking floats: compressing them only costs time.

@@ -126,7 +126,60 @@ public final class Bfloat16Matrix implements Matrix {
   @Override
   public void multiply(int n, float[] x, int xOffset, float[] y, int yOffset,
       boolean accumulate) {
-    ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, y, yOffset, accumulate);
+    ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, null, accumulate ? y : null,
+        yOffset, y, yOffset, false);
+  }
+
+  /**
+   * The bias and the residual are added as the float32 product is read back: no pass of their
+   * own.
+   */
+  @Override
+  public void linear(int n, float[] x, int xOffset, float[] bias, float[] addend,
+      int addendOffset, float[] y, int yOffset) {
+    ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, bias, addend, addendOffset, y,
+        yOffset, false);
+  }
+
+  /**
+   * A GELU is applied as the float32 product is read back, by {@link RationalErf} (the next
+   * product rounds it to bfloat16); other activations in a pass of their own.
+   */
+  @Override
+  public void activatedLinear(int n, float[] x, int xOffset, float[] bias,
+      Activation activation, float[] y) {
+    if (activation != Activation.GELU) {
+      Matrix.super.activatedLinear(n, x, xOffset, bias, activation, y);
+      return;
+    }
+    ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, bias, null, 0, y, 0, true);
+  }
+
+  /**
+   * With a bfloat16 second layer, oneDNN adds the bias and applies the activation as it stores
+   * the first product, in bfloat16, where the second product reads it ({@link
+   * ReducedProducts#bfloat16FeedForward}).
+   */
+  @Override
+  public void feedForward(int n, float[] x, int xOffset, float[] bias, Activation activation,
+      Matrix second, float[] secondBias, float[] addend, int addendOffset, float[] y,
+      int yOffset, float[] hidden) {
+    if (!(second instanceof Bfloat16Matrix v)) {
+      Matrix.super.feedForward(n, x, xOffset, bias, activation, second, secondBias, addend,
+          addendOffset, y, yOffset, hidden);
+      return;
+    }
+    ReducedProducts.forThisThread().bfloat16FeedForward(n, x, xOffset, this, bias,
+        OneDnn.eltwise(activation), v, secondBias, addend, addendOffset, y, yOffset);
+  }
+
+  /**
+   * The rows of one bfloat16 product ({@link ReducedProducts#BFLOAT16_BLOCK}): the activation
+   * and the next product's rounding read a block while it is still in the core's cache.
+   */
+  @Override
+  public int blockRows() {
+    return ReducedProducts.BFLOAT16_BLOCK;
   }
 
   /** The weights in native memory. */

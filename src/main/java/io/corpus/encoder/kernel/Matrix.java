@@ -69,6 +69,19 @@ public sealed interface Matrix extends Serializable
   }
 
   /**
+   * A feed-forward on this matrix W (F, K) and {@code second} V (N, F): {@code y (n, N) =
+   * act(x · Wᵀ + bias) · Vᵀ + secondBias + addend}, as {@link #activatedLinear} into {@code
+   * hidden} (n, F) then {@code second}'s {@link #linear}; a precision whose products can hand
+   * the activation from one to the other in their own form does so, and leaves hidden alone.
+   */
+  default void feedForward(int n, float[] x, int xOffset, float[] bias, Activation activation,
+      Matrix second, float[] secondBias, float[] addend, int addendOffset, float[] y,
+      int yOffset, float[] hidden) {
+    activatedLinear(n, x, xOffset, bias, activation, hidden);
+    second.linear(n, hidden, 0, secondBias, addend, addendOffset, y, yOffset);
+  }
+
+  /**
    * Rows of input best multiplied at once where the caller cuts a batch into blocks (the
    * feed-forward): as many as make the product efficient while its output stays in cache for
    * the passes that follow it.

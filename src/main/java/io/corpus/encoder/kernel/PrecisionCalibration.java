@@ -7,9 +7,10 @@ import java.util.Random;
 /**
  * What {@code --check} says of {@code model.precision} on this processor: for each precision,
  * whether it runs and how fast its product goes there (a 512 × 768 by 768 × 768 weight product,
- * the best of three after one untimed; for int8 oneDNN's matmul alone, without the passes
- * around it, which the JIT compiles only once a job has run them a while), or why it is
- * refused.
+ * the best of three after one untimed; for int8 and bfloat16 oneDNN's matmul alone, without
+ * the passes around it, which the JIT compiles only once a job has run them a while: a cold
+ * bfloat16 product with its passes measured 10 GFLOP/s here and cut the real-text job into 44
+ * pieces instead of 2), or why it is refused.
  */
 public final class PrecisionCalibration {
   private static final int ROWS = 512;
@@ -73,10 +74,10 @@ public final class PrecisionCalibration {
     long best = Long.MAX_VALUE;
     for (int run = 0; run <= RUNS; run++) {
       long start = System.nanoTime();
-      if (m instanceof Int8Matrix int8) {
-        ReducedProducts.forThisThread().int8SumsOnly(ROWS, int8);
-      } else {
+      if (precision == Precision.FLOAT32) {
         m.multiply(ROWS, x, 0, y, 0, false);
+      } else {
+        ReducedProducts.forThisThread().productOnly(ROWS, m);
       }
       long took = System.nanoTime() - start;
       if (run > 0) {

@@ -1,49 +1,40 @@
 package io.corpus.encoder.kernel;
 
 import com.sun.jna.Memory;
-import com.sun.jna.Pointer;
-import com.sun.jna.ptr.PointerByReference;
+import io.corpus.encoder.kernel.Matmuls.Kind;
+import io.corpus.encoder.kernel.Matmuls.NativeBuffer;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
- * The bfloat16 and int8 products on oneDNN's matmul, for one thread: its stream, its primitives
- * (one per kind and shape, made on first use with the row count left to run time, so any batch
- * reuses them; a thread's own, so two tasks never share a primitive's scratch space) and its
- * native buffers, grown as batches need. Inputs are converted here, per batch: rounded to
- * bfloat16, or quantized per token to uint8 (0..255 where int8 dot products are exact, 0..127
- * where they saturate pairs at int16: {@link Isa#exactInt8}).
+ * The bfloat16 and int8 products on oneDNN's matmul ({@link Matmuls}), for one thread, a block of
+ * rows at a time, and the passes around them: inputs converted per batch (rounded to bfloat16,
+ * or quantized per token to uint8: 0..255 where int8 dot products are exact, 0..127 where they
+ * saturate pairs at int16, {@link Isa#exactInt8}), products read back with their bias, residual
+ * or GELU. Its native buffers grow as batches need.
  *
  * <p>Not thread-safe: {@link #forThisThread} gives each thread its own.
  */
 final class ReducedProducts {
   /** Rows of an int8 product done at a time. */
   static final int INT8_BLOCK = Integer.getInteger("encoder.int8-block", 256);
+  /** Rows of a bfloat16 product done at a time. */
+  static final int BFLOAT16_BLOCK = Integer.getInteger("encoder.bfloat16-block", 256);
   private static final ThreadLocal<ReducedProducts> PER_THREAD =
       ThreadLocal.withInitial(ReducedProducts::new);
 
-  private final OneDnn.Api api = OneDnn.api();
-  private final Pointer engine = OneDnn.engine();
-  private final Pointer stream;
+  private final Matmuls matmuls = new Matmuls();
   private final int activationMax;     // 255, or 127 without exact int8 dot products
-  private final Map<Long, Pointer> primitives = new HashMap<>();
   private final Int8Passes passes = Int8Passes.create();
-  private Memory source = new Memory(1);   // the converted input (n, K)
-  private Memory result = new Memory(1);   // the product (n, N), int32 or float32
+  private final Bfloat16Passes bfloat16Passes = Bfloat16Passes.create();
+  private final NativeBuffer source = new NativeBuffer();   // the converted input (n, K)
+  private final NativeBuffer result = new NativeBuffer();   // (n, N), int32 or float32
+  private final NativeBuffer hidden = new NativeBuffer();   // a feed-forward's (n, F), bf16
+  private final NativeBuffer biases = new NativeBuffer();   // a bias oneDNN adds (N), f32
   private byte[] quantized = new byte[0];  // (n, K) on the heap, before its copy
-  private short[] rounded = new short[0];  // (n, K) bfloat16
-  private float[] floats = new float[0];   // (n, N) float32
   private float[] tokenScales = new float[0];
   private int[] zeroPoints = new int[0];
-  private final Memory args = new Memory(48);   // three dnnl_exec_arg_t {int arg; void* memory}
 
   private ReducedProducts() {
-    OneDnn.singleThreaded();
-    PointerByReference ref = new PointerByReference();
-    OneDnn.check(api.dnnl_stream_create(ref, engine, 1), "dnnl_stream_create");
-    stream = ref.getValue();
     activationMax = OneDnn.isa().exactInt8() ? 255 : 127;
   }
 
@@ -85,11 +76,11 @@ final class ReducedProducts {
       zeroPoints = new int[n];
     }
     passes.quantize(n, k, x, xOffset, activationMax, quantized, tokenScales, zeroPoints);
-    source = atLeast(source, (long) n * k);
-    source.write(0, quantized, 0, n * k);
-    result = atLeast(result, 4L * n * outs);
-    run(OneDnn.U8, OneDnn.S8, OneDnn.S32, n, k, outs, w.onNative());
-    ByteBuffer sums = result.getByteBuffer(0, 4L * n * outs).order(ByteOrder.nativeOrder());
+    source.ensure((long) n * k).write(0, quantized, 0, n * k);
+    result.ensure(4L * n * outs);
+    matmuls.run(new Kind(OneDnn.U8, OneDnn.S32, k, outs, 0, false), n, source, w.onNative(),
+        null, result);
+    ByteBuffer sums = result.view;
     if (gelu) {
       passes.rescaleGelu(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(),
           bias, y, yOffset);
@@ -100,13 +91,18 @@ final class ReducedProducts {
   }
 
   /**
-   * oneDNN's int8 product alone on n rows of whatever the source buffer holds, for calibration:
-   * the sums are left unread.
+   * oneDNN's product alone, int8 or bfloat16, on n rows of whatever the source buffer holds,
+   * for calibration: the passes around it (which the JIT compiles only once a job has run them
+   * a while) are left out, and the result unread.
    */
-  void int8SumsOnly(int n, Int8Matrix w) {
-    source = atLeast(source, (long) n * w.cols());
-    result = atLeast(result, 4L * n * w.rows());
-    run(OneDnn.U8, OneDnn.S8, OneDnn.S32, n, w.cols(), w.rows(), w.onNative());
+  void productOnly(int n, Matrix w) {
+    Memory weights = w instanceof Int8Matrix int8 ? int8.onNative()
+        : ((Bfloat16Matrix) w).onNative();
+    int src = w instanceof Int8Matrix ? OneDnn.U8 : OneDnn.BF16;
+    source.ensure(2L * n * w.cols());
+    Kind kind = new Kind(src, src == OneDnn.U8 ? OneDnn.S32 : OneDnn.F32, w.cols(), w.rows(),
+        0, false);
+    matmuls.run(kind, n, source, weights, null, result);
   }
 
   /** {@link Int8Passes#quantize}, on this JVM's implementation. */
@@ -115,107 +111,69 @@ final class ReducedProducts {
     Int8Passes.create().quantize(n, k, x, xOffset, qmax, out, scales, zeroPoints);
   }
 
-  /** y (n, N) [+]= x (n, K) · Wᵀ with W bfloat16 (N, K), x rounded to bfloat16. */
-  void bfloat16(int n, float[] x, int xOffset, Bfloat16Matrix w, float[] y, int yOffset,
-      boolean accumulate) {
-    if (n == 0) {
-      return;
+  /**
+   * y (n, N) = x (n, K) · Wᵀ + bias + addend with W bfloat16 (N, K) and x rounded to bfloat16,
+   * summed in float32, {@link #BFLOAT16_BLOCK} rows at a time (each block's rounded input and
+   * float32 product stay in the core's caches between the passes). The bias and the addend (a
+   * residual, or y itself to accumulate) are added as the product is read back; either may be
+   * null. With {@code gelu}, y = GELU(product + bias) (no addend).
+   */
+  void bfloat16(int n, float[] x, int xOffset, Bfloat16Matrix w, float[] bias, float[] addend,
+      int addendOffset, float[] y, int yOffset, boolean gelu) {
+    Kind kind = new Kind(OneDnn.BF16, OneDnn.F32, w.cols(), w.rows(), 0, false);
+    for (int first = 0; first < n; first += BFLOAT16_BLOCK) {
+      int rows = Math.min(BFLOAT16_BLOCK, n - first);
+      rounded(rows, x, xOffset + first * w.cols(), w.cols());
+      matmuls.run(kind, rows, source, w.onNative(), null, result);
+      readBack(rows, w.rows(), bias, addend, addendOffset + first * w.rows(), y,
+          yOffset + first * w.rows(), gelu);
     }
+  }
+
+  /**
+   * A feed-forward in bfloat16: y (n, N) = act(x · Wᵀ + bias) · Vᵀ + outBias + addend, W
+   * (F, K) and V (N, F). oneDNN adds the first product's bias and applies the activation as it
+   * stores the product, rounded to bfloat16, where the second product reads it: the (n, F)
+   * hidden values never come back to the heap in float32, nor go through a pass of their own.
+   * {@code eltwise} is oneDNN's algorithm for the activation ({@link OneDnn#eltwise}).
+   */
+  void bfloat16FeedForward(int n, float[] x, int xOffset, Bfloat16Matrix w, float[] bias,
+      int eltwise, Bfloat16Matrix v, float[] outBias, float[] addend, int addendOffset,
+      float[] y, int yOffset) {
     int k = w.cols();
-    int outs = w.rows();
-    if (rounded.length < n * k) {
-      rounded = new short[n * k];
+    int width = w.rows();
+    int outs = v.rows();
+    Kind in = new Kind(OneDnn.BF16, OneDnn.BF16, k, width, eltwise, bias != null);
+    Kind out = new Kind(OneDnn.BF16, OneDnn.F32, width, outs, 0, false);
+    if (bias != null) {
+      biases.ensure(4L * width).write(0, bias, 0, width);
     }
-    for (int i = 0; i < n * k; i++) {
-      rounded[i] = Bfloat16Matrix.toBfloat16(x[xOffset + i]);
-    }
-    source = atLeast(source, 2L * n * k);
-    source.write(0, rounded, 0, n * k);
-    result = atLeast(result, 4L * n * outs);
-    run(OneDnn.BF16, OneDnn.BF16, OneDnn.F32, n, k, outs, w.onNative());
-    if (!accumulate) {
-      result.read(0, y, yOffset, n * outs);
-      return;
-    }
-    if (floats.length < n * outs) {
-      floats = new float[n * outs];
-    }
-    result.read(0, floats, 0, n * outs);
-    for (int i = 0; i < n * outs; i++) {
-      y[yOffset + i] += floats[i];
+    for (int first = 0; first < n; first += BFLOAT16_BLOCK) {
+      int rows = Math.min(BFLOAT16_BLOCK, n - first);
+      rounded(rows, x, xOffset + first * k, k);
+      hidden.ensure(2L * rows * width);
+      matmuls.run(in, rows, source, w.onNative(), bias == null ? null : biases, hidden);
+      matmuls.run(out, rows, hidden, v.onNative(), null, result);
+      readBack(rows, outs, outBias, addend, addendOffset + first * outs, y,
+          yOffset + first * outs, false);
     }
   }
 
-  /** result (n, N) = source (n, K) · weights (K, N), the weights stored as (N, K). */
-  private void run(int srcType, int weightType, int dstType, int n, int k, int outs,
-      Memory weights) {
-    Pointer primitive = primitive(srcType, weightType, dstType, k, outs);
-    Pointer srcDesc = desc(new long[] {n, k}, srcType, OneDnn.TAG_AB);
-    Pointer weightDesc = desc(new long[] {k, outs}, weightType, OneDnn.TAG_BA);
-    Pointer dstDesc = desc(new long[] {n, outs}, dstType, OneDnn.TAG_AB);
-    Pointer src = memory(srcDesc, source);
-    Pointer wei = memory(weightDesc, weights);
-    Pointer dst = memory(dstDesc, result);
-    try {
-      args.setInt(0, OneDnn.ARG_SRC);
-      args.setPointer(8, src);
-      args.setInt(16, OneDnn.ARG_WEIGHTS);
-      args.setPointer(24, wei);
-      args.setInt(32, OneDnn.ARG_DST);
-      args.setPointer(40, dst);
-      OneDnn.check(api.dnnl_primitive_execute(primitive, stream, 3, args), "matmul");
-      OneDnn.check(api.dnnl_stream_wait(stream), "dnnl_stream_wait");
-    } finally {
-      for (Pointer m : new Pointer[] {src, wei, dst}) {
-        api.dnnl_memory_destroy(m);
-      }
-      for (Pointer d : new Pointer[] {srcDesc, weightDesc, dstDesc}) {
-        api.dnnl_memory_desc_destroy(d);
-      }
+  /** The source holds rows (n, K) of x from xOffset, rounded to bfloat16. */
+  private void rounded(int n, float[] x, int xOffset, int k) {
+    source.ensure(2L * n * k);
+    bfloat16Passes.round(n * k, x, xOffset, source.view);
+  }
+
+  /** y (n, N) from the float32 product in the result, its bias and addend added (or GELU'd). */
+  private void readBack(int n, int outs, float[] bias, float[] addend, int addendOffset,
+      float[] y, int yOffset, boolean gelu) {
+    if (gelu) {
+      bfloat16Passes.addGelu(n, outs, result.view, bias, y, yOffset);
+    } else if (bias == null && addend == null) {
+      result.memory.read(0, y, yOffset, n * outs);
+    } else {
+      bfloat16Passes.add(n, outs, result.view, bias, addend, addendOffset, y, yOffset);
     }
-  }
-
-  /** The matmul of (?, K) by (K, N) in these types, made once per thread. */
-  private Pointer primitive(int srcType, int weightType, int dstType, int k, int outs) {
-    long key = ((long) srcType << 56) | ((long) k << 28) | outs;
-    Pointer primitive = primitives.get(key);
-    if (primitive != null) {
-      return primitive;
-    }
-    Pointer src = desc(new long[] {OneDnn.RUNTIME_DIM, k}, srcType, OneDnn.TAG_AB);
-    Pointer wei = desc(new long[] {k, outs}, weightType, OneDnn.TAG_BA);
-    Pointer dst = desc(new long[] {OneDnn.RUNTIME_DIM, outs}, dstType, OneDnn.TAG_AB);
-    PointerByReference ref = new PointerByReference();
-    try {
-      OneDnn.check(api.dnnl_matmul_primitive_desc_create(ref, engine, src, wei, null, dst,
-          null), "matmul of (n, " + k + ") by (" + k + ", " + outs + ")");
-      Pointer pd = ref.getValue();
-      OneDnn.check(api.dnnl_primitive_create(ref, pd), "dnnl_primitive_create");
-      api.dnnl_primitive_desc_destroy(pd);
-      primitive = ref.getValue();
-    } finally {
-      for (Pointer d : new Pointer[] {src, wei, dst}) {
-        api.dnnl_memory_desc_destroy(d);
-      }
-    }
-    primitives.put(key, primitive);
-    return primitive;
-  }
-
-  private Pointer desc(long[] dims, int type, int tag) {
-    PointerByReference ref = new PointerByReference();
-    OneDnn.check(api.dnnl_memory_desc_create_with_tag(ref, dims.length, dims, type, tag),
-        "dnnl_memory_desc_create_with_tag");
-    return ref.getValue();
-  }
-
-  private Pointer memory(Pointer desc, Memory data) {
-    PointerByReference ref = new PointerByReference();
-    OneDnn.check(api.dnnl_memory_create(ref, desc, engine, data), "dnnl_memory_create");
-    return ref.getValue();
-  }
-
-  private static Memory atLeast(Memory m, long bytes) {
-    return m.size() >= bytes ? m : new Memory(Math.max(bytes, m.size() + m.size() / 2));
   }
 }

@@ -21,18 +21,6 @@ final class VectorInt8Passes implements Int8Passes {
   // As many byte lanes as F has float lanes: one vector's quantized values.
   private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class,
       VectorShape.forBitSize(F.length() * Byte.SIZE));
-  private static final FloatVector ERF_A1 = FloatVector.broadcast(F, RationalErf.A1);
-  private static final FloatVector ERF_A3 = FloatVector.broadcast(F, RationalErf.A3);
-  private static final FloatVector ERF_A5 = FloatVector.broadcast(F, RationalErf.A5);
-  private static final FloatVector ERF_A7 = FloatVector.broadcast(F, RationalErf.A7);
-  private static final FloatVector ERF_A9 = FloatVector.broadcast(F, RationalErf.A9);
-  private static final FloatVector ERF_A11 = FloatVector.broadcast(F, RationalErf.A11);
-  private static final FloatVector ERF_A13 = FloatVector.broadcast(F, RationalErf.A13);
-  private static final FloatVector ERF_B0 = FloatVector.broadcast(F, RationalErf.B0);
-  private static final FloatVector ERF_B2 = FloatVector.broadcast(F, RationalErf.B2);
-  private static final FloatVector ERF_B4 = FloatVector.broadcast(F, RationalErf.B4);
-  private static final FloatVector ERF_B6 = FloatVector.broadcast(F, RationalErf.B6);
-  private static final FloatVector ERF_B8 = FloatVector.broadcast(F, RationalErf.B8);
   private final ScalarInt8Passes tails = new ScalarInt8Passes();
   private float[] zeros = new float[0];
 
@@ -154,25 +142,15 @@ final class VectorInt8Passes implements Int8Passes {
       int at = yOffset + t * outs;
       int row = t * outs;
       for (int o = 0; o < bound; o += F.length()) {
-        gelu(product(sums, row, o, zero, tokenScale, wScales, rowSums)
-            .add(FloatVector.fromArray(F, bias, o))).intoArray(y, at + o);
+        VectorRationalErf.gelu(product(sums, row, o, zero, tokenScale, wScales, rowSums)
+                .add(FloatVector.fromArray(F, bias, o)))
+            .intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
         y[at + o] = RationalErf.gelu(
             product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o]) + bias[o]);
       }
     }
-  }
-
-  /** {@link RationalErf#gelu}, lane for lane. */
-  private static FloatVector gelu(FloatVector v) {
-    FloatVector x = v.mul(RationalErf.SQRT_HALF).max(-RationalErf.LIMIT)
-        .min(RationalErf.LIMIT);
-    FloatVector x2 = x.mul(x);
-    FloatVector p = x2.fma(ERF_A13, ERF_A11).fma(x2, ERF_A9).fma(x2, ERF_A7).fma(x2, ERF_A5)
-        .fma(x2, ERF_A3).fma(x2, ERF_A1).mul(x);
-    FloatVector q = x2.fma(ERF_B8, ERF_B6).fma(x2, ERF_B4).fma(x2, ERF_B2).fma(x2, ERF_B0);
-    return v.mul(0.5f).mul(p.div(q).add(1f));
   }
 
   /** scale · wScale · (sum − zero · rowSum) for one output: a tail no whole vector covers. */

@@ -216,12 +216,16 @@ public final class Encoder {
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
     for (int first = 0; first < n; first += shapes.ffnBlock()) {
       int rows = shapes.ffnRows(n - first);
+      if (!w.gated()) {
+        w.ffnInWeight().feedForward(rows, in, first * width, w.ffnInBias(),
+            settings.activation(), w.ffnOutWeight(), w.ffnOutBias(), residual, first * width,
+            out, first * width, hidden);
+        continue;
+      }
       w.ffnInWeight().activatedLinear(rows, in, first * width, w.ffnInBias(),
           settings.activation(), hidden);                                    // (rows, F)
-      if (w.gated()) {
-        w.ffnGateWeight().linear(rows, in, first * width, w.ffnGateBias(), null, 0, gate, 0);
-        Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
-      }
+      w.ffnGateWeight().linear(rows, in, first * width, w.ffnGateBias(), null, 0, gate, 0);
+      Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
       w.ffnOutWeight().linear(rows, hidden, 0, w.ffnOutBias(), residual, first * width, out,
           first * width);                                                    // (rows, E)
     }

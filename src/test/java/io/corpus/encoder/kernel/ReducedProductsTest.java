@@ -160,6 +160,58 @@ class ReducedProductsTest {
     }
   }
 
+  /**
+   * A bfloat16 feed-forward hands the activation from one product to the next inside oneDNN:
+   * with V the identity, y = bf16(act(bf16(x) · Wᵀ + b)) + b2 + residual shows each hidden value
+   * as oneDNN stored it, which must be the activation of the float32 product rounded to
+   * bfloat16 (one bfloat16 step apart at most, where oneDNN's float32 activation and this double
+   * one round to neighbours), for each activation (a wrong oneDNN algorithm fails here; GELU and
+   * its tanh form differ by less than a bfloat16 step and cannot be told apart).
+   */
+  @Test
+  void bfloat16FeedForwardAppliesEachActivationBetweenItsProducts() {
+    if (OneDnn.isa().compareTo(Isa.AVX512_CORE) < 0) {
+      return;   // no bfloat16 kernels below AVX-512: the job refuses bfloat16 (tested above)
+    }
+    Random rnd = new Random(21);
+    int n = 300;       // two blocks
+    int k = 40;
+    int width = 48;    // F: the hidden width, and N with V the identity
+    float[] w = random(rnd, width * k, 0.3);
+    float[] x = random(rnd, 2 + n * k, 1);
+    float[] bias = random(rnd, width, 0.5);
+    float[] outBias = random(rnd, width, 1);
+    float[] residual = random(rnd, n * width, 1);
+    float[] identity = new float[width * width];
+    for (int i = 0; i < width; i++) {
+      identity[i * width + i] = 1;
+    }
+    Bfloat16Matrix first = Bfloat16Matrix.round(w, width, k);
+    Bfloat16Matrix second = Bfloat16Matrix.round(identity, width, width);
+    float[] wr = first.floats();
+    for (Activation activation : Activation.values()) {
+      float[] y = new float[3 + n * width];
+      first.feedForward(n, x, 2, bias, activation, second, outBias, residual, 0, y, 3, null);
+      for (int t = 0; t < n; t++) {
+        for (int o = 0; o < width; o++) {
+          double sum = bias[o];
+          for (int i = 0; i < k; i++) {
+            sum += (double) Bfloat16Matrix.toFloat(Bfloat16Matrix.toBfloat16(x[2 + t * k + i]))
+                * wr[o * k + i];
+          }
+          float expected = Bfloat16Matrix.toFloat(
+              Bfloat16Matrix.toBfloat16((float) activation.exact(sum)));
+          float hiddenSeen = y[3 + t * width + o] - outBias[o] - residual[t * width + o];
+          double step = Math.ulp(expected) * 65536;     // a bfloat16 step at this magnitude
+          double off = Math.abs(hiddenSeen - expected);
+          assertTrue(off <= step + 1e-5 * (1 + Math.abs(expected)), activation + " token " + t
+              + ", output " + o + ": " + hiddenSeen + " against " + expected);
+        }
+      }
+      System.out.println(activation + ": every hidden value within one bfloat16 step");
+    }
+  }
+
   @Test
   void float32MatrixIsTheBlasProduct() {
     Random rnd = new Random(11);
