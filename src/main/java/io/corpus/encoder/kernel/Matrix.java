@@ -104,6 +104,36 @@ public sealed interface Matrix extends Serializable
     return new Float32Matrix(values, rows, cols);
   }
 
+  /**
+   * The rows of {@code parts} one after the other (they share their column count): bfloat16
+   * matrices stay bfloat16 ({@link Bfloat16Matrix#stack}), anything else is stacked in float32.
+   */
+  static Matrix stackRows(Matrix... parts) {
+    boolean bfloat16 = true;
+    int rows = 0;
+    for (Matrix part : parts) {
+      bfloat16 &= part instanceof Bfloat16Matrix;
+      rows += part.rows();
+    }
+    if (bfloat16) {
+      return Bfloat16Matrix.stack(java.util.Arrays.copyOf(parts, parts.length,
+          Bfloat16Matrix[].class));
+    }
+    int cols = parts[0].cols();
+    float[] values = new float[rows * cols];
+    int at = 0;
+    for (Matrix part : parts) {
+      if (part.cols() != cols) {
+        throw new IllegalArgumentException("Stacked matrices have " + cols + " and "
+            + part.cols() + " columns");
+      }
+      for (int r = 0; r < part.rows(); r++, at += cols) {
+        part.row(r, values, at);
+      }
+    }
+    return of(values, rows, cols);
+  }
+
   /** This matrix's float32 values in {@code precision}; float32 returns this very matrix. */
   default Matrix in(Precision precision) {
     if (precision == precision()) {

@@ -67,22 +67,6 @@ public record LayerWeights(
     }
   }
 
-  /** A layer of float32 matrices, (out, in) row-major, their shapes read off the biases. */
-  private LayerWeights(float[] inProjWeight, float[] inProjBias, float[] outProjWeight,
-      float[] outProjBias, float[] ffnInWeight, float[] ffnInBias, float[] ffnOutWeight,
-      float[] ffnOutBias, float[] norm1Gamma, float[] norm1Beta, float[] norm2Gamma,
-      float[] norm2Beta, float[] ffnGateWeight, float[] ffnGateBias, float[] queryNorm,
-      float[] keyNorm, PostNorms postNorms, RelativePositions relative) {
-    this(Matrix.of(inProjWeight, inProjBias.length, outProjBias.length), inProjBias,
-        Matrix.of(outProjWeight, outProjBias.length, outProjWeight.length / outProjBias.length),
-        outProjBias, Matrix.of(ffnInWeight, ffnInBias.length, outProjBias.length), ffnInBias,
-        Matrix.of(ffnOutWeight, outProjBias.length, ffnInBias.length), ffnOutBias,
-        norm1Gamma, norm1Beta, norm2Gamma, norm2Beta,
-        ffnGateWeight == null ? null
-            : Matrix.of(ffnGateWeight, ffnInBias.length, outProjBias.length),
-        ffnGateBias, queryNorm, keyNorm, postNorms, relative);
-  }
-
   /**
    * A layer said by name, for a model of width E and feed-forward width F; a bias or a norm's
    * shift left out is zeros (the checkpoint has none), a norm or gate left out is absent.
@@ -95,15 +79,15 @@ public record LayerWeights(
   public static final class Builder {
     private final int width;
     private final int ffnWidth;
-    private float[] qkv;
+    private Matrix qkv;
     private float[] qkvBias;
-    private float[] out;
+    private Matrix out;
     private float[] outBias;
-    private float[] ffnIn;
+    private Matrix ffnIn;
     private float[] ffnInBias;
-    private float[] ffnGate;
+    private Matrix ffnGate;
     private float[] ffnGateBias;
-    private float[] ffnOut;
+    private Matrix ffnOut;
     private float[] ffnOutBias;
     private float[] attentionNorm;
     private float[] attentionNormShift;
@@ -121,6 +105,12 @@ public record LayerWeights(
 
     /** The fused q, k, v projection (rows q, then k, then v) and the output projection. */
     public Builder attention(float[] qkvWeight, float[] outWeight) {
+      return attention(Matrix.of(qkvWeight, qkvWeight.length / width, width),
+          Matrix.of(outWeight, width, outWeight.length / width));
+    }
+
+    /** {@link #attention(float[], float[])}, the matrices in the form the checkpoint gave. */
+    public Builder attention(Matrix qkvWeight, Matrix outWeight) {
       qkv = qkvWeight;
       out = outWeight;
       return this;
@@ -134,8 +124,8 @@ public record LayerWeights(
 
     /** A plain feed-forward: out(act(x·inᵀ + b)) + b. */
     public Builder feedForward(float[] in, float[] out) {
-      ffnIn = in;
-      ffnOut = out;
+      ffnIn = Matrix.of(in, ffnWidth, width);
+      ffnOut = Matrix.of(out, width, ffnWidth);
       return this;
     }
 
@@ -160,6 +150,12 @@ public record LayerWeights(
 
     /** A gated feed-forward: down(act(x·activatedᵀ) ⊙ x·linearᵀ), as SwiGLU and GeGLU. */
     public Builder gatedFeedForward(float[] activated, float[] linear, float[] down) {
+      return gatedFeedForward(Matrix.of(activated, ffnWidth, width),
+          Matrix.of(linear, ffnWidth, width), Matrix.of(down, width, ffnWidth));
+    }
+
+    /** {@link #gatedFeedForward(float[], float[], float[])}, as the checkpoint gave them. */
+    public Builder gatedFeedForward(Matrix activated, Matrix linear, Matrix down) {
       ffnIn = activated;
       ffnGate = linear;
       ffnOut = down;
@@ -206,13 +202,26 @@ public record LayerWeights(
     }
 
     public LayerWeights build() {
-      int qkvRows = qkv.length / width;
-      return new LayerWeights(qkv, orZeros(qkvBias, qkvRows), out, orZeros(outBias, width),
+      shaped("q, k, v projection", qkv, qkv.rows(), width);
+      shaped("output projection", out, width, out.cols());
+      shaped("feed-forward input", ffnIn, ffnWidth, width);
+      shaped("feed-forward output", ffnOut, width, ffnWidth);
+      if (ffnGate != null) {
+        shaped("feed-forward gate", ffnGate, ffnWidth, width);
+      }
+      return new LayerWeights(qkv, orZeros(qkvBias, qkv.rows()), out, orZeros(outBias, width),
           ffnIn, orZeros(ffnInBias, ffnWidth), ffnOut, orZeros(ffnOutBias, width),
           attentionNorm, attentionNorm == null ? null : orZeros(attentionNormShift, width),
           feedForwardNorm, orZeros(feedForwardNormShift, width), ffnGate,
           ffnGate == null ? null : orZeros(ffnGateBias, ffnWidth), queryNorm, keyNorm,
           postNorms, relative);
+    }
+
+    private static void shaped(String what, Matrix m, int rows, int cols) {
+      if (m.rows() != rows || m.cols() != cols) {
+        throw new IllegalArgumentException("The " + what + " is (" + m.rows() + ", "
+            + m.cols() + "), expected (" + rows + ", " + cols + ")");
+      }
     }
 
     private static float[] orZeros(float[] values, int length) {

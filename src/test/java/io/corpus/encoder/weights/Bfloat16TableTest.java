@@ -3,13 +3,17 @@ package io.corpus.encoder.weights;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.LayerWeights;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A decoder's token table saved in BF16 (as Qwen3's and Gemma's checkpoints are) is kept as
  * stored in bfloat16 and int8, straight from the mapped file into native memory, its rows equal
- * to float32's widening of them; float32 still widens it; a non-finite value in it is refused
+ * to float32's widening of them; float32 still widens it; in bfloat16 its layers' matrices are
+ * read the same way (the q, k and v projections stacked natively), equal to float32's; a non-finite value in it is refused
  * naming where; a float32 table is held in bfloat16 only where every value already is one.
  */
 class Bfloat16TableTest {
@@ -53,6 +58,52 @@ class Bfloat16TableTest {
       widened.row(7, expected, 0);
       assertArrayEquals(expected, row);
     }
+  }
+
+  @Test
+  void aBf16DecodersLayersAreReadAsStoredInBfloat16() {
+    EncoderWeights widened = WeightsLoader.load(ModelFolder.read(QWEN3),
+        WeightsLoader.Heads.NONE, Precision.FLOAT32).encoder();
+    EncoderWeights kept = WeightsLoader.load(ModelFolder.read(QWEN3),
+        WeightsLoader.Heads.NONE, Precision.BFLOAT16).encoder();
+    for (int layer = 0; layer < kept.layers().size(); layer++) {
+      LayerWeights w = widened.layers().get(layer);
+      LayerWeights k = kept.layers().get(layer);
+      Matrix[][] pairs = {{w.inProjWeight(), k.inProjWeight()},
+          {w.outProjWeight(), k.outProjWeight()}, {w.ffnInWeight(), k.ffnInWeight()},
+          {w.ffnGateWeight(), k.ffnGateWeight()}, {w.ffnOutWeight(), k.ffnOutWeight()}};
+      for (Matrix[] pair : pairs) {
+        assertEquals(Precision.BFLOAT16, pair[1].precision());
+        assertEquals(pair[0].rows(), pair[1].rows());
+        assertEquals(pair[0].cols(), pair[1].cols());
+        assertArrayEquals(pair[0].floats(), pair[1].floats(), "layer " + layer);
+      }
+    }
+    // read as stored: loading in bfloat16 allocates less than float32's load by at least the
+    // layers' float32 bytes (widened then rounded, it allocated as much as float32's and more)
+    long layerBytes = 0;
+    for (LayerWeights w : widened.layers()) {
+      for (Matrix m : new Matrix[] {w.inProjWeight(), w.outProjWeight(), w.ffnInWeight(),
+          w.ffnGateWeight(), w.ffnOutWeight()}) {
+        layerBytes += 4L * m.rows() * m.cols();
+      }
+    }
+    long float32 = allocatedLoading(Precision.FLOAT32);
+    long bfloat16 = allocatedLoading(Precision.BFLOAT16);
+    assertTrue(bfloat16 < float32 - layerBytes, "bfloat16's load allocated " + bfloat16
+        + " bytes, float32's " + float32 + ", the layers' float32 bytes " + layerBytes);
+  }
+
+  private static long allocatedLoading(Precision precision) {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long least = Long.MAX_VALUE;
+    for (int run = 0; run < 3; run++) {      // the least of three: class loading left out
+      long before = threads.getCurrentThreadAllocatedBytes();
+      WeightsLoader.load(ModelFolder.read(QWEN3), WeightsLoader.Heads.NONE, precision);
+      least = Math.min(least, threads.getCurrentThreadAllocatedBytes() - before);
+    }
+    return least;
   }
 
   @Test
