@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * products in float32 ({@link ReducedProducts}). The bits are held once, in native memory, where
  * oneDNN reads them ({@link NativeWeights}).
  */
-public final class Bfloat16Matrix implements Matrix {
+public final class Bfloat16Matrix extends ReducedMatrix {
   private static final long serialVersionUID = 1L;
   private final NativeWeights bits;   // (rows, cols) bfloat16, row-major
   private final int rows;
@@ -146,35 +146,9 @@ public final class Bfloat16Matrix implements Matrix {
   }
 
   @Override
-  public void multiply(int n, float[] x, int xOffset, float[] y, int yOffset,
-      boolean accumulate) {
-    ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, null, accumulate ? y : null,
-        yOffset, y, yOffset, false);
-  }
-
-  /**
-   * The bias and the residual are added as the float32 product is read back: no pass of their
-   * own.
-   */
-  @Override
-  public void linear(int n, float[] x, int xOffset, float[] bias, float[] addend,
-      int addendOffset, float[] y, int yOffset) {
-    ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, bias, addend, addendOffset, y,
-        yOffset, false);
-  }
-
-  /**
-   * A GELU is applied as the float32 product is read back, by {@link RationalErf} (the next
-   * product rounds it to bfloat16); other activations in a pass of their own.
-   */
-  @Override
-  public void activatedLinear(int n, float[] x, int xOffset, float[] bias,
-      Activation activation, float[] y) {
-    if (activation != Activation.GELU) {
-      Matrix.super.activatedLinear(n, x, xOffset, bias, activation, y);
-      return;
-    }
-    ReducedProducts.forThisThread().bfloat16(n, x, xOffset, this, bias, null, 0, y, 0, true);
+  void product(ReducedProducts products, int n, float[] x, int xOffset, float[] bias,
+      float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
+    products.bfloat16(n, x, xOffset, this, bias, addend, addendOffset, y, yOffset, gelu);
   }
 
   /**
@@ -187,7 +161,7 @@ public final class Bfloat16Matrix implements Matrix {
       Matrix second, float[] secondBias, float[] addend, int addendOffset, float[] y,
       int yOffset, float[] hidden) {
     if (!(second instanceof Bfloat16Matrix v)) {
-      Matrix.super.feedForward(n, x, xOffset, bias, activation, second, secondBias, addend,
+      super.feedForward(n, x, xOffset, bias, activation, second, secondBias, addend,
           addendOffset, y, yOffset, hidden);
       return;
     }

@@ -34,14 +34,8 @@ interface Bfloat16Passes {
 
   /** Passes for the calling thread's use. */
   static Bfloat16Passes create() {
-    if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
-      try {
-        return (Bfloat16Passes) Class.forName("io.corpus.encoder.kernel.VectorBfloat16Passes")
-            .getDeclaredConstructor().newInstance();
-      } catch (ReflectiveOperationException | LinkageError e) {
-        return new ScalarBfloat16Passes();
-      }
-    }
-    return new ScalarBfloat16Passes();
+    Bfloat16Passes passes =
+        VectorApi.load(Bfloat16Passes.class, "io.corpus.encoder.kernel.VectorBfloat16Passes");
+    return passes != null ? passes : new ScalarBfloat16Passes();
   }
 }

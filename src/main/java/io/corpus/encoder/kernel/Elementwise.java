@@ -66,7 +66,7 @@ public interface Elementwise {
 
     static Elementwise choose() {
       Logger log = Logger.getLogger(Elementwise.class.getName());
-      if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+      if (VectorApi.present()) {
         try {
           return (Elementwise) Class.forName("io.corpus.encoder.kernel.VectorElementwise")
               .getDeclaredConstructor().newInstance();

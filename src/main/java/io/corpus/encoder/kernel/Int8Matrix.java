@@ -7,7 +7,7 @@ import com.sun.jna.Memory;
  * row); activations are quantized per token as each product runs ({@link ReducedProducts}). The
  * values are held once, in native memory, where oneDNN reads them ({@link NativeWeights}).
  */
-public final class Int8Matrix implements Matrix {
+public final class Int8Matrix extends ReducedMatrix {
   private static final long serialVersionUID = 1L;
   /** Symmetric int8 spans -127..127, as ONNX Runtime's symmetric int8 does. */
   static final int LIMIT = 127;
@@ -97,32 +97,9 @@ public final class Int8Matrix implements Matrix {
   }
 
   @Override
-  public void multiply(int n, float[] x, int xOffset, float[] y, int yOffset,
-      boolean accumulate) {
-    ReducedProducts.forThisThread().int8(n, x, xOffset, this, null, accumulate ? y : null,
-        yOffset, y, yOffset, false);
-  }
-
-  /** The bias and the residual are added as the int32 sums are rescaled: no pass of their own. */
-  @Override
-  public void linear(int n, float[] x, int xOffset, float[] bias, float[] addend,
-      int addendOffset, float[] y, int yOffset) {
-    ReducedProducts.forThisThread().int8(n, x, xOffset, this, bias, addend, addendOffset, y,
-        yOffset, false);
-  }
-
-  /**
-   * A GELU is applied as the int32 sums are rescaled, by {@link RationalErf} (the next product
-   * quantizes it to 8 bits); other activations in a pass of their own.
-   */
-  @Override
-  public void activatedLinear(int n, float[] x, int xOffset, float[] bias,
-      Activation activation, float[] y) {
-    if (activation != Activation.GELU) {
-      Matrix.super.activatedLinear(n, x, xOffset, bias, activation, y);
-      return;
-    }
-    ReducedProducts.forThisThread().int8(n, x, xOffset, this, bias, null, 0, y, 0, true);
+  void product(ReducedProducts products, int n, float[] x, int xOffset, float[] bias,
+      float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
+    products.int8(n, x, xOffset, this, bias, addend, addendOffset, y, yOffset, gelu);
   }
 
   /**

@@ -63,14 +63,8 @@ interface Int8Passes {
 
   /** Passes for the calling thread's use. */
   static Int8Passes create() {
-    if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
-      try {
-        return (Int8Passes) Class.forName("io.corpus.encoder.kernel.VectorInt8Passes")
-            .getDeclaredConstructor().newInstance();
-      } catch (ReflectiveOperationException | LinkageError e) {
-        return new ScalarInt8Passes();
-      }
-    }
-    return new ScalarInt8Passes();
+    Int8Passes passes =
+        VectorApi.load(Int8Passes.class, "io.corpus.encoder.kernel.VectorInt8Passes");
+    return passes != null ? passes : new ScalarInt8Passes();
   }
 }

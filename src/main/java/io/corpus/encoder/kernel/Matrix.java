@@ -9,7 +9,7 @@ import java.io.Serializable;
  * float32 one, an int8 one a quarter).
  */
 public sealed interface Matrix extends Serializable
-    permits Float32Matrix, Bfloat16Matrix, Int8Matrix {
+    permits Float32Matrix, ReducedMatrix {
   /**
    * Rows a float32 or bfloat16 product takes at once where a batch is cut into blocks (the
    * feed-forward's, whose (rows, F) hidden buffer is 24 MB for BERT-base). With BERT-base
