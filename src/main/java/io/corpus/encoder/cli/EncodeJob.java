@@ -20,6 +20,7 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
+import io.corpus.encoder.model.WarmUp;
 import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
@@ -429,6 +430,9 @@ public final class EncodeJob {
                     model.weights().encoder().bytes() / 1e6));
         // The model's files are hashed (a third of a second for MiniLM) while Spark still starts.
         Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
+        if (SparkSessions.runsLocally() && !starting.isDone()) {
+          warmUp(model);
+        }
         spark = starting.get();
         RunSummary summary = new EncodeJob(spark, settings, model, reuseKey, start).run(out);
         out.println(environment.redact(doneLine(summary, settings.output().path(),
@@ -446,6 +450,21 @@ public final class EncodeJob {
         } else if (spark != null && !starting.sessionExisted()) {
           spark.stop();   // only a session this run started: a caller's stays up
         }
+      }
+    }
+
+    /**
+     * The kernels compiled while Spark starts, the tasks sharing this JVM ({@link WarmUp}); a
+     * pass that fails is only logged, the job goes on without it.
+     */
+    private static void warmUp(LoadedModel model) {
+      long begin = System.nanoTime();
+      try {
+        int tokens = WarmUp.run(model.settings(), model.weights().encoder());
+        LOG.info("kernels warmed up on {} synthetic tokens in {} s", tokens,
+            String.format("%.2f", (System.nanoTime() - begin) / 1e9));
+      } catch (RuntimeException e) {
+        LOG.warn("kernel warm-up skipped: {}", e.toString());
       }
     }
 

@@ -11,6 +11,15 @@ import org.apache.spark.sql.SparkSession;
 public final class SparkSessions {
   private SparkSessions() {}
 
+  /**
+   * Whether the job's tasks run in this JVM: no {@code spark.master} (the embedded local master
+   * starts) or a {@code local} one.
+   */
+  public static boolean runsLocally() {
+    SparkConf conf = new SparkConf();
+    return !conf.contains("spark.master") || conf.get("spark.master").startsWith("local");
+  }
+
   public static SparkSession forJob(String appName) {
     SparkConf conf = new SparkConf();   // holds spark.* system properties set by spark-submit
     SparkSession.Builder builder = SparkSession.builder().appName(appName);
