@@ -430,8 +430,10 @@ public final class EncodeJob {
                     model.weights().encoder().bytes() / 1e6));
         // The model's files are hashed (a third of a second for MiniLM) while Spark still starts.
         Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
-        if (SparkSessions.runsLocally() && !starting.isDone()) {
-          warmUp(model);
+        if (SparkSessions.runsLocally()) {   // beside Spark's start and the planning
+          Thread warm = new Thread(() -> warmUp(model), "kernel-warm-up");
+          warm.setDaemon(true);
+          warm.start();
         }
         spark = starting.get();
         RunSummary summary = new EncodeJob(spark, settings, model, reuseKey, start).run(out);
@@ -454,8 +456,9 @@ public final class EncodeJob {
     }
 
     /**
-     * The kernels compiled while Spark starts, the tasks sharing this JVM ({@link WarmUp}); a
-     * pass that fails is only logged, the job goes on without it.
+     * The kernels compiled while Spark starts, for the tasks that share this JVM ({@link
+     * WarmUp}), on a thread of its own that nothing waits for; a pass that fails is only
+     * logged, the job goes on without it.
      */
     private static void warmUp(LoadedModel model) {
       long begin = System.nanoTime();

@@ -7,8 +7,8 @@ import java.util.Random;
  * Until C2 has compiled them, the element-wise kernels (the Vector API's, a hundred times slower
  * before) and the reduced-precision passes make a task thread's first batch take seconds; in a
  * local job the tasks share the driver's JVM, so the pass moves that cost into the seconds the
- * driver waits for Spark anyway. On the real-text int8 job: forward pass 28.8 to 30.4 task-seconds
- * without it, 26.7 to 27.5 with it, the whole job 0.7 to 0.8 s shorter (the speed log).
+ * driver waits for Spark anyway. On the real-text int8 job, three alternating pairs: forward pass
+ * 28.1 to 28.9 task-seconds without it, 25.9 to 27.3 with it, the whole process 0.4 s shorter.
  */
 public final class WarmUp {
   /** Tokens a synthetic sequence holds. */
