@@ -33,11 +33,6 @@ final class SessionStart {
   }
 
   /** The session, once up; its start's failure rethrown as it was thrown. */
-  /** Whether the session is up (or failed to start). */
-  boolean isDone() {
-    return starting.isDone();
-  }
-
   SparkSession get() {
     try {
       return starting.get();

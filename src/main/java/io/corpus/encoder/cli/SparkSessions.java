@@ -16,7 +16,10 @@ public final class SparkSessions {
    * starts) or a {@code local} one.
    */
   public static boolean runsLocally() {
-    SparkConf conf = new SparkConf();
+    return runsLocally(new SparkConf());
+  }
+
+  private static boolean runsLocally(SparkConf conf) {
     return !conf.contains("spark.master") || conf.get("spark.master").startsWith("local");
   }
 
@@ -29,7 +32,7 @@ public final class SparkSessions {
           .config("spark.sql.shuffle.partitions",
               String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors())));
     }
-    if (conf.contains("spark.master") && !conf.get("spark.master").startsWith("local")) {
+    if (!runsLocally(conf)) {
       // Start once every requested executor is up (at most 30 s): the input is split by the task
       // slots there are, and work handed to the first executor alone would leave the others idle.
       setIfAbsent(builder, conf, "spark.scheduler.minRegisteredResourcesRatio", "1.0");

@@ -178,7 +178,14 @@ public final class Bfloat16Matrix extends ReducedMatrix {
     return ReducedProducts.BFLOAT16_BLOCK;
   }
 
+  /** bfloat16 inputs by these weights, summed in float32. */
+  @Override
+  Matmuls.Kind kind() {
+    return new Matmuls.Kind(OneDnn.BF16, OneDnn.F32, cols, rows, 0, false);
+  }
+
   /** The weights in native memory. */
+  @Override
   Memory onNative() {
     return bits.memory();
   }

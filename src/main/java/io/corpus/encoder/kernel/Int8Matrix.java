@@ -111,7 +111,14 @@ public final class Int8Matrix extends ReducedMatrix {
     return ReducedProducts.INT8_BLOCK;
   }
 
+  /** uint8 activations by these int8 weights, summed in int32. */
+  @Override
+  Matmuls.Kind kind() {
+    return new Matmuls.Kind(OneDnn.U8, OneDnn.S32, cols, rows, 0, false);
+  }
+
   /** The int8 values in native memory. */
+  @Override
   Memory onNative() {
     return values.memory();
   }

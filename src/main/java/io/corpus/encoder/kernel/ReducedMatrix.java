@@ -1,5 +1,7 @@
 package io.corpus.encoder.kernel;
 
+import com.sun.jna.Memory;
+
 /**
  * Weights whose products run on oneDNN in a reduced precision ({@link ReducedProducts}), a block
  * of rows at a time: the layer's bias and residual are added, or a GELU applied (by {@link
@@ -8,6 +10,12 @@ package io.corpus.encoder.kernel;
  */
 abstract sealed class ReducedMatrix implements Matrix permits Bfloat16Matrix, Int8Matrix {
   private static final long serialVersionUID = 1L;
+
+  /** oneDNN's matmul of a block of inputs by these weights, before the passes around it. */
+  abstract Matmuls.Kind kind();
+
+  /** The weights in native memory, where oneDNN reads them. */
+  abstract Memory onNative();
 
   /**
    * y (n, rows) = x · Wᵀ + bias + addend (either null: none; the addend may be y), or with

@@ -1,6 +1,5 @@
 package io.corpus.encoder.kernel;
 
-import com.sun.jna.Memory;
 import io.corpus.encoder.kernel.Matmuls.Kind;
 import io.corpus.encoder.kernel.Matmuls.NativeBuffer;
 import java.nio.ByteBuffer;
@@ -77,9 +76,7 @@ final class ReducedProducts {
     }
     passes.quantize(n, k, x, xOffset, activationMax, quantized, tokenScales, zeroPoints);
     source.ensure((long) n * k).write(0, quantized, 0, n * k);
-    result.ensure(4L * n * outs);
-    matmuls.run(new Kind(OneDnn.U8, OneDnn.S32, k, outs, 0, false), n, source, w.onNative(),
-        null, result);
+    matmuls.run(w.kind(), n, source, w.onNative(), null, result);
     ByteBuffer sums = result.view;
     if (gelu) {
       passes.rescaleGelu(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(),
@@ -95,14 +92,9 @@ final class ReducedProducts {
    * for calibration: the passes around it (which the JIT compiles only once a job has run them
    * a while) are left out, and the result unread.
    */
-  void productOnly(int n, Matrix w) {
-    Memory weights = w instanceof Int8Matrix int8 ? int8.onNative()
-        : ((Bfloat16Matrix) w).onNative();
-    int src = w instanceof Int8Matrix ? OneDnn.U8 : OneDnn.BF16;
-    source.ensure(2L * n * w.cols());
-    Kind kind = new Kind(src, src == OneDnn.U8 ? OneDnn.S32 : OneDnn.F32, w.cols(), w.rows(),
-        0, false);
-    matmuls.run(kind, n, source, weights, null, result);
+  void productOnly(int n, ReducedMatrix w) {
+    source.ensure(2L * n * w.cols());     // two bytes a bfloat16 input, one a uint8 one
+    matmuls.run(w.kind(), n, source, w.onNative(), null, result);
   }
 
   /** {@link Int8Passes#quantize}, on this JVM's implementation. */
@@ -120,7 +112,7 @@ final class ReducedProducts {
    */
   void bfloat16(int n, float[] x, int xOffset, Bfloat16Matrix w, float[] bias, float[] addend,
       int addendOffset, float[] y, int yOffset, boolean gelu) {
-    Kind kind = new Kind(OneDnn.BF16, OneDnn.F32, w.cols(), w.rows(), 0, false);
+    Kind kind = w.kind();
     for (int first = 0; first < n; first += BFLOAT16_BLOCK) {
       int rows = Math.min(BFLOAT16_BLOCK, n - first);
       rounded(rows, x, xOffset + first * w.cols(), w.cols());
@@ -144,14 +136,13 @@ final class ReducedProducts {
     int width = w.rows();
     int outs = v.rows();
     Kind in = new Kind(OneDnn.BF16, OneDnn.BF16, k, width, eltwise, bias != null);
-    Kind out = new Kind(OneDnn.BF16, OneDnn.F32, width, outs, 0, false);
+    Kind out = v.kind();
     if (bias != null) {
       biases.ensure(4L * width).write(0, bias, 0, width);
     }
     for (int first = 0; first < n; first += BFLOAT16_BLOCK) {
       int rows = Math.min(BFLOAT16_BLOCK, n - first);
       rounded(rows, x, xOffset + first * k, k);
-      hidden.ensure(2L * rows * width);
       matmuls.run(in, rows, source, w.onNative(), bias == null ? null : biases, hidden);
       matmuls.run(out, rows, hidden, v.onNative(), null, result);
       readBack(rows, outs, outBias, addend, addendOffset + first * outs, y,
