@@ -19,9 +19,10 @@ interface Int8Passes {
    * Each of the n rows of x (width K) as uint8 with its own scale and zero point, as ONNX
    * Runtime's DynamicQuantizeLinear does for a whole tensor: range [min(0, row), max(0, row)],
    * scale = range / qmax, zero point round(-min / scale), values round(x / scale) + zero point,
-   * rounded to nearest even and clipped to 0..qmax (a row of zeros: scale 1, zero point 0).
+   * rounded to nearest even and clipped to 0..qmax (a row of zeros: scale 1, zero point 0),
+   * written into {@code out} from byte 0 (oneDNN's source buffer, or a heap one).
    */
-  void quantize(int n, int k, float[] x, int xOffset, int qmax, byte[] out, float[] scales,
+  void quantize(int n, int k, float[] x, int xOffset, int qmax, ByteBuffer out, float[] scales,
       int[] zeroPoints);
 
   /**

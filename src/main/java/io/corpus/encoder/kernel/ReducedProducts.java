@@ -29,7 +29,6 @@ final class ReducedProducts {
   private final NativeBuffer result = new NativeBuffer();   // (n, N), int32 or float32
   private final NativeBuffer hidden = new NativeBuffer();   // a feed-forward's (n, F), bf16
   private final NativeBuffer biases = new NativeBuffer();   // a bias oneDNN adds (N), f32
-  private byte[] quantized = new byte[0];  // (n, K) on the heap, before its copy
   private float[] tokenScales = new float[0];
   private int[] zeroPoints = new int[0];
 
@@ -67,15 +66,12 @@ final class ReducedProducts {
       float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
     int k = w.cols();
     int outs = w.rows();
-    if (quantized.length < n * k) {
-      quantized = new byte[n * k];
-    }
     if (tokenScales.length < n) {
       tokenScales = new float[n];
       zeroPoints = new int[n];
     }
-    passes.quantize(n, k, x, xOffset, activationMax, quantized, tokenScales, zeroPoints);
-    source.ensure((long) n * k).write(0, quantized, 0, n * k);
+    source.ensure((long) n * k);
+    passes.quantize(n, k, x, xOffset, activationMax, source.view, tokenScales, zeroPoints);
     matmuls.run(w.kind(), n, source, w.onNative(), null, result);
     ByteBuffer sums = result.view;
     if (gelu) {
@@ -100,7 +96,8 @@ final class ReducedProducts {
   /** {@link Int8Passes#quantize}, on this JVM's implementation. */
   static void quantizeRows(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
       float[] scales, int[] zeroPoints) {
-    Int8Passes.create().quantize(n, k, x, xOffset, qmax, out, scales, zeroPoints);
+    Int8Passes.create().quantize(n, k, x, xOffset, qmax, ByteBuffer.wrap(out), scales,
+        zeroPoints);
   }
 
   /**

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /** {@link Int8Passes} a value at a time: for JVMs without the Vector API. */
 final class ScalarInt8Passes implements Int8Passes {
   @Override
-  public void quantize(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
+  public void quantize(int n, int k, float[] x, int xOffset, int qmax, ByteBuffer out,
       float[] scales, int[] zeroPoints) {
     for (int t = 0; t < n; t++) {
       int from = xOffset + t * k;
@@ -22,7 +22,7 @@ final class ScalarInt8Passes implements Int8Passes {
       int to = t * k;
       for (int i = 0; i < k; i++) {
         float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
-        out[to + i] = (byte) (int) Math.max(0, Math.min(qmax, q));
+        out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
       }
     }
   }

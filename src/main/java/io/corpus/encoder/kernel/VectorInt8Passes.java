@@ -25,7 +25,7 @@ final class VectorInt8Passes implements Int8Passes {
   private float[] zeros = new float[0];
 
   @Override
-  public void quantize(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
+  public void quantize(int n, int k, float[] x, int xOffset, int qmax, ByteBuffer out,
       float[] scales, int[] zeroPoints) {
     if (I.length() != F.length()) {
       tails.quantize(n, k, x, xOffset, qmax, out, scales, zeroPoints);
@@ -59,11 +59,12 @@ final class VectorInt8Passes implements Int8Passes {
       for (int i = 0; i < bound; i += F.length()) {
         IntVector q = FloatVector.fromArray(F, x, from + i).div(scale).add(ROUNDER)
             .reinterpretAsInts().add(offset).max(0).min(qmax);
-        ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0)).intoArray(out, to + i);
+        ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0))
+            .intoByteBuffer(out, to + i, ByteOrder.nativeOrder());
       }
       for (int i = bound; i < k; i++) {
         float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
-        out[to + i] = (byte) (int) Math.max(0, Math.min(qmax, q));
+        out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
       }
     }
   }

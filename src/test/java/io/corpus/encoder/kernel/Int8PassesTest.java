@@ -42,8 +42,8 @@ class Int8PassesTest {
     byte[][] q = new byte[2][n * k];
     float[][] scales = new float[2][n];
     int[][] zeros = new int[2][n];
-    vector.quantize(n, k, x, 0, 255, q[0], scales[0], zeros[0]);
-    scalar.quantize(n, k, x, 0, 255, q[1], scales[1], zeros[1]);
+    vector.quantize(n, k, x, 0, 255, ByteBuffer.wrap(q[0]), scales[0], zeros[0]);
+    scalar.quantize(n, k, x, 0, 255, ByteBuffer.wrap(q[1]), scales[1], zeros[1]);
     for (int i = 0; i < n * k; i++) {
       assertEquals(q[1][i], q[0][i], "quantized value " + i);
     }
