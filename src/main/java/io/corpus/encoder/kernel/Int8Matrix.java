@@ -103,6 +103,23 @@ public final class Int8Matrix extends ReducedMatrix {
   }
 
   /**
+   * A GELU feed-forward with an int8 second layer: the hidden rows' ranges found as the first
+   * product writes them ({@link ReducedProducts#int8FeedForward}); the same bits.
+   */
+  @Override
+  public void feedForward(int n, float[] x, int xOffset, float[] bias, Activation activation,
+      Matrix second, float[] secondBias, float[] addend, int addendOffset, float[] y,
+      int yOffset, float[] hidden) {
+    if (activation != Activation.GELU || !(second instanceof Int8Matrix v)) {
+      super.feedForward(n, x, xOffset, bias, activation, second, secondBias, addend,
+          addendOffset, y, yOffset, hidden);
+      return;
+    }
+    ReducedProducts.forThisThread().int8FeedForward(n, x, xOffset, this, bias, v, secondBias,
+        addend, addendOffset, y, yOffset, hidden);
+  }
+
+  /**
    * The rows of one int8 product ({@link ReducedProducts#INT8_BLOCK}): the GELU and the next
    * product's quantizing read a block while it is still in the core's cache.
    */

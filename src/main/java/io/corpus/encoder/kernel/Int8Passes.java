@@ -26,6 +26,14 @@ interface Int8Passes {
       int[] zeroPoints);
 
   /**
+   * {@link #quantize}, each row's range given (lows[t] = min(0, row t), highs[t] = max(0, row
+   * t), as {@link #rescaleGelu} finds them while writing the rows): the same bytes, scales and
+   * zero points, without the pass that looks for the range.
+   */
+  void quantizeInRange(int n, int k, float[] x, int xOffset, float[] lows, float[] highs,
+      int qmax, ByteBuffer out, float[] scales, int[] zeroPoints);
+
+  /**
    * y (n, N) = scales[t] · wScales[o] · (sums[t][o] − zeroPoints[t] · rowSums[o]) + (addend
    * + bias): the float32 product from the int32 sums of the quantized values, read where oneDNN
    * wrote them ({@code sums}: n·N ints in native order from byte 0, a direct buffer), with the
@@ -38,10 +46,12 @@ interface Int8Passes {
 
   /**
    * y (n, N) = GELU(product + bias), the product as {@link #rescale} makes it, in the same pass;
-   * the GELU by {@link RationalErf}: the next product quantizes it to 8 bits.
+   * the GELU by {@link RationalErf}: the next product quantizes it to 8 bits. Each row's range
+   * as {@link #quantizeInRange} takes it goes into lows and highs, unless they are null.
    */
   void rescaleGelu(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
-      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset);
+      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset, float[] lows,
+      float[] highs);
 
   /** What the rescale adds to a product's value: addend + bias, either left out when null. */
   static float added(float[] bias, int o, float[] addend, int at) {

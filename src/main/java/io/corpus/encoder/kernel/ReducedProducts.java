@@ -31,6 +31,8 @@ final class ReducedProducts {
   private final NativeBuffer biases = new NativeBuffer();   // a bias oneDNN adds (N), f32
   private float[] tokenScales = new float[0];
   private int[] zeroPoints = new int[0];
+  private float[] lows = new float[0];     // (n) each hidden row's range, for its quantizing
+  private float[] highs = new float[0];
 
   private ReducedProducts() {
     activationMax = OneDnn.isa().exactInt8() ? 255 : 127;
@@ -76,10 +78,48 @@ final class ReducedProducts {
     ByteBuffer sums = result.view;
     if (gelu) {
       passes.rescaleGelu(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(),
-          bias, y, yOffset);
+          bias, y, yOffset, null, null);
     } else {
       passes.rescale(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(), bias,
           addend, addendOffset, y, yOffset);
+    }
+  }
+
+  /**
+   * A feed-forward in int8: y (n, N) = GELU(x · Wᵀ + bias) · Vᵀ + outBias + addend, W (F, K)
+   * and V (N, F), {@link #INT8_BLOCK} rows at a time, through {@code hidden} (at least a block's
+   * (rows, F)). The same bits as {@link #int8} twice: the first product's rescaling pass also
+   * finds each hidden row's range, so the second one's quantizing skips the pass that looks for
+   * it.
+   */
+  void int8FeedForward(int n, float[] x, int xOffset, Int8Matrix w, float[] bias, Int8Matrix v,
+      float[] outBias, float[] addend, int addendOffset, float[] y, int yOffset,
+      float[] hidden) {
+    int k = w.cols();
+    int width = w.rows();
+    int outs = v.rows();
+    for (int first = 0; first < n; first += INT8_BLOCK) {
+      int rows = Math.min(INT8_BLOCK, n - first);
+      if (tokenScales.length < rows) {
+        tokenScales = new float[rows];
+        zeroPoints = new int[rows];
+      }
+      if (lows.length < rows) {
+        lows = new float[rows];
+        highs = new float[rows];
+      }
+      source.ensure((long) rows * k);
+      passes.quantize(rows, k, x, xOffset + first * k, activationMax, source.view, tokenScales,
+          zeroPoints);
+      matmuls.run(w.kind(), rows, source, w.onNative(), null, result);
+      passes.rescaleGelu(rows, width, result.view, tokenScales, zeroPoints, w.scalesView(),
+          w.rowSums(), bias, hidden, 0, lows, highs);
+      source.ensure((long) rows * width);
+      passes.quantizeInRange(rows, width, hidden, 0, lows, highs, activationMax, source.view,
+          tokenScales, zeroPoints);
+      matmuls.run(v.kind(), rows, source, v.onNative(), null, result);
+      passes.rescale(rows, outs, result.view, tokenScales, zeroPoints, v.scalesView(),
+          v.rowSums(), outBias, addend, addendOffset + first * outs, y, yOffset + first * outs);
     }
   }
 

@@ -15,15 +15,29 @@ final class ScalarInt8Passes implements Int8Passes {
         min = Math.min(min, x[from + i]);
         max = Math.max(max, x[from + i]);
       }
-      float scale = Int8Passes.scale(min, max, qmax);
-      int zero = Int8Passes.zeroPoint(min, scale, qmax);
-      scales[t] = scale;
-      zeroPoints[t] = zero;
-      int to = t * k;
-      for (int i = 0; i < k; i++) {
-        float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
-        out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
-      }
+      quantizeRow(t, k, x, from, min, max, qmax, out, scales, zeroPoints);
+    }
+  }
+
+  @Override
+  public void quantizeInRange(int n, int k, float[] x, int xOffset, float[] lows,
+      float[] highs, int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+    for (int t = 0; t < n; t++) {
+      quantizeRow(t, k, x, xOffset + t * k, lows[t], highs[t], qmax, out, scales, zeroPoints);
+    }
+  }
+
+  /** Row t (k values of x from {@code from}) in the range [min, max], from byte t·k of out. */
+  private static void quantizeRow(int t, int k, float[] x, int from, float min, float max,
+      int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+    float scale = Int8Passes.scale(min, max, qmax);
+    int zero = Int8Passes.zeroPoint(min, scale, qmax);
+    scales[t] = scale;
+    zeroPoints[t] = zero;
+    int to = t * k;
+    for (int i = 0; i < k; i++) {
+      float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
+      out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
     }
   }
 
@@ -46,15 +60,24 @@ final class ScalarInt8Passes implements Int8Passes {
 
   @Override
   public void rescaleGelu(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
-      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset) {
+      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset, float[] lows,
+      float[] highs) {
     for (int t = 0; t < n; t++) {
       float tokenScale = scales[t];
       int zero = zeroPoints[t];
       int at = yOffset + t * outs;
+      float min = 0;
+      float max = 0;
       for (int o = 0; o < outs; o++) {
         float v = wScales[o] * tokenScale
             * (sums.getInt(4 * (t * outs + o)) - zero * rowSums[o]);
         y[at + o] = RationalErf.gelu(v + bias[o]);
+        min = Math.min(min, y[at + o]);
+        max = Math.max(max, y[at + o]);
+      }
+      if (lows != null) {
+        lows[t] = min;
+        highs[t] = max;
       }
     }
   }

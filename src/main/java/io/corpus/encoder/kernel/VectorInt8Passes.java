@@ -47,25 +47,44 @@ final class VectorInt8Passes implements Int8Passes {
         min = Math.min(min, x[from + i]);
         max = Math.max(max, x[from + i]);
       }
-      float scale = Int8Passes.scale(min, max, qmax);
-      int zero = Int8Passes.zeroPoint(min, scale, qmax);
-      scales[t] = scale;
-      zeroPoints[t] = zero;
-      int to = t * k;
-      // round(x / scale) in the low bits of (x / scale + 1.5·2²³): read as an int, the float
-      // trick gives the integer without a float-to-int conversion, which JDK 17 does not compile
-      // to vector instructions (8 ns a value); int-to-byte it does (0.45 ns a value in all)
-      IntVector offset = IntVector.broadcast(I, zero - ROUNDER_BITS);
-      for (int i = 0; i < bound; i += F.length()) {
-        IntVector q = FloatVector.fromArray(F, x, from + i).div(scale).add(ROUNDER)
-            .reinterpretAsInts().add(offset).max(0).min(qmax);
-        ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0))
-            .intoByteBuffer(out, to + i, ByteOrder.nativeOrder());
-      }
-      for (int i = bound; i < k; i++) {
-        float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
-        out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
-      }
+      quantizeRow(t, k, x, from, min, max, qmax, out, scales, zeroPoints);
+    }
+  }
+
+  @Override
+  public void quantizeInRange(int n, int k, float[] x, int xOffset, float[] lows,
+      float[] highs, int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+    if (I.length() != F.length()) {
+      tails.quantizeInRange(n, k, x, xOffset, lows, highs, qmax, out, scales, zeroPoints);
+      return;
+    }
+    for (int t = 0; t < n; t++) {
+      quantizeRow(t, k, x, xOffset + t * k, lows[t], highs[t], qmax, out, scales, zeroPoints);
+    }
+  }
+
+  /** Row t (k values of x from {@code from}) in the range [min, max], from byte t·k of out. */
+  private static void quantizeRow(int t, int k, float[] x, int from, float min, float max,
+      int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+    int bound = F.loopBound(k);
+    float scale = Int8Passes.scale(min, max, qmax);
+    int zero = Int8Passes.zeroPoint(min, scale, qmax);
+    scales[t] = scale;
+    zeroPoints[t] = zero;
+    int to = t * k;
+    // round(x / scale) in the low bits of (x / scale + 1.5·2²³): read as an int, the float
+    // trick gives the integer without a float-to-int conversion, which JDK 17 does not compile
+    // to vector instructions (8 ns a value); int-to-byte it does (0.45 ns a value in all)
+    IntVector offset = IntVector.broadcast(I, zero - ROUNDER_BITS);
+    for (int i = 0; i < bound; i += F.length()) {
+      IntVector q = FloatVector.fromArray(F, x, from + i).div(scale).add(ROUNDER)
+          .reinterpretAsInts().add(offset).max(0).min(qmax);
+      ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0))
+          .intoByteBuffer(out, to + i, ByteOrder.nativeOrder());
+    }
+    for (int i = bound; i < k; i++) {
+      float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
+      out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
     }
   }
 
@@ -131,9 +150,11 @@ final class VectorInt8Passes implements Int8Passes {
 
   @Override
   public void rescaleGelu(int n, int outs, ByteBuffer sums, float[] scales, int[] zeroPoints,
-      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset) {
+      float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset, float[] lows,
+      float[] highs) {
     if (I.length() != F.length()) {
-      tails.rescaleGelu(n, outs, sums, scales, zeroPoints, wScales, rowSums, bias, y, yOffset);
+      tails.rescaleGelu(n, outs, sums, scales, zeroPoints, wScales, rowSums, bias, y, yOffset,
+          lows, highs);
       return;
     }
     int bound = F.loopBound(outs);
@@ -142,14 +163,27 @@ final class VectorInt8Passes implements Int8Passes {
       int zero = zeroPoints[t];
       int at = yOffset + t * outs;
       int row = t * outs;
+      FloatVector mins = FloatVector.zero(F);
+      FloatVector maxes = FloatVector.zero(F);
       for (int o = 0; o < bound; o += F.length()) {
-        VectorRationalErf.gelu(product(sums, row, o, zero, tokenScale, wScales, rowSums)
-                .add(FloatVector.fromArray(F, bias, o)))
-            .intoArray(y, at + o);
+        FloatVector g = VectorRationalErf.gelu(
+            product(sums, row, o, zero, tokenScale, wScales, rowSums)
+                .add(FloatVector.fromArray(F, bias, o)));
+        g.intoArray(y, at + o);
+        mins = mins.min(g);
+        maxes = maxes.max(g);
       }
+      float min = mins.reduceLanes(VectorOperators.MIN);
+      float max = maxes.reduceLanes(VectorOperators.MAX);
       for (int o = bound; o < outs; o++) {
         y[at + o] = RationalErf.gelu(
             product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o]) + bias[o]);
+        min = Math.min(min, y[at + o]);
+        max = Math.max(max, y[at + o]);
+      }
+      if (lows != null) {
+        lows[t] = min;
+        highs[t] = max;
       }
     }
   }

@@ -65,10 +65,13 @@ class Int8PassesTest {
     }
     for (int pass = 0; pass < 3; pass++) {
       float[][] y = new float[2][n * outs];
+      float[][] lows = new float[2][n];
+      float[][] highs = new float[2][n];
       Int8Passes[] both = {vector, scalar};
       for (int i = 0; i < 2; i++) {
         if (pass == 0) {
-          both[i].rescaleGelu(n, outs, sums, scales[0], zeros[0], wScales, rowSums, bias, y[i], 0);
+          both[i].rescaleGelu(n, outs, sums, scales[0], zeros[0], wScales, rowSums, bias, y[i], 0,
+              lows[i], highs[i]);
         } else {
           both[i].rescale(n, outs, sums, scales[0], zeros[0], wScales, rowSums, bias,
               pass == 1 ? null : residual, 0, y[i], 0);
@@ -76,6 +79,10 @@ class Int8PassesTest {
       }
       for (int i = 0; i < n * outs; i++) {
         assertEquals(y[1][i], y[0][i], "pass " + pass + ", value " + i);
+      }
+      for (int t = 0; t < n; t++) {     // the GELU pass's row ranges, as quantize finds them
+        assertEquals(lows[1][t], lows[0][t], "pass " + pass + ", low of row " + t);
+        assertEquals(highs[1][t], highs[0][t], "pass " + pass + ", high of row " + t);
       }
     }
   }

@@ -212,6 +212,39 @@ class ReducedProductsTest {
     }
   }
 
+  /**
+   * The int8 feed-forward, whose first product's rescaling also finds each hidden row's range
+   * for the second one's quantizing, gives the same bits as its two products run one after the
+   * other (each quantizing looking for its own range): over two blocks, a hidden width whose last
+   * values no whole vector covers, with and without a residual.
+   */
+  @Test
+  void int8FeedForwardEqualsItsTwoProducts() {
+    Random rnd = new Random(22);
+    int n = 300;
+    int k = 40;
+    int width = 72;    // F: 64 in whole vectors of 16 or 8 lanes, 8 in the tail
+    int outs = 24;
+    Int8Matrix first = Int8Matrix.quantize(random(rnd, width * k, 0.3), width, k);
+    Int8Matrix second = Int8Matrix.quantize(random(rnd, outs * width, 0.2), outs, width);
+    float[] x = random(rnd, 2 + n * k, 1);
+    for (int t = 0; t < n; t += 7) {
+      x[2 + t * k + k - 1] = 12f;     // a large input at the end of some rows
+    }
+    float[] bias = random(rnd, width, 0.5);
+    float[] outBias = random(rnd, outs, 1);
+    for (float[] residual : new float[][] {null, random(rnd, n * outs, 1)}) {
+      float[] hidden = new float[n * width];
+      float[] expected = new float[3 + n * outs];
+      first.activatedLinear(n, x, 2, bias, Activation.GELU, hidden);
+      second.linear(n, hidden, 0, outBias, residual, 0, expected, 3);
+      float[] fused = new float[3 + n * outs];
+      first.feedForward(n, x, 2, bias, Activation.GELU, second, outBias, residual, 0, fused, 3,
+          new float[ReducedProducts.INT8_BLOCK * width]);
+      assertArrayEquals(expected, fused, "residual " + (residual != null));
+    }
+  }
+
   @Test
   void float32MatrixIsTheBlasProduct() {
     Random rnd = new Random(11);
