@@ -109,20 +109,20 @@ final class Matmuls {
     return primitive;
   }
 
-  private Pointer desc(long[] dims, int type, int tag) {
+  Pointer desc(long[] dims, int type, int tag) {
     PointerByReference ref = new PointerByReference();
     OneDnn.check(api.dnnl_memory_desc_create_with_tag(ref, dims.length, dims, type, tag),
         "dnnl_memory_desc_create_with_tag");
     return ref.getValue();
   }
 
-  private Pointer memory(Pointer desc, Memory data) {
+  Pointer memory(Pointer desc, Memory data) {
     PointerByReference ref = new PointerByReference();
     OneDnn.check(api.dnnl_memory_create(ref, desc, engine, data), "dnnl_memory_create");
     return ref.getValue();
   }
 
-  private void destroy(Pointer... memories) {
+  void destroy(Pointer... memories) {
     for (Pointer m : memories) {
       if (m != null) {
         api.dnnl_memory_destroy(m);
@@ -130,7 +130,7 @@ final class Matmuls {
     }
   }
 
-  private void destroyDescs(Pointer... descs) {
+  void destroyDescs(Pointer... descs) {
     for (Pointer d : descs) {
       if (d != null) {
         api.dnnl_memory_desc_destroy(d);

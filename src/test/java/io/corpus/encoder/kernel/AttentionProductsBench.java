@@ -29,6 +29,7 @@ public final class AttentionProductsBench {
 
   private final OneDnn.Api api = OneDnn.api();
   private final Pointer engine = OneDnn.engine();
+  private final Matmuls matmuls = new Matmuls();   // for its memory helpers
   private final Pointer stream;
   private final Memory args = new Memory(48);
 
@@ -209,23 +210,26 @@ public final class AttentionProductsBench {
 
   private Pointer primitive(long[] src, int srcTag, long[] weights, int weightTag, long[] dst,
       int dstTag) {
-    Pointer srcDesc = desc(src, OneDnn.BF16, srcTag);
-    Pointer weightDesc = desc(weights, OneDnn.BF16, weightTag);
-    Pointer dstDesc = desc(dst, OneDnn.F32, dstTag);
+    Pointer srcDesc = matmuls.desc(src, OneDnn.BF16, srcTag);
+    Pointer weightDesc = matmuls.desc(weights, OneDnn.BF16, weightTag);
+    Pointer dstDesc = matmuls.desc(dst, OneDnn.F32, dstTag);
     PointerByReference ref = new PointerByReference();
     OneDnn.check(api.dnnl_matmul_primitive_desc_create(ref, engine, srcDesc, weightDesc, null,
         dstDesc, null), "batched matmul");
     Pointer pd = ref.getValue();
     OneDnn.check(api.dnnl_primitive_create(ref, pd), "dnnl_primitive_create");
     api.dnnl_primitive_desc_destroy(pd);
+    matmuls.destroyDescs(srcDesc, weightDesc, dstDesc);
     return ref.getValue();
   }
 
   private void run(Pointer primitive, long[] src, int srcTag, Memory srcData, long[] weights,
       int weightTag, Memory weightData, long[] dst, int dstTag, Memory dstData) {
-    Pointer a = memory(desc(src, OneDnn.BF16, srcTag), srcData);
-    Pointer b = memory(desc(weights, OneDnn.BF16, weightTag), weightData);
-    Pointer c = memory(desc(dst, OneDnn.F32, dstTag), dstData);
+    Pointer[] descs = {matmuls.desc(src, OneDnn.BF16, srcTag),
+        matmuls.desc(weights, OneDnn.BF16, weightTag), matmuls.desc(dst, OneDnn.F32, dstTag)};
+    Pointer a = matmuls.memory(descs[0], srcData);
+    Pointer b = matmuls.memory(descs[1], weightData);
+    Pointer c = matmuls.memory(descs[2], dstData);
     args.setInt(0, OneDnn.ARG_SRC);
     args.setPointer(8, a);
     args.setInt(16, OneDnn.ARG_WEIGHTS);
@@ -234,23 +238,8 @@ public final class AttentionProductsBench {
     args.setPointer(40, c);
     OneDnn.check(api.dnnl_primitive_execute(primitive, stream, 3, args), "matmul");
     OneDnn.check(api.dnnl_stream_wait(stream), "dnnl_stream_wait");
-    api.dnnl_memory_destroy(a);
-    api.dnnl_memory_destroy(b);
-    api.dnnl_memory_destroy(c);
-  }
-
-  private Pointer desc(long[] dims, int type, int tag) {
-    PointerByReference ref = new PointerByReference();
-    OneDnn.check(api.dnnl_memory_desc_create_with_tag(ref, dims.length, dims, type, tag),
-        "dnnl_memory_desc_create_with_tag");
-    return ref.getValue();
-  }
-
-  private Pointer memory(Pointer desc, Memory data) {
-    PointerByReference ref = new PointerByReference();
-    OneDnn.check(api.dnnl_memory_create(ref, desc, engine, data), "dnnl_memory_create");
-    api.dnnl_memory_desc_destroy(desc);
-    return ref.getValue();
+    matmuls.destroy(a, b, c);
+    matmuls.destroyDescs(descs);
   }
 
   private static float[] gaussian(Random random, int n) {
