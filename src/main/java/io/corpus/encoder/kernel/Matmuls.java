@@ -60,23 +60,28 @@ final class Matmuls {
     Pointer out = memory(dstDesc, dst.memory);
     Pointer added = bias == null ? null : memory(biasDesc, bias.memory);
     try {
-      args.setInt(0, OneDnn.ARG_SRC);
-      args.setPointer(8, src);
-      args.setInt(16, OneDnn.ARG_WEIGHTS);
-      args.setPointer(24, wei);
-      args.setInt(32, OneDnn.ARG_DST);
-      args.setPointer(40, out);
-      if (added != null) {
-        args.setInt(48, OneDnn.ARG_BIAS);
-        args.setPointer(56, added);
-      }
-      OneDnn.check(api.dnnl_primitive_execute(primitive, stream, added == null ? 3 : 4, args),
-          "matmul");
-      OneDnn.check(api.dnnl_stream_wait(stream), "dnnl_stream_wait");
+      execute(primitive, src, wei, out, added);
     } finally {
       destroy(src, wei, out, added);
       destroyDescs(srcDesc, weightDesc, dstDesc, biasDesc);
     }
+  }
+
+  /** Runs a matmul primitive on these memories (bias null: none) on this thread's stream. */
+  void execute(Pointer primitive, Pointer src, Pointer weights, Pointer dst, Pointer bias) {
+    args.setInt(0, OneDnn.ARG_SRC);
+    args.setPointer(8, src);
+    args.setInt(16, OneDnn.ARG_WEIGHTS);
+    args.setPointer(24, weights);
+    args.setInt(32, OneDnn.ARG_DST);
+    args.setPointer(40, dst);
+    if (bias != null) {
+      args.setInt(48, OneDnn.ARG_BIAS);
+      args.setPointer(56, bias);
+    }
+    OneDnn.check(api.dnnl_primitive_execute(primitive, stream, bias == null ? 3 : 4, args),
+        "matmul");
+    OneDnn.check(api.dnnl_stream_wait(stream), "dnnl_stream_wait");
   }
 
   private Pointer primitive(Kind kind) {

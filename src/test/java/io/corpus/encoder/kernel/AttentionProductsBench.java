@@ -29,16 +29,7 @@ public final class AttentionProductsBench {
 
   private final OneDnn.Api api = OneDnn.api();
   private final Pointer engine = OneDnn.engine();
-  private final Matmuls matmuls = new Matmuls();   // for its memory helpers
-  private final Pointer stream;
-  private final Memory args = new Memory(48);
-
-  private AttentionProductsBench() {
-    OneDnn.singleThreaded();
-    PointerByReference ref = new PointerByReference();
-    OneDnn.check(api.dnnl_stream_create(ref, engine, 1), "dnnl_stream_create");
-    stream = ref.getValue();
-  }
+  private final Matmuls matmuls = new Matmuls();   // its stream and memory helpers
 
   public static void main(String[] args) {
     String lengths = "40 128 512 2048";
@@ -230,14 +221,7 @@ public final class AttentionProductsBench {
     Pointer a = matmuls.memory(descs[0], srcData);
     Pointer b = matmuls.memory(descs[1], weightData);
     Pointer c = matmuls.memory(descs[2], dstData);
-    args.setInt(0, OneDnn.ARG_SRC);
-    args.setPointer(8, a);
-    args.setInt(16, OneDnn.ARG_WEIGHTS);
-    args.setPointer(24, b);
-    args.setInt(32, OneDnn.ARG_DST);
-    args.setPointer(40, c);
-    OneDnn.check(api.dnnl_primitive_execute(primitive, stream, 3, args), "matmul");
-    OneDnn.check(api.dnnl_stream_wait(stream), "dnnl_stream_wait");
+    matmuls.execute(primitive, a, b, c, null);
     matmuls.destroy(a, b, c);
     matmuls.destroyDescs(descs);
   }
