@@ -66,14 +66,8 @@ final class ReducedProducts {
 
   private void int8Block(int n, float[] x, int xOffset, Int8Matrix w, float[] bias,
       float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
-    int k = w.cols();
     int outs = w.rows();
-    if (tokenScales.length < n) {
-      tokenScales = new float[n];
-      zeroPoints = new int[n];
-    }
-    source.ensure((long) n * k);
-    passes.quantize(n, k, x, xOffset, activationMax, source.view, tokenScales, zeroPoints);
+    quantized(n, w.cols(), x, xOffset, false);
     matmuls.run(w.kind(), n, source, w.onNative(), null, result);
     ByteBuffer sums = result.view;
     if (gelu) {
@@ -100,26 +94,35 @@ final class ReducedProducts {
     int outs = v.rows();
     for (int first = 0; first < n; first += INT8_BLOCK) {
       int rows = Math.min(INT8_BLOCK, n - first);
-      if (tokenScales.length < rows) {
-        tokenScales = new float[rows];
-        zeroPoints = new int[rows];
-      }
-      if (lows.length < rows) {
-        lows = new float[rows];
-        highs = new float[rows];
-      }
-      source.ensure((long) rows * k);
-      passes.quantize(rows, k, x, xOffset + first * k, activationMax, source.view, tokenScales,
-          zeroPoints);
+      quantized(rows, k, x, xOffset + first * k, false);
       matmuls.run(w.kind(), rows, source, w.onNative(), null, result);
       passes.rescaleGelu(rows, width, result.view, tokenScales, zeroPoints, w.scalesView(),
           w.rowSums(), bias, hidden, 0, lows, highs);
-      source.ensure((long) rows * width);
-      passes.quantizeInRange(rows, width, hidden, 0, lows, highs, activationMax, source.view,
-          tokenScales, zeroPoints);
+      quantized(rows, width, hidden, 0, true);
       matmuls.run(v.kind(), rows, source, v.onNative(), null, result);
       passes.rescale(rows, outs, result.view, tokenScales, zeroPoints, v.scalesView(),
           v.rowSums(), outBias, addend, addendOffset + first * outs, y, yOffset + first * outs);
+    }
+  }
+
+  /**
+   * The source holds rows (n, K) of x from xOffset quantized per token, their scales and zero
+   * points in tokenScales and zeroPoints; {@code inRange}: each row's range is the one lows and
+   * highs hold ({@link Int8Passes#quantizeInRange}), else it is looked for.
+   */
+  private void quantized(int n, int k, float[] x, int xOffset, boolean inRange) {
+    if (tokenScales.length < n) {
+      tokenScales = new float[n];
+      zeroPoints = new int[n];
+      lows = new float[n];
+      highs = new float[n];
+    }
+    source.ensure((long) n * k);
+    if (inRange) {
+      passes.quantizeInRange(n, k, x, xOffset, lows, highs, activationMax, source.view,
+          tokenScales, zeroPoints);
+    } else {
+      passes.quantize(n, k, x, xOffset, activationMax, source.view, tokenScales, zeroPoints);
     }
   }
 
