@@ -141,15 +141,19 @@ print_job_kernels() {
   grep -o '[A-Za-z]*Elementwise ([^)]*)' "$2" 2>/dev/null | head -1 | sed 's/^/ours: /' || true
 }
 
-# The reduced precisions (int8, bfloat16) this processor runs the job CONF in, as jobs/encode --check
-# says with model.precision added to CONF; each one refused is named on stderr with its reason.
-# Writes CONF's variants beside it as NAME-int8.conf and NAME-bfloat16.conf.
-reduced_precisions() {
-  local conf=$1 p runs=""
-  for p in int8 bfloat16; do
+# precision_runs CONF LIST: the precisions to run the job CONF in again, each written beside CONF
+# as NAME-PRECISION.conf (CONF with model.precision added). LIST "default" means the reduced ones
+# (int8, bfloat16) this processor runs, as jobs/encode --check says; each one refused is named on
+# stderr with its reason.
+precision_runs() {
+  local conf=$1 list=$2 p runs=""
+  [ "$list" = default ] && list="int8 bfloat16"
+  for p in $list; do
     { cat "$conf"; echo "model.precision = $p"; } > "${conf%.conf}-$p.conf"
-    if "$ROOT/jobs/encode" --config "${conf%.conf}-$p.conf" --check > "${conf%.conf}-$p-check.log" 2>&1
-    then
+    if [ "$2" != default ]; then
+      runs="$runs $p"
+    elif "$ROOT/jobs/encode" --config "${conf%.conf}-$p.conf" --check \
+        > "${conf%.conf}-$p-check.log" 2>&1; then
       runs="$runs $p"
     else
       echo "$p not run here: $(grep -o 'error: .*' "${conf%.conf}-$p-check.log" | head -1)" >&2
