@@ -1,35 +1,79 @@
 package io.corpus.encoder.kernel;
 
 import com.sun.jna.Memory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * int8 weights as ONNX Runtime's dynamic quantization makes them (symmetric, one scale per output
  * row); activations are quantized per token as each product runs ({@link ReducedProducts}). The
  * values are held once, in native memory, where oneDNN reads them ({@link NativeWeights}).
+ *
+ * <p>Where that pays ({@link #zeroPointColumnsPay}), each row is held with a few more columns,
+ * the <em>zero-point columns</em>: int8 values that add up to minus the row's sum. A token
+ * quantized with zero point z carries z in the matching columns of its input ({@link
+ * Int8Passes#quantize}), so the int32 sum oneDNN computes is already Σ (q − z)·w, exactly: no
+ * pass takes the zero points off, and oneDNN can scale the sums, add the bias and apply a GELU
+ * as it stores them ({@link Matmuls#runInt8Gelu}), none of which its own zero points (one per
+ * tensor) allow. A row whose values sum to s takes ⌈|s| / 127⌉ of them: 8 to 59 on MiniLM's
+ * rows of 384 and 1,536 values.
  */
 public final class Int8Matrix extends ReducedMatrix {
   private static final long serialVersionUID = 1L;
   /** Symmetric int8 spans -127..127, as ONNX Runtime's symmetric int8 does. */
   static final int LIMIT = 127;
-  private final NativeWeights values;   // (rows, cols), row-major
+  private final NativeWeights values;   // (rows, cols + zeroColumns), row-major
+  private final NativeWeights scalesOnNative;   // the scales, as oneDNN reads them
   private final float[] scales;     // (rows): W[r][c] ≈ scales[r] · values[r][c]
-  private final int[] rowSums;      // (rows): Σ_c values[r][c], for the activations' zero points
+  private final int[] rowSums;      // (rows): Σ_c values[r][c]
+  private final int[] zeroPointSums;   // what the passes take off per zero point: rowSums or 0s
   private final int rows;
   private final int cols;
+  private final boolean hasZeroColumns;
+  private final int zeroColumns;
 
-  private Int8Matrix(byte[] values, float[] scales, int rows, int cols) {
-    this.values = NativeWeights.of(values);
+  private Int8Matrix(byte[] values, float[] scales, int rows, int cols, boolean zeroColumns) {
     this.scales = scales;
     this.rows = rows;
     this.cols = cols;
     this.rowSums = new int[rows];
+    int largest = 0;
     for (int r = 0; r < rows; r++) {
       int sum = 0;
       for (int c = 0; c < cols; c++) {
         sum += values[r * cols + c];
       }
       rowSums[r] = sum;
+      largest = Math.max(largest, Math.abs(sum));
     }
+    this.hasZeroColumns = zeroColumns;
+    this.zeroColumns = zeroColumns ? (largest + LIMIT - 1) / LIMIT : 0;
+    int stride = cols + this.zeroColumns;
+    byte[] held = new byte[rows * stride];
+    for (int r = 0; r < rows; r++) {
+      System.arraycopy(values, r * cols, held, r * stride, cols);
+      int left = -rowSums[r];
+      for (int c = cols; c < stride; c++) {
+        int part = Math.max(-LIMIT, Math.min(LIMIT, left));
+        held[r * stride + c] = (byte) part;
+        left -= part;
+      }
+    }
+    this.values = NativeWeights.of(held);
+    ByteBuffer floats = ByteBuffer.allocate(4 * rows).order(ByteOrder.nativeOrder());
+    floats.asFloatBuffer().put(scales);
+    this.scalesOnNative = NativeWeights.of(floats.array());
+    this.zeroPointSums = zeroColumns ? new int[rows] : rowSums;
+  }
+
+  /**
+   * Whether weights quantized here get zero-point columns: where oneDNN has int8 dot products
+   * (VNNI or AMX), on which it also applies the GELU as it stores a product; on AVX2 alone its
+   * kernels for that were slower than the Java passes, and the columns cost the products 4 to
+   * 6 % for nothing (speed log).
+   */
+  static boolean zeroPointColumnsPay() {
+    return OneDnn.available() && OneDnn.isa().exactInt8();
   }
 
   /**
@@ -39,6 +83,11 @@ public final class Int8Matrix extends ReducedMatrix {
    * clipped to ±127.
    */
   public static Int8Matrix quantize(float[] w, int rows, int cols) {
+    return quantize(w, rows, cols, zeroPointColumnsPay());
+  }
+
+  /** {@link #quantize}, held with zero-point columns or without. */
+  static Int8Matrix quantize(float[] w, int rows, int cols, boolean zeroColumns) {
     if (w.length != (long) rows * cols) {
       throw new IllegalArgumentException("A (" + rows + ", " + cols + ") matrix holds "
           + (long) rows * cols + " values, not " + w.length);
@@ -59,12 +108,49 @@ public final class Int8Matrix extends ReducedMatrix {
         q[r * cols + c] = (byte) Math.max(-LIMIT, Math.min(LIMIT, v));
       }
     }
-    return new Int8Matrix(q, scales, rows, cols);
+    return new Int8Matrix(q, scales, rows, cols, zeroColumns);
   }
 
-  /** The int8 values, (rows, cols) row-major: a copy. */
+  /** The int8 values, (rows, cols) row-major, without the zero-point columns: a copy. */
   public byte[] values() {
-    return values.bytes(0, rows * cols);
+    byte[] out = new byte[rows * cols];
+    for (int r = 0; r < rows; r++) {
+      System.arraycopy(values.bytes((long) r * stride(), cols), 0, out, r * cols, cols);
+    }
+    return out;
+  }
+
+  /** The row's zero-point columns: int8 values summing to minus the sum of its values. */
+  byte[] zeroColumnsOf(int r) {
+    return values.bytes((long) r * stride() + cols, zeroColumns);
+  }
+
+  /** Whether each row is held with its zero-point columns (perhaps none, its sum being 0). */
+  boolean hasZeroPointColumns() {
+    return hasZeroColumns;
+  }
+
+  /**
+   * What the Java passes multiply by each token's zero point and take off its int32 sums: the
+   * row sums, or zeros where the zero-point columns already took them off.
+   */
+  int[] zeroPointSums() {
+    return zeroPointSums;
+  }
+
+  /** How many zero-point columns follow each row's values. */
+  int zeroColumns() {
+    return zeroColumns;
+  }
+
+  /** Columns a row holds in native memory, and a quantized input row's width. */
+  int stride() {
+    return cols + zeroColumns;
+  }
+
+  /** The scales in native memory, as oneDNN reads them. */
+  Memory scalesOnNative() {
+    return scalesOnNative.memory();
   }
 
   /** Each output row's scale. */
@@ -75,10 +161,6 @@ public final class Int8Matrix extends ReducedMatrix {
   /** The scales themselves, not a copy: for the products. */
   float[] scalesView() {
     return scales;
-  }
-
-  int[] rowSums() {
-    return rowSums;
   }
 
   @Override
@@ -128,13 +210,13 @@ public final class Int8Matrix extends ReducedMatrix {
     return ReducedProducts.INT8_BLOCK;
   }
 
-  /** uint8 activations by these int8 weights, summed in int32. */
+  /** uint8 activations by these int8 weights and their zero-point columns, summed in int32. */
   @Override
   Matmuls.Kind kind() {
-    return new Matmuls.Kind(OneDnn.U8, OneDnn.S32, cols, rows, 0, false);
+    return new Matmuls.Kind(OneDnn.U8, OneDnn.S32, stride(), rows, 0, false);
   }
 
-  /** The int8 values in native memory. */
+  /** The int8 values and zero-point columns in native memory, (rows, stride). */
   @Override
   Memory onNative() {
     return values.memory();
@@ -151,7 +233,7 @@ public final class Int8Matrix extends ReducedMatrix {
 
   @Override
   public void row(int r, float[] out, int offset) {
-    byte[] q = values.bytes((long) r * cols, cols);
+    byte[] q = values.bytes((long) r * stride(), cols);
     for (int c = 0; c < cols; c++) {
       out[offset + c] = scales[r] * q[c];
     }
@@ -159,6 +241,6 @@ public final class Int8Matrix extends ReducedMatrix {
 
   @Override
   public long bytes() {
-    return values.bytes() + 8L * rows;
+    return values.bytes() + scalesOnNative.bytes() + 4L * rows;
   }
 }

@@ -20,10 +20,20 @@ interface Int8Passes {
    * Runtime's DynamicQuantizeLinear does for a whole tensor: range [min(0, row), max(0, row)],
    * scale = range / qmax, zero point round(-min / scale), values round(x / scale) + zero point,
    * rounded to nearest even and clipped to 0..qmax (a row of zeros: scale 1, zero point 0),
-   * written into {@code out} from byte 0 (oneDNN's source buffer, or a heap one).
+   * written into {@code out} from byte 0 (oneDNN's source buffer, or a heap one), row t from
+   * byte t·stride, followed by its zero point in each of the row's stride − K remaining bytes
+   * (the weights' zero-point columns, {@link Int8Matrix}).
    */
-  void quantize(int n, int k, float[] x, int xOffset, int qmax, ByteBuffer out, float[] scales,
-      int[] zeroPoints);
+  void quantize(int n, int k, float[] x, int xOffset, int qmax, ByteBuffer out, int stride,
+      float[] scales, int[] zeroPoints);
+
+  /**
+   * {@link #quantize} of n rows read from native memory ({@code x}: n·K floats in native order
+   * from byte 0, a direct buffer, as oneDNN stores a product): the same bytes, scales and zero
+   * points as from the same floats on the heap.
+   */
+  void quantizeNative(int n, int k, ByteBuffer x, int qmax, ByteBuffer out, int stride,
+      float[] scales, int[] zeroPoints);
 
   /**
    * {@link #quantize}, each row's range given (lows[t] = min(0, row t), highs[t] = max(0, row
@@ -31,11 +41,12 @@ interface Int8Passes {
    * zero points, without the pass that looks for the range.
    */
   void quantizeInRange(int n, int k, float[] x, int xOffset, float[] lows, float[] highs,
-      int qmax, ByteBuffer out, float[] scales, int[] zeroPoints);
+      int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints);
 
   /**
    * y (n, N) = scales[t] · wScales[o] · (sums[t][o] − zeroPoints[t] · rowSums[o]) + (addend
-   * + bias): the float32 product from the int32 sums of the quantized values, read where oneDNN
+   * + bias): the float32 product from the int32 sums of the quantized values (rowSums all 0
+   * where the weights' zero-point columns took the zero points off), read where oneDNN
    * wrote them ({@code sums}: n·N ints in native order from byte 0, a direct buffer), with the
    * layer's bias (null: none) and a residual (null: none; it may be y itself) added in the
    * same pass, so no pass of its own writes them into y first.
@@ -59,6 +70,13 @@ interface Int8Passes {
       return bias == null ? 0f : bias[o];
     }
     return bias == null ? addend[at] : addend[at] + bias[o];
+  }
+
+  /** A quantized row's zero point in its bytes k..stride of out from {@code to}. */
+  static void zeroPointColumns(ByteBuffer out, int to, int k, int stride, int zero) {
+    for (int i = k; i < stride; i++) {
+      out.put(to + i, (byte) zero);
+    }
   }
 
   /** The scale of a row whose values lie in [min, max] (min ≤ 0 ≤ max); 1 for zeros. */

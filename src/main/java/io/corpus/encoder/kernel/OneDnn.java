@@ -37,10 +37,18 @@ public final class OneDnn {
   static final int U8 = 6;
   static final int TAG_AB = 3;           // row-major (rows, cols)
   static final int TAG_BA = 14;          // (K, N) stored as (N, K): PyTorch's (out, in)
+  static final int TAG_A = 2;            // a vector
+  static final int TAG_ABC = 4;          // row-major (batch, rows, cols)
+  static final int TAG_ACB = 15;         // (batch, K, N) stored as (batch, N, K)
   static final int ARG_SRC = 1;
   static final int ARG_DST = 17;
   static final int ARG_WEIGHTS = 33;
   static final int ARG_BIAS = 41;
+  static final int ARG_SRC_1 = 2;                  // a binary post-op's second input
+  static final int ARG_ATTR_SCALES = 4096;         // | ARG_WEIGHTS: the weights' scales
+  static final int ARG_ATTR_POST_OP = 32768;       // · (index + 1) | ARG_SRC_1
+  static final int BINARY_ADD = 0x1fff0;
+  static final int BINARY_MUL = 0x1fff1;
   private static final int ELTWISE_RELU = 0x20;
   private static final int ELTWISE_GELU_TANH = 0x2b;
   private static final int ELTWISE_SWISH = 0x2c;
@@ -80,6 +88,8 @@ public final class OneDnn {
 
     native int dnnl_memory_destroy(Pointer memory);
 
+    native int dnnl_memory_set_data_handle(Pointer memory, Pointer handle);
+
     native int dnnl_primitive_execute(Pointer primitive, Pointer stream, int nargs,
         Pointer args);
 
@@ -99,6 +109,10 @@ public final class OneDnn {
 
     native int dnnl_post_ops_append_eltwise(Pointer postOps, int algorithm, float alpha,
         float beta);
+
+    native int dnnl_post_ops_append_binary(Pointer postOps, int algorithm, Pointer src1);
+
+    native int dnnl_primitive_attr_set_scales_mask(Pointer attr, int arg, int mask);
   }
 
   /** The OpenMP runtime oneDNN is built on: its thread count is set per calling thread. */

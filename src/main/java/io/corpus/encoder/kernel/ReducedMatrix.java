@@ -5,8 +5,9 @@ import com.sun.jna.Memory;
 /**
  * Weights whose products run on oneDNN in a reduced precision ({@link ReducedProducts}), a block
  * of rows at a time: the layer's bias and residual are added, or a GELU applied (by {@link
- * RationalErf}: the next product reduces it again), as the product is read back into float32,
- * with no pass of their own; other activations take one.
+ * RationalErf}: the next product reduces it again; in int8 on VNNI or AMX by oneDNN as it
+ * stores the product), as the product is read back into float32, with no pass of their own;
+ * other activations take one.
  */
 abstract sealed class ReducedMatrix implements Matrix permits Bfloat16Matrix, Int8Matrix {
   private static final long serialVersionUID = 1L;

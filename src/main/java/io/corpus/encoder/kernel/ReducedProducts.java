@@ -1,5 +1,7 @@
 package io.corpus.encoder.kernel;
 
+import com.sun.jna.Memory;
+import io.corpus.encoder.kernel.Matmuls.Int8Gelu;
 import io.corpus.encoder.kernel.Matmuls.Kind;
 import io.corpus.encoder.kernel.Matmuls.NativeBuffer;
 import java.nio.ByteBuffer;
@@ -18,6 +20,11 @@ final class ReducedProducts {
   static final int INT8_BLOCK = Integer.getInteger("encoder.int8-block", 256);
   /** Rows of a bfloat16 product done at a time. */
   static final int BFLOAT16_BLOCK = Integer.getInteger("encoder.bfloat16-block", 256);
+  /**
+   * An int8 block's rows rounded up to a multiple of this for oneDNN's GELU product, made for a
+   * fixed row count: a few primitives per shape, not one per count.
+   */
+  static final int ROW_STEP = 32;
   private static final ThreadLocal<ReducedProducts> PER_THREAD =
       ThreadLocal.withInitial(ReducedProducts::new);
 
@@ -29,6 +36,7 @@ final class ReducedProducts {
   private final NativeBuffer result = new NativeBuffer();   // (n, N), int32 or float32
   private final NativeBuffer hidden = new NativeBuffer();   // a feed-forward's (n, F), bf16
   private final NativeBuffer biases = new NativeBuffer();   // a bias oneDNN adds (N), f32
+  private final NativeBuffer rowScales = new NativeBuffer();   // (rows) token scales, f32
   private float[] tokenScales = new float[0];
   private int[] zeroPoints = new int[0];
   private float[] lows = new float[0];     // (n) each hidden row's range, for its quantizing
@@ -53,38 +61,38 @@ final class ReducedProducts {
    * from the quantizing pass to the rescaling one (done over the whole batch at once, the
    * passes streamed 60 MB through memory per product of MiniLM's batch and cost more than it).
    * The bias and the addend (a residual, or y itself to accumulate) are added as the sums are
-   * rescaled; either may be null. With {@code gelu}, y = GELU(product + bias) (no addend).
+   * rescaled; either may be null. With {@code gelu}, y = GELU(product + bias) (no addend),
+   * applied by oneDNN where it can ({@link #geluOnOneDnn}).
    */
   void int8(int n, float[] x, int xOffset, Int8Matrix w, float[] bias, float[] addend,
       int addendOffset, float[] y, int yOffset, boolean gelu) {
+    int outs = w.rows();
     for (int first = 0; first < n; first += INT8_BLOCK) {
       int rows = Math.min(INT8_BLOCK, n - first);
-      int8Block(rows, x, xOffset + first * w.cols(), w, bias, addend,
-          addendOffset + first * w.rows(), y, yOffset + first * w.rows(), gelu);
-    }
-  }
-
-  private void int8Block(int n, float[] x, int xOffset, Int8Matrix w, float[] bias,
-      float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
-    int outs = w.rows();
-    quantized(n, w.cols(), x, xOffset, false);
-    matmuls.run(w.kind(), n, source, w.onNative(), null, result);
-    ByteBuffer sums = result.view;
-    if (gelu) {
-      passes.rescaleGelu(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(),
-          bias, y, yOffset, null, null);
-    } else {
-      passes.rescale(n, outs, sums, tokenScales, zeroPoints, w.scalesView(), w.rowSums(), bias,
-          addend, addendOffset, y, yOffset);
+      int at = yOffset + first * outs;
+      quantized(rows, w.cols(), w.stride(), x, xOffset + first * w.cols(), false);
+      if (gelu && geluOnOneDnn(rows, w, bias)) {
+        result.memory.read(0, y, at, rows * outs);
+        continue;
+      }
+      matmuls.run(w.kind(), rows, source, w.onNative(), null, result);
+      if (gelu) {
+        passes.rescaleGelu(rows, outs, result.view, tokenScales, zeroPoints, w.scalesView(),
+            w.zeroPointSums(), bias, y, at, null, null);
+      } else {
+        passes.rescale(rows, outs, result.view, tokenScales, zeroPoints, w.scalesView(),
+            w.zeroPointSums(), bias, addend, addendOffset + first * outs, y, at);
+      }
     }
   }
 
   /**
    * A feed-forward in int8: y (n, N) = GELU(x · Wᵀ + bias) · Vᵀ + outBias + addend, W (F, K)
-   * and V (N, F), {@link #INT8_BLOCK} rows at a time, through {@code hidden} (at least a block's
-   * (rows, F)). The same bits as {@link #int8} twice: the first product's rescaling pass also
-   * finds each hidden row's range, so the second one's quantizing skips the pass that looks for
-   * it.
+   * and V (N, F), {@link #INT8_BLOCK} rows at a time: the same bits as {@link #int8} twice.
+   * Where oneDNN applies the GELU as it stores the first product ({@link #geluOnOneDnn}), the
+   * hidden rows stay in its buffer, where the second product's quantizing reads them; else they
+   * go through {@code hidden} (at least a block's (rows, F)), the first product's rescaling
+   * finding each row's range, so the second one's quantizing skips the pass that looks for it.
    */
   void int8FeedForward(int n, float[] x, int xOffset, Int8Matrix w, float[] bias, Int8Matrix v,
       float[] outBias, float[] addend, int addendOffset, float[] y, int yOffset,
@@ -94,35 +102,79 @@ final class ReducedProducts {
     int outs = v.rows();
     for (int first = 0; first < n; first += INT8_BLOCK) {
       int rows = Math.min(INT8_BLOCK, n - first);
-      quantized(rows, k, x, xOffset + first * k, false);
-      matmuls.run(w.kind(), rows, source, w.onNative(), null, result);
-      passes.rescaleGelu(rows, width, result.view, tokenScales, zeroPoints, w.scalesView(),
-          w.rowSums(), bias, hidden, 0, lows, highs);
-      quantized(rows, width, hidden, 0, true);
+      quantized(rows, k, w.stride(), x, xOffset + first * k, false);
+      if (geluOnOneDnn(rows, w, bias)) {
+        growPerRow(rows);
+        source.ensure((long) rows * v.stride());
+        passes.quantizeNative(rows, width, result.view, activationMax, source.view, v.stride(),
+            tokenScales, zeroPoints);
+      } else {
+        matmuls.run(w.kind(), rows, source, w.onNative(), null, result);
+        passes.rescaleGelu(rows, width, result.view, tokenScales, zeroPoints, w.scalesView(),
+            w.zeroPointSums(), bias, hidden, 0, lows, highs);
+        quantized(rows, width, v.stride(), hidden, 0, true);
+      }
       matmuls.run(v.kind(), rows, source, v.onNative(), null, result);
       passes.rescale(rows, outs, result.view, tokenScales, zeroPoints, v.scalesView(),
-          v.rowSums(), outBias, addend, addendOffset + first * outs, y, yOffset + first * outs);
+          v.zeroPointSums(), outBias, addend, addendOffset + first * outs, y,
+          yOffset + first * outs);
     }
   }
 
   /**
-   * The source holds rows (n, K) of x from xOffset quantized per token, their scales and zero
-   * points in tokenScales and zeroPoints; {@code inRange}: each row's range is the one lows and
-   * highs hold ({@link Int8Passes#quantizeInRange}), else it is looked for.
+   * GELU(product + bias) of the quantized source's n rows by w into the result buffer (n, N)
+   * float32, oneDNN scaling the int32 sums, adding the bias and applying the GELU as it stores
+   * them ({@link Matmuls#runInt8Gelu}, on the rows rounded up to {@link #ROW_STEP}: a primitive
+   * per row count); false, and nothing done, where it has no kernel for that.
    */
-  private void quantized(int n, int k, float[] x, int xOffset, boolean inRange) {
+  private boolean geluOnOneDnn(int n, Int8Matrix w, float[] bias) {
+    int outs = w.rows();
+    int rows = padded(n);
+    Int8Gelu kind = new Int8Gelu(w.stride(), outs, rows, bias != null);
+    if (!w.hasZeroPointColumns() || !matmuls.runsInt8Gelu(kind)) {
+      return false;
+    }
+    Memory scales = rowScales.ensure(4L * rows);
+    scales.write(0, tokenScales, 0, n);
+    scales.setMemory(4L * n, 4L * (rows - n), (byte) 0);   // rows past n: scaled to 0, unread
+    if (bias != null) {
+      biases.ensure(4L * outs).write(0, bias, 0, outs);
+    }
+    matmuls.runInt8Gelu(kind, source, w.onNative(), w.scalesOnNative(), rowScales, biases,
+        result);
+    return true;
+  }
+
+  /** The per-token arrays grown to n rows. */
+  private void growPerRow(int n) {
     if (tokenScales.length < n) {
       tokenScales = new float[n];
       zeroPoints = new int[n];
       lows = new float[n];
       highs = new float[n];
     }
-    source.ensure((long) n * k);
+  }
+
+  /** n rows rounded up to {@link #ROW_STEP}. */
+  private static int padded(int n) {
+    return (n + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
+  }
+
+  /**
+   * The source holds rows (n, K) of x from xOffset quantized per token, each followed by its
+   * zero point up to {@code stride} bytes (the weights' zero-point columns), their scales and
+   * zero points in tokenScales and zeroPoints; {@code inRange}: each row's range is the one lows
+   * and highs hold ({@link Int8Passes#quantizeInRange}), else it is looked for.
+   */
+  private void quantized(int n, int k, int stride, float[] x, int xOffset, boolean inRange) {
+    growPerRow(n);
+    source.ensure((long) padded(n) * stride);   // rows past n read by oneDNN, left unwritten
     if (inRange) {
-      passes.quantizeInRange(n, k, x, xOffset, lows, highs, activationMax, source.view,
+      passes.quantizeInRange(n, k, x, xOffset, lows, highs, activationMax, source.view, stride,
           tokenScales, zeroPoints);
     } else {
-      passes.quantize(n, k, x, xOffset, activationMax, source.view, tokenScales, zeroPoints);
+      passes.quantize(n, k, x, xOffset, activationMax, source.view, stride, tokenScales,
+          zeroPoints);
     }
   }
 
@@ -132,14 +184,14 @@ final class ReducedProducts {
    * a while) are left out, and the result unread.
    */
   void productOnly(int n, ReducedMatrix w) {
-    source.ensure(2L * n * w.cols());     // two bytes a bfloat16 input, one a uint8 one
+    source.ensure(2L * n * w.kind().k());     // two bytes a bfloat16 input, one a uint8 one
     matmuls.run(w.kind(), n, source, w.onNative(), null, result);
   }
 
   /** {@link Int8Passes#quantize}, on this JVM's implementation. */
   static void quantizeRows(int n, int k, float[] x, int xOffset, int qmax, byte[] out,
       float[] scales, int[] zeroPoints) {
-    Int8Passes.create().quantize(n, k, x, xOffset, qmax, ByteBuffer.wrap(out), scales,
+    Int8Passes.create().quantize(n, k, x, xOffset, qmax, ByteBuffer.wrap(out), k, scales,
         zeroPoints);
   }
 

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 final class ScalarInt8Passes implements Int8Passes {
   @Override
   public void quantize(int n, int k, float[] x, int xOffset, int qmax, ByteBuffer out,
-      float[] scales, int[] zeroPoints) {
+      int stride, float[] scales, int[] zeroPoints) {
     for (int t = 0; t < n; t++) {
       int from = xOffset + t * k;
       float min = 0;
@@ -15,30 +15,43 @@ final class ScalarInt8Passes implements Int8Passes {
         min = Math.min(min, x[from + i]);
         max = Math.max(max, x[from + i]);
       }
-      quantizeRow(t, k, x, from, min, max, qmax, out, scales, zeroPoints);
+      quantizeRow(t, k, x, from, min, max, qmax, out, stride, scales, zeroPoints);
     }
   }
 
   @Override
+  public void quantizeNative(int n, int k, ByteBuffer x, int qmax, ByteBuffer out, int stride,
+      float[] scales, int[] zeroPoints) {
+    float[] rows = new float[n * k];     // a JVM without the Vector API: copied, kept simple
+    x.asFloatBuffer().get(0, rows, 0, n * k);
+    quantize(n, k, rows, 0, qmax, out, stride, scales, zeroPoints);
+  }
+
+  @Override
   public void quantizeInRange(int n, int k, float[] x, int xOffset, float[] lows,
-      float[] highs, int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+      float[] highs, int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
     for (int t = 0; t < n; t++) {
-      quantizeRow(t, k, x, xOffset + t * k, lows[t], highs[t], qmax, out, scales, zeroPoints);
+      quantizeRow(t, k, x, xOffset + t * k, lows[t], highs[t], qmax, out, stride, scales,
+          zeroPoints);
     }
   }
 
-  /** Row t (k values of x from {@code from}) in the range [min, max], from byte t·k of out. */
+  /**
+   * Row t (k values of x from {@code from}) in the range [min, max], from byte t·stride of out,
+   * its zero point in the stride − k bytes after it.
+   */
   private static void quantizeRow(int t, int k, float[] x, int from, float min, float max,
-      int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+      int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
     float scale = Int8Passes.scale(min, max, qmax);
     int zero = Int8Passes.zeroPoint(min, scale, qmax);
     scales[t] = scale;
     zeroPoints[t] = zero;
-    int to = t * k;
+    int to = t * stride;
     for (int i = 0; i < k; i++) {
       float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
       out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
     }
+    Int8Passes.zeroPointColumns(out, to, k, stride, zero);
   }
 
   @Override

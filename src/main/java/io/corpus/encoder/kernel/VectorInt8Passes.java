@@ -26,9 +26,9 @@ final class VectorInt8Passes implements Int8Passes {
 
   @Override
   public void quantize(int n, int k, float[] x, int xOffset, int qmax, ByteBuffer out,
-      float[] scales, int[] zeroPoints) {
+      int stride, float[] scales, int[] zeroPoints) {
     if (I.length() != F.length()) {
-      tails.quantize(n, k, x, xOffset, qmax, out, scales, zeroPoints);
+      tails.quantize(n, k, x, xOffset, qmax, out, stride, scales, zeroPoints);
       return;
     }
     int bound = F.loopBound(k);
@@ -47,45 +47,97 @@ final class VectorInt8Passes implements Int8Passes {
         min = Math.min(min, x[from + i]);
         max = Math.max(max, x[from + i]);
       }
-      quantizeRow(t, k, x, from, min, max, qmax, out, scales, zeroPoints);
+      quantizeRow(t, k, x, from, min, max, qmax, out, stride, scales, zeroPoints);
+    }
+  }
+
+  @Override
+  public void quantizeNative(int n, int k, ByteBuffer x, int qmax, ByteBuffer out, int stride,
+      float[] scales, int[] zeroPoints) {
+    if (I.length() != F.length()) {
+      tails.quantizeNative(n, k, x, qmax, out, stride, scales, zeroPoints);
+      return;
+    }
+    int bound = F.loopBound(k);
+    for (int t = 0; t < n; t++) {
+      int from = 4 * t * k;      // byte offset of the row
+      FloatVector lows = FloatVector.zero(F);
+      FloatVector highs = FloatVector.zero(F);
+      for (int i = 0; i < bound; i += F.length()) {
+        FloatVector v = FloatVector.fromByteBuffer(F, x, from + 4 * i, ByteOrder.nativeOrder());
+        lows = lows.min(v);
+        highs = highs.max(v);
+      }
+      float min = lows.reduceLanes(VectorOperators.MIN);
+      float max = highs.reduceLanes(VectorOperators.MAX);
+      for (int i = bound; i < k; i++) {
+        min = Math.min(min, x.getFloat(from + 4 * i));
+        max = Math.max(max, x.getFloat(from + 4 * i));
+      }
+      float scale = Int8Passes.scale(min, max, qmax);
+      int zero = Int8Passes.zeroPoint(min, scale, qmax);
+      scales[t] = scale;
+      zeroPoints[t] = zero;
+      int to = t * stride;
+      IntVector offset = IntVector.broadcast(I, zero - ROUNDER_BITS);
+      for (int i = 0; i < bound; i += F.length()) {
+        store(FloatVector.fromByteBuffer(F, x, from + 4 * i, ByteOrder.nativeOrder()), scale,
+            offset, qmax, out, to + i);
+      }
+      for (int i = bound; i < k; i++) {
+        float q = (x.getFloat(from + 4 * i) / scale + ROUNDER) - ROUNDER + zero;
+        out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
+      }
+      Int8Passes.zeroPointColumns(out, to, k, stride, zero);
     }
   }
 
   @Override
   public void quantizeInRange(int n, int k, float[] x, int xOffset, float[] lows,
-      float[] highs, int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+      float[] highs, int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
     if (I.length() != F.length()) {
-      tails.quantizeInRange(n, k, x, xOffset, lows, highs, qmax, out, scales, zeroPoints);
+      tails.quantizeInRange(n, k, x, xOffset, lows, highs, qmax, out, stride, scales,
+          zeroPoints);
       return;
     }
     for (int t = 0; t < n; t++) {
-      quantizeRow(t, k, x, xOffset + t * k, lows[t], highs[t], qmax, out, scales, zeroPoints);
+      quantizeRow(t, k, x, xOffset + t * k, lows[t], highs[t], qmax, out, stride, scales,
+          zeroPoints);
     }
   }
 
-  /** Row t (k values of x from {@code from}) in the range [min, max], from byte t·k of out. */
+  /**
+   * Row t (k values of x from {@code from}) in the range [min, max], from byte t·stride of out,
+   * its zero point in the stride − k bytes after it.
+   */
   private static void quantizeRow(int t, int k, float[] x, int from, float min, float max,
-      int qmax, ByteBuffer out, float[] scales, int[] zeroPoints) {
+      int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
     int bound = F.loopBound(k);
     float scale = Int8Passes.scale(min, max, qmax);
     int zero = Int8Passes.zeroPoint(min, scale, qmax);
     scales[t] = scale;
     zeroPoints[t] = zero;
-    int to = t * k;
+    int to = t * stride;
     // round(x / scale) in the low bits of (x / scale + 1.5·2²³): read as an int, the float
     // trick gives the integer without a float-to-int conversion, which JDK 17 does not compile
     // to vector instructions (8 ns a value); int-to-byte it does (0.45 ns a value in all)
     IntVector offset = IntVector.broadcast(I, zero - ROUNDER_BITS);
     for (int i = 0; i < bound; i += F.length()) {
-      IntVector q = FloatVector.fromArray(F, x, from + i).div(scale).add(ROUNDER)
-          .reinterpretAsInts().add(offset).max(0).min(qmax);
-      ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0))
-          .intoByteBuffer(out, to + i, ByteOrder.nativeOrder());
+      store(FloatVector.fromArray(F, x, from + i), scale, offset, qmax, out, to + i);
     }
     for (int i = bound; i < k; i++) {
       float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
       out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
     }
+    Int8Passes.zeroPointColumns(out, to, k, stride, zero);
+  }
+
+  /** One vector of values quantized (the zero point in offset) into out from byte {@code to}. */
+  private static void store(FloatVector v, float scale, IntVector offset, int qmax,
+      ByteBuffer out, int to) {
+    IntVector q = v.div(scale).add(ROUNDER).reinterpretAsInts().add(offset).max(0).min(qmax);
+    ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0))
+        .intoByteBuffer(out, to, ByteOrder.nativeOrder());
   }
 
   @Override

@@ -39,13 +39,25 @@ class Int8PassesTest {
     for (int i = 0; i < x.length; i++) {
       x[i] = (float) (rnd.nextGaussian() * 3);
     }
-    byte[][] q = new byte[2][n * k];
-    float[][] scales = new float[2][n];
-    int[][] zeros = new int[2][n];
-    vector.quantize(n, k, x, 0, 255, ByteBuffer.wrap(q[0]), scales[0], zeros[0]);
-    scalar.quantize(n, k, x, 0, 255, ByteBuffer.wrap(q[1]), scales[1], zeros[1]);
-    for (int i = 0; i < n * k; i++) {
+    int stride = k + 3;   // three zero-point columns after each row
+    byte[][] q = new byte[3][n * stride];
+    float[][] scales = new float[3][n];
+    int[][] zeros = new int[3][n];
+    vector.quantize(n, k, x, 0, 255, ByteBuffer.wrap(q[0]), stride, scales[0], zeros[0]);
+    scalar.quantize(n, k, x, 0, 255, ByteBuffer.wrap(q[1]), stride, scales[1], zeros[1]);
+    ByteBuffer stored = ByteBuffer.allocateDirect(4 * n * k).order(ByteOrder.nativeOrder());
+    stored.asFloatBuffer().put(x);     // the same floats where oneDNN would have stored them
+    vector.quantizeNative(n, k, stored, 255, ByteBuffer.wrap(q[2]), stride, scales[2],
+        zeros[2]);
+    for (int i = 0; i < n * stride; i++) {
       assertEquals(q[1][i], q[0][i], "quantized value " + i);
+      assertEquals(q[1][i], q[2][i], "quantized value " + i + " read from native memory");
+    }
+    for (int t = 0; t < n; t++) {
+      assertEquals(scales[1][t], scales[2][t], "scale of row " + t + " read from native memory");
+      for (int c = k; c < stride; c++) {
+        assertEquals(zeros[0][t], q[0][t * stride + c] & 0xFF, "zero-point column of row " + t);
+      }
     }
     ByteBuffer sums = ByteBuffer.allocateDirect(4 * n * outs).order(ByteOrder.nativeOrder());
     for (int i = 0; i < n * outs; i++) {

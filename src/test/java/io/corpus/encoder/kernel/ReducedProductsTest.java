@@ -245,6 +245,61 @@ class ReducedProductsTest {
     }
   }
 
+  /**
+   * The zero-point columns: each row's add up to minus the sum of its values, within int8, as
+   * few as that takes; the values themselves are unchanged, and products through them (oneDNN's
+   * GELU product where this processor has VNNI or AMX, the Java passes taking off nothing
+   * elsewhere) equal those through the same weights held without them, up to float32 rounding.
+   */
+  @Test
+  void zeroPointColumnsTakeOffEachTokensZeroPoint() {
+    Random rnd = new Random(31);
+    int k = 70;
+    int outs = 40;
+    float[] w = random(rnd, outs * k, 0.2);
+    for (int c = 0; c < k; c++) {
+      w[c] = 0.3f;                 // row 0: all positive, its sum 127·70, the largest there is
+    }
+    Int8Matrix with = Int8Matrix.quantize(w, outs, k, true);
+    Int8Matrix without = Int8Matrix.quantize(w, outs, k, false);
+    assertArrayEquals(without.values(), with.values());
+    assertEquals(70, with.zeroColumns(), "⌈127·70 / 127⌉ columns for row 0");
+    assertEquals(0, without.zeroColumns());
+    byte[] values = with.values();
+    for (int r = 0; r < outs; r++) {
+      int sum = 0;
+      for (int c = 0; c < k; c++) {
+        sum += values[r * k + c];
+      }
+      for (byte b : with.zeroColumnsOf(r)) {
+        assertTrue(b >= -127, "row " + r + ": " + b);
+        sum += b;
+      }
+      assertEquals(0, sum, "row " + r + "'s values and zero-point columns");
+    }
+    int n = 45;
+    float[] x = random(rnd, n * k, 1.5);
+    float[] bias = random(rnd, outs, 1);
+    for (boolean gelu : new boolean[] {false, true}) {
+      float[] expected = new float[n * outs];
+      float[] y = new float[n * outs];
+      if (gelu) {
+        without.activatedLinear(n, x, 0, bias, Activation.GELU, expected);
+        with.activatedLinear(n, x, 0, bias, Activation.GELU, y);
+      } else {
+        without.linear(n, x, 0, bias, null, 0, expected, 0);
+        with.linear(n, x, 0, bias, null, 0, y, 0);
+      }
+      for (int i = 0; i < y.length; i++) {
+        assertEquals(expected[i], y[i], 2e-6 * (1 + Math.abs(expected[i])),
+            "gelu " + gelu + ", value " + i);
+      }
+    }
+    Matmuls.Int8Gelu kind = new Matmuls.Int8Gelu(with.stride(), outs, 64, true);
+    assertEquals(OneDnn.isa().exactInt8(), new Matmuls().runsInt8Gelu(kind),
+        "oneDNN applies the GELU as it stores the product on " + OneDnn.isa().label());
+  }
+
   @Test
   void float32MatrixIsTheBlasProduct() {
     Random rnd = new Random(11);
