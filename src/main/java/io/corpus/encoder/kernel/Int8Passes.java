@@ -72,6 +72,24 @@ interface Int8Passes {
     return bias == null ? addend[at] : addend[at] + bias[o];
   }
 
+  /**
+   * Row t's scale and zero point for values in [min, max], recorded in scales and zeroPoints;
+   * the zero point returned.
+   */
+  static int recorded(int t, float min, float max, int qmax, float[] scales, int[] zeroPoints) {
+    float scale = scale(min, max, qmax);
+    int zero = zeroPoint(min, scale, qmax);
+    scales[t] = scale;
+    zeroPoints[t] = zero;
+    return zero;
+  }
+
+  /** One value quantized at this scale and zero point, rounded to nearest even, clipped. */
+  static byte quantized(float v, float scale, int zero, int qmax) {
+    float q = (v / scale + ROUNDER) - ROUNDER + zero;
+    return (byte) (int) Math.max(0, Math.min(qmax, q));
+  }
+
   /** A quantized row's zero point in its bytes k..stride of out from {@code to}. */
   static void zeroPointColumns(ByteBuffer out, int to, int k, int stride, int zero) {
     for (int i = k; i < stride; i++) {

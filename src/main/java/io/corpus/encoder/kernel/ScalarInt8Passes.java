@@ -42,14 +42,10 @@ final class ScalarInt8Passes implements Int8Passes {
    */
   private static void quantizeRow(int t, int k, float[] x, int from, float min, float max,
       int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
-    float scale = Int8Passes.scale(min, max, qmax);
-    int zero = Int8Passes.zeroPoint(min, scale, qmax);
-    scales[t] = scale;
-    zeroPoints[t] = zero;
+    int zero = Int8Passes.recorded(t, min, max, qmax, scales, zeroPoints);
     int to = t * stride;
     for (int i = 0; i < k; i++) {
-      float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
-      out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
+      out.put(to + i, Int8Passes.quantized(x[from + i], scales[t], zero, qmax));
     }
     Int8Passes.zeroPointColumns(out, to, k, stride, zero);
   }

@@ -74,10 +74,8 @@ final class VectorInt8Passes implements Int8Passes {
         min = Math.min(min, x.getFloat(from + 4 * i));
         max = Math.max(max, x.getFloat(from + 4 * i));
       }
-      float scale = Int8Passes.scale(min, max, qmax);
-      int zero = Int8Passes.zeroPoint(min, scale, qmax);
-      scales[t] = scale;
-      zeroPoints[t] = zero;
+      int zero = Int8Passes.recorded(t, min, max, qmax, scales, zeroPoints);
+      float scale = scales[t];
       int to = t * stride;
       IntVector offset = IntVector.broadcast(I, zero - ROUNDER_BITS);
       for (int i = 0; i < bound; i += F.length()) {
@@ -85,8 +83,7 @@ final class VectorInt8Passes implements Int8Passes {
             offset, qmax, out, to + i);
       }
       for (int i = bound; i < k; i++) {
-        float q = (x.getFloat(from + 4 * i) / scale + ROUNDER) - ROUNDER + zero;
-        out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
+        out.put(to + i, Int8Passes.quantized(x.getFloat(from + 4 * i), scale, zero, qmax));
       }
       Int8Passes.zeroPointColumns(out, to, k, stride, zero);
     }
@@ -113,10 +110,8 @@ final class VectorInt8Passes implements Int8Passes {
   private static void quantizeRow(int t, int k, float[] x, int from, float min, float max,
       int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
     int bound = F.loopBound(k);
-    float scale = Int8Passes.scale(min, max, qmax);
-    int zero = Int8Passes.zeroPoint(min, scale, qmax);
-    scales[t] = scale;
-    zeroPoints[t] = zero;
+    int zero = Int8Passes.recorded(t, min, max, qmax, scales, zeroPoints);
+    float scale = scales[t];
     int to = t * stride;
     // round(x / scale) in the low bits of (x / scale + 1.5·2²³): read as an int, the float
     // trick gives the integer without a float-to-int conversion, which JDK 17 does not compile
@@ -126,8 +121,7 @@ final class VectorInt8Passes implements Int8Passes {
       store(FloatVector.fromArray(F, x, from + i), scale, offset, qmax, out, to + i);
     }
     for (int i = bound; i < k; i++) {
-      float q = (x[from + i] / scale + ROUNDER) - ROUNDER + zero;
-      out.put(to + i, (byte) (int) Math.max(0, Math.min(qmax, q)));
+      out.put(to + i, Int8Passes.quantized(x[from + i], scale, zero, qmax));
     }
     Int8Passes.zeroPointColumns(out, to, k, stride, zero);
   }
