@@ -70,7 +70,9 @@ public final class Int8Matrix extends ReducedMatrix {
    * Whether weights quantized here get zero-point columns: where oneDNN has int8 dot products
    * (VNNI or AMX), on which it also applies the GELU as it stores a product; on AVX2 alone its
    * kernels for that were slower than the Java passes, and the columns cost the products 4 to
-   * 6 % for nothing (speed log).
+   * 6 % for nothing (speed log). Decided where the weights are quantized (a cluster's driver):
+   * an executor on another processor computes the same int32 sums either way, its Java passes
+   * taking off whatever zero-point term the columns did not.
    */
   static boolean zeroPointColumnsPay() {
     return OneDnn.available() && OneDnn.isa().exactInt8();
