@@ -25,8 +25,7 @@ public final class Int8Matrix extends ReducedMatrix {
   private final NativeWeights values;   // (rows, cols + zeroColumns), row-major
   private final NativeWeights scalesOnNative;   // the scales, as oneDNN reads them
   private final float[] scales;     // (rows): W[r][c] ≈ scales[r] · values[r][c]
-  private final int[] rowSums;      // (rows): Σ_c values[r][c]
-  private final int[] zeroPointSums;   // what the passes take off per zero point: rowSums or 0s
+  private final int[] zeroPointSums;   // what the passes take off per zero point: Σ_c or 0s
   private final int rows;
   private final int cols;
   private final boolean hasZeroColumns;
@@ -36,7 +35,7 @@ public final class Int8Matrix extends ReducedMatrix {
     this.scales = scales;
     this.rows = rows;
     this.cols = cols;
-    this.rowSums = new int[rows];
+    int[] rowSums = new int[rows];     // Σ_c values[r][c]
     int largest = 0;
     for (int r = 0; r < rows; r++) {
       int sum = 0;
@@ -243,6 +242,6 @@ public final class Int8Matrix extends ReducedMatrix {
 
   @Override
   public long bytes() {
-    return values.bytes() + scalesOnNative.bytes() + 4L * rows;
+    return values.bytes() + scalesOnNative.bytes() + 8L * rows;
   }
 }

@@ -101,13 +101,14 @@ final class Matmuls {
   /**
    * dst (rows, N) = {@link Int8Gelu}'s product of the source, on weights (N, K) with their
    * scales (N floats) in native memory, the token scales (rows floats) and the bias (N floats,
-   * when biased) in buffers; only where {@link #runsInt8Gelu} says so.
+   * when biased) in buffers; false, and nothing run, where oneDNN has no such kernel here
+   * ({@link #runsInt8Gelu}).
    */
-  void runInt8Gelu(Int8Gelu kind, NativeBuffer source, Memory weights, Memory weightScales,
+  boolean runInt8Gelu(Int8Gelu kind, NativeBuffer source, Memory weights, Memory weightScales,
       NativeBuffer tokenScales, NativeBuffer bias, NativeBuffer dst) {
     GeluPrimitive p = int8Gelu(kind);
     if (p == null) {
-      throw new IllegalStateException("oneDNN has no kernel for " + kind + " here");
+      return false;
     }
     dst.ensure(4L * kind.rows() * kind.outs());
     Memory[] data = {source.memory, weights, dst.memory, weightScales, tokenScales.memory,
@@ -124,6 +125,7 @@ final class Matmuls {
     }
     OneDnn.check(api.dnnl_primitive_execute(p.primitive, stream, count, args), "int8 matmul");
     OneDnn.check(api.dnnl_stream_wait(stream), "dnnl_stream_wait");
+    return true;
   }
 
   /** Whether oneDNN has a kernel for this product on this processor (made on first ask). */

@@ -125,24 +125,23 @@ final class ReducedProducts {
    * GELU(product + bias) of the quantized source's n rows by w into the result buffer (n, N)
    * float32, oneDNN scaling the int32 sums, adding the bias and applying the GELU as it stores
    * them ({@link Matmuls#runInt8Gelu}, on the rows rounded up to {@link #ROW_STEP}: a primitive
-   * per row count); false, and nothing done, where it has no kernel for that.
+   * per row count); false, and no product run, where the weights have no zero-point columns or
+   * oneDNN no kernel for it.
    */
   private boolean geluOnOneDnn(int n, Int8Matrix w, float[] bias) {
-    int outs = w.rows();
-    int rows = padded(n);
-    Int8Gelu kind = new Int8Gelu(w.stride(), outs, rows, bias != null);
-    if (!w.hasZeroPointColumns() || !matmuls.runsInt8Gelu(kind)) {
+    if (!w.hasZeroPointColumns()) {
       return false;
     }
+    int outs = w.rows();
+    int rows = padded(n);
     Memory scales = rowScales.ensure(4L * rows);
     scales.write(0, tokenScales, 0, n);
     scales.setMemory(4L * n, 4L * (rows - n), (byte) 0);   // rows past n: scaled to 0, unread
     if (bias != null) {
       biases.ensure(4L * outs).write(0, bias, 0, outs);
     }
-    matmuls.runInt8Gelu(kind, source, w.onNative(), w.scalesOnNative(), rowScales, biases,
-        result);
-    return true;
+    return matmuls.runInt8Gelu(new Int8Gelu(w.stride(), outs, rows, bias != null), source,
+        w.onNative(), w.scalesOnNative(), rowScales, biases, result);
   }
 
   /** The per-token arrays grown to n rows. */
