@@ -407,7 +407,8 @@ public final class EncodeJob {
         if (!check) {
           // Spark starts while this thread checks the paths and loads the model; a job refused
           // before it runs no Spark job.
-          starting = new SessionStart("corpus-encoder");
+          // Spark ML's SQL functions only for the report's corpus map
+          starting = new SessionStart("corpus-encoder", settings.output().report().enabled());
         }
         Preflight.Found found = Preflight.beforeModel(settings, check);
         LoadedModel model = loadModel(settings);

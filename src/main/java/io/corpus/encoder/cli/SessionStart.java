@@ -16,9 +16,10 @@ final class SessionStart {
   private boolean abandoned;   // both guarded by this
   private SparkSession made;
 
-  SessionStart(String appName) {
+  /** Starts a session with Spark ML's SQL functions if {@code mlFunctions}. */
+  SessionStart(String appName, boolean mlFunctions) {
     starting = new FutureTask<>(() -> {
-      SparkSession spark = SparkSessions.forJob(appName);
+      SparkSession spark = SparkSessions.forJob(appName, mlFunctions);
       synchronized (this) {
         made = spark;
         if (abandoned && !sessionExisted) {

@@ -1,12 +1,20 @@
 package io.corpus.encoder.cli;
 
+import java.util.function.Supplier;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.SparkSessionExtensionsProvider;
+import org.apache.spark.sql.classic.SparkSession.Builder;
 
 /**
  * The job's SparkSession. Under {@code spark-submit} the master and resources come from there;
  * run plainly, the job starts an embedded local master on every core. Either way Spark's own
  * console progress bar is off (the job prints its own) and the web UI is off unless asked for.
+ *
+ * <p>spark-mllib registers Spark ML's SQL functions ({@code array_to_vector} and others) as a
+ * session extension that every new session loads, and setting them up (Scala's runtime
+ * reflection) took about 1.2 s of the session's start, on the path before any task runs. Only the
+ * report's corpus map calls one, so a job that writes no report starts its session without it.
  */
 public final class SparkSessions {
   private SparkSessions() {}
@@ -23,9 +31,23 @@ public final class SparkSessions {
     return !conf.contains("spark.master") || conf.get("spark.master").startsWith("local");
   }
 
+  /** spark-mllib's session extension: Spark ML's SQL functions. */
+  static final String ML_FUNCTIONS = "org.apache.spark.sql.ml.InternalFunctionRegistration";
+
+  /** A session with Spark ML's SQL functions. */
   public static SparkSession forJob(String appName) {
+    return forJob(appName, true);
+  }
+
+  /**
+   * A session, with Spark ML's SQL functions if {@code mlFunctions} (else a session this call
+   * makes lacks them; one that was up already is returned as it is).
+   */
+  public static SparkSession forJob(String appName, boolean mlFunctions) {
     SparkConf conf = new SparkConf();   // holds spark.* system properties set by spark-submit
-    SparkSession.Builder builder = SparkSession.builder().appName(appName);
+    // The classic session's own builder: the generic one finds it through Scala's runtime
+    // reflection, which costs as much as the ML functions' set-up.
+    Builder builder = org.apache.spark.sql.classic.SparkSession.builder().appName(appName);
     if (!conf.contains("spark.master")) {
       builder.master("local[*]")
           .config("spark.ui.enabled", conf.get("spark.ui.enabled", "false"))
@@ -55,10 +77,24 @@ public final class SparkSessions {
     setIfAbsent(builder, conf, "spark.executorEnv.OMP_NUM_THREADS", "1");
     // Broadcast weights are random-looking floats: compressing them only costs time.
     setIfAbsent(builder, conf, "spark.broadcast.compress", "false");
-    return builder.getOrCreate();
+    return mlFunctions ? builder.getOrCreate() : withoutMlFunctions(builder::getOrCreate);
   }
 
-  private static void setIfAbsent(SparkSession.Builder builder, SparkConf conf, String key,
+  /** What {@code start} returns, made while this thread's service lookups skip ML's functions. */
+  private static <T> T withoutMlFunctions(Supplier<T> start) {
+    Thread thread = Thread.currentThread();
+    ClassLoader loader = thread.getContextClassLoader();
+    thread.setContextClassLoader(new WithoutServiceProvider(
+        loader != null ? loader : SparkSessions.class.getClassLoader(),
+        SparkSessionExtensionsProvider.class.getName(), ML_FUNCTIONS));
+    try {
+      return start.get();
+    } finally {
+      thread.setContextClassLoader(loader);
+    }
+  }
+
+  private static void setIfAbsent(Builder builder, SparkConf conf, String key,
       String value) {
     if (!conf.contains(key)) {
       builder.config(key, value);
