@@ -161,3 +161,20 @@ precision_runs() {
   done
   echo "$runs"
 }
+
+# The ONNX Runtime peer's class path (ONNX Runtime Java and Gson), as ../shared/tools/ort-text
+# resolves it on first use; prints the file that holds it, or fails saying what is missing.
+ort_classpath() {
+  local dir=$1
+  local cp="${ORT_TEXT_WORK:-${TMPDIR:-/tmp}/ort-text-peer}/cp-${ORT_VERSION:-1.29.0}.txt"
+  if [ ! -s "$cp" ]; then
+    echo '[]' > "$dir/empty.json"
+    bash "$ROOT/../shared/tools/ort-text/run.sh" "$dir/empty.json" >/dev/null 2>&1 || true
+  fi
+  if [ ! -s "$cp" ]; then
+    echo "error: no ONNX Runtime class path at $cp (../shared/tools/ort-text must be beside" \
+      "the project)" >&2
+    return 2
+  fi
+  echo "$cp"
+}

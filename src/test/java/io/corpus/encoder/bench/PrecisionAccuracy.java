@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -50,13 +51,18 @@ public final class PrecisionAccuracy {
     }
     double[] sorted = cosines.clone();
     Arrays.sort(sorted);
-    double overlap = neighbourOverlap(a, b, n, e);
-    System.out.printf("accuracy %s: %d texts, cosine to the reference min %.6f, p1 %.6f, "
-        + "median %.7f; %d-nearest-neighbour overlap %.4f%n", label, n, sorted[0],
-        sorted[(int) Math.floor(0.01 * (n - 1))], sorted[(n - 1) / 2], NEIGHBOURS, overlap);
+    int k = Math.min(NEIGHBOURS, n - 1);   // a text's neighbours are the others
+    String overlap = k == 0 ? "n/a (one text)"
+        : String.format(Locale.ROOT, "%.4f", neighbourOverlap(a, b, n, e) / k * NEIGHBOURS);
+    System.out.printf(Locale.ROOT, "accuracy %s: %d texts, cosine to the reference min %.6f, "
+        + "p1 %.6f, median %.7f; %d-nearest-neighbour overlap %s%n", label, n, sorted[0],
+        sorted[(int) Math.floor(0.01 * (n - 1))], sorted[(n - 1) / 2], k, overlap);
   }
 
-  /** Mean over texts of |N_a(i) ∩ N_b(i)| / 10, N the 10 nearest others by cosine. */
+  /**
+   * Mean over texts of |N_a(i) ∩ N_b(i)| / 10, N the 10 nearest others by cosine (as many as
+   * there are when fewer: the slots left empty are not counted as shared).
+   */
   private static double neighbourOverlap(float[] a, float[] b, int n, int e) {
     int block = 512;
     float[] sa = new float[block * n];
@@ -72,7 +78,7 @@ public final class PrecisionAccuracy {
         int common = 0;
         for (int x : na) {
           for (int y : nb) {
-            common += x == y ? 1 : 0;
+            common += x >= 0 && x == y ? 1 : 0;
           }
         }
         total += (double) common / NEIGHBOURS;

@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""Writes a Qwen3 embedding folder (jobs/benchmarks/make_qwen3_bench_model.py) as an ONNX file for
+the ONNX Runtime peer of jobs/benchmarks/bench-qwen3: input_ids and attention_mask (batch, length),
+both int64, in; the last hidden state after the final norm (batch, length, E) out, as
+modeling_qwen3.py computes it (RMS pre-norm, q/k norms, rotary, grouped-query causal attention,
+SwiGLU; the arithmetic of jobs/benchmarks/bench_qwen3_pytorch.py). The BF16 weights are widened to
+float32; each linear weight is stored transposed, (in, out), so that every projection is a MatMul
+on an initializer, which jobs/benchmarks/peers/onnx_quantize.py turns into ONNX Runtime's dynamic
+int8. Weights go to an external data file beside OUT (a 0.6B model passes protobuf's 2 GB).
+
+Usage: /usr/bin/python3 jobs/benchmarks/peers/onnx_export_qwen3.py MODEL_DIR OUT.onnx
+Needs Debian's python3-torch (its exporter needs no onnx package) and python3-onnx.
+"""
+import json
+import os
+import struct
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import torch
+
+model_dir, out = sys.argv[1], sys.argv[2]
+cfg = json.load(open(os.path.join(model_dir, "config.json")))
+E, H, K, D, F, L = (cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"],
+                    cfg["head_dim"], cfg["intermediate_size"], cfg["num_hidden_layers"])
+eps, theta = cfg["rms_norm_eps"], cfg["rope_theta"]
+
+
+def tensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        s, e = info["data_offsets"]
+        if info["dtype"] == "BF16":
+            bits = np.frombuffer(data[s:e], dtype=np.uint16).astype(np.uint32) << 16
+            values = bits.view(np.float32)
+        else:
+            values = np.frombuffer(data[s:e], dtype=np.float32)
+        yield name, torch.from_numpy(values.reshape(info["shape"]).copy())
+
+
+class Qwen3(torch.nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.w = torch.nn.ParameterDict()
+        for name, value in weights.items():
+            key = name.replace(".", "__")
+            if value.dim() == 2 and not name.startswith("embed_tokens"):
+                value = value.t().contiguous()     # (in, out): MatMul(x, W) on an initializer
+            self.w[key] = torch.nn.Parameter(value, requires_grad=False)
+
+    def p(self, name):
+        return self.w[name.replace(".", "__")]
+
+    def rms(self, x, name):
+        return self.p(name) * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+    def forward(self, input_ids, attention_mask):
+        B, T = input_ids.shape
+        x = torch.nn.functional.embedding(input_ids, self.p("embed_tokens.weight"))
+        inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.float32) / D))
+        positions = torch.arange(T, dtype=torch.float32)
+        emb = torch.cat([positions[:, None] * inv[None, :]] * 2, -1)
+        cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+        causal = torch.ones(T, T).tril().bool()
+        allowed = causal[None, None] & attention_mask.bool()[:, None, None, :]
+        bias = torch.zeros(allowed.shape).masked_fill(~allowed, float("-inf"))
+        for i in range(L):
+            p_ = f"layers.{i}."
+            a_ = p_ + "self_attn."
+            h = self.rms(x, p_ + "input_layernorm.weight")
+            q = self.rms((h @ self.p(a_ + "q_proj.weight")).view(B, T, H, D),
+                         a_ + "q_norm.weight").transpose(1, 2)
+            k = self.rms((h @ self.p(a_ + "k_proj.weight")).view(B, T, K, D),
+                         a_ + "k_norm.weight").transpose(1, 2)
+            v = (h @ self.p(a_ + "v_proj.weight")).view(B, T, K, D).transpose(1, 2)
+            q = q * cos + torch.cat((-q[..., D // 2:], q[..., : D // 2]), dim=-1) * sin
+            k = k * cos + torch.cat((-k[..., D // 2:], k[..., : D // 2]), dim=-1) * sin
+            # each KV head read by H / K query heads (repeat_interleave exports wrongly here)
+            k = k[:, :, None].expand(B, K, H // K, T, D).reshape(B, H, T, D)
+            v = v[:, :, None].expand(B, K, H // K, T, D).reshape(B, H, T, D)
+            scores = q @ k.transpose(-1, -2) * D ** -0.5 + bias
+            o = torch.softmax(scores, dim=-1) @ v
+            x = x + o.transpose(1, 2).reshape(B, T, H * D) @ self.p(a_ + "o_proj.weight")
+            h = self.rms(x, p_ + "post_attention_layernorm.weight")
+            x = x + (torch.nn.functional.silu(h @ self.p(p_ + "mlp.gate_proj.weight"))
+                     * (h @ self.p(p_ + "mlp.up_proj.weight"))) @ self.p(p_ + "mlp.down_proj.weight")
+        return self.rms(x, "norm.weight")
+
+
+model = Qwen3(dict(tensors(os.path.join(model_dir, "model.safetensors")))).eval()
+ids = torch.randint(0, 1000, (2, 16))
+mask = torch.ones(2, 16, dtype=torch.long)
+mask[1, 12:] = 0
+tmp = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(out)))   # the exporter's own files
+with torch.no_grad():
+    torch.onnx.export(model, (ids, mask), os.path.join(tmp, "model.onnx"),
+                      input_names=["input_ids", "attention_mask"], output_names=["hidden"],
+                      dynamic_axes={"input_ids": {0: "batch", 1: "length"},
+                                    "attention_mask": {0: "batch", 1: "length"},
+                                    "hidden": {0: "batch", 1: "length"}},
+                      opset_version=14)
+# One external data file beside OUT, whatever the exporter wrote (a file per tensor when large).
+graph = onnx.load(os.path.join(tmp, "model.onnx"))
+onnx.save_model(graph, out, save_as_external_data=True, all_tensors_to_one_file=True,
+                location=os.path.basename(out) + ".data", size_threshold=1024)
+for name in os.listdir(tmp):
+    os.remove(os.path.join(tmp, name))
+os.rmdir(tmp)
+print(f"wrote {out}: {L} layers, E = {E}, {H} heads ({K} KV) of {D}, F = {F}")
