@@ -17,6 +17,9 @@ import org.apache.spark.sql.classic.SparkSession.Builder;
  * report's corpus map calls one, so a job that writes no report starts its session without it.
  */
 public final class SparkSessions {
+  /** spark-mllib's session extension: Spark ML's SQL functions. */
+  static final String ML_FUNCTIONS = "org.apache.spark.sql.ml.InternalFunctionRegistration";
+
   private SparkSessions() {}
 
   /**
@@ -30,9 +33,6 @@ public final class SparkSessions {
   private static boolean runsLocally(SparkConf conf) {
     return !conf.contains("spark.master") || conf.get("spark.master").startsWith("local");
   }
-
-  /** spark-mllib's session extension: Spark ML's SQL functions. */
-  static final String ML_FUNCTIONS = "org.apache.spark.sql.ml.InternalFunctionRegistration";
 
   /** A session with Spark ML's SQL functions. */
   public static SparkSession forJob(String appName) {
