@@ -21,13 +21,15 @@ import java.util.Map;
  * {"input_ids": [...]}, no tokenization timed), batched as sentence-transformers batches (sorted
  * by length, longest first, batches of 32 padded on the right with an attention mask), intra-op
  * threads = cores, every graph optimization on; each text pooled (the last real token's hidden
- * state, or the mean over its tokens) and L2-normalized. Run with the ONNX Runtime peer's class
+ * state, or the mean over its tokens) and L2-normalized, or, {@code sparse}, the model's own
+ * (batch, V) output taken as it is (SPLADE: jobs/benchmarks/peers/onnx_export_splade.py). Run with the ONNX Runtime peer's class
  * path (../shared/tools/ort-text: ONNX Runtime and Gson), as a single-file source launch.
  *
- * <p>Usage: java -cp CLASSPATH OrtIds.java MODEL.onnx IDS.json last|mean [OUT.json] [BATCH]
+ * <p>Usage: java -cp CLASSPATH OrtIds.java MODEL.onnx IDS.json last|mean|sparse [OUT.json] [BATCH]
  * IDS.json: [{"id": ..., "input_ids": [...]}, ...] (jobs/samples/tokenize_ids.js), or a line of
  * {"ids": [...]} per text (jobs/samples/make-long-documents; ids 0, 1, ... by line); OUT.json:
- * [{"id", "sentence_embedding"}], as the text peer writes (bench.PrecisionAccuracy reads both).
+ * [{"id", "sentence_embedding"}], as the text peer writes (bench.PrecisionAccuracy reads both),
+ * or for {@code sparse} [{"id", "sparse_indices", "sparse_values"}] (the nonzero terms).
  */
 public final class OrtIds {
   public static void main(String[] args) throws Exception {
@@ -44,11 +46,10 @@ public final class OrtIds {
       }
       rows.add(ids);
     }
-    boolean last = switch (args[2]) {
-      case "last" -> true;
-      case "mean" -> false;
-      default -> throw new IllegalArgumentException("pooling is last or mean, not " + args[2]);
-    };
+    String pooling = args[2];
+    if (!List.of("last", "mean", "sparse").contains(pooling)) {
+      throw new IllegalArgumentException("pooling is last, mean or sparse, not " + pooling);
+    }
     String out = args.length > 3 ? args[3] : null;
     int batch = args.length > 4 ? Integer.parseInt(args[4]) : 32;
     int threads = Runtime.getRuntime().availableProcessors();
@@ -87,11 +88,14 @@ public final class OrtIds {
             OnnxTensor maskTensor = OnnxTensor.createTensor(env, LongBuffer.wrap(mask), shape);
             OrtSession.Result result = session.run(
                 Map.of("input_ids", idsTensor, "attention_mask", maskTensor))) {
-          float[][][] hidden = (float[][][]) result.get(0).getValue();
+          Object output = result.get(0).getValue();
           for (int r = 0; r < b; r++) {
             int length = rows.get(members.get(r)).length;
-            vectors[members.get(r)] = normalized(last ? hidden[r][length - 1]
-                : mean(hidden[r], length));
+            vectors[members.get(r)] = switch (pooling) {
+              case "sparse" -> ((float[][]) output)[r];     // the model pools: (batch, V)
+              case "last" -> normalized(((float[][][]) output)[r][length - 1]);
+              default -> normalized(mean(((float[][][]) output)[r], length));
+            };
           }
         }
       }
@@ -106,7 +110,20 @@ public final class OrtIds {
       for (int i = 0; i < vectors.length; i++) {
         JsonObject row = new JsonObject();
         row.addProperty("id", names.get(i));
-        row.add("sentence_embedding", new Gson().toJsonTree(vectors[i]));
+        if (pooling.equals("sparse")) {
+          JsonArray indices = new JsonArray();
+          JsonArray values = new JsonArray();
+          for (int j = 0; j < vectors[i].length; j++) {
+            if (vectors[i][j] != 0) {
+              indices.add(j);
+              values.add(vectors[i][j]);
+            }
+          }
+          row.add("sparse_indices", indices);
+          row.add("sparse_values", values);
+        } else {
+          row.add("sentence_embedding", new Gson().toJsonTree(vectors[i]));
+        }
         written.add(row);
       }
       try (Writer w = Files.newBufferedWriter(Path.of(out))) {
