@@ -13,13 +13,12 @@ Needs Debian's python3-torch (its exporter needs no onnx package) and python3-on
 """
 import json
 import os
-import struct
 import sys
-import tempfile
 
 import numpy as np
-import onnx
 import torch
+
+from onnx_peer import export, folder_tensors, parameters
 
 model_dir, out = sys.argv[1], sys.argv[2]
 cfg = json.load(open(os.path.join(model_dir, "config.json")))
@@ -32,31 +31,10 @@ activation = {"gelu": lambda x: torch.nn.functional.gelu(x),
     cfg["hidden_activation"]]
 
 
-def tensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        s, e = info["data_offsets"]
-        if info["dtype"] == "BF16":
-            bits = np.frombuffer(data[s:e], dtype=np.uint16).astype(np.uint32) << 16
-            values = bits.view(np.float32)
-        else:
-            values = np.frombuffer(data[s:e], dtype=np.float32)
-        yield name, torch.from_numpy(values.reshape(info["shape"]).copy())
-
-
 class ModernBert(torch.nn.Module):
     def __init__(self, weights):
         super().__init__()
-        self.w = torch.nn.ParameterDict()
-        for name, value in weights.items():
-            if value.dim() == 2 and not name.startswith("embeddings.tok_embeddings"):
-                value = value.t().contiguous()     # (in, out): MatMul(x, W) on an initializer
-            self.w[name.replace(".", "__")] = torch.nn.Parameter(value, requires_grad=False)
+        self.w = parameters(weights, lambda name: name.startswith("embeddings.tok_embeddings"))
 
     def has(self, name):
         return name.replace(".", "__") in self.w
@@ -105,21 +83,5 @@ class ModernBert(torch.nn.Module):
         return self.ln(x, "final_norm.")
 
 
-model = ModernBert(dict(tensors(os.path.join(model_dir, "model.safetensors")))).eval()
-ids = torch.randint(0, 1000, (2, 300))
-mask = torch.ones(2, 300, dtype=torch.long)
-mask[1, 250:] = 0
-tmp = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(out)))   # the exporter's own files
-with torch.no_grad():
-    torch.onnx.export(model, (ids, mask), os.path.join(tmp, "model.onnx"),
-                      input_names=["input_ids", "attention_mask"], output_names=["hidden"],
-                      dynamic_axes={"input_ids": {0: "batch", 1: "length"},
-                                    "attention_mask": {0: "batch", 1: "length"},
-                                    "hidden": {0: "batch", 1: "length"}},
-                      opset_version=14)
-graph = onnx.load(os.path.join(tmp, "model.onnx"))
-onnx.save_model(graph, out)
-for name in os.listdir(tmp):
-    os.remove(os.path.join(tmp, name))
-os.rmdir(tmp)
+export(ModernBert(folder_tensors(model_dir)).eval(), out, "hidden", length=300)
 print(f"wrote {out}: {L} layers, E = {E}, {H} heads, window {window}, global every {every} layers")

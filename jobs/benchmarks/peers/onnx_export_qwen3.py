@@ -13,13 +13,11 @@ Needs Debian's python3-torch (its exporter needs no onnx package) and python3-on
 """
 import json
 import os
-import struct
 import sys
-import tempfile
 
-import numpy as np
-import onnx
 import torch
+
+from onnx_peer import export, folder_tensors, parameters
 
 model_dir, out = sys.argv[1], sys.argv[2]
 cfg = json.load(open(os.path.join(model_dir, "config.json")))
@@ -28,32 +26,10 @@ E, H, K, D, F, L = (cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key
 eps, theta = cfg["rms_norm_eps"], cfg["rope_theta"]
 
 
-def tensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        s, e = info["data_offsets"]
-        if info["dtype"] == "BF16":
-            bits = np.frombuffer(data[s:e], dtype=np.uint16).astype(np.uint32) << 16
-            values = bits.view(np.float32)
-        else:
-            values = np.frombuffer(data[s:e], dtype=np.float32)
-        yield name, torch.from_numpy(values.reshape(info["shape"]).copy())
-
-
 class Qwen3(torch.nn.Module):
     def __init__(self, weights):
         super().__init__()
-        self.w = torch.nn.ParameterDict()
-        for name, value in weights.items():
-            key = name.replace(".", "__")
-            if value.dim() == 2 and not name.startswith("embed_tokens"):
-                value = value.t().contiguous()     # (in, out): MatMul(x, W) on an initializer
-            self.w[key] = torch.nn.Parameter(value, requires_grad=False)
+        self.w = parameters(weights, lambda name: name.startswith("embed_tokens"))
 
     def p(self, name):
         return self.w[name.replace(".", "__")]
@@ -94,23 +70,5 @@ class Qwen3(torch.nn.Module):
         return self.rms(x, "norm.weight")
 
 
-model = Qwen3(dict(tensors(os.path.join(model_dir, "model.safetensors")))).eval()
-ids = torch.randint(0, 1000, (2, 16))
-mask = torch.ones(2, 16, dtype=torch.long)
-mask[1, 12:] = 0
-tmp = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(out)))   # the exporter's own files
-with torch.no_grad():
-    torch.onnx.export(model, (ids, mask), os.path.join(tmp, "model.onnx"),
-                      input_names=["input_ids", "attention_mask"], output_names=["hidden"],
-                      dynamic_axes={"input_ids": {0: "batch", 1: "length"},
-                                    "attention_mask": {0: "batch", 1: "length"},
-                                    "hidden": {0: "batch", 1: "length"}},
-                      opset_version=14)
-# One external data file beside OUT, whatever the exporter wrote (a file per tensor when large).
-graph = onnx.load(os.path.join(tmp, "model.onnx"))
-onnx.save_model(graph, out, save_as_external_data=True, all_tensors_to_one_file=True,
-                location=os.path.basename(out) + ".data", size_threshold=1024)
-for name in os.listdir(tmp):
-    os.remove(os.path.join(tmp, name))
-os.rmdir(tmp)
+export(Qwen3(folder_tensors(model_dir)).eval(), out, "hidden", external_data=True)
 print(f"wrote {out}: {L} layers, E = {E}, {H} heads ({K} KV) of {D}, F = {F}")

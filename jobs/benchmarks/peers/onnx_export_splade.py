@@ -13,13 +13,12 @@ Needs Debian's python3-torch (its exporter needs no onnx package) and python3-on
 """
 import json
 import os
-import struct
 import sys
-import tempfile
 
 import numpy as np
-import onnx
 import torch
+
+from onnx_peer import export, folder_tensors, parameters
 
 model_dir, out = sys.argv[1], sys.argv[2]
 cfg = json.load(open(os.path.join(model_dir, "config.json")))
@@ -30,42 +29,10 @@ gelu = {"gelu": lambda x: torch.nn.functional.gelu(x),
         "gelu_new": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}[cfg["hidden_act"]]
 
 
-def tensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        s, e = info["data_offsets"]
-        if info["dtype"] == "BF16":
-            bits = np.frombuffer(data[s:e], dtype=np.uint16).astype(np.uint32) << 16
-            values = bits.view(np.float32)
-        else:
-            values = np.frombuffer(data[s:e], dtype=np.float32)
-        name = name[len("bert."):] if name.startswith("bert.") else name
-        yield name, torch.from_numpy(values.reshape(info["shape"]).copy())
-
-
-def folder_tensors(folder):
-    index = os.path.join(folder, "model.safetensors.index.json")
-    files = (sorted(set(json.load(open(index))["weight_map"].values()))
-             if os.path.exists(index) else ["model.safetensors"])
-    weights = {}
-    for file in files:
-        weights.update(tensors(os.path.join(folder, file)))
-    return weights
-
-
 class Splade(torch.nn.Module):
     def __init__(self, weights):
         super().__init__()
-        self.w = torch.nn.ParameterDict()
-        for name, value in weights.items():
-            if value.dim() == 2 and not name.startswith("embeddings."):
-                value = value.t().contiguous()     # (in, out): MatMul(x, W) on an initializer
-            self.w[name.replace(".", "__")] = torch.nn.Parameter(value, requires_grad=False)
+        self.w = parameters(weights, lambda name: name.startswith("embeddings."))
         decoder = weights.get("cls.predictions.decoder.weight",
                               weights["embeddings.word_embeddings.weight"])
         self.w["decoder"] = torch.nn.Parameter(decoder.t().contiguous(), requires_grad=False)
@@ -105,21 +72,7 @@ class Splade(torch.nn.Module):
         return weights.max(dim=1).values
 
 
-model = Splade(folder_tensors(model_dir)).eval()
-ids = torch.randint(0, 1000, (2, 16))
-mask = torch.ones(2, 16, dtype=torch.long)
-mask[1, 12:] = 0
-tmp = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(out)))   # the exporter's own files
-with torch.no_grad():
-    torch.onnx.export(model, (ids, mask), os.path.join(tmp, "model.onnx"),
-                      input_names=["input_ids", "attention_mask"], output_names=["sparse"],
-                      dynamic_axes={"input_ids": {0: "batch", 1: "length"},
-                                    "attention_mask": {0: "batch", 1: "length"},
-                                    "sparse": {0: "batch"}},
-                      opset_version=14)
-onnx.save_model(onnx.load(os.path.join(tmp, "model.onnx")), out)
-for name in os.listdir(tmp):
-    os.remove(os.path.join(tmp, name))
-os.rmdir(tmp)
+model = Splade(folder_tensors(model_dir, strip="bert.")).eval()
+export(model, out, "sparse", pooled=True)
 print(f"wrote {out}: {L} layers, E = {E}, {H} heads, masked-LM head to "
       f"{model.p('decoder').shape[1]} terms, SPLADE max pooling")
