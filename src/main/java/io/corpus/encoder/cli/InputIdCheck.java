@@ -8,9 +8,9 @@ import java.util.concurrent.ExecutionException;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import scala.Tuple2;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import scala.Tuple2;
 
 /**
  * Whether any id repeats in the input, counted on a thread of its own as the encoding starts.
