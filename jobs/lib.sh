@@ -178,3 +178,24 @@ ort_classpath() {
   fi
   echo "$cp"
 }
+
+# ort_models EXPORTER MODEL DIR NAME: DIR/NAME.onnx, MODEL exported by
+# jobs/benchmarks/peers/EXPORTER (float32), and DIR/NAME-int8.onnx, its form after ONNX Runtime's
+# dynamic quantization (peers/onnx_quantize.py); made once, kept for later runs.
+ort_models() {
+  local exporter=$1 model=$2 dir=$3 name=$4
+  mkdir -p "$dir"
+  if [ ! -f "$dir/exported" ]; then
+    /usr/bin/python3 "$ROOT/jobs/benchmarks/peers/$exporter" "$model" "$dir/$name.onnx"
+    /usr/bin/python3 "$ROOT/jobs/benchmarks/peers/onnx_quantize.py" "$dir/$name.onnx" \
+      "$dir/$name-int8.onnx"
+    touch "$dir/exported"
+  fi
+}
+
+# accuracy REFERENCE OTHER LABEL [TOOL]: one line, how far OTHER's vectors moved from
+# REFERENCE's (bench.PrecisionAccuracy, or bench.SparseAccuracy for sparse vectors).
+accuracy() {
+  (run_main "io.corpus.encoder.bench.${4:-PrecisionAccuracy}" "$1" "$2" "$3") 2>/dev/null \
+    | grep '^accuracy'
+}

@@ -6,34 +6,13 @@ folder's safetensors and config.json, then prints tokens and seconds.
 
 Usage: /usr/bin/python3 jobs/benchmarks/bench_long_pytorch.py --model DIR --ids FILE.jsonl [--threads N]
 """
-import argparse, json, os, struct, sys, time
-import numpy as np
+import argparse, json, os, sys, time
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "samples"))
 from make_modernbert_cases import modernbert  # noqa: E402
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        a, b = info["data_offsets"]
-        raw = np.frombuffer(data, dtype=np.uint8, count=b - a, offset=a)
-        if info["dtype"] == "BF16":
-            t = torch.from_numpy(raw.view(np.int16).copy()).view(torch.bfloat16)
-        elif info["dtype"] == "F16":
-            t = torch.from_numpy(raw.view(np.float16).copy())
-        else:
-            t = torch.from_numpy(raw.view(np.float32).copy())
-        out[name] = t.float().reshape(info["shape"])
-    return out
+from safetensors_torch import read_safetensors  # noqa: E402
 
 
 def main():

@@ -1,47 +1,17 @@
 """What the ONNX exports of the benchmarks' peers share (jobs/benchmarks/peers/onnx_export_*.py):
-reading a Hugging Face folder's safetensors as float32 torch tensors (BF16 widened), and writing a
-module as ONNX with input_ids and attention_mask (batch, length) in, batch and length left free.
+a folder's weights (jobs/benchmarks/safetensors_torch.py) as parameters in the form the int8
+quantizer reads, and writing a module as ONNX with input_ids and attention_mask (batch, length)
+in, batch and length left free.
 """
-import json
 import os
-import struct
+import sys
 import tempfile
 
-import numpy as np
 import onnx
 import torch
 
-
-def tensors(path, strip=""):
-    """The tensors of one safetensors file by name (a leading `strip` taken off), float32."""
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        s, e = info["data_offsets"]
-        if info["dtype"] == "BF16":
-            bits = np.frombuffer(data[s:e], dtype=np.uint16).astype(np.uint32) << 16
-            values = bits.view(np.float32)
-        else:
-            values = np.frombuffer(data[s:e], dtype=np.float32)
-        name = name[len(strip):] if strip and name.startswith(strip) else name
-        out[name] = torch.from_numpy(values.reshape(info["shape"]).copy())
-    return out
-
-
-def folder_tensors(folder, strip=""):
-    """Every tensor of a folder's model.safetensors, or of the shards its index names."""
-    index = os.path.join(folder, "model.safetensors.index.json")
-    files = (sorted(set(json.load(open(index))["weight_map"].values()))
-             if os.path.exists(index) else ["model.safetensors"])
-    weights = {}
-    for file in files:
-        weights.update(tensors(os.path.join(folder, file), strip))
-    return weights
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from safetensors_torch import read_folder as folder_tensors  # noqa: E402,F401
 
 
 def parameters(weights, keep_as_stored):
