@@ -73,6 +73,19 @@ interface Int8Passes {
   }
 
   /**
+   * The lower of a range's bound and a value: a NaN value leaves the bound as it is (a row's
+   * range is looked for this way in every pass, lane for lane, {@link VectorInt8Passes}).
+   */
+  static float lower(float bound, float v) {
+    return v < bound ? v : bound;
+  }
+
+  /** The higher of a range's bound and a value, as {@link #lower}. */
+  static float higher(float bound, float v) {
+    return v > bound ? v : bound;
+  }
+
+  /**
    * Row t's scale and zero point for values in [min, max], recorded in scales and zeroPoints;
    * the zero point returned.
    */

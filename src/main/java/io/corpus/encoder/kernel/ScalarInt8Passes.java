@@ -12,8 +12,8 @@ final class ScalarInt8Passes implements Int8Passes {
       float min = 0;
       float max = 0;
       for (int i = 0; i < k; i++) {
-        min = Math.min(min, x[from + i]);
-        max = Math.max(max, x[from + i]);
+        min = Int8Passes.lower(min, x[from + i]);
+        max = Int8Passes.higher(max, x[from + i]);
       }
       quantizeRow(t, k, x, from, min, max, qmax, out, stride, scales, zeroPoints);
     }
@@ -81,8 +81,8 @@ final class ScalarInt8Passes implements Int8Passes {
         float v = wScales[o] * tokenScale
             * (sums.getInt(4 * (t * outs + o)) - zero * rowSums[o]);
         y[at + o] = RationalErf.gelu(v + bias[o]);
-        min = Math.min(min, y[at + o]);
-        max = Math.max(max, y[at + o]);
+        min = Int8Passes.lower(min, y[at + o]);
+        max = Int8Passes.higher(max, y[at + o]);
       }
       if (lows != null) {
         lows[t] = min;

@@ -29,11 +29,16 @@ class Int8PassesTest {
 
   @Test
   void vectorAndScalarPassesGiveTheSameBits() {
+    sameBits(37);     // 512 bits: a pair of vectors of 16 and a tail; 256: two pairs of 8, a tail
+    sameBits(53);     // 512 bits: a pair, a vector and a tail; 256: three pairs, a tail
+  }
+
+  /** The passes on rows of k values. */
+  private static void sameBits(int k) {
     Int8Passes vector = Int8Passes.create();
     Int8Passes scalar = new ScalarInt8Passes();
     Random rnd = new Random(4);
     int n = 5;
-    int k = 37;       // two vectors of 16 and a tail
     int outs = 45;
     float[] x = new float[n * k];
     for (int i = 0; i < x.length; i++) {
