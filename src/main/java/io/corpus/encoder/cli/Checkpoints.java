@@ -6,6 +6,7 @@ import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.io.KeptPieces;
 import io.corpus.encoder.io.ParquetInput;
+import io.corpus.encoder.io.RowWeight;
 import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
@@ -124,11 +125,12 @@ final class Checkpoints {
   /**
    * What the rows of a piece depend on: the input files (path, with what came from the
    * environment redacted, size, modification time, footer digest), how
-   * they were split and spread for how many slots, and the {@code reuseKey} (the model's
+   * they were split and spread for how many slots and by what weight, and the {@code reuseKey} (the model's
    * fingerprint, the settings that shape a row).
    */
   static Map<String, Object> identity(Dataset<Row> input, SplitPlan plan, int slots,
-      Map<String, Object> reuseKey, EnvironmentValues environment, Configuration conf) {
+      RowWeight weight, Map<String, Object> reuseKey, EnvironmentValues environment,
+      Configuration conf) {
     Map<String, Object> identity = new LinkedHashMap<>();
     List<Map<String, Object>> files = new ArrayList<>();
     for (Map<String, Object> file : ParquetInput.files(input, conf)) {
@@ -139,6 +141,7 @@ final class Checkpoints {
     identity.put("input_files", files);
     identity.put("splits", plan.splits());
     identity.put("spread", plan.spread().name());
+    identity.put("row_weight", weight.described());
     identity.put("slots", slots);
     identity.put("reuse_key", reuseKey);
     return identity;

@@ -36,9 +36,9 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
 import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import scala.runtime.AbstractFunction1;
 
@@ -51,8 +51,6 @@ import scala.runtime.AbstractFunction1;
 public final class ParquetInput {
   /** The most tasks that read one split, each keeping a share of its rows: each decodes it all. */
   static final int MAX_READERS = 256;
-  /** The column that carries a row's index in its file while the input is cut. */
-  private static final String ROW_INDEX = "__corpus_encoder_row_index";
 
   private ParquetInput() {}
 
@@ -146,15 +144,16 @@ public final class ParquetInput {
 
   /**
    * The input as the encoder gets it, for {@code slots} task slots: as it lies; or, when the plan
-   * says so, each split that holds rows read by one task per slot, each keeping the rows whose
-   * index in their file is its number modulo {@code slots} (every row once, no shuffle); or
-   * shuffled round-robin into two partitions per slot.
+   * says so, each split that holds rows read by one task per slot, each keeping its share of
+   * the rows by {@code weight} (every row once, no shuffle; {@link #strided}); or shuffled
+   * round-robin into two partitions per slot.
    */
-  public static Dataset<Row> spread(Dataset<Row> input, SplitPlan plan, int slots) {
+  public static Dataset<Row> spread(Dataset<Row> input, SplitPlan plan, int slots,
+      RowWeight weight) {
     return switch (plan.spread()) {
       case AS_IT_LIES -> input;
       case SHUFFLE -> input.repartition(2 * slots);
-      case STRIDED_READS -> strided(input, plan.busy(), slots, Set.of());
+      case STRIDED_READS -> strided(input, plan.busy(), slots, Set.of(), weight);
     };
   }
 
@@ -184,32 +183,36 @@ public final class ParquetInput {
    * those numbered in {@code skipped} are left empty without reading a row: partition {@code i}
    * holds the same rows in every run on the same files, splits and plan, so a piece of the
    * output a killed run kept stands for it. Each split that holds rows is read by
-   * {@code pieces / splits} tasks, each keeping the rows whose index in their file is its number
-   * modulo that count (reading is cheap next to encoding).
+   * {@code pieces / splits} tasks, each keeping its share of the rows by {@code weight} (reading
+   * is cheap next to encoding; {@link #strided}).
    */
   public static Dataset<Row> inPieces(Dataset<Row> input, SplitPlan plan, int pieces,
-      Set<Integer> skipped) {
+      Set<Integer> skipped, RowWeight weight) {
     if (plan.rowGroups() < 0) {   // not plain file ranges: no row index to cut by
       return skipping(pieces > plan.splits() ? input.repartition(pieces) : input, skipped);
     }
     if (plan.spread() == SplitPlan.Spread.SHUFFLE) {
       return skipping(input.repartition(pieces), skipped);
     }
-    return strided(input, plan.busy(), pieces / Math.max(1, plan.busy().size()), skipped);
+    return strided(input, plan.busy(), pieces / Math.max(1, plan.busy().size()), skipped,
+        weight);
   }
 
   /**
-   * The splits numbered in {@code busy}, each read by {@code readers} tasks, the k-th keeping the
-   * rows whose index in their file is k modulo {@code readers}: every row once, no shuffle.
-   * Partition {@code k * busy.size() + b} is reader k of the b-th busy split; those in
+   * The splits numbered in {@code busy}, each read by {@code readers} tasks: every reader goes
+   * through the split's rows in the same order, giving each to the reader with the least weight
+   * so far (the lowest number on a tie), and keeps its own: every row once, no shuffle, the
+   * readers' weights within one row of each other (every other row alike when the weights are
+   * equal). Partition {@code k * busy.size() + b} is reader k of the b-th busy split; those in
    * {@code skipped} are empty. Cut at the level of the scan's RDD, so that planning is one scan
    * however many readers.
    */
   private static Dataset<Row> strided(Dataset<Row> input, List<Integer> busy, int readers,
-      Set<Integer> skipped) {
-    Dataset<Row> indexed = input.withColumn(ROW_INDEX, functions.col("_metadata.row_index"));
-    int index = indexed.schema().size() - 1;
-    JavaRDD<InternalRow> scan = indexed.queryExecution().toRdd().toJavaRDD();
+      Set<Integer> skipped, RowWeight weight) {
+    StructType schema = input.schema();
+    int field = Arrays.asList(schema.fieldNames()).indexOf(weight.column());
+    DataType type = field < 0 ? null : schema.fields()[field].dataType();
+    JavaRDD<InternalRow> scan = input.queryExecution().toRdd().toJavaRDD();
     int splits = busy.size();
     List<Integer> splitOf = List.copyOf(busy);
     List<JavaRDD<InternalRow>> shares = new ArrayList<>();
@@ -222,14 +225,14 @@ public final class ParquetInput {
         }
       }
       JavaRDD<InternalRow> read = scan.mapPartitionsWithIndex((split, rows) ->
-          reading.contains(split) ? new Share(rows, index, readers, share)
+          reading.contains(split) ? new Share(rows, weight, field, type, readers, share)
               : Collections.emptyIterator(), true);
       shares.add(JavaRDD.fromRDD(PartitionPruningRDD.create(read.rdd(), new Among(splitOf)),
           read.classTag()));
     }
     JavaRDD<InternalRow> all = JavaSparkContext.fromSparkContext(scan.context())
         .union(shares.toArray(new JavaRDD[0]));
-    return InternalRows.toDataFrame(input.sparkSession(), all, indexed.schema()).drop(ROW_INDEX);
+    return InternalRows.toDataFrame(input.sparkSession(), all, schema);
   }
 
   /** Whether a partition's number is among those given: which splits a pruned scan keeps. */
@@ -247,26 +250,41 @@ public final class ParquetInput {
     }
   }
 
-  /** The rows whose index (in field {@code index}) is {@code share} modulo {@code readers}. */
+  /**
+   * Reader {@code share}'s rows of a split that {@code readers} tasks read: each row goes to
+   * the reader with the least weight so far, the lowest number on a tie ({@link #strided}).
+   */
   private static final class Share implements Iterator<InternalRow> {
     private final Iterator<InternalRow> rows;
-    private final int index;
-    private final int readers;
+    private final RowWeight weight;
+    private final int field;
+    private final DataType type;
     private final int share;
+    private final double[] loads;   // every reader's weight so far
     private InternalRow next;
 
-    Share(Iterator<InternalRow> rows, int index, int readers, int share) {
+    Share(Iterator<InternalRow> rows, RowWeight weight, int field, DataType type, int readers,
+        int share) {
       this.rows = rows;
-      this.index = index;
-      this.readers = readers;
+      this.weight = weight;
+      this.field = field;
+      this.type = type;
       this.share = share;
+      this.loads = new double[readers];
     }
 
     @Override
     public boolean hasNext() {
       while (next == null && rows.hasNext()) {
         InternalRow row = rows.next();
-        if (Math.floorMod(row.getLong(index), readers) == share) {
+        int lightest = 0;
+        for (int r = 1; r < loads.length; r++) {
+          if (loads[r] < loads[lightest]) {
+            lightest = r;
+          }
+        }
+        loads[lightest] += weight.of(row, field, type);
+        if (lightest == share) {
           next = row;
         }
       }

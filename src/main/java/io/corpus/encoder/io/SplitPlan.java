@@ -104,7 +104,7 @@ public record SplitPlan(int splits, int busySplits, int rowGroups, long rows, lo
     return new SplitPlan(work.length, busy, rowGroups, rows, total, balance,
         Spread.STRIDED_READS,
         layout + ": row groups cannot be split, so each of " + slots + " tasks reads the input "
-            + "and keeps one row in " + slots, busySplits);
+            + "and keeps its share of the rows by their estimated work", busySplits);
   }
 
   /** When the last slot finishes, splits taken in order by the slot that frees first. */

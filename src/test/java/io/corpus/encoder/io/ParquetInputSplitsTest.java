@@ -70,7 +70,7 @@ class ParquetInputSplitsTest {
     assertEquals(800, plan.rows());
     assertEquals(SplitPlan.Spread.STRIDED_READS, plan.spread(), plan.reason());
 
-    Dataset<Row> spread = ParquetInput.spread(input, plan, SLOTS);
+    Dataset<Row> spread = ParquetInput.spread(input, plan, SLOTS, RowWeight.EVEN);
     assertEquals(input.schema(), spread.schema());
     List<Long> busy = rowsPerPartition(spread).stream().filter(r -> r > 0).toList();
     assertEquals(List.of(400L, 400L), busy, "every slot gets half of the rows");
@@ -78,6 +78,46 @@ class ParquetInputSplitsTest {
     assertEquals(800, ids.size());
     assertEquals(800, new HashSet<>(ids).size(), "no row twice");
     assertEquals(LongStream.range(0, 800).boxed().collect(Collectors.toSet()), new HashSet<>(ids));
+  }
+
+  /**
+   * Texts of 100 words on even rows and 10 on odd ones, in one row group: by their weight the
+   * two readers' words are within one long text of each other (every other row would give one
+   * reader ten times the other's), every row once.
+   */
+  @Test
+  void readersShareOneRowGroupByTheRowsWeight() {
+    String path = tmp.resolve("texts").toString();
+    spark.range(0, 800).withColumn("text",
+        functions.expr("repeat('ab ', if(id % 2 = 0, 100, 10))")).repartition(1).write()
+        .parquet(path);
+    Dataset<Row> input = ParquetInput.read(spark, path);
+    SplitPlan plan = ParquetInput.splitPlan(input, SLOTS, spark.sparkContext().hadoopConfiguration());
+    assertEquals(SplitPlan.Spread.STRIDED_READS, plan.spread(), plan.reason());
+    // weight in proportion to the tokens: no window, attention weighing nothing
+    RowWeight tokens = new RowWeight("text", 0, false, 1e12);
+    List<Long> even = wordsPerReader(ParquetInput.spread(input, plan, SLOTS, RowWeight.EVEN));
+    assertEquals(List.of(400L * 100, 400L * 10), even, "every other row");
+    Dataset<Row> shared = ParquetInput.spread(input, plan, SLOTS, tokens);
+    List<Long> byWeight = wordsPerReader(shared);
+    assertEquals(800 * 55L, byWeight.get(0) + byWeight.get(1));
+    assertTrue(Math.abs(byWeight.get(0) - byWeight.get(1)) <= 100, "words " + byWeight);
+    List<Long> ids = shared.select("id").as(Encoders.LONG()).collectAsList();
+    assertEquals(LongStream.range(0, 800).boxed().collect(Collectors.toSet()), new HashSet<>(ids));
+    assertEquals(800, ids.size(), "no row twice");
+  }
+
+  /** The words of text each partition that holds rows keeps. */
+  private static List<Long> wordsPerReader(Dataset<Row> rows) {
+    MapPartitionsFunction<Row, Long> words = (Iterator<Row> it) -> {
+      long n = 0;
+      while (it.hasNext()) {
+        n += it.next().getString(1).length() / 3;
+      }
+      return List.of(n).iterator();
+    };
+    return rows.mapPartitions(words, Encoders.LONG()).collectAsList().stream()
+        .filter(n -> n > 0).toList();
   }
 
   @Test
@@ -88,7 +128,7 @@ class ParquetInputSplitsTest {
     assertEquals(8, plan.rowGroups(), plan.reason());
     assertEquals(800, plan.rows());
     assertEquals(SplitPlan.Spread.AS_IT_LIES, plan.spread(), plan.reason());
-    List<Long> rowsPerPartition = rowsPerPartition(ParquetInput.spread(input, plan, SLOTS));
+    List<Long> rowsPerPartition = rowsPerPartition(ParquetInput.spread(input, plan, SLOTS, RowWeight.EVEN));
     assertEquals(plan.busySplits(), rowsPerPartition.stream().filter(r -> r > 0).count());
   }
 
@@ -100,7 +140,8 @@ class ParquetInputSplitsTest {
           spark.sparkContext().hadoopConfiguration());
       int pieces = ParquetInput.pieceCount(plan, SLOTS, 20);
       assertTrue(pieces >= 20, plan.reason() + ": " + pieces);
-      List<String> first = idsPerPartition(ParquetInput.inPieces(input, plan, pieces, Set.of()));
+      List<String> first = idsPerPartition(ParquetInput.inPieces(input, plan, pieces, Set.of(),
+          RowWeight.EVEN));
       assertEquals(pieces, first.size(), plan.reason());
       List<Long> all = new ArrayList<>();
       for (String ids : first) {
@@ -111,7 +152,7 @@ class ParquetInputSplitsTest {
       assertEquals(LongStream.range(0, 800).boxed().toList(), all, "every row once");
 
       List<String> again = idsPerPartition(ParquetInput.inPieces(ParquetInput.read(spark,
-          tmp.resolve("t" + files).toString()), plan, pieces, Set.of(1, 3)));
+          tmp.resolve("t" + files).toString()), plan, pieces, Set.of(1, 3), RowWeight.EVEN));
       for (int i = 0; i < pieces; i++) {
         assertEquals(i == 1 || i == 3 ? "" : first.get(i), again.get(i), "piece " + i);
       }
