@@ -148,12 +148,13 @@ public final class Encoder {
           normAndAdd(sublayer, w.postNorms().feedForward(), x, n);
         }
       } else {
-        // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
+        // x = LN1(x + MHA(x)); x = LN2(x + FFN(x)), each sum and norm in place: a product's
+        // rescaling then reads and writes the same rows, still in cache for the norm after it
         attention(batch, x, w, l, layerSink);
-        residualLinear(context, w.outProjWeight(), w.outProjBias(), x, scratch, n);
-        norm(scratch, x, n, w.norm1Gamma(), w.norm1Beta());
-        feedForward(x, w, x, scratch, n);
-        norm(scratch, x, n, w.norm2Gamma(), w.norm2Beta());
+        residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
+        norm(x, x, n, w.norm1Gamma(), w.norm1Beta());
+        feedForward(x, w, x, x, n);
+        norm(x, x, n, w.norm2Gamma(), w.norm2Beta());
       }
     }
     if (settings.finalNorm()) {
@@ -211,7 +212,8 @@ public final class Encoder {
   /**
    * out (N, E) = residual + act(in · W1ᵀ + b1) · W2ᵀ + b2, a block of rows at a time, so the
    * (rows, F) hidden buffer stays bounded however large the batch. A gated feed-forward
-   * multiplies the activation by (in · Wgᵀ + bg) before W2. out may be residual, not in.
+   * multiplies the activation by (in · Wgᵀ + bg) before W2. out may be residual, and in too:
+   * every product reads a block's input rows before it writes the block's output rows.
    */
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
     for (int first = 0; first < n; first += shapes.ffnBlock()) {
