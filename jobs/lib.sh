@@ -4,6 +4,8 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JAR="$ROOT/target/corpus-encoder.jar"
 CLASSPATH_FILE="$ROOT/target/classpath.txt"
+# Janino without its jar signature, which would keep its classes out of the archive below (pom.xml)
+JANINO_JAR="$ROOT/target/corpus-encoder-janino.jar"
 BUILD_STAMP="$ROOT/target/.built"
 # Class-data-sharing archive of the classes a job loads: start-up about 3 s faster, made once per
 # build by a short run on data-samples/ (see make_cds_archive).
@@ -71,7 +73,7 @@ ensure_built() {
   if [ -n "${TOOLS:-}" ]; then
     sources+=("$ROOT/src/test")
   fi
-  if [ ! -f "$BUILD_STAMP" ] || [ ! -f "$JAR" ] \
+  if [ ! -f "$BUILD_STAMP" ] || [ ! -f "$JAR" ] || [ ! -f "$JANINO_JAR" ] \
       || { [ -n "${TOOLS:-}" ] && [ ! -d "$TOOLS_CLASSES" ]; } \
       || [ -n "$(find "${sources[@]}" -newer "$BUILD_STAMP" -print -quit)" ]; then
     echo "setup: building with Maven (the first build downloads Spark, a few minutes)" >&2
@@ -88,8 +90,14 @@ ensure_built() {
 
 # The tools' classes go last, so that the start-up archive, made on the product's classpath,
 # still matches its start.
+# The runtime classpath: the project's jar, Janino's, then its dependencies (target/classpath.txt).
+runtime_classpath() {
+  echo "$JAR:$JANINO_JAR:$(cat "$CLASSPATH_FILE")"
+}
+
 java_command() {
-  local classpath="$JAR:$(cat "$CLASSPATH_FILE")"
+  local classpath
+  classpath=$(runtime_classpath)
   if [ -n "${TOOLS:-}" ]; then
     classpath="$classpath:$TOOLS_CLASSES"
   fi
