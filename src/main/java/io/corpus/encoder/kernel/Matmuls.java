@@ -145,8 +145,7 @@ final class Matmuls {
     int count = 0;
     for (int i = 0; i < data.length; i++) {
       if (data[i] != null) {
-        OneDnn.check(api.dnnl_memory_set_data_handle(p.memories[i], data[i]),
-            "dnnl_memory_set_data_handle");
+        setHandle(p.memories[i], data[i]);
         args.setInt(16L * count, GeluPrimitive.ARGS[i]);
         args.setPointer(16L * count + 8, p.memories[i]);
         count++;
