@@ -285,14 +285,9 @@ public final class EncodeJob {
     Shapes shapes = Shapes.of(model.settings(), model.weights().encoder());
     double dense = shapes.multiplyAddsPerToken(0);
     double perKey = shapes.multiplyAddsPerToken(1) - dense;
-    String column = switch (in.kind()) {
-      case TEXT -> in.textColumn();
-      case IDS -> in.idsColumn();
-      case EMBEDDINGS -> in.embeddingsColumn();
-    };
     int window = in.kind() == InputKind.EMBEDDINGS ? in.maxLength() : in.maxTokens();
-    return new RowWeight(column, window, in.onTooLong() == JobSettings.OnTooLong.CHUNK,
-        dense / perKey / ATTENTION_SLOWDOWN);
+    return new RowWeight(in.sequenceColumn(), window,
+        in.onTooLong() == JobSettings.OnTooLong.CHUNK, dense / perKey / ATTENTION_SLOWDOWN);
   }
 
   /** A setting's value for the log and the outputs: redacted if it came from the environment. */

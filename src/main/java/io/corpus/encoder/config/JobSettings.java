@@ -92,6 +92,15 @@ public record JobSettings(
           : !idsColumn.isEmpty() ? InputKind.IDS : InputKind.EMBEDDINGS;
     }
 
+    /** The column a row's sequence comes from: its text, its token ids or its vectors. */
+    public String sequenceColumn() {
+      return switch (kind()) {
+        case TEXT -> textColumn;
+        case IDS -> idsColumn;
+        case EMBEDDINGS -> embeddingsColumn;
+      };
+    }
+
     /** The column of token texts the report labels its axes with ("" = none). */
     public String labelsColumn() {
       return kind() == InputKind.TEXT ? InputKind.TOKENS_COLUMN : tokensColumn;
