@@ -8,16 +8,23 @@ import org.apache.spark.sql.SparkSession;
  * The job's Spark session, started on a thread of its own (seconds of single-threaded set-up)
  * while the job checks its settings and loads the model. A job refused meanwhile gives it up
  * ({@link #abandon()}) without waiting: a session this start made is stopped as soon as it is up,
- * and a caller's session (tests, a notebook) is left running.
+ * and a caller's session (tests, a notebook) is left running. A later start in the same JVM
+ * waits for an abandoned one to end first, so that it neither takes that session for a
+ * caller's nor has it stopped under it.
  */
 final class SessionStart {
-  private final boolean sessionExisted = SparkSession.getDefaultSession().isDefined();
+  /** The last start given up; guarded by the class. */
+  private static FutureTask<SparkSession> abandonedStart;
+
+  private final boolean sessionExisted;
   private final FutureTask<SparkSession> starting;
   private boolean abandoned;   // both guarded by this
   private SparkSession made;
 
   /** Starts a session with Spark ML's SQL functions if {@code mlFunctions}. */
   SessionStart(String appName, boolean mlFunctions) {
+    awaitAbandoned();
+    sessionExisted = SparkSession.getDefaultSession().isDefined();
     starting = new FutureTask<>(() -> {
       SparkSession spark = SparkSessions.forJob(appName, mlFunctions);
       synchronized (this) {
@@ -62,12 +69,34 @@ final class SessionStart {
    */
   void abandon() {
     SparkSession up;
+    synchronized (SessionStart.class) {
+      abandonedStart = starting;
+    }
     synchronized (this) {
       abandoned = true;
       up = made;
     }
     if (up != null && !sessionExisted) {
       up.stop();
+    }
+  }
+
+  /** Waits until a start given up earlier has stopped the session it made, if it made one. */
+  private static void awaitAbandoned() {
+    FutureTask<SparkSession> earlier;
+    synchronized (SessionStart.class) {
+      earlier = abandonedStart;
+      abandonedStart = null;
+    }
+    if (earlier == null) {
+      return;
+    }
+    try {
+      earlier.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      // it failed to start: nothing of it is left to stop
     }
   }
 }
