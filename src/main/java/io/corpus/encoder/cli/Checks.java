@@ -59,6 +59,9 @@ final class Checks {
           : "'" + prompt.text().replace("\n", "\\n") + "'"
           + (prompt.name().isEmpty() ? "" : " (" + prompt.name() + ")")).append('\n');
     }
+    if (found.prompted() != null) {
+      s.append(found.prompted().line()).append('\n');
+    }
     s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
         .append(" from ").append(in.path()).append(": ").append(found.input())
         .append('\n');

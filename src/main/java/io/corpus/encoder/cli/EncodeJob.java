@@ -196,6 +196,9 @@ public final class EncodeJob {
         }
         phases.end("encode");
         LOG.info("encoded and written, {} s since start", elapsed());
+        long alreadyPrompted = metrics.rowsAlreadyPrompted().value();
+        transformer.heldPrompts().filter(held -> alreadyPrompted > 0)
+            .ifPresent(held -> LOG.warn(held.warning(alreadyPrompted)));
         phase.accept("writing the rejected rows");
         // Rows the reused pieces set aside were counted by the run that made them: looked for
         // again unless every input row is written.
@@ -377,7 +380,8 @@ public final class EncodeJob {
         JobPhases.round(phases.taskSeconds() - read - forward - build));
     return new RunSummary(plan.rows(), written, chunks, rejected, duplicates.ids(),
         duplicates.extraRows(), byRule,
-        metrics.rowsTruncated().value(),
+        metrics.rowsTruncated().value(), transformer.heldPrompts().isPresent()
+            ? metrics.rowsAlreadyPrompted().value() : null,
         metrics.tokensEncoded().value(), metrics.largestBatch().value(),
         (System.nanoTime() - startNanos) / 1e9, forward,
         phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),

@@ -2,12 +2,14 @@ package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.JobSettings.OnAlreadyPrompted;
 import io.corpus.encoder.config.SettingsException;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.OutputPaths;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.HeldPrompts;
 import io.corpus.encoder.pipeline.InputColumns;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.text.TextTokenizer;
@@ -33,15 +35,24 @@ import org.apache.spark.sql.types.StructType;
  * same code. Driver only.
  */
 final class Preflight {
-  /** What the checks read, for {@code --check}'s summary: the input's rows and columns. */
-  record Found(String input) {}
+  /**
+   * What the checks read, for {@code --check}'s summary: the input's rows and columns, and where
+   * a prompt goes before the texts, how many of the first ones hold one already (else null).
+   */
+  record Found(String input, PromptedSample prompted) {
+    Found(String input) {
+      this(input, null);
+    }
+  }
 
   private Preflight() {}
 
   /**
    * The checks that need no weights. With {@code everyFooter} ({@code --check}) a local input's
    * every footer is read, as the job reads them when it plans its splits, so a damaged file
-   * other than the first is refused here too.
+   * other than the first is refused here too, and where a prompt goes before the texts the
+   * first ones are sampled for one they hold already; so they are under
+   * {@code input.on-already-prompted = fail}, which refuses the job when one does.
    */
   static Found beforeModel(JobSettings settings, boolean everyFooter) {
     checkPaths(settings);
@@ -65,14 +76,36 @@ final class Preflight {
     StructType schema = table.get().schema();
     checkColumns(settings, schema);
     String columns = "columns " + String.join(", ", schema.fieldNames());
+    PromptedSample prompted = promptedSample(settings, table.get().files(), everyFooter);
     if (!everyFooter) {
-      return new Found(columns);
+      return new Found(columns, prompted);
     }
     long rows = ParquetFooters.rowCount(ParquetFooters.rowGroups(table.get().files(),
         new Configuration()).values());
     int files = table.get().files().size();
     return new Found(String.format("%,d rows in %,d file%s; %s", rows, files,
-        files == 1 ? "" : "s", columns));
+        files == 1 ? "" : "s", columns), prompted);
+  }
+
+  /**
+   * The first texts of {@code files} looked at for a prompt they already hold, where the job
+   * puts one before them and either {@code --check} asks or the job fails on such texts; null
+   * otherwise. Refuses the job when the sample holds one under fail.
+   */
+  private static PromptedSample promptedSample(JobSettings settings, List<String> files,
+      boolean check) {
+    if (!settings.weights().isFolder() || settings.input().kind() != InputKind.TEXT) {
+      return null;
+    }
+    Optional<HeldPrompts> held = Transformers.fromSettings(settings).heldPrompts();
+    if (held.isEmpty() || (!check && held.get().onHeld() != OnAlreadyPrompted.FAIL)) {
+      return null;
+    }
+    PromptedSample sample = PromptedSample.of(held.get(), settings.input(), files);
+    if (held.get().onHeld() == OnAlreadyPrompted.FAIL && sample.held() > 0) {
+      throw new IllegalArgumentException(sample.refusal());
+    }
+    return sample;
   }
 
   /**

@@ -123,6 +123,26 @@ public record JobSettings(
     }
   }
 
+  /**
+   * What happens to a text that already begins with the prompt the job is about to put before
+   * it, or with another prompt of the folder: counted and prompted anyway, encoded as given, or
+   * the job refused.
+   */
+  public enum OnAlreadyPrompted implements ConfigName {
+    WARN("warn"), SKIP_PROMPT("skip-prompt"), FAIL("fail");
+
+    private final String configName;
+
+    OnAlreadyPrompted(String configName) {
+      this.configName = configName;
+    }
+
+    @Override
+    public String configName() {
+      return configName;
+    }
+  }
+
   /** What happens to a row that cannot be encoded. */
   public enum OnInvalid implements ConfigName {
     QUARANTINE("quarantine"), FAIL("fail");

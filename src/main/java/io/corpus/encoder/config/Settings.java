@@ -66,6 +66,13 @@ public final class Settings {
       new String[] {"document", "query"}, "what the texts are, as sentence-transformers' "
           + "encode_document and encode_query: the folder's prompt of that name, and a PyLate "
           + "ColBERT folder's prefix, length and query expansion").shapingRows();
+  public static final Setting<String> ON_ALREADY_PROMPTED = Setting.choice(
+      "input.on-already-prompted", "onAlreadyPrompted",
+      JobSettings.OnAlreadyPrompted.WARN.configName(),
+      ConfigName.names(JobSettings.OnAlreadyPrompted.values()), "a text that already begins "
+          + "with the prompt the job adds, or another of the folder's (a reranker: its "
+          + "template's label): warn (counted, the prompt added anyway), skip-prompt (the text "
+          + "encoded as given) or fail").shapingRows();
   public static final Setting<String> INSTRUCTION = Setting.text("input.instruction",
       "instruction", "", "with model.reranker: the instruction in the template each pair is "
           + "written into; \"\" = the reranker card's").shapingRows();
@@ -267,7 +274,7 @@ public final class Settings {
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
       IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN,
       MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, ROLE,
-      INSTRUCTION,
+      ON_ALREADY_PROMPTED, INSTRUCTION,
       ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
       POSITIONAL, RERANKER, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K,

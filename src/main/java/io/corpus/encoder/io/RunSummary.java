@@ -26,6 +26,10 @@ import org.apache.hadoop.fs.Path;
  * @param rejectedByRule rejected rows per rule name
  * @param rowsTruncated token ids or texts cut to {@code input.max-tokens} (on-too-long =
  *     truncate); counted by the tasks (a retried task may count twice)
+ * @param rowsAlreadyPrompted rows this run encoded whose text already began with a prompt of
+ *     the folder (or a reranker's template label) where the job puts one before every text;
+ *     counted by the tasks as {@code rowsTruncated} is; null (left out) where nothing goes
+ *     before the texts
  * @param tokens real tokens that went through the encoder
  * @param largestBatchTokens the most tokens one forward pass of a task held (batch-tokens plus at
  *     most one sequence): what the task's buffers grew to
@@ -63,6 +67,7 @@ public record RunSummary(
     long rowsRepeatingAnId,
     Map<String, Long> rejectedByRule,
     long rowsTruncated,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long rowsAlreadyPrompted,
     long tokens,
     long largestBatchTokens,
     double seconds,

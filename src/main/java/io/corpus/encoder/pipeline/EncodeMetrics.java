@@ -22,6 +22,7 @@ public final class EncodeMetrics implements Serializable {
   private final MaxAccumulator largestBatch = new MaxAccumulator();
   private final LongAccumulator rowsSkipped;
   private final LongAccumulator rowsTruncated;
+  private final LongAccumulator rowsAlreadyPrompted;
   private final LongAccumulator forwardNanos;
   private final LongAccumulator readNanos;
   private final LongAccumulator outputNanos;
@@ -33,6 +34,7 @@ public final class EncodeMetrics implements Serializable {
     sc.register(largestBatch, "encoder.largest-batch-tokens");
     this.rowsSkipped = sc.longAccumulator("encoder.rows-skipped");
     this.rowsTruncated = sc.longAccumulator("encoder.rows-truncated");
+    this.rowsAlreadyPrompted = sc.longAccumulator("encoder.rows-already-prompted");
     this.forwardNanos = sc.longAccumulator("encoder.forward-nanos");
     this.readNanos = sc.longAccumulator("encoder.read-nanos");
     this.outputNanos = sc.longAccumulator("encoder.output-nanos");
@@ -107,6 +109,14 @@ public final class EncodeMetrics implements Serializable {
   /** Token ids or texts cut to the token limit (on-too-long = truncate). */
   public LongAccumulator rowsTruncated() {
     return rowsTruncated;
+  }
+
+  /**
+   * Rows encoded whose text already began with a prompt of the folder (or a label of a
+   * reranker's template) where the job puts one before it.
+   */
+  public LongAccumulator rowsAlreadyPrompted() {
+    return rowsAlreadyPrompted;
   }
 
   /** Invalid rows dropped under {@code handleInvalid = skip}. */

@@ -113,6 +113,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setPromptName(String v) { set(Settings.PROMPT_NAME.param(), v); return this; }
   public EncoderTransformer setInstruction(String v) { set(Settings.INSTRUCTION.param(), v); return this; }
   public EncoderTransformer setRole(String v) { set(Settings.ROLE.param(), v); return this; }
+  public EncoderTransformer setOnAlreadyPrompted(String v) { set(Settings.ON_ALREADY_PROMPTED.param(), v); return this; }
   public EncoderTransformer setReranker(String v) { set(Settings.RERANKER.param(), v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
@@ -320,6 +321,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return input().prompt();
   }
 
+  /**
+   * What the texts may already begin with where a prompt (or a reranker's template) goes before
+   * them, and what such a text gets; empty where nothing goes before the texts.
+   */
+  public Optional<HeldPrompts> heldPrompts() {
+    return Optional.ofNullable(input().heldPrompts());
+  }
+
   /** What the input params ask for. */
   private InputParams input() {
     return new InputParams(this);
@@ -479,13 +488,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     }
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
     SequenceSource source = input().source(columns, m, layout.withEntities());
-    // include_prompt = false: pooling starts after [CLS] and the prompt's tokens.
-    int poolFrom = fromFolder() && !folder().prompts().pooled()
-        && source instanceof TextSource text ? text.promptPositions() : 0;
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m),
         m.weights().precision(), m.settings(), source,
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(Settings.DIMENSIONS),
-            poolFrom, m.settings().heads(), intValue(Settings.SPARSE_TOP_K), layout.withEntities()
+            m.settings().heads(), intValue(Settings.SPARSE_TOP_K), layout.withEntities()
                 ? entityAggregation(columns.kind(), true) : null,
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null,
             layout.withPooled() ? quantizeRanges(spark.sparkContext().hadoopConfiguration(),

@@ -109,7 +109,7 @@ final class IdsSource extends EmbeddedSource {
     // Every position is below maxTokens, which is at most P (ModelFolder.tokenLimit).
     embeddings.append(ids, types, positions, batch);
     return new SequenceRead.Accepted(truncated ? ids.length : length, ids, null, null,
-        truncated, null, null);
+        truncated, null, null, SequenceRead.Prompt.NONE);
   }
 
   /** Entry t as a long; Long.MIN_VALUE for a null entry. */

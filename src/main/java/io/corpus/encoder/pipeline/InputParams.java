@@ -1,9 +1,15 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.JobSettings.OnAlreadyPrompted;
 import io.corpus.encoder.config.Settings;
+import io.corpus.encoder.text.PromptPrefixes;
+import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.Reranker;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -116,7 +122,45 @@ final class InputParams {
         t.intValue(Settings.MAX_TOKENS), t.string(Settings.ON_TOO_LONG).equals("reject"),
         chunks() ? t.intValue(Settings.CHUNK_OVERLAP) : -1,
         columns.kind() == InputKind.TEXT ? prompt().text() : "", spans,
-        t.string(Settings.INSTRUCTION), query());
+        t.string(Settings.INSTRUCTION), query(), heldPrompts());
+  }
+
+  /**
+   * What texts may already begin with where the job puts something before them: the prompt and
+   * the folder's other prompts before single texts, a reranker's template labels before the
+   * query and the document of a pair; null where nothing goes before the texts.
+   */
+  HeldPrompts heldPrompts() {
+    if (kind() != InputKind.TEXT || !t.fromFolder()) {
+      return null;
+    }
+    ModelFolder folder = t.folder();
+    OnAlreadyPrompted onHeld = ConfigName.parse(OnAlreadyPrompted.values(),
+        t.string(Settings.ON_ALREADY_PROMPTED), Settings.ON_ALREADY_PROMPTED.param());
+    List<PromptPrefixes.Prefix> text = new ArrayList<>();
+    List<PromptPrefixes.Prefix> pair = new ArrayList<>();
+    Reranker reranker = folder.reranker();
+    if (t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0) {
+      if (reranker == Reranker.NONE) {
+        return null;
+      }
+      String template = reranker.configName() + " template";
+      for (int i = 0; i < reranker.queryLabels().size(); i++) {
+        text.add(new PromptPrefixes.Prefix(template, reranker.queryLabels().get(i), i));
+      }
+      pair.add(new PromptPrefixes.Prefix(template, reranker.documentLabel(), 0));
+    } else {
+      AutoChoices.Prompt prompt = prompt();
+      if (prompt.text().isEmpty()) {
+        return null;
+      }
+      text.add(new PromptPrefixes.Prefix(prompt.name(), prompt.text(), 0));
+      folder.prompts().byName().forEach((name, p) -> text.add(
+          new PromptPrefixes.Prefix(name, p, 0)));
+    }
+    return new HeldPrompts(PromptPrefixes.of(text, folder.stripsTexts(),
+        folder.lowercasesTexts()), PromptPrefixes.of(pair, folder.stripsTexts(),
+        folder.lowercasesTexts()), onHeld);
   }
 
   /** Whether texts longer than the limit become several windows (rows). */

@@ -39,7 +39,6 @@ final class OutputRows implements Serializable {
   private final Pooling pooling;
   private final boolean normalize;
   private final int dimensions;   // 0: the whole pooled vector
-  private final int poolFrom;     // positions before it left out of mean and max pooling
   private final int heads;
   private final int sparseTopK;                     // 0: every non-zero value
   private final Entities.Aggregation aggregation;   // null: no entities
@@ -52,8 +51,6 @@ final class OutputRows implements Serializable {
    * @param normalize scale the pooled vector to unit L2 norm
    * @param dimensions keep the pooled vector's first values only, before it is normalized (0 =
    *     all)
-   * @param poolFrom positions at the start that mean and max pooling leave out (a prompt that
-   *     the folder does not pool: include_prompt = false); 0 = none
    * @param heads H, for the statistics sums
    * @param sparseTopK SPLADE: keep the k largest values (0: all)
    * @param aggregation how a token classifier's entities are grouped (null: none written)
@@ -63,13 +60,12 @@ final class OutputRows implements Serializable {
    *     bge-m3's, every token after the first
    */
   OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
-      int poolFrom, int heads, int sparseTopK, Entities.Aggregation aggregation,
+      int heads, int sparseTopK, Entities.Aggregation aggregation,
       Entities.WordRules wordRules, Quantization.Ranges ranges, LateInteraction.Input late) {
     this.layout = layout;
     this.pooling = pooling;
     this.normalize = normalize;
     this.dimensions = dimensions;
-    this.poolFrom = poolFrom;
     this.heads = heads;
     this.sparseTopK = sparseTopK;
     this.aggregation = aggregation;
@@ -117,7 +113,8 @@ final class OutputRows implements Serializable {
       values[c++] = embeddings(batch, b, length);
     }
     if (layout.withPooled()) {
-      int skip = pooling == Pooling.FIRST ? 0 : Math.min(poolFrom, batch.length(b) - 1);
+      int skip = pooling == Pooling.FIRST ? 0
+          : Math.min(read.prompt().unpooled(), batch.length(b) - 1);
       float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b) + skip,
           batch.length(b) - skip, batch.width());
       for (DenseLayer dense : model.dense()) {

@@ -127,6 +127,9 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
           if (accepted.truncated()) {
             metrics.rowsTruncated().add(1);
           }
+          if (accepted.prompt().alreadyHeld()) {
+            metrics.rowsAlreadyPrompted().add(1);
+          }
         } else if (read instanceof SequenceRead.Chunks windows) {
           chunkedRow = row;
           chunks = windows;

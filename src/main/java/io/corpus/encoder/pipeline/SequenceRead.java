@@ -16,13 +16,27 @@ sealed interface SequenceRead
    * @param truncated whether the row was longer than the token limit and was cut to it
    * @param chunk which window of its text this sequence is (on-too-long = chunk); else null
    * @param text the text and where each token is in it, when entities are asked for; else null
+   * @param prompt the prompt before the text: how much of it pooling leaves out, and whether the
+   *     text held one already
    */
   record Accepted(int length, int[] ids, String[] tokens, int[] typeIds, boolean truncated,
-      Chunk chunk, TokenText text) implements SequenceRead {
+      Chunk chunk, TokenText text, Prompt prompt) implements SequenceRead {
     /** A row read whole, with nothing to add to the output. */
     static Accepted of(int length) {
-      return new Accepted(length, null, null, null, false, null, null);
+      return new Accepted(length, null, null, null, false, null, null, Prompt.NONE);
     }
+  }
+
+  /**
+   * What a row's prompt means for its output.
+   *
+   * @param unpooled positions at the start that mean and max pooling leave out: a prompt the
+   *     folder does not pool ({@code include_prompt = false}), with the leading special token
+   * @param alreadyHeld whether the text already began with a prompt of the folder (or a label of
+   *     a reranker's template) before the job put one there
+   */
+  record Prompt(int unpooled, boolean alreadyHeld) {
+    static final Prompt NONE = new Prompt(0, false);
   }
 
   /**

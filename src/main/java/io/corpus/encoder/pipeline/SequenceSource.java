@@ -36,11 +36,12 @@ abstract class SequenceSource implements Serializable {
    * is cut into overlapping windows instead (-1: not); {@code prompt} goes before every text;
    * {@code spans}: text keeps where each token is, for entities; {@code instruction}: a
    * reranker's, in the template each pair is written into; {@code query}: texts are queries
-   * (else documents), which a PyLate ColBERT folder reads each its own way.
+   * (else documents), which a PyLate ColBERT folder reads each its own way; {@code held}: what
+   * a text may already begin with, where a prompt or template goes before it (else null).
    */
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans,
-      String instruction, boolean query) {
+      String instruction, boolean query, HeldPrompts held) {
     double eps = m.settings().layerNormEps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
@@ -63,7 +64,8 @@ abstract class SequenceSource implements Serializable {
             rejectTooLong, chunkOverlap, prompt, spans, m.folder().stripsTexts(),
             m.folder().lowercasesTexts(), eps, m.weights().embeddings().vocabularySize(),
             m.folder().reranker(), instruction, m.folder().lateInteraction()
-                .map(late -> late.input(query, limit, m.folder())).orElse(null));
+                .map(late -> late.input(query, limit, m.folder())).orElse(null), held,
+            m.folder().prompts().pooled());
       }
     };
   }

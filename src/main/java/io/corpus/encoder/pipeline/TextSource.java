@@ -1,15 +1,19 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.config.JobSettings.OnAlreadyPrompted;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.EdgeWhitespace;
 import io.corpus.encoder.text.Lowercase;
+import io.corpus.encoder.text.PromptPrefixes;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.weights.Reranker;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -37,15 +41,20 @@ final class TextSource extends EmbeddedSource {
   private final boolean strip;      // texts lose their edge whitespace, as sentence-transformers'
   private final boolean lowercase;  // then are lower-cased (do_lower_case)
   private final LateInteraction.Input late;   // a PyLate folder's query or document; or null
+  private final HeldPrompts held;   // what a text may already begin with; null: nothing is put
+  // positions at the start that pooling leaves out, by the prompt before the text (empty: none)
+  private final Map<String, Integer> unpooled;
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
-   * read fails the job before any task, naming {@code where} it comes from.
+   * read fails the job before any task, naming {@code where} it comes from. {@code held}: what
+   * a text may already begin with (null where nothing is put before the texts);
+   * {@code poolsPrompt}: whether pooling takes the prompt's tokens in (else it starts after).
    */
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
       boolean lowercase, double layerNormEps, int vocabularySize, Reranker reranker,
-      String instruction, LateInteraction.Input late) {
+      String instruction, LateInteraction.Input late, HeldPrompts held, boolean poolsPrompt) {
     super(columns, late == null ? maxTokens : late.tokenizerLimit(), rejectTooLong,
         layerNormEps);
     this.late = late;
@@ -57,6 +66,7 @@ final class TextSource extends EmbeddedSource {
     this.strip = strip;
     this.reranker = reranker;
     this.instruction = instruction;
+    this.held = held;
     if (spans && !prompt.isEmpty()) {
       throw new IllegalArgumentException("Entities are found in the text as given: a prompt ('"
           + prompt + "') would move every offset; set no prompt");
@@ -72,6 +82,7 @@ final class TextSource extends EmbeddedSource {
           + "no row in the model's " + vocabularySize + " word embeddings");
     }
     TextTokenizer.check(tokenizerJson, where, this.maxTokens, chunkOverlap, vocabularySize);
+    this.unpooled = poolsPrompt || prompt.isEmpty() ? Map.of() : promptPositions();
   }
 
   /** How a PyLate ColBERT folder reads these texts; null for any other folder. */
@@ -80,19 +91,24 @@ final class TextSource extends EmbeddedSource {
   }
 
   /**
-   * The positions the prompt takes at the start of a sequence: its tokens with the leading
+   * The positions each prompt takes at the start of a sequence: its tokens with the leading
    * special token, as sentence-transformers counts them (the prompt tokenized alone, stripped as
-   * texts are, less one);
-   * 0 without a prompt. Tokenizes on the driver, so only a folder whose pooling leaves the prompt
-   * out asks.
+   * texts are, less one); for the prompt put before the texts and, with skip-prompt, each one a
+   * text may hold instead. Tokenizes on the driver, so only a folder whose pooling leaves the
+   * prompt out asks.
    */
-  int promptPositions() {
-    if (prompt.isEmpty()) {
-      return 0;
-    }
+  private Map<String, Integer> promptPositions() {
+    Map<String, Integer> positions = new HashMap<>();
     try (TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens)) {
-      return tokenizer.encode(lowered(edges(prompt).text()).text()).ids().length - 1;
+      List<String> prompts = new ArrayList<>(List.of(prompt));
+      if (held != null && held.onHeld() == OnAlreadyPrompted.SKIP_PROMPT) {
+        held.text().prefixes().forEach(p -> prompts.add(p.text()));
+      }
+      for (String p : prompts) {
+        positions.put(p, tokenizer.encode(lowered(edges(p).text()).text()).ids().length - 1);
+      }
     }
+    return positions;
   }
 
   @Override
@@ -128,7 +144,21 @@ final class TextSource extends EmbeddedSource {
       return bad;
     }
     String given = row.getUTF8String(columns.sequenceOrdinal()).toString();
-    EdgeWhitespace.Stripped stripped = edges(prompt + given);
+    String pairGiven = columns.hasPair() ? row.getUTF8String(columns.pairOrdinal()).toString()
+        : null;
+    PromptPrefixes.Prefix textHeld = held == null ? null : held.text().heldBy(given);
+    PromptPrefixes.Prefix pairHeld = held == null || pairGiven == null ? null
+        : held.pair().heldBy(pairGiven);
+    boolean alreadyHeld = textHeld != null || pairHeld != null;
+    if (alreadyHeld && held.onHeld() == OnAlreadyPrompted.FAIL) {
+      throw new AlreadyPromptedException(IdText.of(row, columns.idOrdinal(), columns.idType()),
+          textHeld != null ? textHeld : pairHeld, held.template());
+    }
+    boolean skip = alreadyHeld && held.onHeld() == OnAlreadyPrompted.SKIP_PROMPT;
+    String before = skip && textHeld != null ? "" : prompt;
+    SequenceRead.Prompt prompted = new SequenceRead.Prompt(unpooled.getOrDefault(
+        before.isEmpty() && textHeld != null ? textHeld.text() : before, 0), alreadyHeld);
+    EdgeWhitespace.Stripped stripped = edges(before + given);
     Lowercase.Lowered lowered = lowered(stripped.text());
     String text = lowered.text();
     int shift = stripped.leadingCodePoints();   // no prompt where offsets are written
@@ -136,12 +166,14 @@ final class TextSource extends EmbeddedSource {
     if (chunkOverlap >= 0) {
       return chunks(tokenizer.windows(text), embeddings, codePoints, shift, lowered);
     }
-    String pair = columns.hasPair() ? lowered(edges(row.getUTF8String(columns.pairOrdinal())
-        .toString()).text()).text() : null;
+    String pair = pairGiven == null ? null : lowered(edges(pairGiven).text()).text();
+    int queryLabels = skip && textHeld != null ? textHeld.part() : Reranker.EVERY_LABEL;
+    int documentLabels = skip && pairHeld != null ? 0 : Reranker.EVERY_LABEL;
     TextTokenizer.Tokens tokens = pair == null ? tokenizer.encode(text)
-        : reranker.apart() ? tokenizer.encode(reranker.query(instruction, text),
-            reranker.document(pair))
-        : reranker != Reranker.NONE ? tokenizer.encode(reranker.body(instruction, text, pair))
+        : reranker.apart() ? tokenizer.encode(reranker.query(instruction, text, queryLabels),
+            reranker.document(pair, documentLabels))
+        : reranker != Reranker.NONE ? tokenizer.encode(reranker.body(instruction, text,
+            queryLabels, pair, documentLabels))
         : tokenizer.encode(text, pair);
     if (tokens.truncated() && rejectTooLong) {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
@@ -156,14 +188,14 @@ final class TextSource extends EmbeddedSource {
       return outside;
     }
     if (late != null) {
-      return lateInteraction(tokens, batch, embeddings);
+      return lateInteraction(tokens, batch, embeddings, prompted);
     }
     int[] ids = tokens.ids();
     embeddings.append(ids, tokens.typeIds(), batch);
     return new SequenceRead.Accepted(ids.length, ids, tokens.tokens(),
         columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null,
         spans ? new SequenceRead.TokenText(codePoints, tokens.spans().unlowered(lowered)
-            .shifted(shift)) : null);
+            .shifted(shift)) : null, prompted);
   }
 
   /** The text lower-cased when the folder says do_lower_case, else as it is. */
@@ -176,7 +208,7 @@ final class TextSource extends EmbeddedSource {
    * padded with the mask token to its length, the padding attended to only if the folder says.
    */
   private SequenceRead lateInteraction(TextTokenizer.Tokens tokens, TokenBatch batch,
-      TokenEmbeddings embeddings) {
+      TokenEmbeddings embeddings, SequenceRead.Prompt prompted) {
     int[] given = tokens.ids();
     int real = given.length + (late.prefixId() >= 0 ? 1 : 0);
     int total = late.expand() ? Math.max(real, late.length()) : real;
@@ -202,7 +234,8 @@ final class TextSource extends EmbeddedSource {
     if (!late.attend() && real < total) {
       batch.attendToFirst(b, real);
     }
-    return new SequenceRead.Accepted(total, ids, pieces, null, tokens.truncated(), null, null);
+    return new SequenceRead.Accepted(total, ids, pieces, null, tokens.truncated(), null, null,
+        prompted);
   }
 
   /** The text as the tokenizer gets it: stripped for a sentence-transformers folder. */
@@ -234,7 +267,7 @@ final class TextSource extends EmbeddedSource {
           false, new SequenceRead.Chunk(i, lowered.given(window.start()) + shift,
               lowered.given(window.end()) + shift, windows.size()),
           spans ? new SequenceRead.TokenText(codePoints, window.tokens().spans()
-              .unlowered(lowered).shifted(shift)) : null));
+              .unlowered(lowered).shifted(shift)) : null, SequenceRead.Prompt.NONE));
     }
     return new SequenceRead.Chunks(sequences, (i, batch) -> embeddings.append(
         windows.get(i).tokens().ids(), windows.get(i).tokens().typeIds(), batch));

@@ -12,7 +12,7 @@ import java.util.List;
  */
 public enum Reranker implements ConfigName {
   /** The folder is read as it says. */
-  NONE("none", "", List.of(), List.of(), List.of(), "", "", ""),
+  NONE("none", "", List.of(), List.of(), List.of(), List.of(), "", "", "", ""),
   /**
    * Qwen3-Reranker-0.6B, 4B, 8B ({@code Qwen3ForCausalLM}): its card's system prompt, then the
    * instruction, query and document as one text, then the assistant's empty thinking.
@@ -23,6 +23,7 @@ public enum Reranker implements ConfigName {
           + "\"no\".<|im_end|>\n<|im_start|>user\n"),
       List.of(),
       List.of("<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"),
+      List.of("<Instruct>: ", "<Query>: "), "<Document>: ",
       "Given a web search query, retrieve relevant passages that answer the query", "yes", "no"),
   /**
    * mxbai-rerank-base-v2 and -large-v2 ({@code Qwen2ForCausalLM}), as mixedbread's
@@ -39,24 +40,32 @@ public enum Reranker implements ConfigName {
           + "search queries. For each query-document pair, carefully analyze the semantic "
           + "relationship between them, then provide your binary relevance judgment (0 for not "
           + "relevant, 1 for relevant).\nRelevance:", "<|im_end|>\n<|im_start|>assistant\n"),
-      "", "1", "0");
+      List.of("instruction: ", "query: "), "document: ", "", "1", "0");
+
+  /** As a label count: every label of a part of the template, as the card writes it. */
+  public static final int EVERY_LABEL = Integer.MAX_VALUE;
 
   private final String configName;
   private final String family;
   private final List<String> prefix;
   private final List<String> middle;
   private final List<String> suffix;
+  private final List<String> queryLabels;
+  private final String documentLabel;
   private final String defaultInstruction;
   private final String yes;
   private final String no;
 
   Reranker(String configName, String family, List<String> prefix, List<String> middle,
-      List<String> suffix, String defaultInstruction, String yes, String no) {
+      List<String> suffix, List<String> queryLabels, String documentLabel,
+      String defaultInstruction, String yes, String no) {
     this.configName = configName;
     this.family = family;
     this.prefix = prefix;
     this.middle = middle;
     this.suffix = suffix;
+    this.queryLabels = queryLabels;
+    this.documentLabel = documentLabel;
     this.defaultInstruction = defaultInstruction;
     this.yes = yes;
     this.no = no;
@@ -106,22 +115,43 @@ public enum Reranker implements ConfigName {
   }
 
   /**
-   * The pair's text between prefix and suffix, as the card's {@code format_instruction} writes
-   * it; an empty {@code instruction} is the card's default.
+   * The labels written before the query's text, in order: the instruction's (written only with
+   * an instruction), then the query's. A query that already begins with label {@code i} takes
+   * only the parts before it ({@link #query}'s {@code labels} = i).
    */
-  public String body(String instruction, String query, String document) {
-    return "<Instruct>: " + (instruction.isEmpty() ? defaultInstruction : instruction)
-        + "\n<Query>: " + query + "\n<Document>: " + document;
+  public List<String> queryLabels() {
+    return queryLabels;
   }
 
-  /** The query's text where the two are tokenized apart: the instruction, if any, first. */
-  public String query(String instruction, String query) {
+  /** The label written before the document's text. */
+  public String documentLabel() {
+    return documentLabel;
+  }
+
+  /**
+   * The pair's text between prefix and suffix, as the card's {@code format_instruction} writes
+   * it; an empty {@code instruction} is the card's default. {@code queryLabels} and
+   * {@code documentLabels} say how many of each part's labels are written
+   * ({@link #EVERY_LABEL}: all, as the card does).
+   */
+  public String body(String instruction, String query, int queryLabels, String document,
+      int documentLabels) {
+    return query(instruction, query, queryLabels) + "\n" + document(document, documentLabels);
+  }
+
+  /**
+   * The query's text: {@code instruction: …} and a newline where there is an instruction (the
+   * card's when {@code instruction} is empty), then {@code query: …}, in this template's labels;
+   * only the first {@code labels} of the two.
+   */
+  public String query(String instruction, String query, int labels) {
     String given = instruction.isEmpty() ? defaultInstruction : instruction;
-    return (given.isEmpty() ? "" : "instruction: " + given + "\n") + "query: " + query;
+    return (labels > 0 && !given.isEmpty() ? queryLabels.get(0) + given + "\n" : "")
+        + (labels > 1 ? queryLabels.get(1) : "") + query;
   }
 
-  /** The document's text where the two are tokenized apart. */
-  public String document(String document) {
-    return "document: " + document;
+  /** The document's text: its label (unless {@code labels} is 0), then the document. */
+  public String document(String document, int labels) {
+    return (labels > 0 ? documentLabel : "") + document;
   }
 }

@@ -13,7 +13,6 @@ import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
 import io.corpus.encoder.weights.ModelFolder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -30,29 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
  * left out of mean pooling when 1_Pooling says include_prompt = false.
  */
 class PromptsTest {
-  private static final String PROMPTS = "{\"prompts\": {\"query\": \"query: \", \"passage\": "
-      + "\"passage: \"}, \"default_prompt_name\": \"passage\", \"similarity_fn_name\": "
-      + "\"cosine\"}";
-
   @TempDir
   Path tmp;
 
-  /** all-MiniLM-L6-v2 with prompts; include_prompt as given (the real folder's, if true). */
+  /** all-MiniLM-L6-v2 with a query and a passage prompt; include_prompt as given. */
   private Path folder(String name, boolean includePrompt) throws Exception {
-    Path model = SharedModels.miniLm();
-    Path copy = Files.createDirectories(tmp.resolve(name));
-    try (Stream<Path> files = Files.list(model)) {
-      for (Path f : files.filter(f -> !f.getFileName().toString().equals("1_Pooling"))
-          .toList()) {
-        Files.createSymbolicLink(copy.resolve(f.getFileName()), f);
-      }
-    }
-    Files.createDirectories(copy.resolve("1_Pooling"));
-    String pooling = Files.readString(model.resolve("1_Pooling/config.json"));
-    Files.writeString(copy.resolve("1_Pooling/config.json"), includePrompt ? pooling
-        : pooling.replaceFirst("\\{", "{\"include_prompt\": false,"));
-    Files.writeString(copy.resolve("config_sentence_transformers.json"), PROMPTS);
-    return copy;
+    return PromptFolders.miniLm(tmp, name, includePrompt, PromptFolders.QUERY_AND_PASSAGE);
   }
 
   private Map<String, double[]> pooled(Path out) {

@@ -85,7 +85,7 @@ class ReuseKeyTest {
     Map<String, Object> inKey = (Map<String, Object>) key.get("settings");
     assertEquals("x", inKey.get("output.fake-shaping"));
     assertFalse(inKey.containsKey("output.fake-other"));
-    RunSummary summary = new RunSummary(1, 1, 1, 0, 0, 0, Map.of(), 0, 1, 1, 1, 1, Map.of(),
+    RunSummary summary = new RunSummary(1, 1, 1, 0, 0, 0, Map.of(), 0, null, 1, 1, 1, 1, Map.of(),
         Map.of(), null, "blas", Map.of(), Map.of(), rowShaping, Map.of(), key, null, Map.of());
     JsonNode written = new ObjectMapper().readTree(summary.toJson());
     assertEquals("x", written.get("settings").get("output.fake-shaping").asText());
