@@ -20,9 +20,15 @@ import java.util.zip.ZipFile;
  * A tensor state dict as {@code torch.save} writes it (a zip of {@code data.pkl} and one file of
  * raw little-endian values per storage), read <em>without running pickle code</em>: a small
  * reader of the pickle opcodes such a file uses, which knows four callables
- * ({@code collections.OrderedDict}, {@code torch._utils._rebuild_tensor_v2} and the float storage
+ * ({@code collections.OrderedDict}, {@code torch._utils._rebuild_tensor_v2} and the storage
  * types) and refuses, in one line naming what it found, any other global or opcode before
  * anything is built. A {@code .pt} file is a program; this reads it as data only.
+ *
+ * <p>Nothing is taken on trust: the pickle is read up to {@link #MOST_PICKLE_BYTES}, a storage
+ * only as far as the tensor the pickle declares needs (so a small file that inflates to
+ * gigabytes is refused after that many bytes), every offset, shape and stride is checked before
+ * it is used, and nothing read is hashed or printed deeply (a list that holds itself, or 200,000
+ * lists in one another, is refused or named by its type, not walked).
  */
 public final class TorchStateDict {
   /**
@@ -33,9 +39,18 @@ public final class TorchStateDict {
    */
   public record Tensor(long[] shape, float[] values) {}
 
-  private static final Set<String> GLOBALS = Set.of("collections OrderedDict",
-      "torch._utils _rebuild_tensor_v2", "torch FloatStorage", "torch HalfStorage",
-      "torch BFloat16Storage", "torch DoubleStorage");
+  /** The storage types, by their element width in bytes; only the float ones are read. */
+  private static final Map<String, Integer> STORAGES = Map.of("FloatStorage", 4,
+      "HalfStorage", 2, "BFloat16Storage", 2, "DoubleStorage", 8, "LongStorage", 8,
+      "IntStorage", 4, "ShortStorage", 2, "CharStorage", 1, "ByteStorage", 1, "BoolStorage", 1);
+  private static final Set<String> FLOAT_STORAGES = Set.of("FloatStorage", "HalfStorage",
+      "BFloat16Storage", "DoubleStorage");
+  private static final Set<String> CALLS = Set.of("collections OrderedDict",
+      "torch._utils _rebuild_tensor_v2");
+  /** The most bytes a state dict's pickle may have (a head's is a few hundred). */
+  static final int MOST_PICKLE_BYTES = 16 << 20;
+  /** The most axes a tensor may have. */
+  private static final int MOST_AXES = 8;
   private static final Object MARK = new Object();
 
   private record Global(String name) {}
@@ -48,12 +63,18 @@ public final class TorchStateDict {
 
   /** The tensors of {@code file} by name, in the file's order; a refusal names what is wrong. */
   public static Map<String, Tensor> read(Path file) {
+    refuseUnzipped(file);
     try (ZipFile zip = new ZipFile(file.toFile())) {
       ZipEntry pickle = zip.stream().filter(e -> e.getName().endsWith("data.pkl")).findFirst()
           .orElseThrow(() -> new WeightsException(file + " is not a torch.save zip: it has no "
               + "data.pkl (an older torch.save format, which is not read)"));
       String root = pickle.getName().substring(0, pickle.getName().length() - "data.pkl".length());
-      Object top = new Reader(file, zip.getInputStream(pickle).readAllBytes()).run();
+      byte[] pickled = bounded(zip, pickle, MOST_PICKLE_BYTES);
+      if (pickled.length > MOST_PICKLE_BYTES) {
+        throw new WeightsException(file + ": its data.pkl is larger than "
+            + (MOST_PICKLE_BYTES >> 20) + " MB, which no tensor state dict's is");
+      }
+      Object top = new Reader(file, pickled).run();
       if (!(top instanceof Map<?, ?> map)) {
         throw new WeightsException(file + " holds a " + describe(top) + ", not a state dict");
       }
@@ -68,7 +89,7 @@ public final class TorchStateDict {
           throw new WeightsException(file + ": tensor " + name + "'s storage "
               + t.storage().key() + " is missing");
         }
-        tensors.put(name, tensor(file, name, t, zip.getInputStream(data).readAllBytes()));
+        tensors.put(name, tensor(file, name, t, zip, data));
       }
       return tensors;
     } catch (IOException e) {
@@ -76,28 +97,85 @@ public final class TorchStateDict {
     }
   }
 
-  private static Tensor tensor(Path file, String name, Rebuilt t, byte[] bytes) {
-    long[] shape = new long[t.shape().size()];
+  /**
+   * Refuses, in one line, a file that is not a zip: the legacy torch.save format (a bare pickle,
+   * PyTorch before 1.6 or {@code _use_new_zipfile_serialization=False}), or no torch.save at all.
+   */
+  private static void refuseUnzipped(Path file) {
+    byte[] head = new byte[4];
+    int read;
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+      read = in.readNBytes(head, 0, 4);
+    } catch (IOException e) {
+      throw new WeightsException("Cannot read " + file + ": " + e.getMessage());
+    }
+    if (read == 4 && head[0] == 'P' && head[1] == 'K' && head[2] == 3 && head[3] == 4) {
+      return;
+    }
+    throw new WeightsException(read > 0 && (head[0] & 0xff) == 0x80
+        ? file + " is a torch.save file in the legacy format (a bare pickle, written by PyTorch "
+            + "before 1.6 or with _use_new_zipfile_serialization=False), which is not read; "
+            + "save it again with a recent PyTorch: torch.save(torch.load(f), f)"
+        : file + " is not a torch.save file: it is not a zip archive");
+  }
+
+  /** Up to {@code most} bytes of an entry, and one more when it has more. */
+  private static byte[] bounded(ZipFile zip, ZipEntry entry, int most) throws IOException {
+    try (java.io.InputStream in = zip.getInputStream(entry)) {
+      return in.readNBytes(most + 1);
+    }
+  }
+
+  /**
+   * A tensor's values: its shape and strides checked, then exactly the bytes it needs read from
+   * its storage, which must hold them (never the whole storage: its size is not trusted).
+   */
+  private static Tensor tensor(Path file, String name, Rebuilt t, ZipFile zip, ZipEntry data)
+      throws IOException {
+    String type = t.storage().type();
+    if (!FLOAT_STORAGES.contains(type)) {
+      throw new WeightsException(file + ": tensor " + name + " is of " + type + ", not "
+          + "floating point (float32, float16, bfloat16 or float64), which no weight is");
+    }
+    int axes = t.shape().size();
+    if (axes > MOST_AXES || t.stride().size() != axes) {
+      throw new WeightsException(file + ": tensor " + name + " has " + axes + " axes and "
+          + t.stride().size() + " strides");
+    }
+    long[] shape = new long[axes];
     long count = 1;
-    for (int d = 0; d < shape.length; d++) {
-      shape[d] = ((Number) t.shape().get(d)).longValue();
+    for (int d = 0; d < axes; d++) {
+      shape[d] = whole(file, name, "shape", t.shape().get(d));
+      if (shape[d] > 0 && count > Integer.MAX_VALUE / shape[d]) {
+        throw new WeightsException(file + ": tensor " + name + " declares more than "
+            + Integer.MAX_VALUE + " values");
+      }
       count *= shape[d];
     }
     long expected = 1;
-    for (int d = shape.length - 1; d >= 0; d--) {
-      if (shape[d] > 1 && ((Number) t.stride().get(d)).longValue() != expected) {
-        throw new WeightsException(file + ": tensor " + name + " is not contiguous (strides "
-            + t.stride() + " for shape " + t.shape() + ")");
+    for (int d = axes - 1; d >= 0; d--) {
+      long stride = whole(file, name, "stride", t.stride().get(d));
+      if (shape[d] > 1 && stride != expected) {
+        throw new WeightsException(file + ": tensor " + name + " is not contiguous (stride "
+            + stride + " on axis " + d + " where " + expected + " would be)");
       }
-      expected *= shape[d];
+      expected *= Math.max(1, shape[d]);
     }
-    String type = t.storage().type();
-    int width = switch (type) {
-      case "FloatStorage" -> 4;
-      case "DoubleStorage" -> 8;
-      default -> 2;
-    };
-    if ((t.offset() + count) * width > bytes.length || count > Integer.MAX_VALUE) {
+    int width = STORAGES.get(type);
+    if (t.offset() < 0 || t.offset() > Integer.MAX_VALUE) {
+      throw new WeightsException(file + ": tensor " + name + " starts at value " + t.offset()
+          + " of its storage, which no storage of a readable size has");
+    }
+    long needed = (t.offset() + count) * width;
+    if (needed > Integer.MAX_VALUE - 8) {
+      throw new WeightsException(file + ": tensor " + name + " needs " + needed + " bytes of "
+          + "its storage, more than one array holds");
+    }
+    byte[] bytes;
+    try (java.io.InputStream in = zip.getInputStream(data)) {
+      bytes = in.readNBytes((int) needed);
+    }
+    if (bytes.length < needed) {
       throw new WeightsException(file + ": tensor " + name + " needs " + count + " values from "
           + t.offset() + " but its storage holds " + bytes.length / width);
     }
@@ -115,8 +193,23 @@ public final class TorchStateDict {
     return new Tensor(shape, values);
   }
 
+  /** A shape or stride entry: a whole number, not negative. */
+  private static long whole(Path file, String name, String what, Object value) {
+    if (!(value instanceof Long v) || v < 0) {
+      throw new WeightsException(file + ": tensor " + name + " has a " + what + " entry that "
+          + "is " + (value instanceof Long v ? "negative (" + v + ")" : "a " + describe(value))
+          + ", not a whole number");
+    }
+    return v;
+  }
+
+  /** What a value is, by its Python type: never its contents, which may hold themselves. */
   private static String describe(Object o) {
-    return o == null ? "None" : o instanceof Global g ? "global " + g.name()
+    return o == null || o == NoneValue.NONE ? "None" : o instanceof Global g ? "global " + g.name()
+        : o instanceof List<?> ? "list" : o instanceof Map<?, ?> ? "dict"
+        : o instanceof String ? "string" : o instanceof Long ? "integer"
+        : o instanceof Double ? "float" : o instanceof Boolean ? "bool"
+        : o instanceof Storage ? "storage" : o instanceof Rebuilt ? "tensor"
         : o.getClass().getSimpleName();
   }
 
@@ -132,7 +225,16 @@ public final class TorchStateDict {
       this.in = ByteBuffer.wrap(pickle).order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /** The pickle's value; a truncated opcode is refused as the rest are. */
     Object run() {
+      try {
+        return execute();
+      } catch (java.nio.BufferUnderflowException e) {
+        throw refuse("the pickle ends inside an opcode");
+      }
+    }
+
+    private Object execute() {
       while (true) {
         if (!in.hasRemaining()) {
           throw refuse("the pickle ends before its STOP");
@@ -142,9 +244,18 @@ public final class TorchStateDict {
           case 0x80 -> in.get();                                     // PROTO
           case 0x95 -> in.getLong();                                 // FRAME
           case 'c' -> stack.push(global(line() + " " + line()));     // GLOBAL
-          case 'q' -> memo.put((long) (in.get() & 0xff), stack.peek());   // BINPUT
-          case 'r' -> memo.put(in.getInt() & 0xffffffffL, stack.peek());  // LONG_BINPUT
-          case 0x94 -> memo.put((long) memo.size(), stack.peek());   // MEMOIZE
+          case 0x93 -> {                                             // STACK_GLOBAL
+            Object name = pop();
+            Object module = pop();
+            if (!(module instanceof String m) || !(name instanceof String n)) {
+              throw refuse("a STACK_GLOBAL of a " + describe(module) + " and a "
+                  + describe(name));
+            }
+            stack.push(global(m + " " + n));
+          }
+          case 'q' -> memo.put((long) (in.get() & 0xff), top("BINPUT"));
+          case 'r' -> memo.put(in.getInt() & 0xffffffffL, top("LONG_BINPUT"));
+          case 0x94 -> memo.put((long) memo.size(), top("MEMOIZE"));
           case 'h' -> stack.push(memo(in.get() & 0xff));             // BINGET
           case 'j' -> stack.push(memo(in.getInt() & 0xffffffffL));   // LONG_BINGET
           case '(' -> stack.push(MARK);
@@ -181,19 +292,22 @@ public final class TorchStateDict {
           case 's' -> {                                              // SETITEM
             Object value = pop();
             Object key = pop();
-            dict(stack.peek()).put(key, value);
+            dict(top("SETITEM")).put(key(key), value);
           }
           case 'u' -> {                                              // SETITEMS
             List<Object> items = popToMark();
-            Map<Object, Object> d = dict(stack.peek());
+            Map<Object, Object> d = dict(top("SETITEMS"));
             for (int i = 0; i + 1 < items.size(); i += 2) {
-              d.put(items.get(i), items.get(i + 1));
+              d.put(key(items.get(i)), items.get(i + 1));
             }
           }
-          case 'a' -> list(stack.pop(), List.of(pop()));             // APPEND
+          case 'a' -> {                                              // APPEND
+            Object item = pop();
+            list(pop(), List.of(item));
+          }
           case 'e' -> {                                              // APPENDS
             List<Object> items = popToMark();
-            list(stack.pop(), items);
+            list(pop(), items);
           }
           case '.' -> {
             return unwrap(pop());
@@ -219,10 +333,20 @@ public final class TorchStateDict {
     }
 
     private Object global(String name) {
-      if (!GLOBALS.contains(name)) {
+      boolean storage = name.startsWith("torch ")
+          && STORAGES.containsKey(name.substring("torch ".length()));
+      if (!CALLS.contains(name) && !storage) {
         throw refuse("global " + name + " is not one a tensor state dict uses");
       }
       return new Global(name);
+    }
+
+    /** The top of the stack, which {@code op} stores; refused when there is none. */
+    private Object top(String op) {
+      if (stack.isEmpty()) {
+        throw refuse(op + " on an empty stack");
+      }
+      return stack.peek();
     }
 
     private Object reduce(Object callable, Object args) {
@@ -234,7 +358,8 @@ public final class TorchStateDict {
         case "torch._utils _rebuild_tensor_v2" -> {
           if (a.size() < 4 || !(a.get(0) instanceof Storage s) || !(a.get(1) instanceof Long o)
               || !(a.get(2) instanceof List<?> shape) || !(a.get(3) instanceof List<?> stride)) {
-            throw refuse("_rebuild_tensor_v2 with arguments " + a);
+            throw refuse("_rebuild_tensor_v2 with " + a.size() + " arguments, not a storage, "
+                + "an offset, a shape and strides");
           }
           yield new Rebuilt(s, o, List.copyOf(shape), List.copyOf(stride));
         }
@@ -244,10 +369,26 @@ public final class TorchStateDict {
 
     private Object storage(Object pid) {
       if (!(pid instanceof List<?> p) || p.size() != 5 || !"storage".equals(p.get(0))
-          || !(p.get(1) instanceof Global type) || !(p.get(2) instanceof String key)) {
-        throw refuse("a persistent id " + pid + " that is not a storage");
+          || !(p.get(1) instanceof Global type) || !(p.get(2) instanceof String key)
+          || !type.name().startsWith("torch ")
+          || !STORAGES.containsKey(type.name().substring("torch ".length()))) {
+        throw refuse("a persistent id that is not a storage (a " + describe(pid)
+            + (pid instanceof List<?> l && l.size() > 1 ? " whose type is a "
+                + describe(l.get(1)) : "") + ")");
       }
       return new Storage(key, type.name().substring("torch ".length()));
+    }
+
+    /**
+     * A dict key, which in a state dict is a name or a number; a list or a dict is refused (it
+     * could hold itself, and hashing it would never end).
+     */
+    private Object key(Object key) {
+      if (key instanceof String || key instanceof Long || key instanceof Boolean
+          || key instanceof Double || key == NoneValue.NONE) {
+        return key;
+      }
+      throw refuse("a dict key that is a " + describe(key));
     }
 
     @SuppressWarnings("unchecked")
@@ -286,6 +427,9 @@ public final class TorchStateDict {
 
     private long long1() {
       int n = in.get() & 0xff;
+      if (n > 8) {
+        throw refuse("an integer of " + n + " bytes");
+      }
       long v = 0;
       for (int i = 0; i < n; i++) {
         v |= (long) (in.get() & 0xff) << (8 * i);
