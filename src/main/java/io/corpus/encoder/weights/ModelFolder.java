@@ -368,7 +368,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       }
       List<Path> paths = new ArrayList<>();
       for (String shard : shards) {
-        Path path = folder.resolve(shard);
+        Path path = shardInside(folder, index, shard);
         if (!Files.isRegularFile(path)) {
           throw new WeightsException(index + " names " + shard + ", which is not in " + folder);
         }
@@ -384,6 +384,30 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
     throw new WeightsException("No model.safetensors or model.safetensors.index.json in "
         + folder);
+  }
+
+  /**
+   * Where a shard the index names lies, refused before anything there is opened when it is
+   * outside the folder: an absolute path, a path that climbs out ({@code ../other/…}), or one
+   * through a folder that links outside. The shard itself may be a link, as a folder's own files
+   * are in Hugging Face's cache (each a link to a blob beside the snapshot).
+   */
+  private static Path shardInside(Path folder, Path index, String shard) {
+    Path named = Path.of(shard);
+    Path path = folder.resolve(named).normalize();
+    boolean inside = !named.isAbsolute() && path.startsWith(folder.normalize());
+    try {
+      Path parent = path.getParent();
+      inside = inside && (!Files.exists(parent)
+          || parent.toRealPath().startsWith(folder.toRealPath()));
+    } catch (java.io.IOException e) {
+      inside = false;
+    }
+    if (!inside) {
+      throw new WeightsException(index + " names the shard '" + shard + "', which is outside "
+          + "the model folder " + folder + "; only the folder's own files are read");
+    }
+    return path;
   }
 
   /** A JSON file of the folder, or a refusal in one line naming it and what is wrong. */

@@ -32,7 +32,9 @@ import java.util.Map;
  * float32 embedding table) are read.
  */
 public final class SafetensorsFile {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /** The header's reader: a tensor named twice is refused, as the Rust safetensors refuses it. */
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   /**
    * The format's element types, with their size in bytes. Only the floating ones are weights;
@@ -231,7 +233,11 @@ public final class SafetensorsFile {
     long headerLength = headerBytes.length;
     JsonNode header;
     try {
-      header = JSON.readTree(new String(headerBytes, StandardCharsets.UTF_8));
+      header = JSON.readTree(StandardCharsets.UTF_8.newDecoder()
+          .decode(java.nio.ByteBuffer.wrap(headerBytes)).toString());
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new WeightsException("Not a safetensors file: its header is not UTF-8 (a tensor "
+          + "name or a value holds bytes that are not): " + path);
     } catch (IOException e) {
       throw new WeightsException("Not a safetensors file: its header is "
           + WeightsException.jsonProblem(e) + ": " + path);

@@ -239,6 +239,37 @@ class ModelFolderTest {
     assertLoadsAs(tensors, WeightsLoader.load(m));
   }
 
+  /**
+   * An index whose shard lies outside the folder (absolute, climbing out, through a linked
+   * folder) is refused before the shard is opened; a shard that is itself a link, as in Hugging
+   * Face's cache, is read.
+   */
+  @Test
+  void aShardOutsideTheFolderIsRefusedBeforeItIsOpened() throws Exception {
+    Path outside = Files.createDirectories(dir.resolve("elsewhere"));
+    Path blob = outside.resolve("blob");
+    write(tinyBert(new Random(3)), "", blob);
+    Path cache = folder("cache-links", L, "bert");
+    Files.createSymbolicLink(cache.resolve("model-00001-of-00001.safetensors"), blob);
+    Files.writeString(cache.resolve("model.safetensors.index.json"), "{\"weight_map\": "
+        + "{\"x\": \"model-00001-of-00001.safetensors\"}}");
+    assertEquals(1, ModelFolder.read(cache).weightFiles().size());
+    Files.createSymbolicLink(cache.resolve("linked"), outside);
+    for (String shard : List.of(blob.toString(), "../elsewhere/blob", "linked/blob",
+        "../../../../etc/passwd")) {
+      Path folder = folder("escape-" + Math.abs(shard.hashCode()), L, "bert");
+      if (shard.startsWith("linked")) {
+        Files.createSymbolicLink(folder.resolve("linked"), outside);
+      }
+      Files.writeString(folder.resolve("model.safetensors.index.json"), "{\"weight_map\": "
+          + "{\"x\": \"" + shard + "\"}}");
+      WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(folder));
+      assertEquals(folder.resolve("model.safetensors.index.json") + " names the shard '" + shard
+          + "', which is outside the model folder " + folder + "; only the folder's own files "
+          + "are read", e.getMessage());
+    }
+  }
+
   @Test
   void configThatContradictsTheWeightsIsRefusedNamingBoth() throws Exception {
     Path folder = folder("contradicts", 3, "bert");

@@ -97,6 +97,22 @@ class SafetensorsFileTest {
         + file);
   }
 
+  /** What the Rust safetensors library refuses: a tensor named twice, a header not UTF-8. */
+  @Test
+  void refusesATensorNamedTwiceAndAHeaderThatIsNotUtf8() throws IOException {
+    Path file = tmp.resolve("twice.safetensors");
+    write(file, "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+        + "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", new byte[8]);
+    assertTrue(message(file).startsWith("Not a safetensors file: its header is JSON that names "
+        + "'a' twice (line 1, column "), message(file));
+    byte[] h = "{\"a\u00ff\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}"
+        .getBytes(StandardCharsets.ISO_8859_1);
+    ByteBuffer b = ByteBuffer.allocate(8 + h.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+    Files.write(file, b.putLong(h.length).put(h).put(new byte[4]).array());
+    assertMessage(file, "Not a safetensors file: its header is not UTF-8 (a tensor name or a "
+        + "value holds bytes that are not): " + file);
+  }
+
   @Test
   void missingFileIsNamed() {
     Path file = tmp.resolve("nowhere.safetensors");
