@@ -198,7 +198,8 @@ public final class EncodeJob {
         LOG.info("encoded and written, {} s since start", elapsed());
         long alreadyPrompted = metrics.rowsAlreadyPrompted().value();
         transformer.heldPrompts().filter(held -> alreadyPrompted > 0)
-            .ifPresent(held -> LOG.warn(held.warning(alreadyPrompted)));
+            .ifPresent(held -> LOG.warn(settings.environment().redact(
+                held.warning(alreadyPrompted))));
         phase.accept("writing the rejected rows");
         // Rows the reused pieces set aside were counted by the run that made them: looked for
         // again unless every input row is written.

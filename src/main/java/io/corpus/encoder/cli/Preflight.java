@@ -3,7 +3,9 @@ package io.corpus.encoder.cli;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.JobSettings.OnAlreadyPrompted;
+import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsException;
+import io.corpus.encoder.io.LocalPaths;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.OutputPaths;
 import io.corpus.encoder.io.ParquetFooters;
@@ -66,6 +68,7 @@ final class Preflight {
       ModelFolder folder = settings.modelFolder();
       settings.output().attention().checkIndices(folder.layers(), folder.heads());
       Transformers.fromSettings(settings).checkOutputs(folder.pooledWidth());
+      checkQuantizeRanges(settings, folder.pooledWidth());
     }
     Optional<ParquetInput.LocalTable> table = ParquetInput.schemaBeforeSpark(
         settings.input().path());
@@ -137,6 +140,7 @@ final class Preflight {
       settings.output().attention().checkIndices(model.weights().encoder().layerCount(),
           model.settings().heads());
       Transformers.fromSettings(settings).checkOutputs(model.weights().pooledWidth());
+      checkQuantizeRanges(settings, model.weights().pooledWidth());
       return null;
     }
     if (model.tokenizerJson() == null) {
@@ -149,6 +153,21 @@ final class Preflight {
     return new Tokenizer(TextTokenizer.check(model.tokenizerJson(),
         String.valueOf(model.folder().tokenizer().orElseThrow()), maxTokens, chunkOverlap,
         model.weights().embeddings().vocabularySize()), maxTokens);
+  }
+
+  /**
+   * The ranges file of int8 or uint8 read and held to the pooled vector's width (its Matryoshka
+   * cut), as the job reads it: a local file here, another file system's when Spark reads it.
+   */
+  private static void checkQuantizeRanges(JobSettings settings, int pooledWidth) {
+    String ranges = settings.output().quantizeRanges();
+    Configuration conf = LocalPaths.beforeSpark();
+    if (!settings.output().quantize().ranged() || ranges.isEmpty()
+        || LocalPaths.isRemote(new org.apache.hadoop.fs.Path(ranges), conf)) {
+      return;
+    }
+    int cut = settings.value(Settings.DIMENSIONS);
+    Transformers.fromSettings(settings).quantizeRanges(conf, cut > 0 ? cut : pooledWidth);
   }
 
   /**

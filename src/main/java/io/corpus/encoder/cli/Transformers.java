@@ -21,14 +21,15 @@ final class Transformers {
 
   /**
    * The settings the job resolves or derives before they reach a param: the model's paths
-   * (relative to the configuration), the input's columns and limits (by the input's kind), and
-   * the attention outputs (their columns). Every other setting that mirrors a param is copied as
+   * and the quantize ranges' file (relative to the configuration), the input's columns and
+   * limits (by the input's kind), and the attention outputs (their columns). Every other setting that mirrors a param is copied as
    * the configuration gives it, and the Transformer checks it as the job's parser did.
    */
   static final Set<Setting<?>> RESOLVED = Set.of(Settings.MODEL_PATH,
       Settings.MODEL_WEIGHTS, Settings.EMBEDDINGS_COLUMN, Settings.IDS_COLUMN,
       Settings.TYPE_IDS_COLUMN, Settings.TEXT_COLUMN, Settings.TEXT_PAIR_COLUMNS,
-      Settings.MAX_LENGTH, Settings.MAX_TOKENS, Settings.ON_TOO_LONG, Settings.CHUNK_OVERLAP);
+      Settings.MAX_LENGTH, Settings.MAX_TOKENS, Settings.ON_TOO_LONG, Settings.CHUNK_OVERLAP,
+      Settings.QUANTIZE_RANGES);
 
   /** The job's transformer: its settings as params, and the attention columns its tables need. */
   static EncoderTransformer fromSettings(JobSettings s) {
@@ -40,6 +41,9 @@ final class Transformers {
     t.setOutputCol(s.output().tokenEmbeddings() ? "embeddings" : "")
         .setPooledCol("pooled")
         .setHandleInvalid(in.onInvalid() == JobSettings.OnInvalid.FAIL ? "error" : "skip");
+    if (!s.output().quantizeRanges().isEmpty()) {
+      t.setQuantizeRanges(s.output().quantizeRanges());
+    }
     if (s.weights().isFolder()) {
       t.setModelPath(s.weights().folder());
     } else {
@@ -73,7 +77,8 @@ final class Transformers {
       d.put("family", model.folder().family().name());
       d.put("vocabulary", model.weights().embeddings().vocabularySize());
       d.put("max_tokens", s.input().maxTokens());
-      d.putAll(fromSettings(s).resolvedPrompt().described());
+      fromSettings(s).resolvedPrompt().described().forEach((key, value) -> d.put(key,
+          s.environment().hidden(Settings.PROMPT.key(), value)));
       model.folder().lateInteraction().ifPresent(late -> d.put("colbert",
           colbert(late, s.input().maxTokens(), "query".equals(s.used().get("input.role")))));
       if (model.weights().tokenHead() != null) {

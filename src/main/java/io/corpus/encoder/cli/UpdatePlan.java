@@ -17,6 +17,7 @@ import io.corpus.encoder.io.LocalPaths;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.ParquetInput;
+import io.corpus.encoder.io.QuantizeRanges;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.ValidStrings;
 import io.corpus.encoder.weights.ModelFingerprint;
@@ -140,9 +141,16 @@ final class UpdatePlan {
     Map<String, Object> described = new LinkedHashMap<>(Transformers.describe(settings, model));
     described.remove("path");
     described.remove("weights");
-    return reuseKey(model.isFolder() ? ModelFingerprint.ofFolder(model.folder())
+    Map<String, Object> key = reuseKey(model.isFolder()
+        ? ModelFingerprint.ofFolder(model.folder())
         : ModelFingerprint.ofFile(java.nio.file.Path.of(settings.weights().path())), described,
         settings.rowShaping());
+    String ranges = settings.output().quantizeRanges();
+    if (!ranges.isEmpty()) {   // what the file holds, not only where it is
+      key.put("quantize_ranges_sha256", QuantizeRanges.digest(QuantizeRanges.read(ranges,
+          LocalPaths.beforeSpark())));
+    }
+    return key;
   }
 
   /** The reuse key of a model (its fingerprint, its description) and the row-shaping settings. */
@@ -207,6 +215,14 @@ final class UpdatePlan {
       throw new IllegalArgumentException("output.mode = update: the earlier output at " + shown
           + " was made with " + difference + ", so its rows cannot be reused; run with "
           + "output.mode = overwrite to encode every row again");
+    }
+    if (settings.output().quantize().ranged() && settings.output().quantizeRanges().isEmpty()
+        && !earlierSummary.path("outputs").path("quantize_ranges").isArray()) {
+      throw new IllegalArgumentException("output.mode = update with output.quantize = "
+          + settings.output().quantize().configName() + " quantizes new rows with the earlier "
+          + "output's ranges, and the earlier output at " + shown + " has none (it wrote no "
+          + "vector to calibrate them on); set output.quantize-ranges, or run with "
+          + "output.mode = overwrite");
     }
     long duplicates = earlierSummary.path("duplicate_ids").asLong();
     if (duplicates > 0) {

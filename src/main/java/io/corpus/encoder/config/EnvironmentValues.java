@@ -41,6 +41,28 @@ public record EnvironmentValues(Map<String, String> byKey) implements Serializab
   }
 
   /**
+   * A setting's value as the run summary, the reuse key and a resume plan hold it: itself, or,
+   * where it holds a value from the environment ({@code key}'s own, or one inside a string),
+   * that value's SHA-256 in its place, so that a changed secret still changes the key and none is
+   * written.
+   */
+  public Object hidden(String key, Object value) {
+    boolean fromEnvironment = byKey.containsKey(key) || (value instanceof String text
+        && byKey.values().stream().anyMatch(text::contains));
+    if (!fromEnvironment || value == null) {
+      return value;
+    }
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(
+          String.valueOf(value).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "<from the environment: sha256 " + java.util.HexFormat.of().formatHex(digest)
+          + ">";
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
    * {@code text} with each value from the environment replaced by its setting's name; a path's
    * folder and its name as the job's sibling files carry it ({@code /data/.out.lock}) too.
    */

@@ -39,10 +39,11 @@ public record JobSettings(
 
   /**
    * Every setting that shapes the rows the job writes, by key, as the job uses it: the run
-   * summary's {@code settings}, and part of the reuse key an update and a resumed run compare.
+   * summary's {@code settings}, and part of the reuse key an update and a resumed run compare;
+   * a value from the environment as its digest ({@link EnvironmentValues#hidden}).
    */
   public Map<String, Object> rowShaping() {
-    return Settings.rowShaping(Settings.ALL, used::get);
+    return Settings.rowShaping(Settings.ALL, key -> environment.hidden(key, used.get(key)));
   }
 
   /**

@@ -139,7 +139,9 @@ public final class SettingsParser {
       throw new SettingsException("output.quantize = " + quantize.configName() + " quantizes "
           + "the pooled vector, and output.pooling = " + pooling.configName() + " writes none");
     }
-    if (!quantize.ranged() && !Settings.QUANTIZE_RANGES.read(c).isEmpty()) {
+    String ranges = Settings.QUANTIZE_RANGES.read(c).isEmpty() ? ""
+        : path(c, Settings.QUANTIZE_RANGES, baseDir);
+    if (!quantize.ranged() && !ranges.isEmpty()) {
       throw new SettingsException("output.quantize-ranges gives int8 and uint8 their ranges; "
           + "output.quantize = " + quantize.configName() + " takes none");
     }
@@ -160,7 +162,7 @@ public final class SettingsParser {
         AutoChoices.lexical(Settings.SPARSE.read(c), folder, pooling),
         AutoChoices.multiVector(Settings.MULTI_VECTOR.read(c), folder),
         quantize,
-        Settings.QUANTIZE_RANGES.read(c));
+        ranges);
     JobSettings.Execution execution = new JobSettings.Execution(
         Settings.BATCH_TOKENS.read(c),
         Settings.READER_BATCH_ROWS.read(c),
@@ -181,6 +183,7 @@ public final class SettingsParser {
     used.put(Settings.NORMALIZE.key(), output.normalize());
     used.put(Settings.SPARSE.key(), output.lexical() ? "lexical" : "none");
     used.put(Settings.MULTI_VECTOR.key(), output.multiVector() ? "colbert" : "none");
+    used.put(Settings.QUANTIZE_RANGES.key(), output.quantizeRanges());
     if (folder != null) {
       used.putAll(Settings.architectureOf(model));
       used.put(Settings.NAMING.key(), null);   // a folder's family names its tensors

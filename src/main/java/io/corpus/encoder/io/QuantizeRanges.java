@@ -2,6 +2,7 @@ package io.corpus.encoder.io;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.common.JsonProblem;
 import io.corpus.encoder.model.Quantization;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,9 +27,12 @@ public final class QuantizeRanges {
     JsonNode json;
     try (InputStream in = file.getFileSystem(hadoop).open(file)) {
       json = JSON.readTree(in);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("output.quantize-ranges " + path + " is "
+          + JsonProblem.of(e));
     } catch (IOException e) {
       throw new IllegalArgumentException("output.quantize-ranges " + path + " cannot be read: "
-          + e.getMessage());
+          + e.getMessage().lines().findFirst().orElse(""));
     }
     JsonNode ranges = json.isArray() ? json : json.has("quantize_ranges")
         ? json.get("quantize_ranges") : json.path("outputs").path("quantize_ranges");
@@ -56,6 +60,18 @@ public final class QuantizeRanges {
       out[i] = (float) values.get(i).asDouble();
     }
     return out;
+  }
+
+  /** The SHA-256 of the ranges' float bits, minimums then maximums: what a reuse key holds. */
+  public static String digest(Quantization.Ranges ranges) {
+    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(8 * ranges.width());
+    bytes.asFloatBuffer().put(ranges.min()).put(ranges.max());
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest
+          .getInstance("SHA-256").digest(bytes.array()));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** As a run summary writes them: [[min, ...], [max, ...]], each float as it is. */

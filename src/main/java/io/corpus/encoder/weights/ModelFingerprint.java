@@ -19,8 +19,9 @@ import java.util.stream.Stream;
  * length and bytes of every file the model is read from. For a folder: its top-level JSON files
  * (config, tokenizer, sentence-transformers settings and prompts), bge-m3's two heads, its weights (the safetensors
  * file or its shards) and the sentence-transformers module folders ({@code 1_Pooling},
- * {@code 2_Dense}, …); other folders a Hub download carries ({@code onnx/}, {@code openvino/})
- * are not read and not hashed. For a weights file: the file.
+ * {@code 2_Dense}, …, and every other path modules.json names), links followed; other folders a
+ * Hub download carries ({@code onnx/}, {@code openvino/}) are not read and not hashed. For a
+ * weights file: the file.
  */
 public final class ModelFingerprint {
   private static final Pattern MODULE_FOLDER = Pattern.compile("\\d+_.+");
@@ -39,18 +40,25 @@ public final class ModelFingerprint {
             || name.equals(ModelFolder.SPARSE_LINEAR) || name.equals(ModelFolder.COLBERT_LINEAR))) {
           files.add(p);
         } else if (Files.isDirectory(p) && MODULE_FOLDER.matcher(name).matches()) {
-          try (Stream<Path> inside = Files.walk(p)) {
-            inside.filter(Files::isRegularFile).sorted().forEach(files::add);
-          } catch (IOException e) {
-            throw new UncheckedIOException("Cannot list " + p, e);
-          }
+          addModule(p, files);
         }
       });
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list the model folder " + folder, e);
     }
+    model.modulePaths().stream().filter(Files::isDirectory).forEach(p -> addModule(p, files));
     model.weightFiles().stream().filter(f -> !files.contains(f)).sorted().forEach(files::add);
     return digest(folder, files);
+  }
+
+  /** A module folder's files, links followed (a linked {@code 2_Dense} is hashed as its target). */
+  private static void addModule(Path module, List<Path> files) {
+    try (Stream<Path> inside = Files.walk(module, java.nio.file.FileVisitOption.FOLLOW_LINKS)) {
+      inside.filter(Files::isRegularFile).sorted().filter(f -> !files.contains(f))
+          .forEach(files::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + module, e);
+    }
   }
 
   /** "sha256:" and the hex digest of one weights file. */

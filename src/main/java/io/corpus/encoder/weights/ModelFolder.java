@@ -410,6 +410,41 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     return path;
   }
 
+  /**
+   * A module's folder, as modules.json names it: inside the model folder, or refused (an
+   * absolute path, one that climbs out). The folder itself may be a link, as a download's files
+   * may be; the fingerprint follows it ({@link #modulePaths}).
+   */
+  private static Path moduleInside(Path folder, Path modules, String name) {
+    Path named = Path.of(name);
+    Path path = folder.resolve(named).normalize();
+    if (named.isAbsolute() || !path.startsWith(folder.normalize())) {
+      throw new WeightsException(modules + " names the module path '" + name + "', which is "
+          + "outside the model folder " + folder + "; only the folder's own files are read");
+    }
+    return path;
+  }
+
+  /**
+   * The folders of every module modules.json names (its Pooling, Dense and Normalize modules'
+   * wherever they are, not only {@code 1_Pooling}-style names), the folder itself left out;
+   * empty without modules.json.
+   */
+  public List<Path> modulePaths() {
+    Path modules = folder.resolve("modules.json");
+    if (!Files.isRegularFile(modules)) {
+      return List.of();
+    }
+    List<Path> paths = new ArrayList<>();
+    for (JsonNode module : json(modules)) {
+      Path path = moduleInside(folder, modules, module.path("path").asText(""));
+      if (!path.equals(folder.normalize()) && !paths.contains(path)) {
+        paths.add(path);
+      }
+    }
+    return paths;
+  }
+
   /** A JSON file of the folder, or a refusal in one line naming it and what is wrong. */
   public static JsonNode json(Path file) {
     if (!Files.isRegularFile(file)) {
@@ -418,7 +453,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     try {
       return JSON.readTree(file.toFile());
     } catch (IOException e) {
-      throw new WeightsException("Cannot read " + file + ": " + WeightsException.jsonProblem(e));
+      throw new WeightsException("Cannot read " + file + ": " + io.corpus.encoder.common.JsonProblem.of(e));
     }
   }
 
@@ -449,7 +484,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       List<Path> dense = new ArrayList<>();
       for (JsonNode module : json(modules)) {
         String type = module.path("type").asText("");
-        Path path = folder.resolve(module.path("path").asText(""));
+        Path path = moduleInside(folder, modules, module.path("path").asText(""));
         if (type.endsWith(".Pooling")) {
           Path config = path.resolve("config.json");
           pooling = Optional.of(poolingMode(config));

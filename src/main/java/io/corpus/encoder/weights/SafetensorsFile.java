@@ -240,7 +240,7 @@ public final class SafetensorsFile {
           + "name or a value holds bytes that are not): " + path);
     } catch (IOException e) {
       throw new WeightsException("Not a safetensors file: its header is "
-          + WeightsException.jsonProblem(e) + ": " + path);
+          + io.corpus.encoder.common.JsonProblem.of(e) + ": " + path);
     }
     if (header == null || !header.isObject()) {
       throw new WeightsException("Not a safetensors file: its header is not a JSON object: " + path);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -128,5 +129,59 @@ class ReuseKeyTest {
         + "version of this job that recorded what its rows depend on in another form (its "
         + "reuse_key has no settings); run once with output.mode = overwrite",
         refused.getMessage());
+  }
+
+  /**
+   * output.quantize-ranges: a relative path is the config's folder's, as every other path, and
+   * what the file holds is in the key (a file rewritten in place gives another key).
+   */
+  @Test
+  void theQuantizeRangesFilesContentIsInTheKeyAndItsPathTheConfigFolders(@TempDir Path tmp)
+      throws Exception {
+    Path conf = Files.createDirectories(tmp.resolve("conf"));
+    Path job = conf.resolve("job.conf");
+    Files.writeString(job, MODEL + "input.text-column = text\noutput.quantize = int8\n"
+        + "output.quantize-ranges = \"r.json\"\n");
+    Files.writeString(conf.resolve("r.json"), ranges(0.2));
+    JobSettings settings = SettingsParser.parseFile(job);
+    assertEquals(conf.resolve("r.json").toString(), settings.output().quantizeRanges());
+    LoadedModel model = EncodeJob.loadModel(settings);
+    Map<String, Object> wide = UpdatePlan.reuseKey(settings, model);
+    assertEquals(wide, UpdatePlan.reuseKey(settings, model));
+    Files.writeString(conf.resolve("r.json"), ranges(0.05));
+    assertNotEquals(wide, UpdatePlan.reuseKey(settings, model));
+  }
+
+  private static String ranges(double bound) {
+    String row = String.join(", ", java.util.Collections.nCopies(384, String.valueOf(bound)));
+    return "[[" + row.replace(String.valueOf(bound), String.valueOf(-bound)) + "], [" + row
+        + "]]";
+  }
+
+  /**
+   * A setting whose value came from the environment is in the summary's settings and in the
+   * key as the value's digest: another value gives another key, and the value is written nowhere.
+   */
+  @Test
+  void aValueFromTheEnvironmentIsKeyedByItsDigestAndWrittenNowhere() throws Exception {
+    String secret = "acme-internal query prefix: ";
+    JobSettings given = settings("input.text-column = text\ninput.prompt = \"" + secret + "\"");
+    LoadedModel model = EncodeJob.loadModel(given);
+    Map<String, Object> keys = new LinkedHashMap<>();
+    for (String value : List.of(secret, "another secret: ")) {
+      JobSettings s = settings("input.text-column = text\ninput.prompt = \"" + value + "\"");
+      JobSettings fromEnvironment = new JobSettings(s.input(), s.weights(), s.model(),
+          s.output(), s.execution(), new io.corpus.encoder.config.EnvironmentValues(
+              Map.of("input.prompt", value.strip())), s.given(), s.used());
+      Map<String, Object> key = UpdatePlan.reuseKey(fromEnvironment, model);
+      String written = new ObjectMapper().writeValueAsString(key);
+      assertFalse(written.contains(value.strip()), written);
+      assertTrue(((String) fromEnvironment.rowShaping().get("input.prompt"))
+          .startsWith("<from the environment: sha256 "));
+      keys.put(value, key);
+    }
+    assertNotEquals(keys.get(secret), keys.get("another secret: "));
+    assertTrue(new ObjectMapper().writeValueAsString(UpdatePlan.reuseKey(given, model))
+        .contains(secret), "a value given in the file is written as it is");
   }
 }

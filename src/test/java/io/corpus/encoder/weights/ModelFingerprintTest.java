@@ -48,4 +48,37 @@ class ModelFingerprintTest {
       assertNotEquals(original, of(changed), file);
     }
   }
+
+  /**
+   * A Dense module wherever modules.json puts it ("dense", not "2_Dense"), or behind a link
+   * ("2_Dense" linking to a folder elsewhere), is part of the fingerprint; a module path that
+   * climbs out of the folder is refused.
+   */
+  @Test
+  void everyModuleFolderModulesJsonNamesIsInTheFingerprint() throws Exception {
+    Path gemma = Path.of("src/test/resources/gemma3-cases/gemma3-embedding");
+    Path renamed = FolderCopies.copy(gemma, tmp.resolve("renamed"));
+    Files.move(renamed.resolve("2_Dense"), renamed.resolve("dense"));
+    Files.writeString(renamed.resolve("modules.json"), Files.readString(
+        renamed.resolve("modules.json")).replace("\"2_Dense\"", "\"dense\""));
+    Path linked = FolderCopies.copy(gemma, tmp.resolve("linked"));
+    Path target = tmp.resolve("elsewhere-dense");
+    Files.move(linked.resolve("2_Dense"), target);
+    Files.createSymbolicLink(linked.resolve("2_Dense"), target);
+    for (Path[] c : new Path[][] {{renamed, renamed.resolve("dense/model.safetensors")},
+        {linked, target.resolve("model.safetensors")}}) {
+      String before = of(c[0]);
+      assertEquals(before, of(c[0]));
+      Files.write(c[1], new byte[] {' '}, StandardOpenOption.APPEND);
+      assertNotEquals(before, of(c[0]), c[1].toString());
+    }
+    Path climbing = FolderCopies.copy(gemma, tmp.resolve("climbing"));
+    Files.writeString(climbing.resolve("modules.json"), Files.readString(
+        climbing.resolve("modules.json")).replace("\"2_Dense\"", "\"../renamed/dense\""));
+    WeightsException e = org.junit.jupiter.api.Assertions.assertThrows(WeightsException.class,
+        () -> ModelFolder.read(climbing));
+    assertEquals(climbing.resolve("modules.json") + " names the module path '../renamed/dense'"
+        + ", which is outside the model folder " + climbing + "; only the folder's own files "
+        + "are read", e.getMessage());
+  }
 }
