@@ -161,15 +161,15 @@ public final class EncodeJob {
     boolean calibrates = rangesUngiven && update == null;
     String table = calibrates ? QuantizeStep.FLOAT_TABLE : "embeddings";
     RowWeight weight = rowWeight();
-    KeptPieces kept = keptPieces(input, plan, out, console, table, weight);
+    EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
+    EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
+        .setLoadedModel(model);
+    KeptPieces kept = keptPieces(input, plan, out, console, table, weight, transformer);
     Dataset<Row> spread = kept == null ? ParquetInput.spread(input, plan, plannedSlots(), weight)
         : ParquetInput.inPieces(input, plan, kept.pieces(), kept.done(), weight);
     Dataset<Row> hashed = spread
         .withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(settings.input()));
     Dataset<Row> toEncode = update == null ? hashed : update.toEncode(hashed);
-    EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
-    EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
-        .setLoadedModel(model);
     if (calibrates) {
       transformer.setQuantize(Quantization.NONE.configName());
     } else if (rangesUngiven) {   // an update: the earlier output's
@@ -257,7 +257,7 @@ public final class EncodeJob {
    * kept and this one reuses; null when it keeps none (the log says why).
    */
   private KeptPieces keptPieces(Dataset<Row> input, SplitPlan plan, OutputFolder out,
-      PrintStream console, String table, RowWeight weight) {
+      PrintStream console, String table, RowWeight weight, EncoderTransformer transformer) {
     String none = Checkpoints.whyNone(settings);
     if (none != null) {
       LOG.info("no pieces kept for a resumed run: {}", none);
@@ -269,6 +269,9 @@ public final class EncodeJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     KeptPieces kept = KeptPieces.open(out, table, Checkpoints.identity(input, plan,
         plannedSlots(), weight, reuseKey, settings.environment(), hadoop), pieces, hadoop);
+    // the files may have been rewritten keeping their size, time and footer: the rows decide
+    kept = kept.without(KeptRowsCheck.stale(input, plan, kept, weight, settings.input(),
+        transformer), hadoop);
     LOG.info("{}; {} s since start", Checkpoints.described(settings, kept, wanted, rate),
         elapsed());
     if (kept.note() != null) {

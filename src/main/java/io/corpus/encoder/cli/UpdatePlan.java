@@ -88,11 +88,7 @@ final class UpdatePlan {
    * pair's second text), its token ids (type ids, mask) or its vectors (mask), as JSON.
    */
   static Column inputHash(JobSettings.Input in) {
-    List<String> columns = new ArrayList<>(switch (in.kind()) {
-      case TEXT -> List.of(in.textColumn(), in.pairColumn());
-      case IDS -> List.of(in.idsColumn(), in.typeIdsColumn(), in.maskColumn());
-      case EMBEDDINGS -> List.of(in.embeddingsColumn(), in.maskColumn());
-    });
+    List<String> columns = hashedColumns(in);
     List<Column> parts = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
       if (!columns.get(i).isEmpty()) {
@@ -100,6 +96,18 @@ final class UpdatePlan {
       }
     }
     return sha2(to_json(struct(parts.toArray(new Column[0]))), 256);
+  }
+
+  /**
+   * The columns a row's {@link #inputHash} is taken over, in order ("" where the input has
+   * none): its text and pair, or ids, type ids and mask, or vectors and mask.
+   */
+  static List<String> hashedColumns(JobSettings.Input in) {
+    return switch (in.kind()) {
+      case TEXT -> List.of(in.textColumn(), in.pairColumn());
+      case IDS -> List.of(in.idsColumn(), in.typeIdsColumn(), in.maskColumn());
+      case EMBEDDINGS -> List.of(in.embeddingsColumn(), in.maskColumn());
+    };
   }
 
   /**

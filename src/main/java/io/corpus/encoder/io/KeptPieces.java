@@ -43,12 +43,21 @@ public final class KeptPieces {
   private final Set<Integer> done;
   private final long rows;
   private final String note;
+  private final Map<Integer, FileStatus> files;   // each reused piece's file, and its rows
+  private final Map<Integer, Long> rowsOf;
 
   private KeptPieces(int pieces, Set<Integer> done, long rows, String note) {
+    this(pieces, done, rows, note, Map.of(), Map.of());
+  }
+
+  private KeptPieces(int pieces, Set<Integer> done, long rows, String note,
+      Map<Integer, FileStatus> files, Map<Integer, Long> rowsOf) {
     this.pieces = pieces;
     this.done = done;
     this.rows = rows;
     this.note = note;
+    this.files = files;
+    this.rowsOf = rowsOf;
   }
 
   /**
@@ -104,6 +113,8 @@ public final class KeptPieces {
   private static KeptPieces check(FileSystem fs, Path folder, int pieces, String from)
       throws IOException {
     Set<Integer> done = new TreeSet<>();
+    Map<Integer, FileStatus> files = new java.util.HashMap<>();
+    Map<Integer, Long> rowsOf = new java.util.HashMap<>();
     long rows = 0;
     if (fs.exists(folder)) {
       for (FileStatus file : fs.listStatus(folder)) {
@@ -124,10 +135,53 @@ public final class KeptPieces {
           continue;
         }
         rows += count;
+        files.put(index, file);
+        rowsOf.put(index, count);
       }
     }
     return new KeptPieces(pieces, done, rows, String.format("resuming: %d of %d pieces (%d rows)"
-        + " kept by run %s are reused", done.size(), pieces, rows, from));
+        + " kept by run %s are reused", done.size(), pieces, rows, from), files, rowsOf);
+  }
+
+  /** The files of the reused pieces, in the order of their numbers. */
+  public List<String> files() {
+    return new TreeSet<>(files.keySet()).stream().map(i -> files.get(i).getPath().toString())
+        .toList();
+  }
+
+  /**
+   * These pieces less {@code stale}, whose files are deleted: rows of theirs the input no longer
+   * holds as they were, so their partitions are computed again.
+   */
+  public KeptPieces without(Set<Integer> stale, Configuration conf) {
+    if (stale.isEmpty()) {
+      return this;
+    }
+    Set<Integer> left = new TreeSet<>(done);
+    Map<Integer, FileStatus> leftFiles = new java.util.HashMap<>(files);
+    Map<Integer, Long> leftRows = new java.util.HashMap<>(rowsOf);
+    long rowsLeft = rows;
+    try {
+      for (int piece : stale) {
+        FileStatus file = leftFiles.remove(piece);
+        if (file == null) {
+          continue;
+        }
+        FileSystem fs = file.getPath().getFileSystem(conf);
+        fs.delete(file.getPath(), false);
+        fs.delete(new Path(file.getPath().getParent(), "." + file.getPath().getName() + ".crc"),
+            false);
+        left.remove(piece);
+        rowsLeft -= leftRows.remove(piece);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot remove a kept piece the input no longer matches",
+          e);
+    }
+    return new KeptPieces(pieces, left, rowsLeft, String.format("resuming: %d of %d pieces (%d "
+        + "rows) kept by the killed run are reused; %d more it kept are computed again, their "
+        + "rows not the input's rows now (pieces %s)", left.size(), pieces, rowsLeft,
+        stale.size(), stale), leftFiles, leftRows);
   }
 
   /** Rows in the file's footer; 0 if it cannot be read (a file the kill cut short). */

@@ -513,6 +513,17 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   /**
+   * The input rows these params take, as they are: what {@link #transform} would encode (and
+   * {@link #rejectedRows} not refuse), and no encoder layer run.
+   */
+  public Dataset<Row> acceptedRows(Dataset<?> dataset) {
+    LoadedModel m = model();
+    InputColumns columns = input().columns(dataset.schema());
+    return RejectedRows.accepted(dataset.toDF(), input().source(columns, m, false),
+        handle(dataset.sparkSession().sparkContext(), m));
+  }
+
+  /**
    * How tasks reach the model: one handle (on a cluster, one broadcast) per model and Spark
    * context, shared by {@link #transform} and {@link #rejectedRows}.
    */

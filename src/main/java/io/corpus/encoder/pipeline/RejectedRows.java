@@ -38,8 +38,28 @@ public final class RejectedRows {
   static Dataset<Row> of(Dataset<Row> input, SequenceSource source, WeightsHandle model) {
     StructType schema = schema(input.schema());
     int columns = input.schema().size();
+    return InternalRows.toDataFrame(input.sparkSession(), read(input, source, model,
+        (row, read) -> read instanceof RejectRule.Rejection rejection
+            ? withReason(row.copy(), rejection, schema, columns) : null), schema);
+  }
+
+  /** The input's rows that {@code source} takes (that would be encoded), as they are, lazily. */
+  static Dataset<Row> accepted(Dataset<Row> input, SequenceSource source, WeightsHandle model) {
+    return InternalRows.toDataFrame(input.sparkSession(), read(input, source, model,
+        (row, read) -> read instanceof RejectRule.Rejection ? null : row.copy()),
+        input.schema());
+  }
+
+  /** What {@code kept} makes of each row and how the source read it; null leaves the row out. */
+  private interface Kept extends java.io.Serializable {
+    InternalRow of(InternalRow row, SequenceRead read);
+  }
+
+  /** Every row read by {@code source} (no encoder layer runs), and what {@code kept} keeps. */
+  private static JavaRDD<InternalRow> read(Dataset<Row> input, SequenceSource source,
+      WeightsHandle model, Kept kept) {
     JavaRDD<InternalRow> rows = input.queryExecution().toRdd().toJavaRDD();
-    JavaRDD<InternalRow> rejected = rows.mapPartitions((Iterator<InternalRow> it) -> {
+    return rows.mapPartitions((Iterator<InternalRow> it) -> {
       EncoderModel m = model.get();
       TokenBatch scratch = new TokenBatch(m.encoder().width(), 256);
       List<InternalRow> out = new ArrayList<>();
@@ -48,14 +68,14 @@ public final class RejectedRows {
           InternalRow row = it.next();
           SequenceRead read = reader.read(row, scratch);
           scratch.clear();
-          if (read instanceof RejectRule.Rejection rejection) {
-            out.add(withReason(row.copy(), rejection, schema, columns));
+          InternalRow taken = kept.of(row, read);
+          if (taken != null) {
+            out.add(taken);
           }
         }
       }
       return out.iterator();
     });
-    return InternalRows.toDataFrame(input.sparkSession(), rejected, schema);
   }
 
   /** The row's {@code columns} input values, then the rule and the reason. */

@@ -141,6 +141,102 @@ class ResumeTest {
   }
 
   /**
+   * The input rewritten in place after the kill, keeping its size, time and footer bytes: texts
+   * of equal length swapped between rows (a plain, uncompressed page; the column's statistics
+   * and every size stay as they were). The identity the pieces were kept under cannot see it;
+   * the rows can: the kept pieces holding a swapped row are computed again, and the output is
+   * an uninterrupted run's over the rewritten input.
+   */
+  @Test
+  void aKilledJobWhoseInputWasRewrittenKeepingItsFooterComputesTheChangedPiecesAgain()
+      throws Exception {
+    Path input = tmp.resolve("plain.parquet");
+    spark.read().parquet(input().toString()).coalesce(1).write()
+        .option("compression", "none").option("parquet.enable.dictionary", "false")
+        .option("parquet.page.write-checksum.enabled", "false").parquet(input.toString());
+    try (Stream<Path> sums = Files.list(input)) {   // as pandas or DuckDB write: no .crc files
+      for (Path sum : sums.filter(f -> f.getFileName().toString().endsWith(".crc")).toList()) {
+        Files.delete(sum);
+      }
+    }
+    Path output = tmp.resolve("out-rewritten");
+    Path resumed = config("resumed-rewritten", input, output);
+    killAfter(resumed, output, 4);
+
+    Path file;
+    try (Stream<Path> files = Files.list(input)) {
+      file = files.filter(f -> f.getFileName().toString().endsWith(".parquet")).findFirst()
+          .orElseThrow();
+    }
+    byte[] before = Files.readAllBytes(file);
+    java.nio.file.attribute.FileTime time = Files.getLastModifiedTime(file);
+    int swapped = swapTextsOfEqualLength(file);
+    Files.setLastModifiedTime(file, time);
+    byte[] after = Files.readAllBytes(file);
+    int footer = java.nio.ByteBuffer.wrap(after, after.length - 8, 4)
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt() + 8;
+    assertEquals(before.length, after.length);
+    assertTrue(java.util.Arrays.equals(before, before.length - footer, before.length, after,
+        after.length - footer, after.length), "the footer is as it was");
+    assertTrue(swapped >= 40, swapped + " texts swapped");
+
+    Path copy = tmp.resolve("rewritten-copy.parquet");
+    Files.createDirectories(copy);
+    Files.write(copy.resolve("part-0.parquet"), after);
+    Path whole = tmp.resolve("whole-rewritten");
+    assertEquals(0, JobRunner.runConfig(config("whole-rewritten", copy, whole)).code());
+    JobRunner.Result again = JobRunner.runConfig(resumed);
+    assertEquals(0, again.code(), again.error());
+    RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
+    assertTrue(summary.balanced());
+    assertTrue(String.valueOf(summary.resume().get("note")).contains("computed again"),
+        summary.resume().toString());
+    Map<String, double[]> expected = vectors(whole);
+    Map<String, double[]> actual = vectors(output);
+    assertEquals(expected.keySet(), actual.keySet());
+    for (Map.Entry<String, double[]> e : expected.entrySet()) {
+      double cosine = Tolerances.cosine(e.getValue(), actual.get(e.getKey()));
+      assertTrue(1 - cosine < 1e-6, e.getKey() + ": 1 - cosine " + (1 - cosine));
+    }
+  }
+
+  /**
+   * Swaps, in the file's bytes, pairs of texts of the same UTF-8 length, each found once in the
+   * file (a plain page holds each as it is); returns how many texts moved.
+   */
+  private int swapTextsOfEqualLength(Path file) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    String latin = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+    Map<Integer, Integer> firstOfLength = new HashMap<>();
+    int moved = 0;
+    for (Row row : spark.read().parquet(file.toString()).select("text").collectAsList()) {
+      if (row.isNullAt(0)) {
+        continue;
+      }
+      byte[] text = row.getString(0).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      String key = new String(text, java.nio.charset.StandardCharsets.ISO_8859_1);
+      int at = latin.indexOf(key);
+      if (at < 0 || latin.indexOf(key, at + 1) >= 0) {
+        continue;   // not found once: its bytes are not only its own
+      }
+      Integer other = firstOfLength.remove(text.length);
+      if (other == null) {
+        firstOfLength.put(text.length, at);
+        continue;
+      }
+      byte[] held = java.util.Arrays.copyOfRange(bytes, other, other + text.length);
+      if (java.util.Arrays.equals(held, text)) {
+        continue;
+      }
+      System.arraycopy(text, 0, bytes, other, text.length);
+      System.arraycopy(held, 0, bytes, at, text.length);
+      moved += 2;
+    }
+    Files.write(file, bytes);
+    return moved;
+  }
+
+  /**
    * With int8 calibrated on the corpus, the pieces are the float vectors': a job killed after
    * three of them, started again, reuses them, takes its ranges over every row and writes what
    * an uninterrupted run writes (values within 1 where a float lands on a rounding edge).
