@@ -270,8 +270,13 @@ public final class EncodeJob {
     KeptPieces kept = KeptPieces.open(out, table, Checkpoints.identity(input, plan,
         plannedSlots(), weight, reuseKey, settings.environment(), hadoop), pieces, hadoop);
     // the files may have been rewritten keeping their size, time and footer: the rows decide
+    long checking = System.nanoTime();
     kept = kept.without(KeptRowsCheck.stale(input, plan, kept, weight, settings.input(),
         transformer), hadoop);
+    if (!kept.done().isEmpty()) {
+      LOG.info("the kept pieces' rows checked against the input's in {} s",
+          String.format("%.2f", (System.nanoTime() - checking) / 1e9));
+    }
     LOG.info("{}; {} s since start", Checkpoints.described(settings, kept, wanted, rate),
         elapsed());
     if (kept.note() != null) {

@@ -1,11 +1,11 @@
 package io.corpus.encoder.cli;
 
+import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.concat_ws;
 import static org.apache.spark.sql.functions.input_file_name;
 import static org.apache.spark.sql.functions.regexp_extract;
 import static org.apache.spark.sql.functions.sha2;
-import static org.apache.spark.sql.functions.spark_partition_id;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
 
@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.IntStream;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -32,8 +31,8 @@ import org.apache.spark.sql.Row;
  * {@code input_hash}, which the kept file holds, and every other input column, which it copies).
  * A piece is stale when it holds a row the input's piece no longer holds, or when the input's
  * piece holds a row the kept piece lacks and the encoder would take (not one the killed run set
- * aside as a reject). Reads the kept pieces' input rows once, and the kept files; no forward
- * pass. Driver only.
+ * aside as a reject). Reads the input's rows of the kept pieces (each split once, however many
+ * pieces share it) in each of two jobs, and the kept files; no forward pass. Driver only.
  */
 final class KeptRowsCheck {
   private static final String PIECE = "__corpus_encoder_piece";
@@ -48,26 +47,30 @@ final class KeptRowsCheck {
     if (kept.done().isEmpty()) {
       return stale;
     }
-    Set<Integer> others = new TreeSet<>();
-    IntStream.range(0, kept.pieces()).filter(i -> !kept.done().contains(i)).forEach(others::add);
     List<String> copied = new ArrayList<>(List.of(input.columns()));
     copied.removeAll(UpdatePlan.hashedColumns(in));
-    Dataset<Row> now = ParquetInput.inPieces(input, plan, kept.pieces(), others, weight)
-        .withColumn(PIECE, spark_partition_id())
-        .withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(in));
+    Dataset<Row> now = ParquetInput.labelled(input, plan, kept.pieces(), kept.done(), weight,
+        PIECE).withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(in));
     now = now.withColumn(ROW, digest(copied));
-    Dataset<Row> keptRows = input.sparkSession().read().parquet(kept.files().toArray(
-        new String[0])).withColumn(PIECE, regexp_extract(input_file_name(), "part-(\\d+)-", 1)
-            .cast("int"));
-    keptRows = keptRows.withColumn(ROW, digest(copied)).select(PIECE, ROW).distinct();
+    // the kept files' schema from one footer: no Spark job to infer it
+    String[] files = kept.files().toArray(new String[0]);
+    Dataset<Row> keptRows = input.sparkSession().read()
+        .schema(ParquetInput.read(input.sparkSession(), files[0]).schema()).parquet(files)
+        .withColumn(PIECE, regexp_extract(input_file_name(), "part-(\\d+)-", 1).cast("int"));
+    keptRows = keptRows.withColumn(ROW, digest(copied)).select(PIECE, ROW);
+    Dataset<Row> nowRows = now.select(PIECE, ROW);
+    if (kept.rows() <= UpdatePlan.BROADCAST_KEYS_UP_TO) {   // about 80 bytes a row: no shuffle
+      keptRows = broadcast(keptRows);
+      nowRows = broadcast(nowRows);
+    }
     List<String> keys = List.of(PIECE, ROW);
-    for (Row r : keptRows.join(now.select(PIECE, ROW), asSeq(keys), "left_anti")
-        .select(PIECE).distinct().collectAsList()) {
+    for (Row r : keptRows.join(nowRows, asSeq(keys), "left_anti").select(PIECE)
+        .collectAsList()) {
       stale.add(r.getInt(0));
     }
     Dataset<Row> untaken = now.join(keptRows, asSeq(keys), "left_anti")
         .drop(ROW, UpdatePlan.HASH_COLUMN);
-    for (Row r : transformer.acceptedRows(untaken).select(PIECE).distinct().collectAsList()) {
+    for (Row r : transformer.acceptedRows(untaken).select(PIECE).collectAsList()) {
       stale.add(r.getInt(0));
     }
     return stale;

@@ -34,11 +34,14 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import scala.runtime.AbstractFunction1;
 
@@ -256,36 +259,125 @@ public final class ParquetInput {
    */
   private static final class Share implements Iterator<InternalRow> {
     private final Iterator<InternalRow> rows;
-    private final RowWeight weight;
-    private final int field;
-    private final DataType type;
+    private final Readers readers;
     private final int share;
-    private final double[] loads;   // every reader's weight so far
     private InternalRow next;
 
     Share(Iterator<InternalRow> rows, RowWeight weight, int field, DataType type, int readers,
         int share) {
       this.rows = rows;
-      this.weight = weight;
-      this.field = field;
-      this.type = type;
+      this.readers = new Readers(weight, field, type, readers);
       this.share = share;
-      this.loads = new double[readers];
     }
 
     @Override
     public boolean hasNext() {
       while (next == null && rows.hasNext()) {
         InternalRow row = rows.next();
-        int lightest = 0;
-        for (int r = 1; r < loads.length; r++) {
-          if (loads[r] < loads[lightest]) {
-            lightest = r;
-          }
-        }
-        loads[lightest] += weight.of(row, field, type);
-        if (lightest == share) {
+        if (readers.of(row) == share) {
           next = row;
+        }
+      }
+      return next != null;
+    }
+
+    @Override
+    public InternalRow next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      InternalRow row = next;
+      next = null;
+      return row;
+    }
+  }
+
+  /**
+   * Which of a split's readers takes each row, in the split's order: the one with the least
+   * weight so far, the lowest number on a tie. Every reader of the split, and {@link #labelled},
+   * run it over the same rows and so agree.
+   */
+  private static final class Readers {
+    private final RowWeight weight;
+    private final int field;
+    private final DataType type;
+    private final double[] loads;   // every reader's weight so far
+
+    Readers(RowWeight weight, int field, DataType type, int readers) {
+      this.weight = weight;
+      this.field = field;
+      this.type = type;
+      this.loads = new double[readers];
+    }
+
+    int of(InternalRow row) {
+      int lightest = 0;
+      for (int r = 1; r < loads.length; r++) {
+        if (loads[r] < loads[lightest]) {
+          lightest = r;
+        }
+      }
+      loads[lightest] += weight.of(row, field, type);
+      return lightest;
+    }
+  }
+
+  /**
+   * The rows of the pieces numbered in {@code wanted} of the input cut into {@code pieces} as
+   * {@link #inPieces} cuts it, each with its piece's number in an int column {@code pieceColumn}
+   * after the input's: where splits are read by several readers, each split read once (not
+   * once per reader), its rows labelled as the readers would share them.
+   */
+  public static Dataset<Row> labelled(Dataset<Row> input, SplitPlan plan, int pieces,
+      Set<Integer> wanted, RowWeight weight, String pieceColumn) {
+    StructType schema = input.schema().add(pieceColumn, DataTypes.IntegerType, false);
+    Set<Integer> want = new TreeSet<>(wanted);
+    JavaRDD<InternalRow> rows;
+    if (plan.rowGroups() < 0 || plan.spread() == SplitPlan.Spread.SHUFFLE) {
+      Set<Integer> others = new TreeSet<>();
+      IntStream.range(0, pieces).filter(i -> !want.contains(i)).forEach(others::add);
+      rows = inPieces(input, plan, pieces, others, weight).queryExecution().toRdd().toJavaRDD()
+          .mapPartitionsWithIndex((piece, it) -> new Labelled(it, row -> piece, want), true);
+    } else {
+      List<Integer> busy = List.copyOf(plan.busy());
+      int readers = pieces / Math.max(1, busy.size());
+      int field = Arrays.asList(input.schema().fieldNames()).indexOf(weight.column());
+      DataType type = field < 0 ? null : input.schema().fields()[field].dataType();
+      JavaRDD<InternalRow> scan = input.queryExecution().toRdd().toJavaRDD();
+      rows = JavaRDD.fromRDD(PartitionPruningRDD.create(scan.mapPartitionsWithIndex(
+          (split, it) -> {
+            int b = busy.indexOf(split);
+            if (b < 0) {
+              return Collections.emptyIterator();
+            }
+            Readers share = new Readers(weight, field, type, readers);
+            return new Labelled(it, row -> share.of(row) * busy.size() + b, want);
+          }, true).rdd(), new Among(busy)), scan.classTag());
+    }
+    return InternalRows.toDataFrame(input.sparkSession(), rows, schema);
+  }
+
+  /** The rows whose piece is wanted, each with its piece's number after its columns. */
+  private static final class Labelled implements Iterator<InternalRow> {
+    private final Iterator<InternalRow> rows;
+    private final java.util.function.ToIntFunction<InternalRow> pieceOf;
+    private final Set<Integer> wanted;
+    private InternalRow next;
+
+    Labelled(Iterator<InternalRow> rows, java.util.function.ToIntFunction<InternalRow> pieceOf,
+        Set<Integer> wanted) {
+      this.rows = rows;
+      this.pieceOf = pieceOf;
+      this.wanted = wanted;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (next == null && rows.hasNext()) {
+        InternalRow row = rows.next();
+        int piece = pieceOf.applyAsInt(row);
+        if (wanted.contains(piece)) {
+          next = new JoinedRow(row, new GenericInternalRow(new Object[] {piece}));
         }
       }
       return next != null;

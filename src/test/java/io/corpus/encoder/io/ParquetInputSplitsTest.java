@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -155,6 +156,18 @@ class ParquetInputSplitsTest {
           tmp.resolve("t" + files).toString()), plan, pieces, Set.of(1, 3), RowWeight.EVEN));
       for (int i = 0; i < pieces; i++) {
         assertEquals(i == 1 || i == 3 ? "" : first.get(i), again.get(i), "piece " + i);
+      }
+      // the same pieces' rows labelled with their number, each split read once
+      Map<Integer, List<Long>> labelled = new java.util.TreeMap<>();
+      for (Row r : ParquetInput.labelled(input, plan, pieces, Set.of(0, 2, pieces - 1),
+          RowWeight.EVEN, "piece").select("piece", "id").collectAsList()) {
+        labelled.computeIfAbsent(r.getInt(0), k -> new ArrayList<>()).add(r.getLong(1));
+      }
+      assertEquals(Set.of(0, 2, pieces - 1), labelled.keySet());
+      for (Map.Entry<Integer, List<Long>> piece : labelled.entrySet()) {
+        piece.getValue().sort(null);
+        assertEquals(first.get(piece.getKey()), piece.getValue().stream().map(String::valueOf)
+            .collect(Collectors.joining(",")), "piece " + piece.getKey());
       }
     }
   }
