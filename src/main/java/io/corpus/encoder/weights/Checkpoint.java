@@ -18,6 +18,8 @@ final class Checkpoint {
   private final Map<String, SafetensorsFile> fileOf = new LinkedHashMap<>();
   private final Map<String, String> storedName = new LinkedHashMap<>();
   private final List<String> leftOut = new ArrayList<>();
+  // tensors left out as buffers (not floating point), by their name without the prefix
+  private final Map<String, SafetensorsFile.DType> notFloating = new LinkedHashMap<>();
 
   private Checkpoint(Path path) {
     this.path = path;
@@ -52,6 +54,9 @@ final class Checkpoint {
           checkpoint.add(name, stored, opened);
         } else {
           checkpoint.leftOut.add(stored);
+          if (!weight) {
+            checkpoint.notFloating.put(name, opened.info(stored).dtype());
+          }
         }
       }
     }
@@ -84,9 +89,21 @@ final class Checkpoint {
   SafetensorsFile.TensorInfo info(String name) {
     SafetensorsFile file = fileOf.get(name);
     if (file == null) {
+      refuseIfNotFloating(name);
       throw new WeightsException("Tensor " + name + " is missing from " + path);
     }
     return file.info(storedName.get(name));
+  }
+
+  /**
+   * Refuses, naming its type, a tensor of {@code name} the checkpoint holds as integers (left out
+   * as a buffer): a weight stored so is not missing but unusable.
+   */
+  void refuseIfNotFloating(String name) {
+    if (notFloating.containsKey(name)) {
+      throw new WeightsException("Tensor " + name + " in " + path + " is "
+          + notFloating.get(name) + ", not floating point: a weight is F32, F16, BF16 or F64");
+    }
   }
 
   float[] read(String name) {

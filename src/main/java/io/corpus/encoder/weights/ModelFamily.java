@@ -241,7 +241,8 @@ public interface ModelFamily {
   /** A positive integer config.json must hold under {@code key}, or a refusal naming it. */
   static int positiveInt(JsonNode config, String key, Path file) {
     JsonNode value = config.get(key);
-    if (value == null || !value.canConvertToInt() || value.asInt() < 1) {
+    if (value == null || !value.isNumber() || !value.canConvertToInt() || value.asInt() < 1
+        || value.asDouble() != value.asInt()) {   // 32.5 is no count (asInt would make it 32)
       throw new WeightsException(file + ": " + key + " is "
           + (value == null ? "missing" : value.toString()) + ", expected a positive integer");
     }

@@ -492,6 +492,7 @@ public final class WeightsLoader {
 
     private void checkShape(String name, long... shape) {
       if (!file.contains(name)) {
+        file.refuseIfNotFloating(name);
         throw new WeightsException("Tensor " + name + " is missing from " + file.path()
             + " (expected shape " + Arrays.toString(shape) + ")");
       }

@@ -270,6 +270,37 @@ class ModelFolderTest {
     }
   }
 
+  /** A weight stored as integers (I32, 4 bytes as F32) is named as such, not as missing. */
+  @Test
+  void anIntegerWeightIsNamedAsSuch() throws Exception {
+    Path folder = folder("int-table", L, "bert");
+    Path file = folder.resolve("model.safetensors");
+    write(tinyBert(new Random(5)), "", file);
+    String bytes = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+    String entry = "\"embeddings.word_embeddings.weight\":{\"dtype\":\"F32\"";
+    assertTrue(bytes.contains(entry));
+    Files.write(file, bytes.replace(entry, entry.replace("F32", "I32"))
+        .getBytes(StandardCharsets.ISO_8859_1));
+    WeightsException e = assertThrows(WeightsException.class,
+        () -> WeightsLoader.load(ModelFolder.read(folder)));
+    assertEquals("Tensor embeddings.word_embeddings.weight in " + folder + " is I32, not "
+        + "floating point: a weight is F32, F16, BF16 or F64", e.getMessage());
+  }
+
+  /** A count that is not a whole number, or not a number, is refused naming it. */
+  @Test
+  void aSizeThatIsNoWholeNumberIsRefused() throws Exception {
+    for (String value : List.of("32.5", "\"32\"", "0", "-4")) {
+      Path folder = folder("size-" + Math.abs(value.hashCode()), L, "bert");
+      Files.writeString(folder.resolve("config.json"), Files.readString(folder.resolve(
+          "config.json")).replace("\"hidden_size\": " + E, "\"hidden_size\": " + value));
+      write(tinyBert(new Random(4)), "", folder.resolve("model.safetensors"));
+      WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(folder));
+      assertEquals(folder.resolve("config.json") + ": hidden_size is " + value + ", expected a "
+          + "positive integer", e.getMessage());
+    }
+  }
+
   @Test
   void configThatContradictsTheWeightsIsRefusedNamingBoth() throws Exception {
     Path folder = folder("contradicts", 3, "bert");
