@@ -228,7 +228,7 @@ public final class ParquetInput {
         }
       }
       JavaRDD<InternalRow> read = scan.mapPartitionsWithIndex((split, rows) ->
-          reading.contains(split) ? new Share(rows, weight, field, type, readers, share)
+          reading.contains(split) ? share(rows, weight, field, type, readers, share)
               : Collections.emptyIterator(), true);
       shares.add(JavaRDD.fromRDD(PartitionPruningRDD.create(read.rdd(), new Among(splitOf)),
           read.classTag()));
@@ -257,39 +257,10 @@ public final class ParquetInput {
    * Reader {@code share}'s rows of a split that {@code readers} tasks read: each row goes to
    * the reader with the least weight so far, the lowest number on a tie ({@link #strided}).
    */
-  private static final class Share implements Iterator<InternalRow> {
-    private final Iterator<InternalRow> rows;
-    private final Readers readers;
-    private final int share;
-    private InternalRow next;
-
-    Share(Iterator<InternalRow> rows, RowWeight weight, int field, DataType type, int readers,
-        int share) {
-      this.rows = rows;
-      this.readers = new Readers(weight, field, type, readers);
-      this.share = share;
-    }
-
-    @Override
-    public boolean hasNext() {
-      while (next == null && rows.hasNext()) {
-        InternalRow row = rows.next();
-        if (readers.of(row) == share) {
-          next = row;
-        }
-      }
-      return next != null;
-    }
-
-    @Override
-    public InternalRow next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      InternalRow row = next;
-      next = null;
-      return row;
-    }
+  private static Iterator<InternalRow> share(Iterator<InternalRow> rows, RowWeight weight,
+      int field, DataType type, int readers, int share) {
+    Readers taking = new Readers(weight, field, type, readers);
+    return new Taken(rows, row -> taking.of(row) == share ? row : null);
   }
 
   /**
@@ -337,7 +308,7 @@ public final class ParquetInput {
       Set<Integer> others = new TreeSet<>();
       IntStream.range(0, pieces).filter(i -> !want.contains(i)).forEach(others::add);
       rows = inPieces(input, plan, pieces, others, weight).queryExecution().toRdd().toJavaRDD()
-          .mapPartitionsWithIndex((piece, it) -> new Labelled(it, row -> piece, want), true);
+          .mapPartitionsWithIndex((piece, it) -> labelled(it, row -> piece, want), true);
     } else {
       List<Integer> busy = List.copyOf(plan.busy());
       int readers = pieces / Math.max(1, busy.size());
@@ -351,34 +322,37 @@ public final class ParquetInput {
               return Collections.emptyIterator();
             }
             Readers share = new Readers(weight, field, type, readers);
-            return new Labelled(it, row -> share.of(row) * busy.size() + b, want);
+            return labelled(it, row -> share.of(row) * busy.size() + b, want);
           }, true).rdd(), new Among(busy)), scan.classTag());
     }
     return InternalRows.toDataFrame(input.sparkSession(), rows, schema);
   }
 
   /** The rows whose piece is wanted, each with its piece's number after its columns. */
-  private static final class Labelled implements Iterator<InternalRow> {
+  private static Iterator<InternalRow> labelled(Iterator<InternalRow> rows,
+      java.util.function.ToIntFunction<InternalRow> pieceOf, Set<Integer> wanted) {
+    return new Taken(rows, row -> {
+      int piece = pieceOf.applyAsInt(row);
+      return wanted.contains(piece)
+          ? new JoinedRow(row, new GenericInternalRow(new Object[] {piece})) : null;
+    });
+  }
+
+  /** The rows {@code take} makes something of (null: the row is passed over), lazily. */
+  private static final class Taken implements Iterator<InternalRow> {
     private final Iterator<InternalRow> rows;
-    private final java.util.function.ToIntFunction<InternalRow> pieceOf;
-    private final Set<Integer> wanted;
+    private final java.util.function.UnaryOperator<InternalRow> take;
     private InternalRow next;
 
-    Labelled(Iterator<InternalRow> rows, java.util.function.ToIntFunction<InternalRow> pieceOf,
-        Set<Integer> wanted) {
+    Taken(Iterator<InternalRow> rows, java.util.function.UnaryOperator<InternalRow> take) {
       this.rows = rows;
-      this.pieceOf = pieceOf;
-      this.wanted = wanted;
+      this.take = take;
     }
 
     @Override
     public boolean hasNext() {
       while (next == null && rows.hasNext()) {
-        InternalRow row = rows.next();
-        int piece = pieceOf.applyAsInt(row);
-        if (wanted.contains(piece)) {
-          next = new JoinedRow(row, new GenericInternalRow(new Object[] {piece}));
-        }
+        next = take.apply(rows.next());
       }
       return next != null;
     }

@@ -91,6 +91,17 @@ class ResumeTest {
     job.waitFor();
   }
 
+  /** The outputs hold the same ids, each with the same pooled vector (to 1e-6 of cosine). */
+  private void assertSameVectors(Path whole, Path output) {
+    Map<String, double[]> expected = vectors(whole);
+    Map<String, double[]> actual = vectors(output);
+    assertEquals(expected.keySet(), actual.keySet());
+    for (Map.Entry<String, double[]> e : expected.entrySet()) {
+      double cosine = Tolerances.cosine(e.getValue(), actual.get(e.getKey()));
+      assertTrue(1 - cosine < 1e-6, e.getKey() + ": 1 - cosine " + (1 - cosine));
+    }
+  }
+
   private Map<String, double[]> vectors(Path output) {
     Map<String, double[]> byId = new HashMap<>();
     for (Row row : spark.read().parquet(output.resolve("embeddings").toString())
@@ -127,13 +138,7 @@ class ResumeTest {
     assertTrue(pieces >= 12 && reused >= 3 && reused < pieces, resume.toString());
     assertTrue(((Number) resume.get("rows_reused")).longValue() > 0, resume.toString());
 
-    Map<String, double[]> expected = vectors(whole);
-    Map<String, double[]> actual = vectors(output);
-    assertEquals(expected.keySet(), actual.keySet());
-    for (Map.Entry<String, double[]> e : expected.entrySet()) {
-      double cosine = Tolerances.cosine(e.getValue(), actual.get(e.getKey()));
-      assertTrue(1 - cosine < 1e-6, e.getKey() + ": 1 - cosine " + (1 - cosine));
-    }
+    assertSameVectors(whole, output);
     try (Stream<Path> left = Files.list(tmp)) {
       assertEquals(List.of(), left.map(p -> p.getFileName().toString())
           .filter(n -> n.startsWith(".out.staging-")).toList(), "no staging folder left");
@@ -191,13 +196,7 @@ class ResumeTest {
     assertTrue(summary.balanced());
     assertTrue(String.valueOf(summary.resume().get("note")).contains("computed again"),
         summary.resume().toString());
-    Map<String, double[]> expected = vectors(whole);
-    Map<String, double[]> actual = vectors(output);
-    assertEquals(expected.keySet(), actual.keySet());
-    for (Map.Entry<String, double[]> e : expected.entrySet()) {
-      double cosine = Tolerances.cosine(e.getValue(), actual.get(e.getKey()));
-      assertTrue(1 - cosine < 1e-6, e.getKey() + ": 1 - cosine " + (1 - cosine));
-    }
+    assertSameVectors(whole, output);
   }
 
   /**
