@@ -146,19 +146,9 @@ final class TextSource extends EmbeddedSource {
     String given = row.getUTF8String(columns.sequenceOrdinal()).toString();
     String pairGiven = columns.hasPair() ? row.getUTF8String(columns.pairOrdinal()).toString()
         : null;
-    PromptPrefixes.Prefix textHeld = held == null ? null : held.text().heldBy(given);
-    PromptPrefixes.Prefix pairHeld = held == null || pairGiven == null ? null
-        : held.pair().heldBy(pairGiven);
-    boolean alreadyHeld = textHeld != null || pairHeld != null;
-    if (alreadyHeld && held.onHeld() == OnAlreadyPrompted.FAIL) {
-      throw new AlreadyPromptedException(IdText.of(row, columns.idOrdinal(), columns.idType()),
-          textHeld != null ? textHeld : pairHeld, held.template());
-    }
-    boolean skip = alreadyHeld && held.onHeld() == OnAlreadyPrompted.SKIP_PROMPT;
-    String before = skip && textHeld != null ? "" : prompt;
-    SequenceRead.Prompt prompted = new SequenceRead.Prompt(unpooled.getOrDefault(
-        before.isEmpty() && textHeld != null ? textHeld.text() : before, 0), alreadyHeld);
-    EdgeWhitespace.Stripped stripped = edges(before + given);
+    Before before = before(row, given, pairGiven);
+    SequenceRead.Prompt prompted = before.prompt();
+    EdgeWhitespace.Stripped stripped = edges(before.text() + given);
     Lowercase.Lowered lowered = lowered(stripped.text());
     String text = lowered.text();
     int shift = stripped.leadingCodePoints();   // no prompt where offsets are written
@@ -167,13 +157,11 @@ final class TextSource extends EmbeddedSource {
       return chunks(tokenizer.windows(text), embeddings, codePoints, shift, lowered);
     }
     String pair = pairGiven == null ? null : lowered(edges(pairGiven).text()).text();
-    int queryLabels = skip && textHeld != null ? textHeld.part() : Reranker.EVERY_LABEL;
-    int documentLabels = skip && pairHeld != null ? 0 : Reranker.EVERY_LABEL;
     TextTokenizer.Tokens tokens = pair == null ? tokenizer.encode(text)
-        : reranker.apart() ? tokenizer.encode(reranker.query(instruction, text, queryLabels),
-            reranker.document(pair, documentLabels))
+        : reranker.apart() ? tokenizer.encode(reranker.query(instruction, text,
+            before.queryLabels()), reranker.document(pair, before.documentLabels()))
         : reranker != Reranker.NONE ? tokenizer.encode(reranker.body(instruction, text,
-            queryLabels, pair, documentLabels))
+            before.queryLabels(), pair, before.documentLabels()))
         : tokenizer.encode(text, pair);
     if (tokens.truncated() && rejectTooLong) {
       return RejectRule.TOO_LONG.because("text has more than the " + maxTokens + " tokens "
@@ -196,6 +184,43 @@ final class TextSource extends EmbeddedSource {
         columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null,
         spans ? new SequenceRead.TokenText(codePoints, tokens.spans().unlowered(lowered)
             .shifted(shift)) : null, prompted);
+  }
+
+  /**
+   * What goes before a row's texts.
+   *
+   * @param text the prompt put before the (first) text: this source's, or "" where the text
+   *     holds one already and skip-prompt leaves it as given
+   * @param queryLabels how many of a reranker template's labels go before the query
+   *     ({@link Reranker#EVERY_LABEL}: all)
+   * @param documentLabels and before the document
+   * @param prompt what the output makes of it
+   */
+  private record Before(String text, int queryLabels, int documentLabels,
+      SequenceRead.Prompt prompt) {}
+
+  /**
+   * The prompt and template labels for a row whose texts are {@code given} and
+   * {@code pairGiven} (null for a single text), as {@code input.on-already-prompted} says for
+   * texts that hold one already; refuses the row under fail.
+   */
+  private Before before(InternalRow row, String given, String pairGiven) {
+    PromptPrefixes.Prefix textHeld = held == null ? null : held.text().heldBy(given);
+    PromptPrefixes.Prefix pairHeld = held == null || pairGiven == null ? null
+        : held.pair().heldBy(pairGiven);
+    boolean alreadyHeld = textHeld != null || pairHeld != null;
+    if (alreadyHeld && held.onHeld() == OnAlreadyPrompted.FAIL) {
+      throw new AlreadyPromptedException(IdText.of(row, columns.idOrdinal(), columns.idType()),
+          textHeld != null ? textHeld : pairHeld, held.template());
+    }
+    boolean skip = alreadyHeld && held.onHeld() == OnAlreadyPrompted.SKIP_PROMPT;
+    String text = skip && textHeld != null ? "" : prompt;
+    // the prompt pooling leaves out: the one put there, else the one the text holds
+    int unpooledPositions = unpooled.getOrDefault(
+        text.isEmpty() && textHeld != null ? textHeld.text() : text, 0);
+    return new Before(text, skip && textHeld != null ? textHeld.part() : Reranker.EVERY_LABEL,
+        skip && pairHeld != null ? 0 : Reranker.EVERY_LABEL,
+        new SequenceRead.Prompt(unpooledPositions, alreadyHeld));
   }
 
   /** The text lower-cased when the folder says do_lower_case, else as it is. */
