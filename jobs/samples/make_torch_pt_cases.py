@@ -3,7 +3,9 @@
 heads as it ships them (colbert_linear.pt: Linear(4, 4) in float32, sparse_linear.pt:
 Linear(4, 1) in bfloat16, each torch.save of a state dict), their values in expected.json, and
 two planted files that must be refused before anything runs: planted-system.pt, a state dict
-with an object whose __reduce__ is os.system, and planted-eval.pt, the same with builtins.eval.
+with an object whose __reduce__ is os.system, and planted-eval.pt, the same with builtins.eval;
+colbert_linear-protocol4.pt, the colbert head saved with pickle_protocol=4 (STACK_GLOBAL names
+its globals), and int64.pt, a state dict holding an int64 tensor (no weight is one).
 
 Usage (Debian's python3-torch):
   /usr/bin/python3 jobs/samples/make_torch_pt_cases.py src/test/resources/torch-pt-cases
@@ -31,6 +33,9 @@ def main(out):
                 for name, m in (("colbert_linear", colbert), ("sparse_linear", sparse))
                 for k, v in m.state_dict().items()}
     json.dump(expected, open(os.path.join(out, "expected.json"), "w"), indent=1)
+    torch.save(colbert.state_dict(), os.path.join(out, "colbert_linear-protocol4.pt"),
+               pickle_protocol=4)
+    torch.save({"ids": torch.arange(4)}, os.path.join(out, "int64.pt"))
     import builtins
     for name, call in (("planted-system.pt", os.system), ("planted-eval.pt", builtins.eval)):
         torch.save({"weight": colbert.weight.detach(), "x": Planted(call)},

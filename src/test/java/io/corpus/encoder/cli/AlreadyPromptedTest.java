@@ -207,6 +207,15 @@ class AlreadyPromptedTest {
     assertEquals(7L, skipped.summary().rowsAlreadyPrompted());
     assertEquals(7L, query.summary().rowsAlreadyPrompted());
     assertEquals(1, skipped.warnings().size());
+    assertTrue(query.warnings().get(0).startsWith("7 rows encoded already began with a prompt "
+        + "of the folder (one of 'passage: ' (passage), 'query: ' (query)) and were encoded as "
+        + "given"), query.warnings().toString());
+    String queries = check(lines(in, model, tmp.resolve("never"), "input.role = query"));
+    assertTrue(queries.contains("prompt: 'query: ' (query)\nalready prompted: of the first 20 "
+        + "rows of 1 input file, 4 begin with 'passage: ' (passage), 3 with 'query: ' (query)"),
+        queries);
+    assertTrue(refused(lines(in, model, tmp.resolve("never"), "input.role = query",
+        "input.on-already-prompted = fail")).contains("4 begin with 'passage: ' (passage)"));
     for (int k = 0; k < 4; k++) {
       same(skipped, "p-" + k, "t-" + k);   // the passage prompt, once
       same(query, "p-" + k, skipped, "t-" + k);      // a query held a passage prompt: as given
@@ -277,6 +286,11 @@ class AlreadyPromptedTest {
     assertTrue(refused(fail).contains("a label of the reranker's template; strip the label"));
     Run warned = run(joined(texts(in, model, tmp.resolve("rerank-warn")), pairs));
     assertEquals(9L, warned.summary().rowsAlreadyPrompted());
+    assertEquals(List.of("9 rows encoded already began with a label of the reranker's template "
+        + "(one of 'instruction: ' (mxbai-v2 template), 'query: ' (mxbai-v2 template), "
+        + "'document: ' (mxbai-v2 template)) and got the template's label before it once more; "
+        + "strip the label from the column, or set input.on-already-prompted = skip-prompt to "
+        + "write the template's labels only before texts that hold none"), warned.warnings());
     Run skipped = run(joined(texts(in, model, tmp.resolve("rerank-skip"),
         "input.on-already-prompted = skip-prompt"), pairs));
     for (int k = 0; k < 3; k++) {

@@ -287,6 +287,16 @@ class ModelFolderTest {
         + "floating point: a weight is F32, F16, BF16 or F64", e.getMessage());
   }
 
+  /** A JSON file past the reader's limits (a string of 20 million characters) says so. */
+  @Test
+  void aJsonFileBeyondTheReadersLimitsSaysSo() throws Exception {
+    Path file = dir.resolve("huge-string.json");
+    Files.writeString(file, "{\"normalizer\": \"" + "a".repeat(20_000_001) + "\"}");
+    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.json(file));
+    assertTrue(e.getMessage().startsWith("Cannot read " + file + ": beyond what is read (String "
+        + "value length (20000001) exceeds the maximum allowed (20000000"), e.getMessage());
+  }
+
   /** A count that is not a whole number, or not a number, is refused naming it. */
   @Test
   void aSizeThatIsNoWholeNumberIsRefused() throws Exception {

@@ -53,6 +53,27 @@ class TorchStateDictTest {
     }
   }
 
+  /**
+   * torch.save with pickle_protocol=4, as PyTorch writes it: read value for value as the
+   * protocol 2 file; an int64 tensor is named as what it is.
+   */
+  @Test
+  void aGenuineProtocolFourFileIsReadAndAnIntegerTensorNamed() throws Exception {
+    Map<String, TorchStateDict.Tensor> two = TorchStateDict.read(
+        CASES.resolve("colbert_linear.pt"));
+    Map<String, TorchStateDict.Tensor> four = TorchStateDict.read(
+        CASES.resolve("colbert_linear-protocol4.pt"));
+    assertEquals(two.keySet(), four.keySet());
+    for (String name : two.keySet()) {
+      assertArrayEquals(two.get(name).shape(), four.get(name).shape(), name);
+      assertArrayEquals(two.get(name).values(), four.get(name).values(), name);
+    }
+    WeightsException e = assertThrows(WeightsException.class,
+        () -> TorchStateDict.read(CASES.resolve("int64.pt")));
+    assertEquals(CASES.resolve("int64.pt") + ": tensor ids is of LongStorage, not floating "
+        + "point (float32, float16, bfloat16 or float64), which no weight is", e.getMessage());
+  }
+
   /** A state dict holding an object whose __reduce__ calls os.system or eval: nothing runs. */
   @Test
   void aPlantedCallIsRefusedBeforeAnythingRuns() {
