@@ -64,13 +64,12 @@ final class KeptRowsCheck {
       nowRows = broadcast(nowRows);
     }
     List<String> keys = List.of(PIECE, ROW);
-    for (Row r : keptRows.join(nowRows, asSeq(keys), "left_anti").select(PIECE)
-        .collectAsList()) {
-      stale.add(r.getInt(0));
-    }
+    // kept rows the input no longer holds, and input rows the kept pieces lack that the encoder
+    // would take: the pieces of either, in one job
+    Dataset<Row> gone = keptRows.join(nowRows, asSeq(keys), "left_anti").select(PIECE);
     Dataset<Row> untaken = now.join(keptRows, asSeq(keys), "left_anti")
         .drop(ROW, UpdatePlan.HASH_COLUMN);
-    for (Row r : transformer.acceptedRows(untaken).select(PIECE).collectAsList()) {
+    for (Row r : gone.union(transformer.acceptedRows(untaken).select(PIECE)).collectAsList()) {
       stale.add(r.getInt(0));
     }
     return stale;
