@@ -164,7 +164,13 @@ public final class EncodeJob {
     EncodeMetrics metrics = new EncodeMetrics(spark.sparkContext());
     EncoderTransformer transformer = Transformers.fromSettings(settings).setMetrics(metrics)
         .setLoadedModel(model);
-    KeptPieces kept = keptPieces(input, plan, out, console, table, weight, transformer);
+    KeptPieces kept;
+    try {
+      kept = keptPieces(input, plan, out, console, table, weight, transformer);
+    } catch (RuntimeException e) {
+      transformer.release();   // the kept rows' check may have handed the weights out
+      throw e;
+    }
     Dataset<Row> spread = kept == null ? ParquetInput.spread(input, plan, plannedSlots(), weight)
         : ParquetInput.inPieces(input, plan, kept.pieces(), kept.done(), weight);
     Dataset<Row> hashed = spread
