@@ -31,8 +31,9 @@ import org.apache.spark.sql.Row;
  * {@code input_hash}, which the kept file holds, and every other input column, which it copies).
  * A piece is stale when it holds a row the input's piece no longer holds, or when the input's
  * piece holds a row the kept piece lacks and the encoder would take (not one the killed run set
- * aside as a reject). Reads the input's rows of the kept pieces (each split once, however many
- * pieces share it) in each of two jobs, and the kept files; no forward pass. Driver only.
+ * aside as a reject). One job, and the broadcasts of its two sides: the input's rows of the kept
+ * pieces are read twice (each split once each time, however many pieces share it), the kept files
+ * twice; no forward pass. Driver only.
  */
 final class KeptRowsCheck {
   private static final String PIECE = "__corpus_encoder_piece";

@@ -20,9 +20,10 @@ import java.util.Map;
  * @param files files they came from
  * @param passedOver files not sampled (a first row group too large to read for a sample)
  * @param byPrefix how many texts held each prefix, in order of the most
+ * @param prompts what was looked for
  */
 record PromptedSample(int sampled, int files, int passedOver,
-    Map<PromptPrefixes.Prefix, Integer> byPrefix, boolean template) {
+    Map<PromptPrefixes.Prefix, Integer> byPrefix, HeldPrompts prompts) {
   /** The most rows read, over all files. */
   static final int ROWS = 2_000;
 
@@ -45,7 +46,7 @@ record PromptedSample(int sampled, int files, int passedOver,
     counts.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue())
         .forEach(e -> byPrefix.put(e.getKey(), e.getValue()));
     return new PromptedSample(sample.rows().size(), sample.files(), sample.passedOver(),
-        byPrefix, held.template());
+        byPrefix, held);
   }
 
   /** Rows of the sample whose text held one. */
@@ -72,19 +73,17 @@ record PromptedSample(int sampled, int files, int passedOver,
 
   /** {@code --check}'s line. */
   String line() {
-    String what = template ? "a label of the reranker's template" : "a prompt of the folder";
     if (held() == 0) {
-      return "already prompted: none " + of() + " begins with " + what;
+      return "already prompted: none " + of() + " begins with " + prompts.what();
     }
-    return "already prompted: " + of() + ", " + which() + ", " + what + " the job puts before "
-        + "each text" + (template ? " in its template" : "") + "; " + HeldPrompts.choices(
-            template);
+    return "already prompted: " + of() + ", " + which() + ", " + prompts.what() + " the job "
+        + "puts before each text" + (prompts.template() ? " in its template" : "") + "; "
+        + prompts.choices();
   }
 
   /** The refusal of {@code input.on-already-prompted = fail}, when the sample holds one. */
   String refusal() {
     return "input.on-already-prompted = fail: " + of() + ", " + which() + ", "
-        + (template ? "a label of the reranker's template" : "a prompt of the folder") + "; "
-        + HeldPrompts.choices(template);
+        + prompts.what() + "; " + prompts.choices();
   }
 }

@@ -8,10 +8,11 @@ import io.corpus.encoder.text.PromptPrefixes;
  * fail}.
  */
 public final class AlreadyPromptedException extends IllegalArgumentException {
-  AlreadyPromptedException(String rowId, PromptPrefixes.Prefix held, boolean template) {
+  AlreadyPromptedException(String rowId, PromptPrefixes.Prefix held, HeldPrompts prompts) {
     super("input.on-already-prompted = fail: the text of row id=" + rowId + " already begins "
-        + "with " + held.shown() + ", " + (template ? "a label the reranker's template writes "
+        + "with " + held.shown() + ", " + (prompts.template()
+            ? "a label the reranker's template writes "
             : "a prompt of the folder, and the job would put one ") + "before it; "
-        + HeldPrompts.choices(template));
+        + prompts.choices());
   }
 }

@@ -23,9 +23,14 @@ public record HeldPrompts(PromptPrefixes text, PromptPrefixes pair, OnAlreadyPro
     return held != null || second == null ? held : pair.heldBy(second);
   }
 
+  /** What the prefixes are, for messages: "a prompt of the folder", or a template's label. */
+  public String what() {
+    return template() ? "a label of the reranker's template" : "a prompt of the folder";
+  }
+
   /** How to choose, for messages that found such texts. */
-  public static String choices(boolean template) {
-    return template ? "strip the label from the column, or set input.on-already-prompted = "
+  public String choices() {
+    return template() ? "strip the label from the column, or set input.on-already-prompted = "
         + "skip-prompt to write the template's labels only before texts that hold none"
         : "set input.prompt = \"\" to put no prompt before any text, or keep it and strip the "
         + "prefix from the column (input.on-already-prompted = skip-prompt puts it only before "
@@ -37,16 +42,15 @@ public record HeldPrompts(PromptPrefixes text, PromptPrefixes pair, OnAlreadyPro
    * what they got.
    */
   public String warning(long rows) {
-    String what = template() ? "a label of the reranker's template" : "a prompt of the folder";
     String looked = java.util.stream.Stream.concat(text.prefixes().stream(),
         pair.prefixes().stream()).map(PromptPrefixes.Prefix::shown)
         .collect(java.util.stream.Collectors.joining(", "));
-    return String.format("%,d rows encoded already began with %s (one of %s) ", rows, what,
+    return String.format("%,d rows encoded already began with %s (one of %s) ", rows, what(),
         looked) + (onHeld == OnAlreadyPrompted.SKIP_PROMPT
             ? "and were encoded as given, without one put before them again "
                 + "(input.on-already-prompted = skip-prompt)"
             : "and got " + (template() ? "the template's label" : "the prompt")
-                + " before it once more; " + choices(template()));
+                + " before it once more; " + choices());
   }
 
   /** Whether these are a reranker's template labels, not prompts. */

@@ -211,7 +211,7 @@ final class TextSource extends EmbeddedSource {
     boolean alreadyHeld = textHeld != null || pairHeld != null;
     if (alreadyHeld && held.onHeld() == OnAlreadyPrompted.FAIL) {
       throw new AlreadyPromptedException(IdText.of(row, columns.idOrdinal(), columns.idType()),
-          textHeld != null ? textHeld : pairHeld, held.template());
+          textHeld != null ? textHeld : pairHeld, held);
     }
     boolean skip = alreadyHeld && held.onHeld() == OnAlreadyPrompted.SKIP_PROMPT;
     String text = skip && textHeld != null ? "" : prompt;
