@@ -174,7 +174,7 @@ public final class NativeCache {
    * nothing inflated), hashed: the same libraries give the same folder name.
    */
   private static String key(ClassLoader loader, Map<String, String> files) throws IOException {
-    MessageDigest sha = NativeFiles.newSha256();
+    MessageDigest sha = Sha256.digest();
     for (Map.Entry<String, String> file : files.entrySet()) {
       URL url = loader.getResource(file.getValue());
       if (url == null) {

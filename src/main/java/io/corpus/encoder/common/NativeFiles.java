@@ -13,7 +13,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -59,7 +58,7 @@ public final class NativeFiles {
       byte[] expected;
       Path partial = Files.createTempFile(folder, name, ".part");
       try (InputStream in = open(loader, resource)) {
-        DigestInputStream digesting = new DigestInputStream(in, newSha256());
+        DigestInputStream digesting = new DigestInputStream(in, Sha256.digest());
         Files.copy(digesting, partial, StandardCopyOption.REPLACE_EXISTING);
         expected = digesting.getMessageDigest().digest();
       }
@@ -182,20 +181,12 @@ public final class NativeFiles {
   }
 
   private static byte[] digest(InputStream in) throws IOException {
-    MessageDigest sha = newSha256();
+    MessageDigest sha = Sha256.digest();
     byte[] buffer = new byte[1 << 16];
     for (int n; (n = in.read(buffer)) > 0; ) {
       sha.update(buffer, 0, n);
     }
     return sha.digest();
-  }
-
-  static MessageDigest newSha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private static void deleteTree(Path root) {

@@ -1,6 +1,7 @@
 package io.corpus.encoder.config;
 
 import com.typesafe.config.Config;
+import io.corpus.encoder.common.Sha256;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import java.io.Serializable;
@@ -52,14 +53,8 @@ public record EnvironmentValues(Map<String, String> byKey) implements Serializab
     if (!fromEnvironment || value == null) {
       return value;
     }
-    try {
-      byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(
-          String.valueOf(value).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return "<from the environment: sha256 " + java.util.HexFormat.of().formatHex(digest)
-          + ">";
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return "<from the environment: sha256 " + Sha256.hex(String.valueOf(value)
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8)) + ">";
   }
 
   /**

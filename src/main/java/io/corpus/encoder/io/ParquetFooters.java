@@ -1,12 +1,10 @@
 package io.corpus.encoder.io;
 
+import io.corpus.encoder.common.Sha256;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -153,10 +151,7 @@ public final class ParquetFooters {
       }
       byte[] footer = new byte[length];
       in.readFully(size - 8 - length, footer);
-      return "sha256:" + HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(footer));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
+      return "sha256:" + Sha256.hex(footer);
     }
   }
 

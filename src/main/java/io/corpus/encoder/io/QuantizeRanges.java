@@ -3,6 +3,7 @@ package io.corpus.encoder.io;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.corpus.encoder.common.JsonProblem;
+import io.corpus.encoder.common.Sha256;
 import io.corpus.encoder.model.Quantization;
 import java.io.IOException;
 import java.io.InputStream;
@@ -66,12 +67,7 @@ public final class QuantizeRanges {
   public static String digest(Quantization.Ranges ranges) {
     java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(8 * ranges.width());
     bytes.asFloatBuffer().put(ranges.min()).put(ranges.max());
-    try {
-      return java.util.HexFormat.of().formatHex(java.security.MessageDigest
-          .getInstance("SHA-256").digest(bytes.array()));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return Sha256.hex(bytes.array());
   }
 
   /** As a run summary writes them: [[min, ...], [max, ...]], each float as it is. */

@@ -1,5 +1,6 @@
 package io.corpus.encoder.weights;
 
+import io.corpus.encoder.common.Sha256;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -7,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -67,12 +67,7 @@ public final class ModelFingerprint {
   }
 
   private static String digest(Path base, List<Path> files) {
-    MessageDigest sha;
-    try {
-      sha = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("this JVM has no SHA-256", e);
-    }
+    MessageDigest sha = Sha256.digest();
     byte[] buffer = new byte[BUFFER];
     for (Path file : files) {
       try (InputStream in = Files.newInputStream(file)) {
