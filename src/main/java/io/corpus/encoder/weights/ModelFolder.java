@@ -393,21 +393,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    * are in Hugging Face's cache (each a link to a blob beside the snapshot).
    */
   private static Path shardInside(Path folder, Path index, String shard) {
-    Path named = Path.of(shard);
-    Path path = folder.resolve(named).normalize();
-    boolean inside = !named.isAbsolute() && path.startsWith(folder.normalize());
-    try {
-      Path parent = path.getParent();
-      inside = inside && (!Files.exists(parent)
-          || parent.toRealPath().startsWith(folder.toRealPath()));
-    } catch (java.io.IOException e) {
-      inside = false;
-    }
-    if (!inside) {
-      throw new WeightsException(index + " names the shard '" + shard + "', which is outside "
-          + "the model folder " + folder + "; only the folder's own files are read");
-    }
-    return path;
+    return inside(folder, index, "the shard", shard, true);
   }
 
   /**
@@ -416,10 +402,28 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    * may be; the fingerprint follows it ({@link #modulePaths}).
    */
   private static Path moduleInside(Path folder, Path modules, String name) {
+    return inside(folder, modules, "the module path", name, false);
+  }
+
+  /**
+   * {@code name}, which {@code namedIn} names as {@code what}, resolved in {@code folder};
+   * refused in one line when it is absolute or climbs out, and, with {@code realParent}, when
+   * the folder it lies in is, after links, outside the folder's.
+   */
+  private static Path inside(Path folder, Path namedIn, String what, String name,
+      boolean realParent) {
     Path named = Path.of(name);
     Path path = folder.resolve(named).normalize();
-    if (named.isAbsolute() || !path.startsWith(folder.normalize())) {
-      throw new WeightsException(modules + " names the module path '" + name + "', which is "
+    boolean inside = !named.isAbsolute() && path.startsWith(folder.normalize());
+    try {
+      Path parent = path.getParent();
+      inside = inside && (!realParent || !Files.exists(parent)
+          || parent.toRealPath().startsWith(folder.toRealPath()));
+    } catch (java.io.IOException e) {
+      inside = false;
+    }
+    if (!inside) {
+      throw new WeightsException(namedIn + " names " + what + " '" + name + "', which is "
           + "outside the model folder " + folder + "; only the folder's own files are read");
     }
     return path;
