@@ -7,10 +7,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
@@ -39,25 +41,22 @@ public final class KeptPieces {
   private static final Pattern PIECE = Pattern.compile("part-(\\d+)-[^/]*\\.parquet");
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final int pieces;
-  private final Set<Integer> done;
-  private final long rows;
-  private final String note;
-  private final Map<Integer, FileStatus> files;   // each reused piece's file, and its rows
-  private final Map<Integer, Long> rowsOf;
+  /** A reused piece's file and the rows its footer counts. */
+  private record Kept(FileStatus file, long rows) {}
 
-  private KeptPieces(int pieces, Set<Integer> done, long rows, String note) {
-    this(pieces, done, rows, note, Map.of(), Map.of());
+  private final int pieces;
+  private final String note;
+  private final SortedMap<Integer, Kept> kept;   // the reused pieces, by number
+
+  private KeptPieces(int pieces, String note, SortedMap<Integer, Kept> kept) {
+    this.pieces = pieces;
+    this.note = note;
+    this.kept = Collections.unmodifiableSortedMap(kept);
   }
 
-  private KeptPieces(int pieces, Set<Integer> done, long rows, String note,
-      Map<Integer, FileStatus> files, Map<Integer, Long> rowsOf) {
-    this.pieces = pieces;
-    this.done = done;
-    this.rows = rows;
-    this.note = note;
-    this.files = files;
-    this.rowsOf = rowsOf;
+  /** No piece reused, and why ({@code note}; null for a fresh start). */
+  private static KeptPieces none(int pieces, String note) {
+    return new KeptPieces(pieces, note, new TreeMap<>());
   }
 
   /**
@@ -75,7 +74,7 @@ public final class KeptPieces {
     try {
       FileSystem fs = staging.getFileSystem(conf);
       JsonNode wanted = JsonDifference.of(identity);
-      KeptPieces kept = new KeptPieces(pieces, new TreeSet<>(), 0, null);
+      KeptPieces kept = none(pieces, null);
       if (out.resumedFrom() != null && fs.exists(plan)) {
         JsonNode earlier;
         try (InputStream in = fs.open(plan)) {
@@ -85,14 +84,14 @@ public final class KeptPieces {
         int count = earlier.path("pieces").asInt(0);
         kept = difference == null && count > 0
             ? check(fs, new Path(staging, table), count, out.resumedFrom())
-            : new KeptPieces(pieces, new TreeSet<>(), 0, "the pieces run " + out.resumedFrom()
+            : none(pieces, "the pieces run " + out.resumedFrom()
                 + " kept are not reused: " + (difference == null ? "its plan has no piece count"
                 : difference));
       }
       fs.mkdirs(staging);
       for (FileStatus entry : fs.listStatus(staging)) {
         String name = entry.getPath().getName();
-        if (!name.equals(OutputFolder.RESUME_PLAN) && !(name.equals(table) && kept.rows > 0)) {
+        if (!name.equals(OutputFolder.RESUME_PLAN) && !(name.equals(table) && kept.rows() > 0)) {
           fs.delete(entry.getPath(), true);
         }
       }
@@ -112,10 +111,7 @@ public final class KeptPieces {
   /** The kept pieces of a plan whose identity matched: one readable file with rows each. */
   private static KeptPieces check(FileSystem fs, Path folder, int pieces, String from)
       throws IOException {
-    Set<Integer> done = new TreeSet<>();
-    Map<Integer, FileStatus> files = new java.util.HashMap<>();
-    Map<Integer, Long> rowsOf = new java.util.HashMap<>();
-    long rows = 0;
+    SortedMap<Integer, Kept> kept = new TreeMap<>();
     if (fs.exists(folder)) {
       for (FileStatus file : fs.listStatus(folder)) {
         String name = file.getPath().getName();
@@ -129,24 +125,22 @@ public final class KeptPieces {
         }
         int index = Integer.parseInt(piece.group(1));
         long count = rowsOrZero(file.getPath(), fs.getConf());
-        if (index >= pieces || count == 0 || !done.add(index)) {
+        if (index >= pieces || count == 0 || kept.containsKey(index)) {
           fs.delete(file.getPath(), false);
           fs.delete(new Path(folder, "." + name + ".crc"), false);
           continue;
         }
-        rows += count;
-        files.put(index, file);
-        rowsOf.put(index, count);
+        kept.put(index, new Kept(file, count));
       }
     }
-    return new KeptPieces(pieces, done, rows, String.format("resuming: %d of %d pieces (%d rows)"
-        + " kept by run %s are reused", done.size(), pieces, rows, from), files, rowsOf);
+    long rows = kept.values().stream().mapToLong(Kept::rows).sum();
+    return new KeptPieces(pieces, String.format("resuming: %d of %d pieces (%d rows) kept by run "
+        + "%s are reused", kept.size(), pieces, rows, from), kept);
   }
 
   /** The files of the reused pieces, in the order of their numbers. */
   public List<String> files() {
-    return new TreeSet<>(files.keySet()).stream().map(i -> files.get(i).getPath().toString())
-        .toList();
+    return kept.values().stream().map(k -> k.file().getPath().toString()).toList();
   }
 
   /**
@@ -157,31 +151,26 @@ public final class KeptPieces {
     if (stale.isEmpty()) {
       return this;
     }
-    Set<Integer> left = new TreeSet<>(done);
-    Map<Integer, FileStatus> leftFiles = new java.util.HashMap<>(files);
-    Map<Integer, Long> leftRows = new java.util.HashMap<>(rowsOf);
-    long rowsLeft = rows;
+    SortedMap<Integer, Kept> left = new TreeMap<>(kept);
     try {
       for (int piece : stale) {
-        FileStatus file = leftFiles.remove(piece);
-        if (file == null) {
+        Kept gone = left.remove(piece);
+        if (gone == null) {
           continue;
         }
-        FileSystem fs = file.getPath().getFileSystem(conf);
-        fs.delete(file.getPath(), false);
-        fs.delete(new Path(file.getPath().getParent(), "." + file.getPath().getName() + ".crc"),
-            false);
-        left.remove(piece);
-        rowsLeft -= leftRows.remove(piece);
+        Path file = gone.file().getPath();
+        FileSystem fs = file.getFileSystem(conf);
+        fs.delete(file, false);
+        fs.delete(new Path(file.getParent(), "." + file.getName() + ".crc"), false);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot remove a kept piece the input no longer matches",
           e);
     }
-    return new KeptPieces(pieces, left, rowsLeft, String.format("resuming: %d of %d pieces (%d "
-        + "rows) kept by the killed run are reused; %d more it kept are computed again, their "
-        + "rows not the input's rows now (pieces %s)", left.size(), pieces, rowsLeft,
-        stale.size(), stale), leftFiles, leftRows);
+    long rows = left.values().stream().mapToLong(Kept::rows).sum();
+    return new KeptPieces(pieces, String.format("resuming: %d of %d pieces (%d rows) kept by the "
+        + "killed run are reused; %d more it kept are computed again, their rows not the "
+        + "input's rows now (pieces %s)", left.size(), pieces, rows, stale.size(), stale), left);
   }
 
   /** Rows in the file's footer; 0 if it cannot be read (a file the kill cut short). */
@@ -202,12 +191,12 @@ public final class KeptPieces {
 
   /** The numbers of the pieces kept and reused: their partitions need not be computed. */
   public Set<Integer> done() {
-    return done;
+    return kept.keySet();
   }
 
   /** Rows in the reused pieces. */
   public long rows() {
-    return rows;
+    return kept.values().stream().mapToLong(Kept::rows).sum();
   }
 
   /** What was resumed, or why the kept pieces were not reused; null for a fresh start. */
