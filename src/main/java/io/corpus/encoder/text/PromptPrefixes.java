@@ -37,19 +37,19 @@ public final class PromptPrefixes implements Serializable {
   /** Characters beyond the longest prefix that are lower-cased with it (a final sigma looks on). */
   private static final int LOWER_CASE_MARGIN = 8;
 
-  private final List<Prefix> prefixes;   // longest compared form first
-  private final List<String> compared;   // each as compared, in the same order
+  /** A prefix and the form a text's start is compared with. */
+  private record Compared(Prefix prefix, String form) implements Serializable {}
+
+  private final List<Compared> prefixes;   // the longest form first
   private final boolean strip;
   private final boolean lowercase;
   private final int longest;
 
-  private PromptPrefixes(List<Prefix> prefixes, List<String> compared, boolean strip,
-      boolean lowercase) {
+  private PromptPrefixes(List<Compared> prefixes, boolean strip, boolean lowercase) {
     this.prefixes = prefixes;
-    this.compared = compared;
     this.strip = strip;
     this.lowercase = lowercase;
-    this.longest = compared.stream().mapToInt(String::length).max().orElse(0);
+    this.longest = prefixes.isEmpty() ? 0 : prefixes.get(0).form().length();
   }
 
   /**
@@ -60,25 +60,19 @@ public final class PromptPrefixes implements Serializable {
    * @param lowercase whether it lower-cases them
    */
   public static PromptPrefixes of(Collection<Prefix> given, boolean strip, boolean lowercase) {
-    List<Prefix> kept = new ArrayList<>();
-    List<String> forms = new ArrayList<>();
+    List<Compared> kept = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (Prefix prefix : given) {
       String form = EdgeWhitespace.strip(prefix.text()).text();
       form = lowercase ? form.toLowerCase(Locale.ROOT) : form;
       if (!form.isEmpty() && seen.add(form)) {
-        kept.add(prefix);
-        forms.add(form);
+        kept.add(new Compared(prefix, form));
       }
     }
-    List<Integer> order = new ArrayList<>();
-    for (int i = 0; i < kept.size(); i++) {
-      order.add(i);
-    }
-    // The longest first, so that of "Query:" and "Query: Represent this" the text holds the more.
-    order.sort(Comparator.comparingInt((Integer i) -> -forms.get(i).length()));
-    return new PromptPrefixes(order.stream().map(kept::get).toList(),
-        order.stream().map(forms::get).toList(), strip, lowercase);
+    // The longest first (a stable sort), so that of "Query:" and "Query: Represent this" the
+    // text holds the more.
+    kept.sort(Comparator.comparingInt((Compared c) -> -c.form().length()));
+    return new PromptPrefixes(List.copyOf(kept), strip, lowercase);
   }
 
   /** Whether there is no prefix to look for. */
@@ -88,7 +82,7 @@ public final class PromptPrefixes implements Serializable {
 
   /** The prefixes looked for, the longest first. */
   public List<Prefix> prefixes() {
-    return prefixes;
+    return prefixes.stream().map(Compared::prefix).toList();
   }
 
   /** The prefix {@code text} begins with, as the tokenizer would see it; null for none. */
@@ -106,9 +100,9 @@ public final class PromptPrefixes implements Serializable {
     if (lowercase) {
       head = head.toLowerCase(Locale.ROOT);
     }
-    for (int i = 0; i < prefixes.size(); i++) {
-      if (head.startsWith(compared.get(i))) {
-        return prefixes.get(i);
+    for (Compared c : prefixes) {
+      if (head.startsWith(c.form())) {
+        return c.prefix();
       }
     }
     return null;
