@@ -187,7 +187,8 @@ public final class EncodeJob {
     try (ProgressListener progress = startProgress(metrics, rowsLeft, console)) {
       Consumer<String> phase = progress == null ? name -> { } : progress::phase;
       try {
-        EncodedTables tables = new EncodedTables(spark, settings, table);
+        EncodedTables tables = new EncodedTables(spark, settings, table,
+            model.weights().encoder().layerCount());
         Dataset<Row> encoded = transformer.transform(toEncode);
         if (update != null) {
           encoded = update.withReused(encoded, hashed);

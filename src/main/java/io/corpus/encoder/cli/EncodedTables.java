@@ -8,6 +8,7 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.HeadImportanceTable;
 import io.corpus.encoder.pipeline.HeadStatsTable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,15 +23,17 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 
 /**
- * The tables one forward pass feeds: embeddings/ always; attention/, rollout/ and head-stats/ as
- * the settings ask. Maps and rollout are separate columns of the encoded rows, so with them the
+ * The tables one forward pass feeds: embeddings/ always; attention/ (or attention-norms/),
+ * rollout/, head-stats/ and head-importance/ as the settings ask. Maps and rollout are separate columns of the encoded rows, so with them the
  * rows are kept (memory, then disk) while each table is written; statistics stay in embeddings/
- * (a few numbers a row), and head-stats/ is summed from the committed table.
+ * (a few numbers a row), as do head importances, and head-stats/ and head-importance/ are summed
+ * from the committed table.
  */
 final class EncodedTables {
   static final String ATTENTION_COLUMN = "attention";
   static final String STATS_COLUMN = "attention_stats";
   static final String ROLLOUT_COLUMN = "rollout";
+  static final String IMPORTANCE_COLUMN = "attention_importance";
 
   private final SparkSession spark;
   private final JobSettings settings;
@@ -38,12 +41,14 @@ final class EncodedTables {
   private final List<String> separateColumns = new ArrayList<>();
   private final boolean keepsPieces;
   private final String table;   // the staged table of rows: embeddings, or the float vectors
+  private final int layers;
 
-  /** Tables whose rows go to the staged {@code table}. */
-  EncodedTables(SparkSession spark, JobSettings settings, String table) {
+  /** Tables whose rows go to the staged {@code table}, from a model of {@code layers} layers. */
+  EncodedTables(SparkSession spark, JobSettings settings, String table, int layers) {
     this.spark = spark;
     this.settings = settings;
     this.table = table;
+    this.layers = layers;
     this.attention = settings.output().attention();
     this.keepsPieces = Checkpoints.whyNone(settings) == null;
     if (attention.enabled()) {
@@ -65,6 +70,9 @@ final class EncodedTables {
     }
     if (attention.rollout()) {
       transformer.setRolloutCol(ROLLOUT_COLUMN);
+    }
+    if (attention.importance()) {
+      transformer.setImportanceCol(IMPORTANCE_COLUMN);
     }
     return transformer;
   }
@@ -91,8 +99,13 @@ final class EncodedTables {
     }
     if (attention.stats()) {
       phase.accept("summing the head statistics");
-      HeadStatsTable.of(spark.read().parquet(out.staged(table)), STATS_COLUMN)
-          .coalesce(1).write().parquet(out.staged("head-stats"));
+      HeadStatsTable.of(spark.read().parquet(out.staged(table)), STATS_COLUMN,
+          attention.statsBy()).coalesce(1).write().parquet(out.staged("head-stats"));
+    }
+    if (attention.importance()) {
+      phase.accept("averaging the head importances");
+      HeadImportanceTable.of(spark.read().parquet(out.staged(table)), IMPORTANCE_COLUMN, layers,
+          settings.model().heads()).coalesce(1).write().parquet(out.staged("head-importance"));
     }
   }
 
@@ -116,7 +129,7 @@ final class EncodedTables {
           // pages of at most 256 rows: a reader looking for a few ids (the report, a notebook)
           // skips the other pages through Parquet's column index
           .option("parquet.page.row.count.limit", 256)
-          .parquet(out.staged("attention"));
+          .parquet(out.staged(attention.measure().table()));
     }
     if (attention.rollout()) {
       phase.accept("writing the rollout");

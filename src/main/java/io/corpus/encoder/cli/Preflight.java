@@ -119,9 +119,10 @@ final class Preflight {
     if (output.mode() == JobSettings.OutputMode.UPDATE
         && (output.attention().any() || output.report().enabled())) {
       throw new IllegalArgumentException("output.mode = update reuses the vectors of unchanged "
-          + "rows, not their attention maps, statistics or report: set output.attention.enabled"
-          + ", output.attention.stats, output.attention.rollout and output.report.enabled to "
-          + "false, or use output.mode = overwrite");
+          + "rows, not their attention maps, statistics, importances or report: set "
+          + "output.attention.enabled, output.attention.stats, output.attention.rollout, "
+          + "output.attention.importance and output.report.enabled to false, or use "
+          + "output.mode = overwrite");
     }
   }
 
@@ -206,7 +207,10 @@ final class Preflight {
     }
     JobSettings.Report report = settings.output().report();
     if (report.enabled() && !report.colorColumn().isEmpty()) {
-      InputColumns.requireColorColumn(schema, report.colorColumn());
+      InputColumns.requireInputColumn(schema, "output.report.color-column", report.colorColumn());
+    }
+    for (String column : settings.output().attention().statsBy()) {
+      InputColumns.requireInputColumn(schema, "output.attention.stats-by", column);
     }
   }
 }

@@ -22,12 +22,47 @@ import java.util.TreeSet;
  * @param averageHeads one map per layer, the mean of the kept heads, written with head = -1
  * @param stats per-head statistics of every sequence to head-stats/
  * @param rollout attention rollout of the kept sequences to rollout/
+ * @param measure what a kept map holds: the weights, or each weight times the norm of what its
+ *     key adds to the output (Kobayashi et al. 2020)
+ * @param statsBy input columns the corpus statistics are grouped by; empty = one group
+ * @param importance each head's effect on the pooled vector of the sampled rows
+ * @param importanceSample fraction of rows whose head importance is measured, by the id hash
  */
 public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integer> heads,
     double sample, SortedSet<String> ids, MapFormat format, int topK, boolean averageHeads,
-    boolean stats, boolean rollout) implements Serializable {
+    boolean stats, boolean rollout, Measure measure, List<String> statsBy, boolean importance,
+    double importanceSample) implements Serializable {
 
   public static final AttentionOutputs NONE = maps(false, List.of(), List.of());
+
+  /** What a kept map holds ({@code output.attention.measure}). */
+  public enum Measure implements ConfigName {
+    /** α_ij, the weights after softmax: to attention/. */
+    WEIGHTS("weights", "attention"),
+    /**
+     * α_ij · ‖(x_j W_V^h + b_V^h) W_O^h‖₂, what key j adds to query i's output through head h
+     * (the output bias left out): to attention-norms/.
+     */
+    NORMS("norms", "attention-norms");
+
+    private final String configName;
+    private final String table;
+
+    Measure(String configName, String table) {
+      this.configName = configName;
+      this.table = table;
+    }
+
+    @Override
+    public String configName() {
+      return configName;
+    }
+
+    /** The output folder's table of maps of this measure. */
+    public String table() {
+      return table;
+    }
+  }
 
   /** How a kept map is written. */
   public enum MapFormat implements ConfigName {
@@ -61,17 +96,31 @@ public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integ
     if (topK < 1) {
       throw new IllegalArgumentException("top-k must be at least 1, got " + topK);
     }
+    statsBy = List.copyOf(statsBy);
+    if (!statsBy.isEmpty() && !stats) {
+      throw new IllegalArgumentException("statistics are grouped by " + statsBy + " only when "
+          + "they are written (stats = true)");
+    }
+    if (!(importanceSample > 0 && importanceSample <= 1)) {
+      throw new IllegalArgumentException("importance-sample must be in (0, 1], got "
+          + importanceSample);
+    }
   }
 
   /** Full maps of every sequence for the given layers and heads; no statistics or rollout. */
   public static AttentionOutputs maps(boolean enabled, List<Integer> layers, List<Integer> heads) {
     return new AttentionOutputs(enabled, layers, heads, 1.0, new TreeSet<>(), MapFormat.FULL, 8,
-        false, false, false);
+        false, false, false, Measure.WEIGHTS, List.of(), false, 1.0);
   }
 
-  /** Whether the model must hand out attention weights at all. */
+  /** Whether anything about attention is written. */
   public boolean any() {
-    return enabled || stats || rollout;
+    return enabled || stats || rollout || importance;
+  }
+
+  /** Whether the row with this id (its string form) has its head importance measured. */
+  public boolean measuresImportance(String id) {
+    return importance && (importanceSample >= 1 || unitHash(id) < importanceSample);
   }
 
   public boolean keepsLayer(int layer) {

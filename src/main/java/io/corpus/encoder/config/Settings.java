@@ -175,6 +175,24 @@ public final class Settings {
       "", false, "per-head statistics of every sequence to head-stats/").shapingRows();
   public static final Setting<Boolean> ATTENTION_ROLLOUT = Setting.flag(
       "output.attention.rollout", "", false, "attention rollout of the kept sequences");
+  public static final Setting<String> ATTENTION_MEASURE = Setting.choice(
+      "output.attention.measure", "attentionMeasure",
+      AttentionOutputs.Measure.WEIGHTS.configName(),
+      ConfigName.names(AttentionOutputs.Measure.values()),
+      "what a kept map holds: weights (to attention/), or norms, each weight times the norm of "
+          + "what its key adds to the output (to attention-norms/)");
+  public static final Setting<List<String>> ATTENTION_STATS_BY = Setting.strings(
+      "output.attention.stats-by", "",
+      "input columns head-stats/ is grouped by (one row per group, layer and head); "
+          + "[] = the whole corpus");
+  public static final Setting<Boolean> ATTENTION_IMPORTANCE = Setting.flag(
+      "output.attention.importance", "", false,
+      "each head's effect on the pooled vector when it is removed, to head-importance/")
+      .shapingRows();
+  public static final Setting<Double> ATTENTION_IMPORTANCE_SAMPLE = Setting.fraction(
+      "output.attention.importance-sample", "attentionImportanceSample", 1.0,
+      "fraction of rows whose head importance is measured, by the hash attention.sample uses")
+      .shapingRows();
   public static final Setting<Boolean> REPORT_ENABLED = Setting.flag("output.report.enabled", "",
       false, "write report/index.html");
   public static final Setting<Integer> REPORT_SEQUENCES = Setting.atLeast(
@@ -281,7 +299,8 @@ public final class Settings {
       SPARSE, MULTI_VECTOR, DIMENSIONS, QUANTIZE, QUANTIZE_RANGES, TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,
-      ATTENTION_ROLLOUT, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,
+      ATTENTION_ROLLOUT, ATTENTION_MEASURE, ATTENTION_STATS_BY, ATTENTION_IMPORTANCE,
+      ATTENTION_IMPORTANCE_SAMPLE, REPORT_ENABLED, REPORT_SEQUENCES, REPORT_MAX_TOKENS, REPORT_COLOR_COLUMN,
       REPORT_MAP_POINTS, REPORT_NEIGHBOURS, REPORT_DUPLICATES_ABOVE, BATCH_TOKENS,
       READER_BATCH_ROWS, MIN_PARTITIONS, PROGRESS, CHECKPOINT_SECONDS, RESUME);
 

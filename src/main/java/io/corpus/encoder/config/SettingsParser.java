@@ -9,6 +9,7 @@ import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.model.HeadStatistics;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
@@ -18,6 +19,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +120,11 @@ public final class SettingsParser {
         Settings.ATTENTION_TOP_K.read(c),
         Settings.ATTENTION_AVERAGE_HEADS.read(c),
         Settings.ATTENTION_STATS.read(c),
-        Settings.ATTENTION_ROLLOUT.read(c));
+        Settings.ATTENTION_ROLLOUT.read(c),
+        choice(c, Settings.ATTENTION_MEASURE, AttentionOutputs.Measure.values()),
+        statsBy(c),
+        Settings.ATTENTION_IMPORTANCE.read(c),
+        Settings.ATTENTION_IMPORTANCE_SAMPLE.read(c));
     JobSettings.Report report = new JobSettings.Report(
         Settings.REPORT_ENABLED.read(c),
         Settings.REPORT_SEQUENCES.read(c),
@@ -133,6 +139,10 @@ public final class SettingsParser {
       throw new SettingsException("output.report.enabled needs something to show: "
           + "output.attention.enabled or output.attention.stats = true (the head view), or a "
           + "pooled vector (output.pooling other than none or splade) for the corpus map");
+    }
+    if (attention.importance() && !pooling.dense()) {
+      throw new SettingsException("output.attention.importance measures each head's effect on "
+          + "the pooled vector, and output.pooling = " + pooling.configName() + " writes none");
     }
     Quantization quantize = choice(c, Settings.QUANTIZE, Quantization.values());
     if (quantize != Quantization.NONE && !pooling.dense()) {
@@ -387,6 +397,34 @@ public final class SettingsParser {
   }
 
   /** A choice setting as the enum constant it names (the setting has checked the name). */
+  /**
+   * The columns head-stats/ is grouped by: only with the statistics written, each named once,
+   * none named as a column of the table itself (layer, head, rows, a statistic).
+   */
+  private static List<String> statsBy(Config c) {
+    List<String> columns = Settings.ATTENTION_STATS_BY.read(c);
+    if (columns.isEmpty()) {
+      return columns;
+    }
+    if (!Settings.ATTENTION_STATS.read(c)) {
+      throw new SettingsException("output.attention.stats-by = " + columns + " groups the "
+          + "per-head statistics; set output.attention.stats = true to write them");
+    }
+    List<String> taken = new ArrayList<>(List.of("layer", "head", "rows"));
+    for (HeadStatistics.Stat stat : HeadStatistics.Stat.values()) {
+      taken.add(stat.column());
+    }
+    Set<String> seen = new HashSet<>();
+    for (String column : columns) {
+      if (column.isBlank() || !seen.add(column) || taken.contains(column)) {
+        throw new SettingsException("output.attention.stats-by = " + columns + ": each entry "
+            + "must name a different input column, and none of " + taken + " (head-stats/'s "
+            + "own columns); '" + column + "' cannot be one");
+      }
+    }
+    return columns;
+  }
+
   private static <E extends ConfigName> E choice(Config c, Setting<String> setting, E[] values) {
     String value = setting.read(c);
     for (E e : values) {

@@ -10,4 +10,18 @@ public interface AttentionSink {
    * column = key, over the sequence's real tokens. The buffer is reused after the call returns.
    */
   void accept(int layer, int sequence, int head, float[] weights, int offset, int length);
+
+  /** Whether {@link #acceptValueNorms} is wanted for this layer (one it wants) and sequence. */
+  default boolean wantsValueNorms(int layer, int sequence) {
+    return false;
+  }
+
+  /**
+   * The norms ‖(x_j W_V^h + b_V^h) W_O^h‖₂ of what each real token j adds to a query's output
+   * through head h, W_O^h being the block of the output projection that h's context feeds (its
+   * bias left out) and x_j what the layer's attention reads: (H, T) at {@code norms[0]}, head
+   * by head. Handed out before the layer's {@link #accept} calls for the sequence.
+   */
+  default void acceptValueNorms(int layer, int sequence, float[] norms, int length) {
+  }
 }

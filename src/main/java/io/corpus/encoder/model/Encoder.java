@@ -36,6 +36,7 @@ public final class Encoder {
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
   private final RelativeBias bias; // the model's score bias, or null
   private final DisentangledBias disentangled; // DeBERTa's position terms, or null
+  private final float[][] outputProjections;  // (L): W_O as floats, made when norms are asked
 
   private int capacity;          // rows the buffers below hold
   private float[] qkv = new float[0];       // (N, (H + 2·Hkv)·D): q, k, v heads
@@ -69,6 +70,7 @@ public final class Encoder {
         attentionTile, bias != null ? bias : disentangled);
     this.zeros = new float[width];
     checkShapes();
+    this.outputProjections = new float[weights.layerCount()][];
     this.rotary = new Rotary[weights.layerCount()];
     Map<RotaryPositions, Rotary> byForm = new HashMap<>();
     for (int l = 0; l < rotary.length; l++) {
@@ -120,13 +122,27 @@ public final class Encoder {
    * weights go to {@code sink} for the layers it wants; pass null for none.
    */
   public void forward(TokenBatch batch, AttentionSink sink) {
+    layers(batch, sink, 0, weights.layerCount(), null);
+  }
+
+  /**
+   * Runs layers [from, to) over the batch, whose tokens are the states entering layer
+   * {@code from} (for 0, the embeddings, to which positions are added first), replacing them by
+   * the states leaving layer {@code to - 1}; after the last layer, its final norm.
+   * {@code ablation}, when not null, removes a head of each sequence in one layer.
+   */
+  public void layers(TokenBatch batch, AttentionSink sink, int from, int to,
+      HeadAblation ablation) {
     int n = batch.tokenCount();
     ensureCapacity(n);
     float[] x = batch.tokens();                                   // (N, E)
-    addPositions(batch, x);
-    for (int l = 0; l < weights.layerCount(); l++) {
+    if (from == 0) {
+      addPositions(batch, x);
+    }
+    for (int l = from; l < to; l++) {
       LayerWeights w = weights.layers().get(l);
       AttentionSink layerSink = sink != null && sink.wantsLayer(l) ? sink : null;
+      HeadAblation layerAblation = ablation != null && ablation.layer() == l ? ablation : null;
       if (settings.normFirst()) {
         // x = x + MHA(LN1(x)); x = x + FFN(LN2(x)); a layer without LN1 attends to x itself
         float[] attended = x;
@@ -134,7 +150,7 @@ public final class Encoder {
           norm(x, scratch, n, w.norm1Gamma(), w.norm1Beta());
           attended = scratch;
         }
-        attention(batch, attended, w, l, layerSink);
+        attention(batch, attended, w, l, layerSink, layerAblation);
         if (w.postNorms() == null) {
           residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
           norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
@@ -150,14 +166,14 @@ public final class Encoder {
       } else {
         // x = LN1(x + MHA(x)); x = LN2(x + FFN(x)), each sum and norm in place: a product's
         // rescaling then reads and writes the same rows, still in cache for the norm after it
-        attention(batch, x, w, l, layerSink);
+        attention(batch, x, w, l, layerSink, layerAblation);
         residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
         norm(x, x, n, w.norm1Gamma(), w.norm1Beta());
         feedForward(x, w, x, x, n);
         norm(x, x, n, w.norm2Gamma(), w.norm2Beta());
       }
     }
-    if (settings.finalNorm()) {
+    if (settings.finalNorm() && to == weights.layerCount()) {
       norm(x, x, n, weights.finalNormGamma(), weights.finalNormBeta());
     }
   }
@@ -238,7 +254,7 @@ public final class Encoder {
    * (N, E). Sequences longer than the attention tile are tiled unless their maps are wanted.
    */
   private void attention(TokenBatch batch, float[] in, LayerWeights w, int layer,
-      AttentionSink sink) {
+      AttentionSink sink, HeadAblation ablation) {
     int n = batch.tokenCount();
     int qkvWidth = head.qkvWidth();
     w.inProjWeight().linear(n, in, 0, w.inProjBias(), null, 0, qkv, 0);
@@ -267,6 +283,9 @@ public final class Encoder {
       if (disentangled != null) {
         disentangled.sequence(batch, first, t);
       }
+      if (sink != null && sink.wantsValueNorms(layer, b)) {
+        sink.acceptValueNorms(layer, b, valueNorms(w, layer, first, t), t);
+      }
       if (sink == null && t <= Math.min(ALL_HEADS_LENGTH, head.tile())) {
         head.full(batch, first, t, keys, 0, heads, mask, qkv, context);  // one softmax pass
         continue;
@@ -286,6 +305,55 @@ public final class Encoder {
         }
       }
     }
+    if (ablation != null) {
+      removeHeads(batch, ablation);
+    }
+  }
+
+  /** Zeroes the context of each sequence's removed head, before the output projection. */
+  private void removeHeads(TokenBatch batch, HeadAblation ablation) {
+    for (int b = 0; b < batch.sequenceCount(); b++) {
+      int removed = ablation.heads()[b];
+      if (removed < 0) {
+        continue;
+      }
+      for (int r = batch.firstRow(b); r < batch.firstRow(b) + batch.length(b); r++) {
+        java.util.Arrays.fill(context, r * inner + removed * headWidth,
+            r * inner + (removed + 1) * headWidth, 0f);
+      }
+    }
+  }
+
+  /**
+   * (H, T): ‖v_j^h W_O^hᵀ‖₂ of each real token j of the sequence from row {@code first} and
+   * head h, v_j^h its value head (bias included) in the fused buffer and W_O^h the (E, D)
+   * columns of the output projection that h's context feeds; in double. T·H·D·E multiply-adds,
+   * as the output projection's: asked for the kept sequences only.
+   */
+  private float[] valueNorms(LayerWeights w, int layer, int first, int t) {
+    float[] out = outputProjections[layer];
+    if (out == null) {
+      out = w.outProjWeight().floats();                    // (E, H·D); dequantized if reduced
+      outputProjections[layer] = out;
+    }
+    int qkvWidth = head.qkvWidth();
+    float[] norms = new float[heads * t];
+    for (int h = 0; h < heads; h++) {
+      for (int j = 0; j < t; j++) {
+        int value = (first + j) * qkvWidth + head.valueOffset(h);
+        double sum = 0;
+        for (int e = 0; e < width; e++) {
+          int column = e * inner + h * headWidth;
+          double dot = 0;
+          for (int d = 0; d < headWidth; d++) {
+            dot += qkv[value + d] * out[column + d];
+          }
+          sum += dot * dot;
+        }
+        norms[h * t + j] = (float) Math.sqrt(sum);
+      }
+    }
+    return norms;
   }
 
   /** One more than the largest position of the batch. */

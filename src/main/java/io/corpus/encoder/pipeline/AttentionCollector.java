@@ -10,8 +10,8 @@ import java.util.List;
 
 /**
  * What one batch's attention weights leave behind, per sequence, until its output rows are built:
- * copies of the kept maps (or their head means), statistics sums of every layer and head, and
- * rollout. Weights arrive per layer, sequence and head, in that order (see {@link AttentionSink}).
+ * copies of the kept maps (or their head means; weights, or weights times value norms), statistics
+ * sums of every layer and head, rollout, and head importances. Weights arrive per layer, sequence and head, in that order (see {@link AttentionSink}).
  */
 final class AttentionCollector implements AttentionSink {
   /** One kept map: layer, head (-1 for a mean of heads) and (T, T) weights over real tokens. */
@@ -29,6 +29,8 @@ final class AttentionCollector implements AttentionSink {
   private double[][] statSums;                  // (B) x (L * H * COUNT)
   private Rollout[] rollouts;                   // (B), null where not kept
   private float[][] headSums;                   // (B) x (T * T), for average-heads
+  private double[][] importance;                // (B) x (L * H), null where not measured
+  private float[] valueNorms;                   // (H, T) of the layer and sequence being handed
 
   AttentionCollector(AttentionOutputs outputs, int layers, int heads) {
     this.outputs = outputs;
@@ -62,6 +64,16 @@ final class AttentionCollector implements AttentionSink {
         : null;
     rollouts = outputs.rollout() ? new Rollout[sequences] : null;
     headSums = outputs.averageHeads() ? new float[sequences][] : null;
+    importance = outputs.importance() ? new double[sequences][] : null;
+  }
+
+  /** Sequence b's head importances, (L · H) at layer · H + head, or null when not measured. */
+  double[] importance(int sequence) {
+    return importance == null ? null : importance[sequence];
+  }
+
+  void setImportance(int sequence, double[] values) {
+    importance[sequence] = values;
   }
 
   List<Map> maps(int sequence) {
@@ -84,6 +96,17 @@ final class AttentionCollector implements AttentionSink {
   }
 
   @Override
+  public boolean wantsValueNorms(int layer, int sequence) {
+    return outputs.measure() == AttentionOutputs.Measure.NORMS && kept[sequence]
+        && outputs.keepsLayer(layer);
+  }
+
+  @Override
+  public void acceptValueNorms(int layer, int sequence, float[] norms, int length) {
+    valueNorms = norms;
+  }
+
+  @Override
   public void accept(int layer, int sequence, int head, float[] weights, int offset, int length) {
     if (statSums != null) {
       HeadStatistics.addMap(weights, offset, length, positions.get(sequence),
@@ -102,6 +125,10 @@ final class AttentionCollector implements AttentionSink {
       }
     }
     if (outputs.keepsLayer(layer) && outputs.keepsHead(head)) {
+      if (outputs.measure() == AttentionOutputs.Measure.NORMS) {
+        weights = normWeighted(weights, offset, length, head);
+        offset = 0;
+      }
       if (headSums != null) {
         addToMean(layer, sequence, head, weights, offset, length);
       } else {
@@ -110,6 +137,18 @@ final class AttentionCollector implements AttentionSink {
         maps.get(sequence).add(new Map(layer, head, copy));
       }
     }
+  }
+
+  /** α_ij · ‖f_h(x_j)‖: each key's column of the head's map scaled by its value norm. */
+  private float[] normWeighted(float[] weights, int offset, int length, int head) {
+    float[] scaled = new float[length * length];
+    int norms = head * length;
+    for (int i = 0; i < length; i++) {
+      for (int j = 0; j < length; j++) {
+        scaled[i * length + j] = weights[offset + i * length + j] * valueNorms[norms + j];
+      }
+    }
+    return scaled;
   }
 
   /** Adds a kept head to the layer's sum; after the last kept head, stores the mean. */

@@ -40,6 +40,7 @@ public abstract class EncoderParams extends Transformer {
   final Param<String> attentionCol;
   final Param<String> statsCol;
   final Param<String> rolloutCol;
+  final Param<String> importanceCol;
   final Param<String> logitsCol;
   final Param<String> scoresCol;
   final Param<String> labelCol;
@@ -63,6 +64,8 @@ public abstract class EncoderParams extends Transformer {
     statsCol = new Param<>(uid, "statsCol",
         "per-head attention statistics sums column; '' = none");
     rolloutCol = new Param<>(uid, "rolloutCol", "attention rollout column; '' = none");
+    importanceCol = new Param<>(uid, "importanceCol", "each head's importance to the pooled "
+        + "vector, array<double> (layer * heads + head), null for a row not sampled; '' = none");
     logitsCol = new Param<>(uid, "logitsCol", "a classifier folder's logits, array<float>; "
         + "'' = not written");
     scoresCol = new Param<>(uid, "scoresCol", "a classifier folder's scores (sigmoid, softmax "
@@ -87,6 +90,7 @@ public abstract class EncoderParams extends Transformer {
     setDefault(attentionCol, "");
     setDefault(statsCol, "");
     setDefault(rolloutCol, "");
+    setDefault(importanceCol, "");
     setDefault(logitsCol, "logits");
     setDefault(scoresCol, "scores");
     setDefault(labelCol, "label");
@@ -170,6 +174,7 @@ public abstract class EncoderParams extends Transformer {
   public Param<String> attentionCol() { return attentionCol; }
   public Param<String> statsCol() { return statsCol; }
   public Param<String> rolloutCol() { return rolloutCol; }
+  public Param<String> importanceCol() { return importanceCol; }
   public Param<String> logitsCol() { return logitsCol; }
   public Param<String> scoresCol() { return scoresCol; }
   public Param<String> labelCol() { return labelCol; }
@@ -200,8 +205,8 @@ public abstract class EncoderParams extends Transformer {
     }
     // While the constructor runs (setDefault asks for them), the params made so far.
     List<Param<?>> params = new ArrayList<>(mirrored == null ? List.of() : mirrored.values());
-    Stream.of(outputCol, pooledCol, attentionCol, statsCol, rolloutCol, logitsCol, scoresCol,
-        labelCol, sparseIndicesCol, sparseValuesCol, multiVectorsCol, tokenLabelsCol, entitiesCol,
+    Stream.of(outputCol, pooledCol, attentionCol, statsCol, rolloutCol, importanceCol, logitsCol,
+        scoresCol, labelCol, sparseIndicesCol, sparseValuesCol, multiVectorsCol, tokenLabelsCol, entitiesCol,
         handleInvalid).filter(Objects::nonNull).forEach(params::add);
     params.sort(Comparator.comparing(Param::name));
     Param<?>[] found = params.toArray(new Param<?>[0]);

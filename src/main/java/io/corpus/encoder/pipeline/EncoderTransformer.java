@@ -63,8 +63,8 @@ import org.apache.spark.sql.types.StructType;
  * {@code sparseIndicesCol} and {@code sparseValuesCol}; a sequence classifier's
  * {@code logitsCol}, {@code scoresCol} and {@code labelCol}; a token classifier's
  * {@code tokenLabelsCol} and, for text, {@code entitiesCol} (see {@link EntityColumns}); and
- * {@code attentionCol}, {@code statsCol} and {@code rolloutCol}, each only when set: see
- * {@link AttentionColumns}.
+ * {@code attentionCol}, {@code statsCol}, {@code rolloutCol} and {@code importanceCol}, each only
+ * when set: see {@link AttentionColumns}.
  *
  * <p>Saved and loaded with Spark ML persistence ({@code save}, {@link #load}, inside a
  * {@code PipelineModel}): the params are saved, not the weights, which are read again from
@@ -133,6 +133,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
   public EncoderTransformer setStatsCol(String v) { set(statsCol, v); return this; }
   public EncoderTransformer setRolloutCol(String v) { set(rolloutCol, v); return this; }
+  public EncoderTransformer setImportanceCol(String v) { set(importanceCol, v); return this; }
   public EncoderTransformer setLogitsCol(String v) { set(logitsCol, v); return this; }
   public EncoderTransformer setScoresCol(String v) { set(scoresCol, v); return this; }
   public EncoderTransformer setLabelCol(String v) { set(labelCol, v); return this; }
@@ -368,12 +369,17 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       throw new IllegalArgumentException("pooling = splade writes a sparse vector, which is not "
           + "L2-normalized: set normalize = false");
     }
+    if (!$(importanceCol).isEmpty() && !pooling.dense()) {
+      throw new IllegalArgumentException("importanceCol measures each head's effect on the "
+          + "pooled vector, and pooling = " + pooling.configName() + " writes none");
+    }
     boolean sparse = splade || resolvedLexical();
     OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
         pooling.dense() ? $(pooledCol) : "", sparse ? $(sparseIndicesCol) : "",
         sparse ? $(sparseValuesCol) : "", resolvedMultiVector() ? $(multiVectorsCol) : "",
         $(attentionCol), $(statsCol),
-        $(rolloutCol), head.isPresent() ? $(logitsCol) : "", head.isPresent() ? $(scoresCol) : "",
+        $(rolloutCol), $(importanceCol), head.isPresent() ? $(logitsCol) : "",
+        head.isPresent() ? $(scoresCol) : "",
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
         perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
         attentionOutputs(), input().chunks(), resolvedQuantization());
@@ -470,7 +476,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         new TreeSet<>(List.of(strings(Settings.ATTENTION_IDS))),
         ConfigName.parse(AttentionOutputs.MapFormat.values(), string(Settings.ATTENTION_FORMAT), "format"),
         intValue(Settings.ATTENTION_TOP_K), flag(Settings.ATTENTION_AVERAGE_HEADS), !$(statsCol).isEmpty(),
-        !$(rolloutCol).isEmpty());
+        !$(rolloutCol).isEmpty(), ConfigName.parse(AttentionOutputs.Measure.values(),
+            string(Settings.ATTENTION_MEASURE), "attentionMeasure"), List.of(),
+        !$(importanceCol).isEmpty(), doubleValue(Settings.ATTENTION_IMPORTANCE_SAMPLE));
   }
 
   @Override

@@ -13,25 +13,42 @@ import org.apache.spark.sql.Row;
 
 /**
  * The corpus-wide per-head statistics: the statistics column's per-sequence sums added up per
- * layer and head, then divided by the rows added up. An exact merge (sums and counts, never a
- * mean of means) however the sequences were split into partitions or retried.
+ * group (of the grouping columns' values), layer and head, then divided by the rows added up.
+ * An exact merge (sums and counts, never a mean of means) however the sequences were split into
+ * partitions or retried; a null value is a group of its own.
  */
 public final class HeadStatsTable {
   private HeadStatsTable() {}
 
-  /** Columns layer, head, rows, then one mean per statistic; sorted by layer and head. */
-  public static Dataset<Row> of(Dataset<Row> encoded, String statsColumn) {
+  /**
+   * Columns {@code groupBy} (as the encoded rows hold them), layer, head, rows, then one mean
+   * per statistic; sorted by them in that order.
+   */
+  public static Dataset<Row> of(Dataset<Row> encoded, String statsColumn, List<String> groupBy) {
     List<Column> aggregates = new ArrayList<>();
     for (HeadStatistics.Stat stat : HeadStatistics.Stat.values()) {
       aggregates.add(sum(col(stat.column())).as(stat.column()));
     }
-    Dataset<Row> sums = encoded.select(explode(col(statsColumn)).as("s")).select(col("s.*"))
-        .groupBy("layer", "head")
+    List<Column> keys = new ArrayList<>();
+    List<Column> groupsAndMaps = new ArrayList<>();
+    for (String column : groupBy) {
+      keys.add(col(column));
+      groupsAndMaps.add(col(column));
+    }
+    groupsAndMaps.add(explode(col(statsColumn)).as("s"));
+    List<Column> groupsAndFields = new ArrayList<>(keys);
+    groupsAndFields.add(col("s.*"));
+    keys.add(col("layer"));
+    keys.add(col("head"));
+    Dataset<Row> sums = encoded.select(groupsAndMaps.toArray(new Column[0]))
+        .select(groupsAndFields.toArray(new Column[0]))
+        .groupBy(keys.toArray(new Column[0]))
         .agg(sum(col("rows")).as("rows"), aggregates.toArray(new Column[0]));
-    List<Column> means = new ArrayList<>(List.of(col("layer"), col("head"), col("rows")));
+    List<Column> means = new ArrayList<>(keys);
+    means.add(col("rows"));
     for (HeadStatistics.Stat stat : HeadStatistics.Stat.values()) {
       means.add(col(stat.column()).divide(col("rows")).as(stat.column()));
     }
-    return sums.select(means.toArray(new Column[0])).orderBy("layer", "head");
+    return sums.select(means.toArray(new Column[0])).orderBy(keys.toArray(new Column[0]));
   }
 }

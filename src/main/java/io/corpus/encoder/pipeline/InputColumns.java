@@ -137,11 +137,14 @@ public final class InputColumns implements Serializable {
     }
   }
 
-  /** The report's colour column must be an input column (any type); it is copied to the output. */
-  public static void requireColorColumn(StructType schema, String column) {
+  /**
+   * A column a setting names that must be an input column (any type), as the report's colour
+   * column and the statistics' groups: every input column is copied to the output.
+   */
+  public static void requireInputColumn(StructType schema, String setting, String column) {
     if (!Arrays.asList(schema.fieldNames()).contains(column)) {
-      throw new IllegalArgumentException("output.report.color-column = " + column + " is not a "
-          + "column of the input; its columns are " + Arrays.toString(schema.fieldNames()));
+      throw new IllegalArgumentException(setting + " = " + column + " is not a column of the "
+          + "input; its columns are " + Arrays.toString(schema.fieldNames()));
     }
   }
 

@@ -14,8 +14,8 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The columns of an encoder's output rows, in order, with their types: the input's columns (less
  * the token vectors, which the output replaces); with text input {@code input_ids} and
- * {@code tokens}; the token embeddings, the pooled vector, the maps, the statistics sums and the
- * rollout, each when it has a name. Resolved once, on the driver; {@link OutputRows} fills rows
+ * {@code tokens}; the token embeddings, the pooled vector, the maps, the statistics sums, the
+ * rollout and the head importances, each when it has a name. Resolved once, on the driver; {@link OutputRows} fills rows
  * of exactly this layout.
  *
  * @param schema the output schema
@@ -52,7 +52,8 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
 
   /** The output columns' names; "" for a column not written. */
   record Names(String embeddings, String pooled, String sparseIndices, String sparseValues,
-      String multiVectors, String attention, String stats, String rollout, String logits, String scores,
+      String multiVectors, String attention, String stats, String rollout, String importance,
+      String logits, String scores,
       String label, String tokenLabels, String entities) {}
 
   static OutputLayout of(StructType input, InputColumns columns, Names names,
@@ -99,6 +100,7 @@ record OutputLayout(StructType schema, int[] keptOrdinals, DataType[] keptTypes,
         attention.format() == AttentionOutputs.MapFormat.TOP_K), false), false);
     add(fields, names.stats(), AttentionColumns.statsType(), false);
     add(fields, names.rollout(), AttentionColumns.floatMatrix(), true);
+    add(fields, names.importance(), DataTypes.createArrayType(DataTypes.DoubleType, false), true);
     add(fields, names.logits(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
     add(fields, names.scores(), DataTypes.createArrayType(DataTypes.FloatType, false), false);
     add(fields, names.label(), DataTypes.StringType, false);

@@ -113,19 +113,8 @@ final class OutputRows implements Serializable {
       values[c++] = embeddings(batch, b, length);
     }
     if (layout.withPooled()) {
-      int skip = pooling == Pooling.FIRST ? 0
-          : Math.min(read.prompt().unpooled(), batch.length(b) - 1);
-      float[] pooled = pooling.pool(batch.tokens(), batch.firstRow(b) + skip,
-          batch.length(b) - skip, batch.width());
-      for (DenseLayer dense : model.dense()) {
-        pooled = dense.apply(pooled);
-      }
-      if (dimensions > 0 && dimensions < pooled.length) {
-        pooled = Arrays.copyOf(pooled, dimensions);
-      }
-      if (normalize) {
-        Pooling.normalize(pooled);
-      }
+      float[] pooled = pooled(batch.tokens(), batch.firstRow(b), batch.length(b), batch.width(),
+          read, model);
       values[c++] = layout.quantization() == Quantization.NONE
           ? UnsafeArrayData.fromPrimitiveArray(pooled) : quantized(pooled);
     }
@@ -153,6 +142,10 @@ final class OutputRows implements Serializable {
       float[] rollout = collector.rollout(b);
       values[c++] = rollout == null ? null
           : matrix(expand(rollout, batch, batch.firstRow(b), batch.length(b), length), length);
+    }
+    if (attention.importance()) {
+      double[] importance = collector.importance(b);
+      values[c++] = importance == null ? null : UnsafeArrayData.fromPrimitiveArray(importance);
     }
     if (layout.withLogits() || layout.withScores() || layout.withLabel()) {
       // The head reads the sequence's final states: the first ([CLS]), their mean, or a
@@ -189,6 +182,27 @@ final class OutputRows implements Serializable {
       }
     }
     return new GenericInternalRow(values);
+  }
+
+  /**
+   * The pooled vector, as written before any quantization, of the {@code length} final states
+   * from row {@code first} of {@code tokens} (width E) of a sequence read as {@code read}: its
+   * pooling over the tokens after its prompt's, the Dense modules, the Matryoshka cut, the norm.
+   */
+  float[] pooled(float[] tokens, int first, int length, int width, SequenceRead.Accepted read,
+      EncoderModel model) {
+    int skip = pooling == Pooling.FIRST ? 0 : Math.min(read.prompt().unpooled(), length - 1);
+    float[] pooled = pooling.pool(tokens, first + skip, length - skip, width);
+    for (DenseLayer dense : model.dense()) {
+      pooled = dense.apply(pooled);
+    }
+    if (dimensions > 0 && dimensions < pooled.length) {
+      pooled = Arrays.copyOf(pooled, dimensions);
+    }
+    if (normalize) {
+      Pooling.normalize(pooled);
+    }
+    return pooled;
   }
 
   /**

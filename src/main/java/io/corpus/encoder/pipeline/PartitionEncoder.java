@@ -4,6 +4,7 @@ import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.HeadImportance;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.TokenBatch;
 import java.util.ArrayDeque;
@@ -148,15 +149,29 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         metrics.rowsDone().add(rowsFinished);
         return;
       }
+      HeadImportance.Input[] measured = null;      // the rows whose head importance is asked
       if (collector != null) {
         boolean[] kept = new boolean[batchRows.size()];
+        measured = new HeadImportance.Input[kept.length];
         for (int b = 0; b < kept.length; b++) {
-          kept[b] = (attention.enabled() || attention.rollout())
-              && attention.keepsSequence(describeId(batchRows.get(b)));
+          String id = describeId(batchRows.get(b));
+          kept[b] = (attention.enabled() || attention.rollout()) && attention.keepsSequence(id);
+          measured[b] = attention.measuresImportance(id) ? HeadImportance.Input.of(batch, b)
+              : null;
         }
         collector.reset(batch, kept);
       }
       encoder.forward(batch, collector);
+      for (int b = 0; measured != null && b < measured.length; b++) {
+        if (measured[b] != null) {
+          SequenceRead.Accepted read = batchReads.get(b);
+          float[] pooled = output.pooled(batch.tokens(), batch.firstRow(b), batch.length(b),
+              batch.width(), read, weights);
+          collector.setImportance(b, HeadImportance.measure(encoder, measured[b], pooled,
+              (tokens, first, length) -> output.pooled(tokens, first, length, batch.width(),
+                  read, weights)));
+        }
+      }
       float[][] sparse = output.sparseVectors(batch, weights);
       long outputStart = System.nanoTime();
       metrics.forwardNanos().add(outputStart - start);

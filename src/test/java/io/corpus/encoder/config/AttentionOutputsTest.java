@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class AttentionOutputsTest {
   private static AttentionOutputs sampled(double sample) {
     return new AttentionOutputs(true, List.of(), List.of(), sample, new java.util.TreeSet<>(),
-        AttentionOutputs.MapFormat.FULL, 8, false, false, false);
+        AttentionOutputs.MapFormat.FULL, 8, false, false, false, AttentionOutputs.Measure.WEIGHTS,
+        List.of(), false, 1.0);
   }
 
   private static Set<String> kept(AttentionOutputs o, List<String> ids) {
@@ -36,7 +37,8 @@ class AttentionOutputsTest {
   @Test
   void idsKeepExactlyThoseSequences() {
     AttentionOutputs o = new AttentionOutputs(true, List.of(), List.of(), 1.0,
-        new java.util.TreeSet<>(List.of("a", "b")), AttentionOutputs.MapFormat.FULL, 8, false, false, false);
+        new java.util.TreeSet<>(List.of("a", "b")), AttentionOutputs.MapFormat.FULL, 8, false,
+        false, false, AttentionOutputs.Measure.WEIGHTS, List.of(), false, 1.0);
     assertEquals(Set.of("a", "b"), kept(o, List.of("a", "b", "c", "ab")));
   }
 

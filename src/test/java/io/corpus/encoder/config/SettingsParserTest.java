@@ -78,7 +78,8 @@ class SettingsParserTest {
     assertEquals(Pooling.MAX, s.output().pooling());
     assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0,
         new java.util.TreeSet<>(List.of("a", "b c")),
-        AttentionOutputs.MapFormat.TOP_K, 4, true, true, true), s.output().attention());
+        AttentionOutputs.MapFormat.TOP_K, 4, true, true, true, AttentionOutputs.Measure.WEIGHTS,
+        List.of(), false, 1.0), s.output().attention());
     assertEquals(new JobSettings.Report(true, 3, 32, "topic", 500, 4, 0.9), s.output().report());
     assertEquals(new JobSettings.Execution(100, 16, 8, false, false), s.execution());
     assertEquals(5, (int) s.value(Settings.CHECKPOINT_SECONDS));

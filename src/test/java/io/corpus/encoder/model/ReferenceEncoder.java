@@ -12,8 +12,14 @@ public final class ReferenceEncoder {
   private final EncoderWeights weights;
   private final int width;
 
-  /** Output of one sequence: embeddings (T, E) with zero rows at padding; maps [L][H][T][T]. */
-  public record Result(double[][] embeddings, double[][][][] attention) {}
+  /**
+   * Output of one sequence: embeddings (T, E) with zero rows at padding; maps [L][H][T][T];
+   * value norms [L][H][T], ‖(x_j W_V^h + b_V^h) W_O^h‖ of each token j through head h.
+   */
+  public record Result(double[][] embeddings, double[][][][] attention, double[][][] valueNorms) {}
+
+  private int ablatedLayer = -1;   // the layer and head whose context is zeroed, or -1
+  private int ablatedHead = -1;
 
   public ReferenceEncoder(ModelSettings settings, EncoderWeights weights) {
     this.settings = settings;
@@ -25,36 +31,86 @@ public final class ReferenceEncoder {
   public Result encode(float[][] input, boolean[] valid) {
     int t = input.length;
     boolean[] real = valid != null ? valid : allTrue(t);
-    double[][] x = new double[t][width];
-    for (int i = 0; i < t; i++) {
-      for (int e = 0; e < width; e++) {
-        x[i][e] = input[i][e] + position(i, e);
-      }
-    }
     double[][][][] maps = new double[weights.layerCount()][][][];
-    for (int l = 0; l < weights.layerCount(); l++) {
-      LayerWeights w = weights.layers().get(l);
-      if (settings.normFirst()) {
-        double[][] attended = w.hasAttentionNorm() ? norm(x, w.norm1Gamma(), w.norm1Beta()) : x;
-        double[][] a = attention(attended, w, real, maps, l);
-        LayerWeights.PostNorms post = w.postNorms();
-        x = add(x, post == null ? a : norm(a, post.attention(), new float[width]));
-        double[][] f = feedForward(norm(x, w.norm2Gamma(), w.norm2Beta()), w);
-        x = add(x, post == null ? f : norm(f, post.feedForward(), new float[width]));
-      } else {
-        x = norm(add(x, attention(x, w, real, maps, l)), w.norm1Gamma(), w.norm1Beta());
-        x = norm(add(x, feedForward(x, w)), w.norm2Gamma(), w.norm2Beta());
-      }
-    }
-    if (settings.finalNorm()) {
-      x = norm(x, weights.finalNormGamma(), weights.finalNormBeta());
-    }
+    double[][][] norms = new double[weights.layerCount()][][];
+    double[][] x = layers(embedded(input), real, 0, weights.layerCount(), maps, norms);
     for (int i = 0; i < t; i++) {
       if (!real[i]) {
         x[i] = new double[width];
       }
     }
-    return new Result(x, maps);
+    return new Result(x, maps, norms);
+  }
+
+  /**
+   * Each head's importance to a sequence's vector (every token real), layer l's head h at
+   * l · H + h: 1 − cos(pool(output), pool(output with h's context zeroed in layer l only)),
+   * each output run from the embeddings through every layer.
+   */
+  public double[] importance(float[][] input,
+      java.util.function.Function<double[][], double[]> pool) {
+    int layers = weights.layerCount();
+    int heads = settings.heads();
+    boolean[] real = allTrue(input.length);
+    double[] pooled = pool.apply(encode(input, null).embeddings());
+    double[] importance = new double[layers * heads];
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        ablatedLayer = l;
+        ablatedHead = h;
+        double[][] out = layers(embedded(input), real, 0, layers,
+            new double[layers][][][], new double[layers][][]);
+        ablatedLayer = -1;
+        ablatedHead = -1;
+        importance[l * heads + h] = 1 - cosine(pooled, pool.apply(out));
+      }
+    }
+    return importance;
+  }
+
+  private static double cosine(double[] a, double[] b) {
+    double dot = 0;
+    double aa = 0;
+    double bb = 0;
+    for (int i = 0; i < a.length; i++) {
+      dot += a[i] * b[i];
+      aa += a[i] * a[i];
+      bb += b[i] * b[i];
+    }
+    return dot / Math.sqrt(aa * bb);
+  }
+
+  private double[][] embedded(float[][] input) {
+    double[][] x = new double[input.length][width];
+    for (int i = 0; i < input.length; i++) {
+      for (int e = 0; e < width; e++) {
+        x[i][e] = input[i][e] + position(i, e);
+      }
+    }
+    return x;
+  }
+
+  /** Layers [from, to) over x; after the last layer, the final norm. */
+  private double[][] layers(double[][] x, boolean[] real, int from, int to, double[][][][] maps,
+      double[][][] norms) {
+    for (int l = from; l < to; l++) {
+      LayerWeights w = weights.layers().get(l);
+      if (settings.normFirst()) {
+        double[][] attended = w.hasAttentionNorm() ? norm(x, w.norm1Gamma(), w.norm1Beta()) : x;
+        double[][] a = attention(attended, w, real, maps, norms, l);
+        LayerWeights.PostNorms post = w.postNorms();
+        x = add(x, post == null ? a : norm(a, post.attention(), new float[width]));
+        double[][] f = feedForward(norm(x, w.norm2Gamma(), w.norm2Beta()), w);
+        x = add(x, post == null ? f : norm(f, post.feedForward(), new float[width]));
+      } else {
+        x = norm(add(x, attention(x, w, real, maps, norms, l)), w.norm1Gamma(), w.norm1Beta());
+        x = norm(add(x, feedForward(x, w)), w.norm2Gamma(), w.norm2Beta());
+      }
+    }
+    if (settings.finalNorm() && to == weights.layerCount()) {
+      x = norm(x, weights.finalNormGamma(), weights.finalNormBeta());
+    }
+    return x;
   }
 
   private double position(int i, int e) {
@@ -66,7 +122,7 @@ public final class ReferenceEncoder {
   }
 
   private double[][] attention(double[][] x, LayerWeights w, boolean[] real, double[][][][] maps,
-      int layer) {
+      double[][][] norms, int layer) {
     int t = x.length;
     int heads = settings.heads();
     int kvHeads = settings.kvHeads();
@@ -126,7 +182,27 @@ public final class ReferenceEncoder {
         }
       }
     }
-    return linear(context, w.outProjWeight().floats(), w.outProjBias());
+    float[] out = w.outProjWeight().floats();              // (E, H·D)
+    norms[layer] = new double[heads][t];
+    for (int h = 0; h < heads; h++) {
+      for (int j = 0; j < t; j++) {
+        double sum = 0;
+        for (int e = 0; e < width; e++) {
+          double y = 0;
+          for (int c = 0; c < d; c++) {
+            y += qkv[j][values + (h / group) * d + c] * out[e * heads * d + h * d + c];
+          }
+          sum += y * y;
+        }
+        norms[layer][h][j] = Math.sqrt(sum);
+      }
+    }
+    if (layer == ablatedLayer) {
+      for (int i = 0; i < t; i++) {
+        java.util.Arrays.fill(context[i], ablatedHead * d, (ablatedHead + 1) * d, 0);
+      }
+    }
+    return linear(context, out, w.outProjBias());
   }
 
   /** Each rotated pair of the head at {@code offset} turned by its angle at position p. */
@@ -158,13 +234,20 @@ public final class ReferenceEncoder {
     int out = b.length;
     int in = w.length / out;
     double[][] y = new double[x.length][out];
-    for (int r = 0; r < x.length; r++) {
-      for (int o = 0; o < out; o++) {
-        double acc = b[o];
-        for (int i = 0; i < in; i++) {
-          acc += x[r][i] * w[o * in + i];
+    for (int o = 0; o < out; o++) {            // each weight row read once, for every x row
+      for (int r = 0; r < x.length; r++) {
+        double[] a = {b[o], 0, 0, 0};           // four running sums: not one add's latency
+        int i = 0;
+        for (; i + 4 <= in; i += 4) {
+          a[0] += x[r][i] * w[o * in + i];
+          a[1] += x[r][i + 1] * w[o * in + i + 1];
+          a[2] += x[r][i + 2] * w[o * in + i + 2];
+          a[3] += x[r][i + 3] * w[o * in + i + 3];
         }
-        y[r][o] = acc;
+        for (; i < in; i++) {
+          a[0] += x[r][i] * w[o * in + i];
+        }
+        y[r][o] = (a[0] + a[1]) + (a[2] + a[3]);
       }
     }
     return y;

@@ -78,7 +78,7 @@ class AttentionOutputsGoldenTest {
       Tolerances.assertMapClose(rollout, SparkInputs.matrix(row.getAs("rollout")),
           c + " " + id + " rollout");
     }
-    List<Row> table = HeadStatsTable.of(out, "stats").collectAsList();
+    List<Row> table = HeadStatsTable.of(out, "stats", List.of()).collectAsList();
     assertEquals(c.layers() * c.heads(), table.size());
     for (Row r : table) {
       int m = r.getInt(0) * c.heads() + r.getInt(1);

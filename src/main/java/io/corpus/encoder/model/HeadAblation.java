@@ -1,0 +1,15 @@
+package io.corpus.encoder.model;
+
+/**
+ * One head removed from one layer, per sequence of a batch: its context (its α · V) set to zero
+ * before that layer's output projection, all else unchanged (Michel et al. 2019, "Are Sixteen
+ * Heads Really Better than One?").
+ *
+ * @param layer the layer whose head is removed
+ * @param heads (B): the head removed from sequence b, or -1 for none
+ */
+public record HeadAblation(int layer, int[] heads) {
+  public HeadAblation {
+    heads = heads.clone();
+  }
+}
