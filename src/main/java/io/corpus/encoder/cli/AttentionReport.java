@@ -8,7 +8,7 @@ import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.ParquetFooters;
-import io.corpus.encoder.model.HeadStatistics;
+import io.corpus.encoder.report.Analytics;
 import io.corpus.encoder.report.CorpusMap;
 import io.corpus.encoder.report.ReportPage;
 import java.io.IOException;
@@ -35,8 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads a job's output folder (head-stats/, attention/, rollout/, embeddings/ for the tokens and
- * the corpus map) and writes report/index.html into it: the Spark side of {@link ReportPage},
+ * Reads a job's output folder (head-stats/, attention/ and attention-norms/, rollout/,
+ * head-importance/, embeddings/ for the tokens and the corpus map; another run's to compare) and
+ * writes report/index.html into it: the Spark side of {@link ReportPage},
  * which draws.
  */
 final class AttentionReport {
@@ -46,28 +47,37 @@ final class AttentionReport {
 
   /** Writes {@code folder}/report/index.html and returns its path. */
   static String write(SparkSession spark, String folder, JobSettings settings, String title) {
+    return write(spark, folder, settings, title, null);
+  }
+
+  /**
+   * Writes {@code folder}/report/index.html, with a comparison against the output folder
+   * {@code other} (null for none), and returns its path.
+   */
+  static String write(SparkSession spark, String folder, JobSettings settings, String title,
+      String other) {
     long start = System.nanoTime();
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    List<ReportPage.HeadRow> stats = new ArrayList<>();
+    ReportTables.Statistics statistics = ReportTables.statistics(spark, folder, hadoop);
+    List<ReportPage.HeadRow> stats = statistics.overall();
     double meanLength = 0;
-    if (exists(folder + "/head-stats", hadoop)) {
-      for (Row r : spark.read().parquet(folder + "/head-stats").collectAsList()) {
-        double[] means = new double[HeadStatistics.COUNT];
-        for (int s = 0; s < means.length; s++) {
-          means[s] = r.getAs(HeadStatistics.Stat.values()[s].column());
-        }
-        stats.add(new ReportPage.HeadRow(r.getAs("layer"), r.getAs("head"), r.getAs("rows"),
-            means));
-      }
+    if (!stats.isEmpty()) {
       long sequences = ParquetFooters.rowCountOfFolder(folder + "/embeddings", hadoop);
-      meanLength = stats.isEmpty() || sequences == 0 ? 0 : (double) stats.get(0).rows() / sequences;
+      meanLength = sequences == 0 ? 0 : (double) stats.get(0).rows() / sequences;
     }
-    List<ReportPage.Sequence> sequences = exists(folder + "/attention", hadoop)
-        ? sequences(spark, folder, settings, hadoop) : List.of();
+    List<ReportPage.Sequence> sequences = new ArrayList<>();
+    for (AttentionOutputs.Measure measure : AttentionOutputs.Measure.values()) {
+      if (exists(folder + "/" + measure.table(), hadoop)) {
+        sequences.addAll(sequences(spark, folder, settings, hadoop, measure));
+      }
+    }
     long headView = System.nanoTime();
     CorpusMap map = CorpusMapTable.collect(spark, folder, settings);
     long mapped = System.nanoTime();
-    String html = ReportPage.render(title, stats, meanLength, sequences, map);
+    Analytics analytics = new Analytics(statistics.groups(),
+        ReportTables.importance(spark, folder, hadoop),
+        other == null ? null : ReportTables.compare(spark, folder, other, settings, hadoop));
+    String html = ReportPage.render(title, stats, meanLength, sequences, map, analytics);
     String page = folder + "/report/index.html";
     Path path = new Path(page);
     try {
@@ -105,8 +115,8 @@ final class AttentionReport {
    * to report.max-tokens.
    */
   private static List<ReportPage.Sequence> sequences(SparkSession spark, String folder,
-      JobSettings settings, Configuration hadoop) {
-    Dataset<Row> attention = firstWindows(spark.read().parquet(folder + "/attention"));
+      JobSettings settings, Configuration hadoop, AttentionOutputs.Measure measure) {
+    Dataset<Row> attention = firstWindows(spark.read().parquet(folder + "/" + measure.table()));
     boolean topK = Arrays.asList(attention.columns()).contains("top_keys");
     String id = settings.input().idColumn();
     int limit = settings.output().report().maxTokens();
@@ -136,7 +146,7 @@ final class AttentionReport {
     List<ReportPage.Sequence> out = new ArrayList<>();
     for (String key : ids) {
       out.add(new ReportPage.Sequence(key, tokens.get(key), lengths.getOrDefault(key, 0),
-          topK ? "top-k" : "full", maps.getOrDefault(key, List.of())));
+          topK ? "top-k" : "full", measure.configName(), maps.getOrDefault(key, List.of())));
     }
     return out;
   }
@@ -224,7 +234,7 @@ final class AttentionReport {
     return scala.jdk.javaapi.CollectionConverters.asJava((scala.collection.Seq<?>) value);
   }
 
-  private static boolean exists(String path, Configuration hadoop) {
+  static boolean exists(String path, Configuration hadoop) {
     Path p = new Path(path);
     try {
       return p.getFileSystem(hadoop).exists(p);

@@ -9,17 +9,23 @@ import java.util.UUID;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code jobs/report --config FILE}: (re)writes report/index.html in the output folder of a job
- * that has run with that config (its head-stats/ and attention/), without running the model.
+ * {@code jobs/report --config FILE [--compare OTHER_OUTPUT]}: (re)writes report/index.html in the
+ * output folder of a job that has run with that config (its head-stats/, attention/ and the
+ * rest), without running the model; with {@code --compare}, beside another run of the same rows
+ * (per-head differences, the cosine of each row's two vectors).
  */
 public final class ReportJob {
   private ReportJob() {}
 
   public static void main(String[] args) {
-    if (args.length != 2 || !args[0].equals("--config")) {
-      System.err.println("usage: jobs/report --config FILE");
+    boolean compares = args.length == 4 && args[2].equals("--compare");
+    if ((args.length != 2 && !compares) || !args[0].equals("--config")) {
+      System.err.println("usage: jobs/report --config FILE [--compare OTHER_OUTPUT]");
       System.exit(2);
     }
+    // a local folder as given, from the working directory; a URI (hdfs://, s3a://) as it is
+    String other = !compares ? null : args[3].contains("://") ? args[3]
+        : Path.of(args[3]).toAbsolutePath().normalize().toString();
     SparkSession spark = null;
     EnvironmentValues environment = SettingsParser.environmentValues(Path.of(args[1]));
     try {
@@ -30,7 +36,8 @@ public final class ReportJob {
       try (OutputLock lock = OutputLock.acquire(output.getFileSystem(
           spark.sparkContext().hadoopConfiguration()), output, "report-" + UUID.randomUUID())) {
         String page = AttentionReport.write(spark, settings.output().path(), settings,
-            "Output " + settings.output().path());
+            "Output " + settings.output().path() + (other == null ? "" : ", compared with "
+                + other), other);
         System.out.println("report: " + environment.redact(page));
       }
     } catch (Exception e) {

@@ -14,8 +14,9 @@ import java.util.Map;
 /**
  * The numbers the page's script draws, as one compact JSON object: arrays of numbers are packed
  * as base64 of little-endian float32 or int32 (a browser's typed arrays read them as they are),
- * strings stay strings. Keys: {@code stats} (per-head means and labels), {@code sequences} (the
- * head view's maps), {@code map} (the corpus map and its neighbours; absent without one).
+ * strings stay strings. Keys: {@code stats} (per-head means and labels), {@code groups} (the same
+ * per group of stats-by), {@code sequences} (the head view's maps), {@code map} (the corpus map
+ * and its neighbours), {@code importance} and {@code compare} (absent without them).
  */
 final class ReportData {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -23,9 +24,22 @@ final class ReportData {
   private ReportData() {}
 
   static String json(List<ReportPage.HeadRow> stats, double meanLength,
-      List<ReportPage.Sequence> sequences, CorpusMap map) {
+      List<ReportPage.Sequence> sequences, CorpusMap map, Analytics analytics) {
     Map<String, Object> data = new LinkedHashMap<>();
     data.put("stats", stats(stats, meanLength));
+    List<Object> groups = new ArrayList<>();
+    for (Analytics.Group g : analytics.groups()) {
+      groups.add(Map.of("label", g.label(), "stats", stats(g.heads(), meanLength)));
+    }
+    data.put("groups", groups);
+    Analytics.Importance importance = analytics.importance();
+    if (importance != null) {
+      data.put("importance", Map.of("layers", importance.layers(), "heads", importance.heads(),
+          "rows", importance.rows(), "values", floats(toFloats(importance.values()))));
+    }
+    if (analytics.comparison() != null) {
+      data.put("compare", comparison(analytics.comparison()));
+    }
     List<Object> packed = new ArrayList<>();
     for (ReportPage.Sequence s : sequences) {
       packed.add(sequence(s));
@@ -70,6 +84,7 @@ final class ReportData {
     out.put("id", s.id());
     out.put("length", s.length());
     out.put("format", s.format());
+    out.put("measure", s.measure());
     out.put("tokens", s.tokens() == null ? List.of() : s.tokens());
     out.put("maps", maps);
     return out;
@@ -101,6 +116,42 @@ final class ReportData {
     out.put("duplicateCount", nn.duplicateCount());
     out.put("duplicates", Map.of("first", ints(first), "second", ints(second),
         "cosine", floats(cosine)));
+    return out;
+  }
+
+  private static Map<String, Object> comparison(Analytics.Comparison c) {
+    List<String> stats = new ArrayList<>();
+    for (HeadStatistics.Stat s : HeadStatistics.Stat.values()) {
+      stats.add(s.column());
+    }
+    List<String> differences = new ArrayList<>();
+    for (double[] grid : c.statistics()) {
+      differences.add(floats(toFloats(grid)));
+    }
+    List<Object> moved = new ArrayList<>();
+    for (Analytics.Moved m : c.moved()) {
+      moved.add(Map.of("id", m.id(), "text", m.text() == null ? "" : m.text(),
+          "cosine", m.cosine()));
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("other", c.other());
+    out.put("layers", c.layers());
+    out.put("heads", c.heads());
+    out.put("columns", c.statistics().isEmpty() ? List.of() : stats);
+    out.put("statistics", differences);
+    out.put("importance", c.importance() == null ? "" : floats(toFloats(c.importance())));
+    out.put("rows", c.rows());
+    out.put("histogram", c.histogram());
+    out.put("low", c.low());
+    out.put("moved", moved);
+    return out;
+  }
+
+  private static float[] toFloats(double[] values) {
+    float[] out = new float[values.length];
+    for (int i = 0; i < values.length; i++) {
+      out[i] = (float) values[i];
+    }
     return out;
   }
 

@@ -46,11 +46,16 @@ public final class ReportPage {
    * @param format the maps' format as written: full or top-k (the weights outside the k are 0)
    */
   public record Sequence(String id, List<String> tokens, int length, String format,
-      List<Map> maps) {}
+      String measure, List<Map> maps) {
+    /** A sequence's attention weights. */
+    public Sequence(String id, List<String> tokens, int length, String format, List<Map> maps) {
+      this(id, tokens, length, format, "weights", maps);
+    }
+  }
 
   /** The page's script, in order, joined inside one function (report.js says why). */
   private static final List<String> SCRIPTS = List.of("report.js", "head-view.js",
-      "corpus-map.js", "neighbours.js");
+      "corpus-map.js", "neighbours.js", "analytics.js");
 
   /** The layer number the rollout's map is given in {@link Map}. */
   public static final int ROLLOUT = -1;
@@ -67,6 +72,12 @@ public final class ReportPage {
    */
   public static String render(String title, List<HeadRow> stats, double meanLength,
       List<Sequence> sequences, CorpusMap map) {
+    return render(title, stats, meanLength, sequences, map, Analytics.NONE);
+  }
+
+  /** As above, with the statistics by group, the heads' importance and a comparison. */
+  public static String render(String title, List<HeadRow> stats, double meanLength,
+      List<Sequence> sequences, CorpusMap map, Analytics analytics) {
     StringBuilder html = new StringBuilder();
     html.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<title>Attention report</title>\n<style>").append(resource("report.css"))
@@ -83,7 +94,8 @@ public final class ReportPage {
       sequence(html, s);
     }
     html.append("</section>\n<script type=\"application/json\" id=\"report-data\">")
-        .append(ReportData.json(stats, meanLength, sequences, map)).append("</script>\n")
+        .append(ReportData.json(stats, meanLength, sequences, map, analytics))
+        .append("</script>\n")
         .append("<script>\n(function () {\n");
     for (String script : SCRIPTS) {
       html.append(resource(script));

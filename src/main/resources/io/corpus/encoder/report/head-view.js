@@ -4,8 +4,18 @@
     var sequences = data.sequences;
     if (!sequences.length) {
       hide('head-view', 'Head view: no sequence has attention maps (set output.attention.enabled).');
-      return;
+      return null;
     }
+    var listeners = [];
+    var measureSelect = document.getElementById('hv-measure');
+    var measures = [];
+    sequences.forEach(function (s) {
+      if (measures.indexOf(s.measure) < 0) { measures.push(s.measure); }
+    });
+    measures.forEach(function (m) {
+      measureSelect.appendChild(element('option', { value: m }, m));
+    });
+    document.getElementById('hv-measure-label').style.display = measures.length > 1 ? '' : 'none';
     var seqSelect = document.getElementById('hv-sequence');
     var layerSelect = document.getElementById('hv-layer');
     var svg = document.getElementById('hv-lines');
@@ -14,9 +24,15 @@
     var state = { sequence: 0, layer: null, heads: [], focus: null, pinned: false };
 
     sequences.forEach(function (s, i) {
-      seqSelect.appendChild(element('option', { value: String(i) },
+      seqSelect.appendChild(element('option', { value: String(i), 'data-measure': s.measure },
         s.id + ' (' + s.length + ' tokens, ' + s.format + ')'));
     });
+    function showSequences(measure) {
+      Array.prototype.forEach.call(seqSelect.options, function (o) {
+        o.hidden = o.dataset.measure !== measure;
+        o.disabled = o.hidden;
+      });
+    }
     function layersOf(s) {
       var seen = [];
       s.maps.forEach(function (m) { if (seen.indexOf(m.layer) < 0) { seen.push(m.layer); } });
@@ -27,8 +43,24 @@
     function mapsOf(s, layer) {
       return s.maps.filter(function (m) { return m.layer === layer; });
     }
-    function weightsOf(m) {
-      if (!m.values) { m.values = floats(m.weights); }
+    // A norm-based map's values are α times a norm, not in [0, 1]: drawn relative to the largest
+    // value of the sequence's maps (the rollout, of the weights, as it is).
+    function weightsOf(m, s) {
+      if (!m.values) {
+        m.values = floats(m.weights);
+        s = s || sequences[state.sequence];
+        if (s.measure === 'norms' && m.layer >= 0) {
+          if (s.largest === undefined) {
+            s.largest = 0;
+            s.maps.forEach(function (other) {
+              if (other.layer < 0) { return; }
+              floats(other.weights).forEach(function (v) { s.largest = Math.max(s.largest, v); });
+            });
+          }
+          var scale = s.largest > 0 ? 1 / s.largest : 1;
+          m.values = m.values.map(function (v) { return v * scale; });
+        }
+      }
       return m.values;
     }
     function headName(m) {
@@ -37,21 +69,27 @@
     function colorOf(m) { return HEAD_COLORS[Math.max(0, m.head) % HEAD_COLORS.length]; }
     function tokenText(s, t) { return t < s.tokens.length ? readable(s.tokens[t]) : String(t); }
 
-    function chooseSequence(i) {
+    function chooseSequence(i, layer, head) {
       state.sequence = i;
       var s = sequences[i];
+      seqSelect.value = String(i);
+      measureSelect.value = s.measure;
+      showSequences(s.measure);
       clear(layerSelect);
       layersOf(s).forEach(function (l) {
         layerSelect.appendChild(element('option', { value: String(l) },
           l < 0 ? 'rollout' : String(l)));
       });
-      chooseLayer(layersOf(s)[0]);
+      chooseLayer(layer !== undefined && layersOf(s).indexOf(layer) >= 0 ? layer
+        : layersOf(s)[0], head);
+      listeners.forEach(function (f) { f(i); });
     }
-    function chooseLayer(layer) {
+    function chooseLayer(layer, head) {
       state.layer = layer;
       layerSelect.value = String(layer);
       var maps = mapsOf(sequences[state.sequence], layer);
-      state.heads = [maps[0].head];
+      var chosen = maps.filter(function (m) { return m.head === head; });
+      state.heads = [(chosen.length ? chosen[0] : maps[0]).head];
       state.focus = null;
       state.pinned = false;
       drawThumbs();
@@ -159,6 +197,8 @@
       }
       document.getElementById('hv-note').textContent = (n < s.length
         ? 'the first ' + n + ' of ' + s.length + ' tokens; ' : '')
+        + (s.measure === 'norms' && state.layer >= 0 ? 'norm-based maps, drawn relative to '
+          + 'the largest value of the sequence; ' : '')
         + (s.format === 'top-k' && state.layer >= 0 ? 'top-k maps: only the k largest weights '
           + 'of each query were written' : 'weights below ' + MIN_WEIGHT + ' not drawn');
       if (state.focus) { focus(state.focus.side, state.focus.t); }
@@ -177,7 +217,27 @@
     }
     seqSelect.addEventListener('change', function () { chooseSequence(Number(seqSelect.value)); });
     layerSelect.addEventListener('change', function () { chooseLayer(Number(layerSelect.value)); });
+    // The other measure of the same sequence, at the same layer and head, where it was written.
+    measureSelect.addEventListener('change', function () {
+      var now = sequences[state.sequence];
+      var same = -1, first = -1;
+      sequences.forEach(function (s, i) {
+        if (s.measure !== measureSelect.value) { return; }
+        if (first < 0) { first = i; }
+        if (s.id === now.id && same < 0) { same = i; }
+      });
+      chooseSequence(same >= 0 ? same : first, state.layer, state.heads[0]);
+    });
     chooseSequence(0);
+    return {
+      sequences: sequences,
+      current: function () { return state.sequence; },
+      show: function (i, layer, head) { chooseSequence(i, layer, head); },
+      onSequence: function (f) { listeners.push(f); },
+      weightsOf: weightsOf,
+      layersOf: layersOf,
+      mapsOf: mapsOf
+    };
   }
 
   // WordPiece, SentencePiece and byte-level BPE pieces, as a reader would write them.

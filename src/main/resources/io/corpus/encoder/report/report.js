@@ -3,7 +3,8 @@
 // 2-D) and the neighbours (tables). No library, no network. Arrays of numbers arrive as base64 of
 // little-endian float32 / int32. body[data-ready] is set to the milliseconds since navigation
 // when everything is drawn; body[data-errors] counts errors.
-// The page's script is this file then head-view.js, corpus-map.js and neighbours.js, inside one
+// The page's script is this file then head-view.js, corpus-map.js, neighbours.js and analytics.js
+// (the model view, the statistics by group, head importance, the comparison), inside one
 // function (ReportPage joins them): the views' functions are declared there and called here.
   'use strict';
   var body = document.body;
@@ -56,8 +57,12 @@
   var map = data.map;
   var selectRow = function () {};   // set by neighbours(): shows a row's neighbours
 
-  headView();
+  var heads = headView();
+  modelView(heads);
+  statisticsView();
+  importanceView();
+  compareView();
   var mapView = corpusMap();
   neighbours(mapView);
-  window.report = { data: data, map: mapView };   // for a notebook's or a test's script
+  window.report = { data: data, map: mapView, heads: heads };   // for a notebook's or a test's script
   body.dataset.ready = String(Math.round(performance.now()));
