@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The recipes the README links (rerank, long documents, entities, hybrid search; in
- * src/site/markdown/recipes.md), run as written there:
+ * src/site/markdown/recipes.md; attention analyses in attention.md), run as written there:
  * its SQL blocks in DuckDB (through its JDBC driver) and its HOCON blocks as job configs, in a
  * working folder. Only what the README leaves to the reader is filled in: the model folders'
  * paths (the test's cross-encoder, NER and SPLADE folders, the sample's all-MiniLM-L6-v2), the
@@ -109,6 +109,76 @@ class ReadmeRecipesTest {
       System.out.println("ReadmeRecipesTest: best chunks " + chunks.stream()
           .map(r -> r[0] + " -> " + r[1] + "#" + r[2]).toList());
     }
+  }
+
+  /**
+   * attention.md's analyses on the sample's glosses: the jobs as written, then heads ranked by
+   * importance (the table's order and values), two categories' statistics against each other
+   * (the differences of head-stats/), and a norm map beside its weight map (each of the norm
+   * map's columns the weight map's times one number, the key's value norm).
+   */
+  @Test
+  void attentionAnalysesRunAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## Analyses: heads ranked, two slices, norms beside");
+    assertEquals(List.of("hocon", "hocon", "sql", "sql", "sql"),
+        blocks.stream().map(b -> b.substring(0, b.indexOf('\n'))).toList(), "the blocks");
+    SparkSession spark = SparkTestSession.get();
+    spark.read().parquet(ROOT.resolve("data-samples/texts.parquet").toString()).coalesce(1)
+        .write().parquet(work.resolve("texts.parquet").toString());
+    runJob(body(blocks.get(0)), "analysis.conf");
+    runJob(body(blocks.get(1)), "analysis-weights.conf");
+    try (Connection duckdb = DriverManager.getConnection("jdbc:duckdb:")) {
+      List<String[]> ranked = query(duckdb, body(blocks.get(2)), 4);
+      List<Row> table = spark.read().parquet(work.resolve("analysis/head-importance")
+          .toString()).orderBy(org.apache.spark.sql.functions.col("importance").desc())
+          .limit(10).collectAsList();
+      assertEquals(10, ranked.size());
+      for (int i = 0; i < 10; i++) {
+        assertEquals(table.get(i).<Double>getAs("importance"),
+            Double.parseDouble(ranked.get(i)[2]), 1e-12, "rank " + (i + 1));
+        assertTrue(Long.parseLong(ranked.get(i)[3]) > 20, "about one row in ten of 400");
+      }
+
+      List<String[]> slices = query(duckdb, body(blocks.get(3)), 4);
+      Map<String, Double> entropy = new HashMap<>();
+      for (Row r : spark.read().parquet(work.resolve("analysis/head-stats").toString())
+          .collectAsList()) {
+        entropy.put(r.getAs("category") + "/" + r.getAs("layer") + "/" + r.getAs("head"),
+            r.getAs("entropy"));
+      }
+      assertEquals(10, slices.size());
+      for (String[] row : slices) {
+        String head = "/" + row[0] + "/" + row[1];
+        assertEquals(entropy.get("animal" + head) - entropy.get("food" + head),
+            Double.parseDouble(row[2]), 1e-9, "layer and head" + head);
+      }
+
+      List<String[]> beside = query(duckdb, body(blocks.get(4)), 3);
+      assertEquals(12, beside.size(), "every head of layer 5");
+      for (String[] row : beside) {
+        double[][] norms = matrixOf(row[1]);
+        double[][] weights = matrixOf(row[2]);
+        for (int j = 0; j < norms.length; j++) {
+          double scale = norms[0][j] / weights[0][j];
+          assertTrue(scale > 0, "a value norm is positive");
+          for (int i = 0; i < norms.length; i++) {
+            assertEquals(weights[i][j] * scale, norms[i][j], 1e-4 * scale,
+                "head " + row[0] + " query " + i + " key " + j);
+          }
+        }
+      }
+    }
+  }
+
+  /** A DuckDB FLOAT[][] as text ([[0.1, 0.2], [...]]) read back. */
+  private static double[][] matrixOf(String text) {
+    String[] rows = text.substring(2, text.length() - 2).split("\\],\\s*\\[");
+    double[][] m = new double[rows.length][];
+    for (int i = 0; i < rows.length; i++) {
+      m[i] = java.util.Arrays.stream(rows[i].split(",")).map(String::trim)
+          .mapToDouble(Double::parseDouble).toArray();
+    }
+    return m;
   }
 
   /**
@@ -415,7 +485,8 @@ class ReadmeRecipesTest {
   /** A block's relative paths ('docs/…', 'pairs.parquet') made absolute in the working folder. */
   private String absolute(String sql) {
     return sql.replaceAll("'((?:docs|queries|reranked|chunks|entities|sparse|sparse-queries"
-        + "|dense|dense-queries|m3|m3-queries|colbert|colbert-queries)/[^']*|[\\w-]+\\.parquet)'",
+        + "|dense|dense-queries|m3|m3-queries|colbert|colbert-queries|analysis|analysis-weights)"
+        + "/[^']*|[\\w-]+\\.parquet)'",
         "'" + work.toString().replace("\\", "\\\\") + "/$1'");
   }
 
