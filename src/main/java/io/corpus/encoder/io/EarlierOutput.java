@@ -24,8 +24,8 @@ import org.apache.hadoop.fs.Path;
  */
 final class EarlierOutput {
   /** The top-level entries an output may hold. */
-  static final Set<String> ENTRIES = Set.of("embeddings", "rejects", "attention", "rollout",
-      "head-stats", "report", "run-summary.json", ".run-summary.json.crc", "_SUCCESS",
+  static final Set<String> ENTRIES = Set.of("embeddings", "rejects", "attention",
+      "attention-norms", "rollout", "head-stats", "head-importance", "report", "run-summary.json", ".run-summary.json.crc", "_SUCCESS",
       "._SUCCESS.crc", OutputFolder.MARKER, OutputFolder.RESUME_PLAN,
       "." + OutputFolder.RESUME_PLAN + ".crc");
   private static final Set<String> SUMMARY_OBJECTS = Set.of("model", "outputs", "reuse_key");

@@ -7,7 +7,8 @@ package io.corpus.encoder.model;
  * l's output projection, in that layer only.
  *
  * <p>The layers below l are run once and reused: the states entering layer l are copied into a
- * batch of H sequences, sequence h without head h, which runs layers l to L − 1. A row costs
+ * batch of H sequences (fewer, where H copies would not fit in a job's batch), sequence h without
+ * head h, which runs layers l to L − 1. A row costs
  * Σ_l H · (L − l) + L layer passes over its T tokens, H · (L + 1) / 2 + 1 times its forward
  * pass (43 times for six layers of 12 heads), each in one batch of H sequences.
  */
@@ -50,28 +51,34 @@ public final class HeadImportance {
 
   /**
    * (L · H): the importance of layer l's head h at l · H + h, for a sequence whose pooled
-   * vector (as {@code pool} makes it from the encoder's output) is {@code pooled}.
+   * vector (as {@code pool} makes it from the encoder's output) is {@code pooled}. A batch holds
+   * as many of the H copies as fit in {@code batchTokens} tokens (one at least), so the
+   * encoder's buffers stay as large as the job's batches make them.
    */
   public static double[] measure(Encoder encoder, Input input, float[] pooled,
-      PooledVector pool) {
+      PooledVector pool, int batchTokens) {
     int layers = encoder.weights().layerCount();
     int heads = encoder.settings().heads();
     int width = encoder.weights().width();
     int t = input.length();
+    int copies = Math.max(1, Math.min(heads, batchTokens / Math.max(1, t)));
     double[] importance = new double[layers * heads];
     TokenBatch state = batchOf(input, 1, width);
-    int[] removed = new int[heads];
-    for (int h = 0; h < heads; h++) {
-      removed[h] = h;
-    }
     for (int l = 0; l < layers; l++) {
       Input entering = new Input(java.util.Arrays.copyOf(state.tokens(), t * width),
           input.positions(), input.keys());
-      TokenBatch ablated = batchOf(entering, heads, width);
-      encoder.layers(ablated, null, l, layers, new HeadAblation(l, removed));
-      for (int h = 0; h < heads; h++) {
-        float[] without = pool.of(ablated.tokens(), ablated.firstRow(h), t);
-        importance[l * heads + h] = 1 - cosine(pooled, without);
+      for (int first = 0; first < heads; first += copies) {
+        int count = Math.min(copies, heads - first);
+        int[] removed = new int[count];
+        for (int c = 0; c < count; c++) {
+          removed[c] = first + c;
+        }
+        TokenBatch ablated = batchOf(entering, count, width);
+        encoder.layers(ablated, null, l, layers, new HeadAblation(l, removed));
+        for (int c = 0; c < count; c++) {
+          float[] without = pool.of(ablated.tokens(), ablated.firstRow(c), t);
+          importance[l * heads + first + c] = 1 - cosine(pooled, without);
+        }
       }
       if (l + 1 < layers) {
         encoder.layers(state, null, l, l + 1, null);

@@ -153,7 +153,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       if (collector != null) {
         boolean[] kept = new boolean[batchRows.size()];
         measured = new HeadImportance.Input[kept.length];
-        for (int b = 0; b < kept.length; b++) {
+        boolean byId = attention.enabled() || attention.rollout() || attention.importance();
+        for (int b = 0; b < kept.length && byId; b++) {
           String id = describeId(batchRows.get(b));
           kept[b] = (attention.enabled() || attention.rollout()) && attention.keepsSequence(id);
           measured[b] = attention.measuresImportance(id) ? HeadImportance.Input.of(batch, b)
@@ -169,7 +170,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
               batch.width(), read, weights);
           collector.setImportance(b, HeadImportance.measure(encoder, measured[b], pooled,
               (tokens, first, length) -> output.pooled(tokens, first, length, batch.width(),
-                  read, weights)));
+                  read, weights), batchTokens));
         }
       }
       float[][] sparse = output.sparseVectors(batch, weights);

@@ -99,8 +99,12 @@ class AttentionAnalyticsTest {
     model = LoadedModel.fromFolder(folder, folder.settings());
   }
 
+  /**
+   * Runs the job into the one output folder both tests write (the second run replaces the
+   * first's output, attention-norms/ and head-importance/ among it).
+   */
   private static Path run(String name, String attention) throws Exception {
-    Path output = tmp.resolve(name);
+    Path output = tmp.resolve("out");
     Path config = tmp.resolve(name + ".conf");
     Files.writeString(config, String.join("\n",
         "input.path = \"" + input + "\"", "input.text-column = text",
