@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * What one batch's attention weights leave behind, per sequence, until its output rows are built:
- * copies of the kept maps (or their head means; weights, or weights times value norms), statistics
- * sums of every layer and head, rollout, and head importances. Weights arrive per layer, sequence and head, in that order (see {@link AttentionSink}).
+ * copies of the kept maps (or their head means; weights, or weights times value norms),
+ * statistics sums of every layer and head, rollout, and head importances. Weights arrive per
+ * layer, sequence and head, in that order (see {@link AttentionSink}).
  */
 final class AttentionCollector implements AttentionSink {
   /** One kept map: layer, head (-1 for a mean of heads) and (T, T) weights over real tokens. */

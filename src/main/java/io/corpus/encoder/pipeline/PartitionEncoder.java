@@ -163,15 +163,8 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         collector.reset(batch, kept);
       }
       encoder.forward(batch, collector);
-      for (int b = 0; measured != null && b < measured.length; b++) {
-        if (measured[b] != null) {
-          SequenceRead.Accepted read = batchReads.get(b);
-          float[] pooled = output.pooled(batch.tokens(), batch.firstRow(b), batch.length(b),
-              batch.width(), read, weights);
-          collector.setImportance(b, HeadImportance.measure(encoder, measured[b], pooled,
-              (tokens, first, length) -> output.pooled(tokens, first, length, batch.width(),
-                  read, weights), batchTokens));
-        }
+      if (measured != null) {
+        measureImportance(measured);
       }
       float[][] sparse = output.sparseVectors(batch, weights);
       long outputStart = System.nanoTime();
@@ -194,6 +187,23 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       metrics.rowsDone().add(rowsFinished);
       metrics.tokensEncoded().add(batch.tokenCount());
       metrics.largestBatch().add((long) batch.tokenCount());
+    }
+
+    /**
+     * Each measured sequence's head importances, into the collector: its pooled vector as the
+     * row writes it, against the same with each head removed in turn, from its copied input.
+     */
+    private void measureImportance(HeadImportance.Input[] measured) {
+      for (int b = 0; b < measured.length; b++) {
+        if (measured[b] == null) {
+          continue;
+        }
+        SequenceRead.Accepted read = batchReads.get(b);
+        HeadImportance.PooledVector pool = (tokens, first, length) ->
+            output.pooled(tokens, first, length, batch.width(), read, weights);
+        collector.setImportance(b, HeadImportance.measure(encoder, measured[b],
+            pool.of(batch.tokens(), batch.firstRow(b), batch.length(b)), pool, batchTokens));
+      }
     }
 
     /**
