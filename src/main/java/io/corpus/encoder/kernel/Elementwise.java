@@ -27,6 +27,15 @@ public interface Elementwise {
   float expShifted(float[] x, int offset, int length, float shift);
 
   /**
+   * {@link #expShifted}, gathering in the same pass, over the exponentials e = exp(x − shift),
+   * Σ e · (shift − x) into {@code moments[0]} and Σ e · |positions[j] − center| into
+   * {@code moments[1]}: a tiled attention row's statistics (its entropy and distance terms).
+   * An entry at −∞ becomes 0 and adds nothing to either. Returns Σ e.
+   */
+  float expShiftedMoments(float[] x, int offset, int length, float shift, float[] positions,
+      float center, float[] moments);
+
+  /**
    * The softmax down the columns of a row-major (rows, cols) matrix, but for the division: each
    * column's entries x become exp(x − the column's max), and {@code sums[c]} their sum. Entries
    * at −∞ become 0; a column of only −∞ becomes zeros with sum 0, never NaN. The caller divides

@@ -35,6 +35,26 @@ final class ScalarElementwise implements Elementwise {
   }
 
   @Override
+  public float expShiftedMoments(float[] x, int offset, int length, float shift,
+      float[] positions, float center, float[] moments) {
+    double sum = 0;
+    double entropy = 0;
+    double distance = 0;
+    for (int j = 0; j < length; j++) {
+      float e = (float) Math.exp(x[offset + j] - shift);
+      if (e > 0) {
+        entropy += e * ((double) shift - x[offset + j]);
+        distance += e * (double) Math.abs(positions[j] - center);
+      }
+      x[offset + j] = e;
+      sum += e;
+    }
+    moments[0] = (float) entropy;
+    moments[1] = (float) distance;
+    return (float) sum;
+  }
+
+  @Override
   public void expColumns(float[] x, int rows, int cols, float[] maxes, float[] sums) {
     for (int c = 0; c < cols; c++) {
       float max = Float.NEGATIVE_INFINITY;

@@ -58,6 +58,9 @@ final class VectorElementwise implements Elementwise {
   private static final FloatVector EXP_P4 = FloatVector.broadcast(S, 1.6666665459e-1f);
   private static final FloatVector EXP_P5 = FloatVector.broadcast(S, 5.0000001201e-1f);
 
+  /** Largest shift − x {@link #expShiftedMoments} weighs by: exp(−10⁴) is 0 in float. */
+  private static final float MOMENT_CAP = 1e4f;
+
   @Override
   public String describe() {
     return "VectorElementwise (" + S.vectorBitSize() + "-bit)";
@@ -96,6 +99,40 @@ final class VectorElementwise implements Elementwise {
       e.intoArray(x, i, m);
       sums = sums.add(e, m);
     }
+    return sumLanes(sums);
+  }
+
+  @Override
+  public float expShiftedMoments(float[] x, int offset, int length, float shift,
+      float[] positions, float center, float[] moments) {
+    int bound = S.loopBound(length);
+    FloatVector sums = FloatVector.zero(S);
+    FloatVector entropy = FloatVector.zero(S);
+    FloatVector distance = FloatVector.zero(S);
+    int j = 0;
+    for (; j < bound; j += S.length()) {
+      // shift − x, at most 10⁴: a masked entry's e is 0 and its term 0, not 0 · ∞
+      FloatVector below = FloatVector.fromArray(S, x, offset + j).neg().add(shift)
+          .min(MOMENT_CAP);
+      FloatVector e = expNonPositive(below.neg());
+      e.intoArray(x, offset + j);
+      sums = sums.add(e);
+      entropy = below.fma(e, entropy);
+      distance = FloatVector.fromArray(S, positions, j).sub(center).abs().fma(e, distance);
+    }
+    if (j < length) {   // the tail masked, as expShifted's: its exponentials the same bits
+      VectorMask<Float> m = S.indexInRange(j, length);
+      FloatVector below = FloatVector.fromArray(S, x, offset + j, m).neg().add(shift)
+          .min(MOMENT_CAP);
+      FloatVector e = expNonPositive(below.neg());
+      e.intoArray(x, offset + j, m);
+      sums = sums.add(e, m);
+      entropy = entropy.add(below.mul(e), m);
+      distance = distance.add(FloatVector.fromArray(S, positions, j, m).sub(center).abs()
+          .mul(e), m);
+    }
+    moments[0] = sumLanes(entropy);
+    moments[1] = sumLanes(distance);
     return sumLanes(sums);
   }
 

@@ -11,6 +11,27 @@ public interface AttentionSink {
    */
   void accept(int layer, int sequence, int head, float[] weights, int offset, int length);
 
+  /**
+   * Whether this layer's weights of this sequence are wanted ({@link #accept}); when not, a
+   * long sequence's attention is tiled and only its statistics are handed out
+   * ({@link #acceptStatistics}).
+   */
+  default boolean wantsWeights(int layer, int sequence) {
+    return true;
+  }
+
+  /** Whether statistics are wanted of the sequences whose weights are not. */
+  default boolean wantsStatistics() {
+    return true;
+  }
+
+  /**
+   * One head's {@link HeadStatistics}, summed over the sequence's query rows ({@code COUNT}
+   * values), for a sequence whose weights were not wanted and whose attention was tiled.
+   */
+  default void acceptStatistics(int layer, int sequence, int head, double[] sums) {
+  }
+
   /** Whether {@link #acceptValueNorms} is wanted for this layer (one it wants) and sequence. */
   default boolean wantsValueNorms(int layer, int sequence) {
     return false;

@@ -290,7 +290,8 @@ public final class Encoder {
         head.full(batch, first, t, keys, 0, heads, mask, qkv, context);  // one softmax pass
         continue;
       }
-      boolean full = sink != null || t <= head.tile();
+      // the whole map where its weights are wanted; else tiled, with statistics if asked
+      boolean full = (sink != null && sink.wantsWeights(layer, b)) || t <= head.tile();
       for (int h = 0; h < heads; h++) {
         if (full) {
           head.full(batch, first, t, keys, h, 1, mask, qkv, context);
@@ -299,9 +300,14 @@ public final class Encoder {
           }
         } else {
           int row = first * qkvWidth;                              // Q_h, K_h, V_h: (T, D)
+          double[] statistics = sink == null || !sink.wantsStatistics() ? null
+              : new double[HeadStatistics.COUNT];
           head.tiled(batch, first, t, keys, h, mask, qkv, row + head.queryOffset(h),
               row + head.keyOffset(h), row + head.valueOffset(h), context,
-              first * inner + h * headWidth);                      // (T, D) out
+              first * inner + h * headWidth, statistics);          // (T, D) out
+          if (statistics != null) {
+            sink.acceptStatistics(layer, b, h, statistics);
+          }
         }
       }
     }

@@ -42,6 +42,7 @@ final class HeadAttention {
   private final float[] tileScores;        // (tile, tile)
   private final float[] rowMax;            // (tile) running max per query row
   private final float[] rowSum;            // (tile) running sum of exp per query row
+  private OnlineStatistics online;         // made when statistics are first asked of a tile
 
   /** H heads of D values, as many KV heads, scores scaled by 1/√D, no bias. */
   HeadAttention(int heads, int headWidth, int tile) {
@@ -187,15 +188,27 @@ final class HeadAttention {
     return weights;
   }
 
-  /** Tiled attention of head h, same arguments and result as {@link #full}, no maps. */
+  /**
+   * Tiled attention of head h, same arguments and result as {@link #full}, no maps; with
+   * {@code statistics} (else null), the head's {@link HeadStatistics} summed over its query
+   * rows are added to {@code statistics[0, COUNT)}, gathered during the online softmax.
+   */
   void tiled(TokenBatch batch, int first, int t, int keys, int h, AttentionMask rule,
-      float[] qkv, int q, int k, int v, float[] context, int out) {
+      float[] qkv, int q, int k, int v, float[] context, int out, double[] statistics) {
     int ld = qkvWidth;
+    OnlineStatistics stats = null;
+    if (statistics != null) {
+      online = online == null ? new OnlineStatistics(tile) : online;
+      stats = online;
+    }
     for (int q0 = 0; q0 < t; q0 += tile) {
       int bq = Math.min(tile, t - q0);
       int acc = out + q0 * width;                      // (bq, D) output rows, row stride H·D
       Arrays.fill(rowMax, 0, bq, Float.NEGATIVE_INFINITY);
       Arrays.fill(rowSum, 0, bq, 0f);
+      if (stats != null) {
+        stats.startTile(bq);
+      }
       for (int i = 0; i < bq; i++) {
         Arrays.fill(context, acc + i * width, acc + i * width + headWidth, 0f);
       }
@@ -213,11 +226,17 @@ final class HeadAttention {
         if (rule.any()) {
           mask(batch, first, rule, tileScores, 0, q0, bq, k0, bk, bk, 1);
         }
+        if (stats != null) {
+          stats.startKeyTile(batch, first, k0, bk);
+        }
         for (int i = 0; i < bq; i++) {
-          rescaleRow(i, bk, context, acc + i * width);
+          rescaleRow(i, bk, context, acc + i * width, stats, batch, first, q0 + i, k0);
         }
         RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
             qkv, v + k0 * ld, ld, 1f, context, acc, width);                 // (bq, D) +=
+      }
+      if (stats != null) {
+        stats.endTile(q0, bq, rowMax, rowSum, batch, first, t, statistics);
       }
       for (int i = 0; i < bq; i++) {
         if (rowSum[i] > 0) {
@@ -233,7 +252,8 @@ final class HeadAttention {
    * Online softmax of tile row i: scores become exp(s − max so far), the row's sum and max are
    * updated, and the output row accumulated so far is rescaled to the new max.
    */
-  private void rescaleRow(int i, int bk, float[] context, int outRow) {
+  private void rescaleRow(int i, int bk, float[] context, int outRow, OnlineStatistics stats,
+      TokenBatch batch, int first, int query, int k0) {
     int row = i * bk;
     float newMax = Math.max(rowMax[i], MATH.max(tileScores, row, bk));
     if (newMax == Float.NEGATIVE_INFINITY) {         // every key so far masked
@@ -241,7 +261,15 @@ final class HeadAttention {
       return;
     }
     float correction = (float) Math.exp(rowMax[i] - newMax);   // 0 on the first live tile
-    rowSum[i] = rowSum[i] * correction + MATH.expShifted(tileScores, row, bk, newMax);
+    float exps;
+    if (stats == null) {
+      exps = MATH.expShifted(tileScores, row, bk, newMax);
+    } else {
+      stats.beforeExp(i, tileScores, row, bk, batch, first, query, k0);
+      exps = stats.exp(i, tileScores, row, bk, rowMax[i], newMax, rowSum[i], batch, first,
+          query);
+    }
+    rowSum[i] = rowSum[i] * correction + exps;
     rowMax[i] = newMax;
     if (correction != 1f) {
       MATH.scale(context, outRow, headWidth, correction);

@@ -51,17 +51,25 @@ public final class HeadStatistics {
    */
   public static void addMap(float[] weights, int offset, int t, float[] positions, double[] sums,
       int at) {
-    boolean startsAtZero = t > 0 && positions[0] == 0f;
     for (int i = 0; i < t; i++) {
-      int row = offset + i * t;
-      float position = positions[i];
-      sums[at] += MATH.entropy(weights, row, t);
-      sums[at + 1] += MATH.weightedDistance(weights, row, t, positions, position);
-      sums[at + 2] += startsAtZero ? weights[row] : 0f;
-      sums[at + 3] += weights[row + i];
-      sums[at + 4] += i > 0 && positions[i - 1] == position - 1 ? weights[row + i - 1] : 0f;
-      sums[at + 5] += i + 1 < t && positions[i + 1] == position + 1 ? weights[row + i + 1] : 0f;
-      sums[at + 6] += MATH.max(weights, row, t);
+      addRow(weights, offset + i * t, i, t, positions, sums, at);
     }
+  }
+
+  /**
+   * Adds the statistics of query i's row of T weights at {@code weights[row]} to
+   * {@code sums[at, at + COUNT)}, as {@link #addMap} does for each row.
+   */
+  public static void addRow(float[] weights, int row, int i, int t, float[] positions,
+      double[] sums, int at) {
+    boolean startsAtZero = t > 0 && positions[0] == 0f;
+    float position = positions[i];
+    sums[at] += MATH.entropy(weights, row, t);
+    sums[at + 1] += MATH.weightedDistance(weights, row, t, positions, position);
+    sums[at + 2] += startsAtZero ? weights[row] : 0f;
+    sums[at + 3] += weights[row + i];
+    sums[at + 4] += i > 0 && positions[i - 1] == position - 1 ? weights[row + i - 1] : 0f;
+    sums[at + 5] += i + 1 < t && positions[i + 1] == position + 1 ? weights[row + i + 1] : 0f;
+    sums[at + 6] += MATH.max(weights, row, t);
   }
 }

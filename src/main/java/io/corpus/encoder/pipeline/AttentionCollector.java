@@ -97,6 +97,24 @@ final class AttentionCollector implements AttentionSink {
   }
 
   @Override
+  public boolean wantsWeights(int layer, int sequence) {
+    return kept[sequence] && (outputs.rollout() || outputs.keepsLayer(layer));
+  }
+
+  @Override
+  public boolean wantsStatistics() {
+    return statSums != null;
+  }
+
+  @Override
+  public void acceptStatistics(int layer, int sequence, int head, double[] sums) {
+    int at = (layer * heads + head) * HeadStatistics.COUNT;
+    for (int s = 0; s < sums.length; s++) {
+      statSums[sequence][at + s] += sums[s];
+    }
+  }
+
+  @Override
   public boolean wantsValueNorms(int layer, int sequence) {
     return outputs.measure() == AttentionOutputs.Measure.NORMS && kept[sequence]
         && outputs.keepsLayer(layer);

@@ -1,5 +1,6 @@
 package io.corpus.encoder.kernel;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -132,6 +133,49 @@ class ElementwiseTest {
   }
 
   /** Softmax down columns, but for the division: (rows = keys, cols = queries). */
+  /**
+   * The exponentials of expShiftedMoments are expShifted's, bit for bit, with their sum; its
+   * moments are Σ e (shift − x) and Σ e |position − center| to float precision; a masked entry
+   * (−∞) adds 0, not NaN. Lengths around the vector width: its tail too.
+   */
+  @Test
+  void expShiftedMomentsAreExpShiftedWithTheRowsTerms() {
+    java.util.Random random = new java.util.Random(5);
+    for (Elementwise e : new Elementwise[] {Elementwise.INSTANCE, new ScalarElementwise()}) {
+      for (int length : new int[] {1, 7, 16, 19, 64, 257}) {
+        float[] x = new float[length + 3];
+        float[] positions = new float[length];
+        for (int j = 0; j < length; j++) {
+          x[3 + j] = random.nextInt(6) == 0 ? Float.NEGATIVE_INFINITY
+              : (float) random.nextGaussian() * 4;
+          positions[j] = j * 2 + 1;
+        }
+        float shift = e.max(x, 3, length);
+        if (shift == Float.NEGATIVE_INFINITY) {
+          continue;
+        }
+        float[] plain = x.clone();
+        float plainSum = e.expShifted(plain, 3, length, shift);
+        double entropy = 0;
+        double distance = 0;
+        for (int j = 0; j < length; j++) {
+          if (x[3 + j] != Float.NEGATIVE_INFINITY) {
+            double w = Math.exp((double) x[3 + j] - shift);
+            entropy += w * (shift - x[3 + j]);
+            distance += w * Math.abs(positions[j] - 11.5);
+          }
+        }
+        float[] moments = new float[2];
+        float sum = e.expShiftedMoments(x, 3, length, shift, positions, 11.5f, moments);
+        String what = e.getClass().getSimpleName() + " length " + length;
+        assertEquals(plainSum, sum, what);
+        assertArrayEquals(plain, x, what);
+        assertEquals(entropy, moments[0], 1e-5 * Math.max(1, entropy), what);
+        assertEquals(distance, moments[1], 1e-5 * Math.max(1, distance), what);
+      }
+    }
+  }
+
   @Test
   void expColumnsIsStableAndMasked() {
     float[] x = {
