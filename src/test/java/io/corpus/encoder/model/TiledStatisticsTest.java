@@ -97,6 +97,43 @@ class TiledStatisticsTest {
     assertTrue(checked > layers * heads * 4, "most statistics are not 0: " + checked);
   }
 
+  static java.util.List<io.corpus.encoder.testing.GoldenCase> cases() {
+    return io.corpus.encoder.testing.GoldenCase.all();
+  }
+
+  /**
+   * Every golden case (PyTorch's families of masks, positions and score terms), a sequence at a
+   * time in tiles of 3 tokens: the tiled statistics equal the full path's to 1e-5 relative.
+   */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.MethodSource("cases")
+  void tiledStatisticsEqualTheFullPathsOnTheGoldenCases(io.corpus.encoder.testing.GoldenCase c) {
+    EncoderWeights weights = io.corpus.encoder.weights.WeightsLoader.load(c.weights(),
+        c.naming(), c.settings());
+    for (io.corpus.encoder.testing.GoldenCase.InputRow row : c.inputs()) {
+      boolean[] real = row.valid() == null ? null : row.valid();
+      if (real == null) {
+        real = new boolean[row.embeddings().length];
+        java.util.Arrays.fill(real, true);
+      }
+      int t = 0;
+      for (boolean r : real) {
+        t += r ? 1 : 0;
+      }
+      float[] positions = new float[t];
+      double[][] tiled = run(c.settings(), weights, row.embeddings(), real, 3, 0, false,
+          positions);
+      double[][] full = run(c.settings(), weights, row.embeddings(), real, 1000, 0, true,
+          positions);
+      for (int m = 0; m < tiled.length; m++) {
+        for (int s = 0; s < HeadStatistics.COUNT; s++) {
+          assertEquals(full[m][s], tiled[m][s], 1e-5 * Math.max(1, Math.abs(full[m][s])),
+              c + " " + row.id() + " map " + m + " " + HeadStatistics.Stat.values()[s].column());
+        }
+      }
+    }
+  }
+
   /** Gathering the statistics leaves the vectors as they are without them, bit for bit. */
   @ParameterizedTest
   @CsvSource({"false, 0, 4", "true, 5, 7"})
