@@ -6,18 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
+import io.corpus.encoder.testing.HeadlessChromium;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,10 +33,7 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The report's analyses in Chromium (as {@link SampleReportBrowserTest}): all-MiniLM-L6-v2 on
@@ -85,16 +80,7 @@ class AnalyticsReportBrowserTest {
     JobSettings settings = SettingsParser.parseFile(config);
     AttentionReport.write(spark, first.toString(), settings, "two runs", second.toString());
 
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(onPath("chromium"));
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu",
-        "--window-size=1400,1100", "--disable-background-networking", "--no-first-run",
-        "--user-data-dir=" + Files.createTempDirectory(tmp, "profile"));
-    browser = new ChromeDriver(new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File(onPath("chromedriver"))).build(), options);
-    browser.get(first.resolve("report/index.html").toUri().toString());
-    new WebDriverWait(browser, Duration.ofSeconds(30)).until(
-        d -> !d.findElement(By.tagName("body")).getAttribute("data-ready").isEmpty());
+    browser = HeadlessChromium.open(first.resolve("report/index.html"), tmp);
     assertEquals("0", browser.findElement(By.tagName("body")).getAttribute("data-errors"));
   }
 
@@ -112,14 +98,7 @@ class AnalyticsReportBrowserTest {
 
   @AfterAll
   static void close() throws Exception {
-    if (browser != null) {
-      browser.quit();
-    }
-    try (var paths = Files.walk(tmp)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    HeadlessChromium.close(browser, tmp);
   }
 
   @Test
@@ -274,16 +253,5 @@ class AnalyticsReportBrowserTest {
 
   private static Object script(String code, Object... args) {
     return ((JavascriptExecutor) browser).executeScript(code, args);
-  }
-
-  private static String onPath(String program) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      File f = new File(dir, program);
-      if (f.canExecute()) {
-        return f.getPath();
-      }
-    }
-    throw new IllegalStateException(program + " is not on PATH: the report's browser tests need "
-        + "Debian's chromium and chromium-driver (jobs/test installs them)");
   }
 }

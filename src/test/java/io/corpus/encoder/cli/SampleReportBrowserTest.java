@@ -6,18 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.corpus.encoder.testing.HeadlessChromium;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Tolerances;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -38,14 +37,10 @@ import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The sample job's report (conf/local.conf as it is) in a real browser: Debian's Chromium,
@@ -76,32 +71,12 @@ class SampleReportBrowserTest {
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
 
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(onPath("chromium"));
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu",
-        "--window-size=1400,1100", "--disable-background-networking", "--no-first-run",
-        "--user-data-dir=" + Files.createTempDirectory(tmp, "profile"));
-    LoggingPreferences logs = new LoggingPreferences();
-    logs.enable(LogType.BROWSER, Level.ALL);
-    options.setCapability("goog:loggingPrefs", logs);
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File(onPath("chromedriver"))).build();
-    browser = new ChromeDriver(service, options);
-    browser.get(output.resolve("report/index.html").toUri().toString());
-    new WebDriverWait(browser, Duration.ofSeconds(30)).until(
-        d -> !body().getAttribute("data-ready").isEmpty());
+    browser = HeadlessChromium.open(output.resolve("report/index.html"), tmp);
   }
 
   @AfterAll
   static void close() throws Exception {
-    if (browser != null) {
-      browser.quit();
-    }
-    try (var paths = Files.walk(tmp)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    HeadlessChromium.close(browser, tmp);
   }
 
   @Test
@@ -390,16 +365,5 @@ class SampleReportBrowserTest {
 
   private static Object script(String code, Object... args) {
     return ((JavascriptExecutor) browser).executeScript(code, args);
-  }
-
-  private static String onPath(String program) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      File f = new File(dir, program);
-      if (f.canExecute()) {
-        return f.getPath();
-      }
-    }
-    throw new IllegalStateException(program + " is not on PATH: the report's browser tests need "
-        + "Debian's chromium and chromium-driver (jobs/test installs them)");
   }
 }

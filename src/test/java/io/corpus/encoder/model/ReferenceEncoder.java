@@ -62,22 +62,10 @@ public final class ReferenceEncoder {
             new double[layers][][][], new double[layers][][]);
         ablatedLayer = -1;
         ablatedHead = -1;
-        importance[l * heads + h] = 1 - cosine(pooled, pool.apply(out));
+        importance[l * heads + h] = 1 - io.corpus.encoder.testing.Tolerances.cosine(pooled, pool.apply(out));
       }
     }
     return importance;
-  }
-
-  private static double cosine(double[] a, double[] b) {
-    double dot = 0;
-    double aa = 0;
-    double bb = 0;
-    for (int i = 0; i < a.length; i++) {
-      dot += a[i] * b[i];
-      aa += a[i] * a[i];
-      bb += b[i] * b[i];
-    }
-    return dot / Math.sqrt(aa * bb);
   }
 
   private double[][] embedded(float[][] input) {
