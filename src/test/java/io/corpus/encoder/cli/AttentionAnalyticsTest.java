@@ -207,10 +207,14 @@ class AttentionAnalyticsTest {
     List<Row> written = spark.read().parquet(output.resolve("attention-norms").toString())
         .collectAsList();
     assertEquals(expectedMaps.size(), written.size(), "every layer and head of every row");
+    double worst = 0;
     for (Row r : written) {
       String key = r.getAs("id") + "/" + r.getAs("layer") + "/" + r.getAs("head");
-      assertClose(expectedMaps.get(key), SparkInputs.matrix(r.getAs("weights")), tolerance, key);
+      worst = Math.max(worst, assertClose(expectedMaps.get(key),
+          SparkInputs.matrix(r.getAs("weights")), tolerance, key));
     }
+    System.out.printf("AttentionAnalyticsTest: norm maps' worst |error| %.2e of the largest "
+        + "value %.3f%n", worst / largest(expectedMaps.values()), largest(expectedMaps.values()));
 
     assertGroupedStatistics(output, expected, List.of("lang"));
     assertImportances(output, ids, 0.5, 1);
@@ -365,21 +369,29 @@ class AttentionAnalyticsTest {
           AttentionAnalyticsTest::meanPooled);
       double largest = Arrays.stream(expected).map(Math::abs).max().orElseThrow();
       double[] got = measured.get(id);
+      double worst = 0;
       for (int at = 0; at < expected.length; at++) {
         assertEquals(expected[at], got[at], 1e-4 * largest, id + " layer " + at / heads
             + " head " + at % heads);
+        worst = Math.max(worst, Math.abs(expected[at] - got[at]));
       }
+      System.out.printf("AttentionAnalyticsTest: %s's importances (%d tokens) worst |error| "
+          + "%.2e of the largest %.4f%n", id, ids.get(id).length, worst / largest, largest);
       assertTrue(largest > 1e-4, id + ": some head matters (" + largest + ")");
     }
   }
 
-  private static void assertClose(double[][] expected, double[][] got, double tolerance,
+  /** Asserts each value within the tolerance; returns the largest error. */
+  private static double assertClose(double[][] expected, double[][] got, double tolerance,
       String what) {
     assertEquals(expected.length, Objects.requireNonNull(got, what).length, what);
+    double worst = 0;
     for (int i = 0; i < expected.length; i++) {
       for (int j = 0; j < expected.length; j++) {
         assertEquals(expected[i][j], got[i][j], tolerance, what + " [" + i + "][" + j + "]");
+        worst = Math.max(worst, Math.abs(expected[i][j] - got[i][j]));
       }
     }
+    return worst;
   }
 }
