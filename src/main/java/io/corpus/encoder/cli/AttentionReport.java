@@ -74,9 +74,9 @@ final class AttentionReport {
     long headView = System.nanoTime();
     CorpusMap map = CorpusMapTable.collect(spark, folder, settings);
     long mapped = System.nanoTime();
-    Analytics analytics = new Analytics(statistics.groups(),
-        ReportTables.importance(spark, folder, hadoop),
-        other == null ? null : ReportTables.compare(spark, folder, other, settings, hadoop));
+    Analytics.Importance importance = ReportTables.importance(spark, folder, hadoop);
+    Analytics analytics = new Analytics(statistics.groups(), importance, other == null ? null
+        : ReportTables.compare(spark, folder, stats, importance, other, settings, hadoop));
     String html = ReportPage.render(title, stats, meanLength, sequences, map, analytics);
     String page = folder + "/report/index.html";
     Path path = new Path(page);

@@ -124,17 +124,18 @@ final class ReportTables {
   }
 
   /**
-   * This run ({@code folder}) against {@code other}, an output folder of the same rows: the
-   * per-head statistics and importances less the other's, and the cosine of each row's pooled
-   * vectors in the two runs (rows matched by id, and window where texts were cut).
+   * This run ({@code folder}, its statistics and importances as already read: {@code mine},
+   * {@code a}) against {@code other}, an output folder of the same rows: the per-head
+   * statistics and importances less the other's, and the cosine of each row's pooled vectors
+   * in the two runs (rows matched by id, and window where texts were cut).
    */
-  static Analytics.Comparison compare(SparkSession spark, String folder, String other,
-      JobSettings settings, Configuration hadoop) {
+  static Analytics.Comparison compare(SparkSession spark, String folder,
+      List<ReportPage.HeadRow> mine, Analytics.Importance a, String other, JobSettings settings,
+      Configuration hadoop) {
     if (!AttentionReport.exists(other + "/embeddings", hadoop)) {
       throw new IllegalArgumentException("--compare " + other + " is not a job's output folder "
           + "(it has no embeddings/)");
     }
-    List<ReportPage.HeadRow> mine = statistics(spark, folder, hadoop).overall();
     List<ReportPage.HeadRow> theirs = statistics(spark, other, hadoop).overall();
     int layers = 0;
     int heads = 0;
@@ -147,13 +148,12 @@ final class ReportTables {
       for (int s = 0; s < HeadStatistics.COUNT; s++) {
         double[] grid = new double[layers * heads];
         for (int i = 0; i < mine.size(); i++) {
-          ReportPage.HeadRow a = mine.get(i);
-          grid[a.layer() * heads + a.head()] = a.means()[s] - theirs.get(i).means()[s];
+          ReportPage.HeadRow row = mine.get(i);
+          grid[row.layer() * heads + row.head()] = row.means()[s] - theirs.get(i).means()[s];
         }
         statistics.add(grid);
       }
     }
-    Analytics.Importance a = importance(spark, folder, hadoop);
     Analytics.Importance b = importance(spark, other, hadoop);
     double[] importance = null;
     if (a != null && b != null && a.values().length == b.values().length) {
