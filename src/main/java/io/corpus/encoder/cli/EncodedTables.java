@@ -24,10 +24,10 @@ import org.apache.spark.storage.StorageLevel;
 
 /**
  * The tables one forward pass feeds: embeddings/ always; attention/ (or attention-norms/),
- * rollout/, head-stats/ and head-importance/ as the settings ask. Maps and rollout are separate columns of the encoded rows, so with them the
- * rows are kept (memory, then disk) while each table is written; statistics stay in embeddings/
- * (a few numbers a row), as do head importances, and head-stats/ and head-importance/ are summed
- * from the committed table.
+ * rollout/, head-stats/ and head-importance/ as the settings ask. Maps and rollout are separate
+ * columns of the encoded rows, so with them the rows are kept (memory, then disk) while each
+ * table is written; statistics and head importances stay in embeddings/ (a few numbers a row),
+ * and head-stats/ and head-importance/ are summed from the committed table.
  */
 final class EncodedTables {
   static final String ATTENTION_COLUMN = "attention";
