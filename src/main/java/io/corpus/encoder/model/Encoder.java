@@ -1,5 +1,6 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.ComputeThreads;
 import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.RmsNorm;
 import io.corpus.encoder.kernel.Vectors;
@@ -11,6 +12,11 @@ import java.util.Map;
  * large matrix product; attention per sequence and head on strided views of the fused QKV buffer.
  * Layers may differ in how they attend ({@link ModelSettings#layer}: a window, rotary positions)
  * and in their weights' form (a gated feed-forward, no norm before attention).
+ *
+ * <p>The products go a block of rows at a time ({@link Matrix#blockRows}) and attention a
+ * sequence or a long sequence's (head, query tile) at a time, spread over the cores the task
+ * may use ({@link ComputeThreads}); the blocks and tiles are cut the same way whatever the
+ * number of threads, so the result is the same bit for bit on one thread or many.
  *
  * <p>Not thread-safe: it owns its work buffers, reused across batches. Use one per task.
  */
@@ -32,11 +38,17 @@ public final class Encoder {
   private final int inner;       // H·D, the context's width (E for most encoders)
   private final int ffnWidth;    // F
   private final Shapes shapes;
-  private final HeadAttention head;
+  private final ComputeThreads.Task threads;
+  private final HeadAttention head;          // lane 0's attention
+  private final HeadAttention[] laneHeads;   // (lanes): each lane's, made on its first use
+  private final float[][] laneHidden;        // (lanes): lane ≥ 1's feed-forward blocks
+  private final float[][] laneGate;
+  private final AttentionItems attentionItems = new AttentionItems();
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
   private final RelativeBias bias; // the model's score bias, or null
   private final DisentangledBias disentangled; // DeBERTa's position terms, or null
   private final float[][] outputProjections;  // (L): W_O as floats, made when norms are asked
+  private final int attentionTile;
 
   private int capacity;          // rows the buffers below hold
   private float[] qkv = new float[0];       // (N, (H + 2·Hkv)·D): q, k, v heads
@@ -47,13 +59,27 @@ public final class Encoder {
   private float[] hidden = new float[0];    // (min(N, ffnBlock), F)
   private float[] gate = new float[0];      // (min(N, ffnBlock), F) of a gated feed-forward
 
+  /** An encoder that computes on its caller's thread only. */
   public Encoder(ModelSettings settings, EncoderWeights weights) {
-    this(settings, weights, ATTENTION_TILE);
+    this(settings, weights, ComputeThreads.SERIAL);
+  }
+
+  /** An encoder whose products and attention spread over the cores {@code threads} may use. */
+  public Encoder(ModelSettings settings, EncoderWeights weights, ComputeThreads.Task threads) {
+    this(settings, weights, ATTENTION_TILE, threads);
   }
 
   /** With another attention tile: tests use tiny ones to exercise tiling on short sequences. */
   Encoder(ModelSettings settings, EncoderWeights weights, int attentionTile) {
+    this(settings, weights, attentionTile, ComputeThreads.SERIAL);
+  }
+
+  /** With another attention tile, on the cores {@code threads} may use. */
+  Encoder(ModelSettings settings, EncoderWeights weights, int attentionTile,
+      ComputeThreads.Task threads) {
     this.settings = settings;
+    this.threads = threads;
+    this.attentionTile = attentionTile;
     this.weights = weights;
     this.width = weights.width();
     this.heads = settings.heads();
@@ -66,8 +92,10 @@ public final class Encoder {
         ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
     this.disentangled = settings.disentangled().any() ? new DisentangledBias(
         settings.disentangled(), heads, kvHeads, headWidth, settings.scoreScale(headWidth)) : null;
-    this.head = new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
-        attentionTile, bias != null ? bias : disentangled);
+    this.laneHeads = new HeadAttention[threads.lanes()];
+    this.laneHidden = new float[threads.lanes()][];
+    this.laneGate = new float[threads.lanes()][];
+    this.head = head(0);
     this.zeros = new float[width];
     checkShapes();
     this.outputProjections = new float[weights.layerCount()][];
@@ -222,7 +250,21 @@ public final class Encoder {
   /** out (N, E) = residual + in (N, inWidth) · Wᵀ + b; out may be residual; null: none. */
   private void residualLinear(float[] in, Matrix w, float[] bias, float[] residual,
       float[] out, int n) {
-    w.linear(n, in, 0, bias, residual, 0, out, 0);
+    linear(w, n, in, bias, residual, out);
+  }
+
+  /**
+   * out (N, W's rows) = in (N, W's cols) · Wᵀ + bias + addend (each left out when null; the
+   * addend may be out), {@link Matrix#blockRows} rows at a time, the blocks spread over the
+   * task's cores.
+   */
+  private void linear(Matrix w, int n, float[] in, float[] bias, float[] addend, float[] out) {
+    int block = w.blockRows();
+    threads.run((n + block - 1) / block, (i, lane) -> {
+      int first = i * block;
+      w.linear(Math.min(block, n - first), in, first * w.cols(), bias, addend,
+          first * w.rows(), out, first * w.rows());
+    });
   }
 
   /**
@@ -232,32 +274,67 @@ public final class Encoder {
    * every product reads a block's input rows before it writes the block's output rows.
    */
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
-    for (int first = 0; first < n; first += shapes.ffnBlock()) {
+    int block = shapes.ffnBlock();
+    threads.run((n + block - 1) / block, (i, lane) -> {
+      int first = i * block;
       int rows = shapes.ffnRows(n - first);
+      float[] hidden = hidden(lane);
       if (!w.gated()) {
         w.ffnInWeight().feedForward(rows, in, first * width, w.ffnInBias(),
             settings.activation(), w.ffnOutWeight(), w.ffnOutBias(), residual, first * width,
             out, first * width, hidden);
-        continue;
+        return;
       }
+      float[] gate = gate(lane);
       w.ffnInWeight().activatedLinear(rows, in, first * width, w.ffnInBias(),
           settings.activation(), hidden);                                    // (rows, F)
       w.ffnGateWeight().linear(rows, in, first * width, w.ffnGateBias(), null, 0, gate, 0);
       Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
       w.ffnOutWeight().linear(rows, hidden, 0, w.ffnOutBias(), residual, first * width, out,
           first * width);                                                    // (rows, E)
+    });
+  }
+
+  /** Lane {@code lane}'s (block, F) hidden buffer: lane 0's is the encoder's own. */
+  private float[] hidden(int lane) {
+    if (lane == 0) {
+      return hidden;
     }
+    if (laneHidden[lane] == null || laneHidden[lane].length < hidden.length) {
+      laneHidden[lane] = new float[hidden.length];
+    }
+    return laneHidden[lane];
+  }
+
+  /** Lane {@code lane}'s (block, F) gate buffer. */
+  private float[] gate(int lane) {
+    if (lane == 0) {
+      return gate;
+    }
+    if (laneGate[lane] == null || laneGate[lane].length < gate.length) {
+      laneGate[lane] = new float[gate.length];
+    }
+    return laneGate[lane];
+  }
+
+  private HeadAttention newHead() {
+    return new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
+        attentionTile, bias != null ? bias : disentangled);
   }
 
   /**
    * context (N, H·D) = concat over heads of softmax(Q_h K_hᵀ / √D + bias + mask) V_h, from in
    * (N, E). Sequences longer than the attention tile are tiled unless their maps are wanted.
+   * The sequences the sink reads (maps, value norms) are attended one at a time on this thread;
+   * the others are items spread over the task's cores: a short sequence whole, a long one's
+   * (head, query tile) pairs. DeBERTa's position terms hold one head's products at a time, so
+   * its sequences are all attended on this thread.
    */
   private void attention(TokenBatch batch, float[] in, LayerWeights w, int layer,
       AttentionSink sink, HeadAblation ablation) {
     int n = batch.tokenCount();
     int qkvWidth = head.qkvWidth();
-    w.inProjWeight().linear(n, in, 0, w.inProjBias(), null, 0, qkv, 0);
+    linear(w.inProjWeight(), n, in, w.inProjBias(), null, qkv);
     if (w.normsQueriesAndKeys()) {                     // each head's q and k, over its D
       for (int r = 0; r < n; r++) {
         int queries = r * qkvWidth;
@@ -276,44 +353,133 @@ public final class Encoder {
       disentangled.layer(w.relative(), qkv);
     }
     AttentionMask mask = settings.mask(layer);
+    boolean statistics = sink != null && sink.wantsStatistics();
+    AttentionItems items = attentionItems.clear();
     for (int b = 0; b < batch.sequenceCount(); b++) {
-      int first = batch.firstRow(b);
       int t = batch.length(b);
-      int keys = batch.keys(b);
-      if (disentangled != null) {
-        disentangled.sequence(batch, first, t);
-      }
-      if (sink != null && sink.wantsValueNorms(layer, b)) {
-        sink.acceptValueNorms(layer, b, valueNorms(w, layer, first, t), t);
-      }
-      if (sink == null && t <= Math.min(ALL_HEADS_LENGTH, head.tile())) {
-        head.full(batch, first, t, keys, 0, heads, mask, qkv, context);  // one softmax pass
-        continue;
-      }
-      // the whole map where its weights are wanted; else tiled, with statistics if asked
-      boolean full = (sink != null && sink.wantsWeights(layer, b)) || t <= head.tile();
-      for (int h = 0; h < heads; h++) {
-        if (full) {
-          head.full(batch, first, t, keys, h, 1, mask, qkv, context);
-          if (sink != null) {
-            sink.accept(layer, b, h, head.weights(t), 0, t);
+      boolean read = sink != null && (t <= head.tile() || sink.wantsWeights(layer, b)
+          || sink.wantsValueNorms(layer, b));
+      if (read || disentangled != null) {
+        attendAlone(batch, b, w, layer, mask, sink);
+      } else if (t <= head.tile()) {
+        items.add(b, -1, 0);
+      } else {
+        for (int h = 0; h < heads; h++) {
+          for (int q0 = 0; q0 < t; q0 += head.tile()) {
+            items.add(b, h, q0);
           }
-        } else {
-          int row = first * qkvWidth;                              // Q_h, K_h, V_h: (T, D)
-          double[] statistics = sink == null || !sink.wantsStatistics() ? null
-              : new double[HeadStatistics.COUNT];
-          head.tiled(batch, first, t, keys, h, mask, qkv, row + head.queryOffset(h),
-              row + head.keyOffset(h), row + head.valueOffset(h), context,
-              first * inner + h * headWidth, statistics);          // (T, D) out
-          if (statistics != null) {
-            sink.acceptStatistics(layer, b, h, statistics);
+        }
+      }
+    }
+    double[][] partials = statistics ? new double[items.count()][] : null;
+    threads.run(items.count(), (i, lane) -> {
+      int b = items.sequence(i);
+      if (items.head(i) < 0) {
+        attendShort(batch, b, mask, head(lane));
+      } else {
+        double[] partial = statistics ? new double[HeadStatistics.COUNT] : null;
+        attendTile(batch, b, items.head(i), items.queryTile(i), mask, head(lane), partial);
+        if (statistics) {
+          partials[i] = partial;
+        }
+      }
+    });
+    if (statistics) {
+      for (int i = 0; i < items.count(); i++) {   // a head's tiles are consecutive items
+        if (items.head(i) >= 0 && items.queryTile(i) == 0) {
+          double[] sum = new double[HeadStatistics.COUNT];
+          for (int j = i; j < items.count() && items.sequence(j) == items.sequence(i)
+              && items.head(j) == items.head(i); j++) {
+            addTo(sum, partials[j]);
           }
+          sink.acceptStatistics(layer, items.sequence(i), items.head(i), sum);
         }
       }
     }
     if (ablation != null) {
       removeHeads(batch, ablation);
     }
+  }
+
+  /** Sequence b attended on this thread, its maps, value norms and statistics to the sink. */
+  private void attendAlone(TokenBatch batch, int b, LayerWeights w, int layer,
+      AttentionMask mask, AttentionSink sink) {
+    int first = batch.firstRow(b);
+    int t = batch.length(b);
+    int keys = batch.keys(b);
+    if (disentangled != null) {
+      disentangled.sequence(batch, first, t);
+    }
+    if (sink != null && sink.wantsValueNorms(layer, b)) {
+      sink.acceptValueNorms(layer, b, valueNorms(w, layer, first, t), t);
+    }
+    if (sink == null && t <= head.tile()) {
+      attendShort(batch, b, mask, head);
+      return;
+    }
+    // the whole map where its weights are wanted; else tiled, with statistics if asked
+    boolean full = (sink != null && sink.wantsWeights(layer, b)) || t <= head.tile();
+    for (int h = 0; h < heads; h++) {
+      if (full) {
+        head.full(batch, first, t, keys, h, 1, mask, qkv, context);
+        if (sink != null) {
+          sink.accept(layer, b, h, head.weights(t), 0, t);
+        }
+        continue;
+      }
+      double[] sum = sink == null || !sink.wantsStatistics() ? null
+          : new double[HeadStatistics.COUNT];
+      double[] partial = sum == null ? null : new double[HeadStatistics.COUNT];
+      for (int q0 = 0; q0 < t; q0 += head.tile()) {
+        if (partial != null) {
+          java.util.Arrays.fill(partial, 0);
+        }
+        attendTile(batch, b, h, q0, mask, head, partial);
+        if (partial != null) {
+          addTo(sum, partial);
+        }
+      }
+      if (sum != null) {
+        sink.acceptStatistics(layer, b, h, sum);
+      }
+    }
+  }
+
+  /** Sequence b, no longer than the tile, whole: its heads in one softmax pass if short. */
+  private void attendShort(TokenBatch batch, int b, AttentionMask mask, HeadAttention head) {
+    int first = batch.firstRow(b);
+    int t = batch.length(b);
+    if (t <= ALL_HEADS_LENGTH) {
+      head.full(batch, first, t, batch.keys(b), 0, heads, mask, qkv, context);
+      return;
+    }
+    for (int h = 0; h < heads; h++) {
+      head.full(batch, first, t, batch.keys(b), h, 1, mask, qkv, context);
+    }
+  }
+
+  /** Head h of sequence b for the query tile from query q0, its statistics added to partial. */
+  private void attendTile(TokenBatch batch, int b, int h, int q0, AttentionMask mask,
+      HeadAttention head, double[] partial) {
+    int first = batch.firstRow(b);
+    int row = first * head.qkvWidth();                              // Q_h, K_h, V_h: (T, D)
+    head.tiled(batch, first, batch.length(b), batch.keys(b), h, q0, mask, qkv,
+        row + head.queryOffset(h), row + head.keyOffset(h), row + head.valueOffset(h), context,
+        first * inner + h * headWidth, partial);                     // (T, D) out
+  }
+
+  private static void addTo(double[] sum, double[] part) {
+    for (int i = 0; i < sum.length; i++) {
+      sum[i] += part[i];
+    }
+  }
+
+  /** Lane {@code lane}'s attention, made on its first use. */
+  private HeadAttention head(int lane) {
+    if (laneHeads[lane] == null) {
+      laneHeads[lane] = newHead();
+    }
+    return laneHeads[lane];
   }
 
   /** Zeroes the context of each sequence's removed head, before the output projection. */

@@ -20,7 +20,7 @@ import java.util.Arrays;
  * </ul>
  *
  * <p>Positions ascend within a sequence (padding removed), which the tile skipping relies on.
- * Not thread-safe: it owns its buffers.
+ * Not thread-safe: it owns its buffers; threads that share a sequence's work each have one.
  */
 final class HeadAttention {
   private static final Elementwise MATH = Elementwise.INSTANCE;
@@ -189,11 +189,14 @@ final class HeadAttention {
   }
 
   /**
-   * Tiled attention of head h, same arguments and result as {@link #full}, no maps; with
-   * {@code statistics} (else null), the head's {@link HeadStatistics} summed over its query
-   * rows are added to {@code statistics[0, COUNT)}, gathered during the online softmax.
+   * Tiled attention of head h for the query tile starting at query {@code q0} (its
+   * {@link #tile()} queries, fewer at the end): same arguments and result as {@link #full} for
+   * those rows, no maps; with {@code statistics} (else null), the head's {@link HeadStatistics}
+   * summed over the tile's query rows are added to {@code statistics[0, COUNT)}, gathered during
+   * the online softmax. A query tile reads the whole of K and V and writes only its own rows, so
+   * tiles may run on different threads, each with its own instance.
    */
-  void tiled(TokenBatch batch, int first, int t, int keys, int h, AttentionMask rule,
+  void tiled(TokenBatch batch, int first, int t, int keys, int h, int q0, AttentionMask rule,
       float[] qkv, int q, int k, int v, float[] context, int out, double[] statistics) {
     int ld = qkvWidth;
     OnlineStatistics stats = null;
@@ -201,49 +204,47 @@ final class HeadAttention {
       online = online == null ? new OnlineStatistics(tile) : online;
       stats = online;
     }
-    for (int q0 = 0; q0 < t; q0 += tile) {
-      int bq = Math.min(tile, t - q0);
-      int acc = out + q0 * width;                      // (bq, D) output rows, row stride H·D
-      Arrays.fill(rowMax, 0, bq, Float.NEGATIVE_INFINITY);
-      Arrays.fill(rowSum, 0, bq, 0f);
-      if (stats != null) {
-        stats.startTile(bq);
+    int bq = Math.min(tile, t - q0);
+    int acc = out + q0 * width;                      // (bq, D) output rows, row stride H·D
+    Arrays.fill(rowMax, 0, bq, Float.NEGATIVE_INFINITY);
+    Arrays.fill(rowSum, 0, bq, 0f);
+    if (stats != null) {
+      stats.startTile(bq);
+    }
+    for (int i = 0; i < bq; i++) {
+      Arrays.fill(context, acc + i * width, acc + i * width + headWidth, 0f);
+    }
+    for (int k0 = 0; k0 < keys; k0 += tile) {
+      int bk = Math.min(tile, keys - k0);
+      if (rule.forbidsAll(batch.position(first + q0), batch.position(first + q0 + bq - 1),
+          batch.position(first + k0), batch.position(first + k0 + bk - 1))) {
+        continue;
       }
-      for (int i = 0; i < bq; i++) {
-        Arrays.fill(context, acc + i * width, acc + i * width + headWidth, 0f);
+      RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
+          qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                  // (bq, bk)
+      if (terms != null) {
+        terms.add(batch, first, h, tileScores, 0, q0, bq, k0, bk, bk, 1);
       }
-      for (int k0 = 0; k0 < keys; k0 += tile) {
-        int bk = Math.min(tile, keys - k0);
-        if (rule.forbidsAll(batch.position(first + q0), batch.position(first + q0 + bq - 1),
-            batch.position(first + k0), batch.position(first + k0 + bk - 1))) {
-          continue;
-        }
-        RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
-            qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                  // (bq, bk)
-        if (terms != null) {
-          terms.add(batch, first, h, tileScores, 0, q0, bq, k0, bk, bk, 1);
-        }
-        if (rule.any()) {
-          mask(batch, first, rule, tileScores, 0, q0, bq, k0, bk, bk, 1);
-        }
-        if (stats != null) {
-          stats.startKeyTile(batch, first, k0, bk);
-        }
-        for (int i = 0; i < bq; i++) {
-          rescaleRow(i, bk, context, acc + i * width, stats, batch, first, q0 + i, k0);
-        }
-        RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
-            qkv, v + k0 * ld, ld, 1f, context, acc, width);                 // (bq, D) +=
+      if (rule.any()) {
+        mask(batch, first, rule, tileScores, 0, q0, bq, k0, bk, bk, 1);
       }
       if (stats != null) {
-        stats.endTile(q0, bq, rowMax, rowSum, batch, first, t, statistics);
+        stats.startKeyTile(batch, first, k0, bk);
       }
       for (int i = 0; i < bq; i++) {
-        if (rowSum[i] > 0) {
-          MATH.scale(context, acc + i * width, headWidth, 1f / rowSum[i]);
-        } else {
-          meanOfValues(qkv, v, t, context, acc + i * width);
-        }
+        rescaleRow(i, bk, context, acc + i * width, stats, batch, first, q0 + i, k0);
+      }
+      RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
+          qkv, v + k0 * ld, ld, 1f, context, acc, width);                 // (bq, D) +=
+    }
+    if (stats != null) {
+      stats.endTile(q0, bq, rowMax, rowSum, batch, first, t, statistics);
+    }
+    for (int i = 0; i < bq; i++) {
+      if (rowSum[i] > 0) {
+        MATH.scale(context, acc + i * width, headWidth, 1f / rowSum[i]);
+      } else {
+        meanOfValues(qkv, v, t, context, acc + i * width);
       }
     }
   }

@@ -84,7 +84,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       if (task != null) {
         task.addTaskCompletionListener((TaskCompletionListener) context -> reader.close());
       }
-      this.encoder = new Encoder(settings, m.encoder());
+      this.encoder = new Encoder(settings, m.encoder(), ExecutorCores.join());
       this.weights = m;
       this.documentRows = output.documentRows();
       this.batch = new TokenBatch(m.encoder().width(), batchTokens);
