@@ -23,11 +23,6 @@ import java.util.Map;
 public final class Encoder {
   /** Longest sequence attended in one piece when its maps are not wanted; longer ones tile. */
   static final int ATTENTION_TILE = 256;
-  /**
-   * Longest sequence whose heads share one softmax pass ({@link HeadAttention#full}) when
-   * its maps are not wanted: the H score matrices, 4·H·T² bytes, stay in L2 (192 KB at H = 12).
-   */
-  static final int ALL_HEADS_LENGTH = 64;
 
   private final ModelSettings settings;
   private final EncoderWeights weights;
@@ -39,11 +34,10 @@ public final class Encoder {
   private final int ffnWidth;    // F
   private final Shapes shapes;
   private final ComputeThreads.Task threads;
-  private final HeadAttention head;          // lane 0's attention
-  private final HeadAttention[] laneHeads;   // (lanes): each lane's, made on its first use
+  private final BatchAttention sequences;    // the attention of a batch's sequences
+  private final HeadAttention head;          // the caller's lane's: offsets into the fused qkv
   private final float[][] laneHidden;        // (lanes): lane ≥ 1's feed-forward blocks
   private final float[][] laneGate;
-  private final AttentionItems attentionItems = new AttentionItems();
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
   private final RelativeBias bias; // the model's score bias, or null
   private final DisentangledBias disentangled; // DeBERTa's position terms, or null
@@ -92,10 +86,12 @@ public final class Encoder {
         ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
     this.disentangled = settings.disentangled().any() ? new DisentangledBias(
         settings.disentangled(), heads, kvHeads, headWidth, settings.scoreScale(headWidth)) : null;
-    this.laneHeads = new HeadAttention[threads.lanes()];
     this.laneHidden = new float[threads.lanes()][];
     this.laneGate = new float[threads.lanes()][];
-    this.head = head(0);
+    this.sequences = new BatchAttention(heads, headWidth, threads, disentangled,
+        () -> new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
+            attentionTile, bias != null ? bias : disentangled));
+    this.head = sequences.head();
     this.zeros = new float[width];
     checkShapes();
     this.outputProjections = new float[weights.layerCount()][];
@@ -317,18 +313,10 @@ public final class Encoder {
     return laneGate[lane];
   }
 
-  private HeadAttention newHead() {
-    return new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
-        attentionTile, bias != null ? bias : disentangled);
-  }
-
   /**
    * context (N, H·D) = concat over heads of softmax(Q_h K_hᵀ / √D + bias + mask) V_h, from in
-   * (N, E). Sequences longer than the attention tile are tiled unless their maps are wanted.
-   * The sequences the sink reads (maps, value norms) are attended one at a time on this thread;
-   * the others are items spread over the task's cores: a short sequence whole, a long one's
-   * (head, query tile) pairs. DeBERTa's position terms hold one head's products at a time, so
-   * its sequences are all attended on this thread.
+   * (N, E): the fused projection, q and k normed and rotated where the model says, then each
+   * sequence's attention ({@link BatchAttention}).
    */
   private void attention(TokenBatch batch, float[] in, LayerWeights w, int layer,
       AttentionSink sink, HeadAblation ablation) {
@@ -352,134 +340,11 @@ public final class Encoder {
     if (disentangled != null) {
       disentangled.layer(w.relative(), qkv);
     }
-    AttentionMask mask = settings.mask(layer);
-    boolean statistics = sink != null && sink.wantsStatistics();
-    AttentionItems items = attentionItems.clear();
-    for (int b = 0; b < batch.sequenceCount(); b++) {
-      int t = batch.length(b);
-      boolean read = sink != null && (t <= head.tile() || sink.wantsWeights(layer, b)
-          || sink.wantsValueNorms(layer, b));
-      if (read || disentangled != null) {
-        attendAlone(batch, b, w, layer, mask, sink);
-      } else if (t <= head.tile()) {
-        items.add(b, -1, 0);
-      } else {
-        for (int h = 0; h < heads; h++) {
-          for (int q0 = 0; q0 < t; q0 += head.tile()) {
-            items.add(b, h, q0);
-          }
-        }
-      }
-    }
-    double[][] partials = statistics ? new double[items.count()][] : null;
-    threads.run(items.count(), (i, lane) -> {
-      int b = items.sequence(i);
-      if (items.head(i) < 0) {
-        attendShort(batch, b, mask, head(lane));
-      } else {
-        double[] partial = statistics ? new double[HeadStatistics.COUNT] : null;
-        attendTile(batch, b, items.head(i), items.queryTile(i), mask, head(lane), partial);
-        if (statistics) {
-          partials[i] = partial;
-        }
-      }
-    });
-    if (statistics) {
-      for (int i = 0; i < items.count(); i++) {   // a head's tiles are consecutive items
-        if (items.head(i) >= 0 && items.queryTile(i) == 0) {
-          double[] sum = new double[HeadStatistics.COUNT];
-          for (int j = i; j < items.count() && items.sequence(j) == items.sequence(i)
-              && items.head(j) == items.head(i); j++) {
-            addTo(sum, partials[j]);
-          }
-          sink.acceptStatistics(layer, items.sequence(i), items.head(i), sum);
-        }
-      }
-    }
+    sequences.attend(batch, qkv, context, layer, settings.mask(layer), sink,
+        (first, t) -> valueNorms(w, layer, first, t));
     if (ablation != null) {
       removeHeads(batch, ablation);
     }
-  }
-
-  /** Sequence b attended on this thread, its maps, value norms and statistics to the sink. */
-  private void attendAlone(TokenBatch batch, int b, LayerWeights w, int layer,
-      AttentionMask mask, AttentionSink sink) {
-    int first = batch.firstRow(b);
-    int t = batch.length(b);
-    int keys = batch.keys(b);
-    if (disentangled != null) {
-      disentangled.sequence(batch, first, t);
-    }
-    if (sink != null && sink.wantsValueNorms(layer, b)) {
-      sink.acceptValueNorms(layer, b, valueNorms(w, layer, first, t), t);
-    }
-    if (sink == null && t <= head.tile()) {
-      attendShort(batch, b, mask, head);
-      return;
-    }
-    // the whole map where its weights are wanted; else tiled, with statistics if asked
-    boolean full = (sink != null && sink.wantsWeights(layer, b)) || t <= head.tile();
-    for (int h = 0; h < heads; h++) {
-      if (full) {
-        head.full(batch, first, t, keys, h, 1, mask, qkv, context);
-        if (sink != null) {
-          sink.accept(layer, b, h, head.weights(t), 0, t);
-        }
-        continue;
-      }
-      double[] sum = sink == null || !sink.wantsStatistics() ? null
-          : new double[HeadStatistics.COUNT];
-      double[] partial = sum == null ? null : new double[HeadStatistics.COUNT];
-      for (int q0 = 0; q0 < t; q0 += head.tile()) {
-        if (partial != null) {
-          java.util.Arrays.fill(partial, 0);
-        }
-        attendTile(batch, b, h, q0, mask, head, partial);
-        if (partial != null) {
-          addTo(sum, partial);
-        }
-      }
-      if (sum != null) {
-        sink.acceptStatistics(layer, b, h, sum);
-      }
-    }
-  }
-
-  /** Sequence b, no longer than the tile, whole: its heads in one softmax pass if short. */
-  private void attendShort(TokenBatch batch, int b, AttentionMask mask, HeadAttention head) {
-    int first = batch.firstRow(b);
-    int t = batch.length(b);
-    if (t <= ALL_HEADS_LENGTH) {
-      head.full(batch, first, t, batch.keys(b), 0, heads, mask, qkv, context);
-      return;
-    }
-    for (int h = 0; h < heads; h++) {
-      head.full(batch, first, t, batch.keys(b), h, 1, mask, qkv, context);
-    }
-  }
-
-  /** Head h of sequence b for the query tile from query q0, its statistics added to partial. */
-  private void attendTile(TokenBatch batch, int b, int h, int q0, AttentionMask mask,
-      HeadAttention head, double[] partial) {
-    int first = batch.firstRow(b);
-    int row = first * head.qkvWidth();                              // Q_h, K_h, V_h: (T, D)
-    head.tiled(batch, first, batch.length(b), batch.keys(b), h, q0, mask, qkv,
-        row + head.queryOffset(h), row + head.keyOffset(h), row + head.valueOffset(h), context,
-        first * inner + h * headWidth, partial);                     // (T, D) out
-  }
-
-  private static void addTo(double[] sum, double[] part) {
-    for (int i = 0; i < sum.length; i++) {
-      sum[i] += part[i];
-    }
-  }
-
-  /** Lane {@code lane}'s attention, made on its first use. */
-  private HeadAttention head(int lane) {
-    if (laneHeads[lane] == null) {
-      laneHeads[lane] = newHead();
-    }
-    return laneHeads[lane];
   }
 
   /** Zeroes the context of each sequence's removed head, before the output projection. */
