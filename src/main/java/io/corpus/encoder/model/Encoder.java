@@ -293,24 +293,23 @@ public final class Encoder {
 
   /** Lane {@code lane}'s (block, F) hidden buffer: lane 0's is the encoder's own. */
   private float[] hidden(int lane) {
-    if (lane == 0) {
-      return hidden;
-    }
-    if (laneHidden[lane] == null || laneHidden[lane].length < hidden.length) {
-      laneHidden[lane] = new float[hidden.length];
-    }
-    return laneHidden[lane];
+    return laneBuffer(laneHidden, lane, hidden);
   }
 
   /** Lane {@code lane}'s (block, F) gate buffer. */
   private float[] gate(int lane) {
+    return laneBuffer(laneGate, lane, gate);
+  }
+
+  /** {@code own} for lane 0; another lane's buffer of as many floats, made on its first use. */
+  private static float[] laneBuffer(float[][] lanes, int lane, float[] own) {
     if (lane == 0) {
-      return gate;
+      return own;
     }
-    if (laneGate[lane] == null || laneGate[lane].length < gate.length) {
-      laneGate[lane] = new float[gate.length];
+    if (lanes[lane] == null || lanes[lane].length < own.length) {
+      lanes[lane] = new float[own.length];
     }
-    return laneGate[lane];
+    return lanes[lane];
   }
 
   /**

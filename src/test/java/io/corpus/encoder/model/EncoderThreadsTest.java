@@ -10,7 +10,6 @@ import io.corpus.encoder.weights.WeightsLoader;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -91,41 +90,61 @@ class EncoderThreadsTest {
   }
 
   /**
-   * 2,600 tokens (more than a product block of 2,048 rows): a long causal sequence in tiles
-   * of 16 and short ones, with and without statistics, with and without a final norm.
+   * 2,600 tokens (more than a product block of 2,048 rows): a long sequence in tiles of 16 and
+   * short ones, with and without statistics; plain, causal with a window and a final norm, and
+   * with a gated feed-forward (its gate buffer per lane).
    */
-  @Test
-  void aBatchLargerThanAProductBlockGivesTheSameBitsOnOneThreadAndOnThree() {
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"plain", "causal", "gated"})
+  void aBatchLargerThanAProductBlockGivesTheSameBitsOnOneThreadAndOnThree(String form) {
     Random random = new Random(5);
-    for (boolean causal : new boolean[] {false, true}) {
-      ModelSettings settings = new ModelSettings(4, Architecture.encoder(Activation.GELU, 1e-5)
-          .causal(causal).build(), causal ? 40 : 0, PositionalEncoding.SINUSOIDAL);
-      EncoderWeights weights = RandomModels.weights(random, 2, 16, 24, causal, 0);
-      float[] input = RandomModels.gaussian(random, 2600 * 16, 1);
-      for (boolean withStatistics : new boolean[] {false, true}) {
-        float[][] vectors = new float[2][];
-        double[][][] statistics = new double[2][][];
-        for (int run = 0; run < 2; run++) {
-          TokenBatch batch = new TokenBatch(16, 2600);
-          int at = 0;
-          for (int length : new int[] {1700, 9, 300, 1, 590}) {
-            for (int i = 0; i < length; i++, at++) {
-              System.arraycopy(input, at * 16, batch.tokens(), batch.appendToken(i), 16);
-            }
-            batch.endSequence();
+    boolean causal = form.equals("causal");
+    ModelSettings settings = new ModelSettings(4, Architecture.encoder(
+        form.equals("gated") ? Activation.SILU : Activation.GELU, 1e-5).causal(causal).build(),
+        causal ? 40 : 0, PositionalEncoding.SINUSOIDAL);
+    EncoderWeights weights = form.equals("gated") ? gated(random)
+        : RandomModels.weights(random, 2, 16, 24, causal, 0);
+    float[] input = RandomModels.gaussian(random, 2600 * 16, 1);
+    for (boolean withStatistics : new boolean[] {false, true}) {
+      float[][] vectors = new float[2][];
+      double[][][] statistics = new double[2][][];
+      for (int run = 0; run < 2; run++) {
+        TokenBatch batch = new TokenBatch(16, 2600);
+        int at = 0;
+        for (int length : new int[] {1700, 9, 300, 1, 590}) {
+          for (int i = 0; i < length; i++, at++) {
+            System.arraycopy(input, at * 16, batch.tokens(), batch.appendToken(i), 16);
           }
-          Statistics sink = withStatistics ? new Statistics(2, 4) : null;
-          try (ComputeThreads.Task task = run == 0 ? ComputeThreads.SERIAL : CORES.join(1)) {
-            new Encoder(settings, weights, 16, task).forward(batch, sink);
-          }
-          vectors[run] = Arrays.copyOf(batch.tokens(), 2600 * 16);
-          statistics[run] = sink == null ? null : sink.sums;
+          batch.endSequence();
         }
-        String what = (causal ? "causal, window 40, final norm" : "plain") + (withStatistics
-            ? ", statistics" : "");
-        assertArrayEquals(vectors[0], vectors[1], what);
-        assertTrue(Arrays.deepEquals(statistics[0], statistics[1]), what);
+        Statistics sink = withStatistics ? new Statistics(2, 4) : null;
+        try (ComputeThreads.Task task = run == 0 ? ComputeThreads.SERIAL : CORES.join(1)) {
+          new Encoder(settings, weights, 16, task).forward(batch, sink);
+        }
+        vectors[run] = Arrays.copyOf(batch.tokens(), 2600 * 16);
+        statistics[run] = sink == null ? null : sink.sums;
       }
+      String what = form + (withStatistics ? ", statistics" : "");
+      assertArrayEquals(vectors[0], vectors[1], what);
+      assertTrue(Arrays.deepEquals(statistics[0], statistics[1]), what);
     }
+  }
+
+  /** Two layers of width 16 with a gated feed-forward of 24 (SwiGLU's form), no biases. */
+  private static EncoderWeights gated(Random random) {
+    List<LayerWeights> layers = new java.util.ArrayList<>();
+    for (int l = 0; l < 2; l++) {
+      float[] ones = new float[16];
+      Arrays.fill(ones, 1f);
+      layers.add(LayerWeights.builder(16, 24)
+          .attention(RandomModels.gaussian(random, 3 * 16 * 16, 0.25),
+              RandomModels.gaussian(random, 16 * 16, 0.25))
+          .gatedFeedForward(RandomModels.gaussian(random, 24 * 16, 0.25),
+              RandomModels.gaussian(random, 24 * 16, 0.25),
+              RandomModels.gaussian(random, 16 * 24, 0.2))
+          .norms(ones, ones.clone())
+          .build());
+    }
+    return new EncoderWeights(layers, null, null, null);
   }
 }
