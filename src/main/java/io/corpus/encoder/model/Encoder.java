@@ -42,7 +42,6 @@ public final class Encoder {
   private final RelativeBias bias; // the model's score bias, or null
   private final DisentangledBias disentangled; // DeBERTa's position terms, or null
   private final float[][] outputProjections;  // (L): W_O as floats, made when norms are asked
-  private final int attentionTile;
 
   private int capacity;          // rows the buffers below hold
   private float[] qkv = new float[0];       // (N, (H + 2·Hkv)·D): q, k, v heads
@@ -73,7 +72,6 @@ public final class Encoder {
       ComputeThreads.Task threads) {
     this.settings = settings;
     this.threads = threads;
-    this.attentionTile = attentionTile;
     this.weights = weights;
     this.width = weights.width();
     this.heads = settings.heads();
