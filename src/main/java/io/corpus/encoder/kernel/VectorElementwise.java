@@ -399,20 +399,19 @@ final class VectorElementwise implements Elementwise {
   }
 
   /**
-   * Shuffles that bring lane i + w onto lane i, for w = half the lanes, a quarter, ... one: the
-   * halving steps of {@link #sumLanes}.
+   * Shuffles that bring lane i + w onto lane i, for w = 8, 4, 2 and 1: the halving steps of
+   * {@link #sumLanes}, each a constant C2 compiles to one permute.
    */
-  private static final VectorShuffle<Float>[] HALVES = halves();
+  private static final VectorShuffle<Float> PLUS_8 = rotation(8);
+  private static final VectorShuffle<Float> PLUS_4 = rotation(4);
+  private static final VectorShuffle<Float> PLUS_2 = rotation(2);
+  private static final VectorShuffle<Float> PLUS_1 = rotation(1);
 
-  @SuppressWarnings("unchecked")
-  private static VectorShuffle<Float>[] halves() {
-    int steps = Integer.numberOfTrailingZeros(S.length());
-    VectorShuffle<Float>[] shuffles = new VectorShuffle[steps];
-    for (int k = 0, w = S.length() / 2; k < steps; k++, w /= 2) {
-      int width = w;
-      shuffles[k] = VectorShuffle.fromOp(S, i -> (i + width) % S.length());
+  private static VectorShuffle<Float> rotation(int width) {
+    if (S.length() > 16) {
+      throw new IllegalStateException("vectors of " + S.length() + " floats: sumLanes halves 16");
     }
-    return shuffles;
+    return VectorShuffle.fromOp(S, i -> (i + width) % S.length());
   }
 
   /**
@@ -422,8 +421,17 @@ final class VectorElementwise implements Elementwise {
    * it replaces cost about 100 ns a call, as much as the exponentials of a 256-key row.
    */
   private static float sumLanes(FloatVector v) {
-    for (VectorShuffle<Float> half : HALVES) {
-      v = v.add(v.rearrange(half));
+    if (S.length() > 8) {
+      v = v.add(v.rearrange(PLUS_8));
+    }
+    if (S.length() > 4) {
+      v = v.add(v.rearrange(PLUS_4));
+    }
+    if (S.length() > 2) {
+      v = v.add(v.rearrange(PLUS_2));
+    }
+    if (S.length() > 1) {
+      v = v.add(v.rearrange(PLUS_1));
     }
     return v.lane(0);
   }
