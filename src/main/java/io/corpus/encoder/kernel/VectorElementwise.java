@@ -399,17 +399,20 @@ final class VectorElementwise implements Elementwise {
   }
 
   /**
-   * Shuffles that bring lane i + w onto lane i, for w = 8, 4, 2 and 1: the halving steps of
-   * {@link #sumLanes}, each a constant C2 compiles to one permute.
+   * Shuffles that bring lane i + w onto lane i, for w = 32, 16, ... 1: the halving steps of
+   * {@link #sumLanes}, each a constant C2 compiles to one permute; those of w at least the
+   * vector's lanes are never used. x86 vectors hold at most 16 floats, SVE's 64.
    */
+  private static final VectorShuffle<Float> PLUS_32 = rotation(32);
+  private static final VectorShuffle<Float> PLUS_16 = rotation(16);
   private static final VectorShuffle<Float> PLUS_8 = rotation(8);
   private static final VectorShuffle<Float> PLUS_4 = rotation(4);
   private static final VectorShuffle<Float> PLUS_2 = rotation(2);
   private static final VectorShuffle<Float> PLUS_1 = rotation(1);
 
   private static VectorShuffle<Float> rotation(int width) {
-    if (S.length() > 16) {
-      throw new IllegalStateException("vectors of " + S.length() + " floats: sumLanes halves 16");
+    if (S.length() > 64) {
+      throw new IllegalStateException("vectors of " + S.length() + " floats: sumLanes halves 64");
     }
     return VectorShuffle.fromOp(S, i -> (i + width) % S.length());
   }
@@ -421,6 +424,12 @@ final class VectorElementwise implements Elementwise {
    * it replaces cost about 100 ns a call, as much as the exponentials of a 256-key row.
    */
   private static float sumLanes(FloatVector v) {
+    if (S.length() > 32) {
+      v = v.add(v.rearrange(PLUS_32));
+    }
+    if (S.length() > 16) {
+      v = v.add(v.rearrange(PLUS_16));
+    }
     if (S.length() > 8) {
       v = v.add(v.rearrange(PLUS_8));
     }
