@@ -261,14 +261,15 @@ final class HeadAttention {
       Arrays.fill(tileScores, row, row + bk, 0f);
       return;
     }
-    float correction = (float) Math.exp(rowMax[i] - newMax);   // 0 on the first live tile
+    double shrink = Math.exp(rowMax[i] - newMax);     // 0 on the first live tile
+    float correction = (float) shrink;
     float exps;
     if (stats == null) {
       exps = MATH.expShifted(tileScores, row, bk, newMax);
     } else {
       stats.beforeExp(i, tileScores, row, bk, batch, first, query, k0);
-      exps = stats.exp(i, tileScores, row, bk, rowMax[i], newMax, rowSum[i], batch, first,
-          query);
+      exps = stats.exp(i, tileScores, row, bk, rowMax[i], newMax, rowSum[i], shrink, batch,
+          first, query);
     }
     rowSum[i] = rowSum[i] * correction + exps;
     rowMax[i] = newMax;

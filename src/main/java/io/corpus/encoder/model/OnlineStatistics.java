@@ -86,20 +86,20 @@ final class OnlineStatistics {
    * Tile row i's scores at {@code s[row]} become exp(s − newMax) (the softmax's step, as
    * {@link Elementwise#expShifted}, whose sum it returns), and their entropy and distance terms
    * are added to the row's, the row's max having gone from {@code oldMax} (−∞ before its first
-   * live tile) to {@code newMax} and its sum having been {@code oldSum}.
+   * live tile) to {@code newMax} and its sum having been {@code oldSum}; {@code shrink} is
+   * exp(oldMax − newMax), the factor the softmax rescales the row by.
    */
   float exp(int i, float[] s, int row, int bk, float oldMax, float newMax, float oldSum,
-      TokenBatch batch, int first, int q) {
+      double shrink, TokenBatch batch, int first, int q) {
     float sum = MATH.expShiftedMoments(s, row, bk, newMax, keyPositions,
         batch.position(first + q), moments);
     if (oldMax == Float.NEGATIVE_INFINITY) {
       entropyTerms[i] = moments[0];
       distanceTerms[i] = moments[1];
     } else {
-      double correction = Math.exp((double) oldMax - newMax);
-      entropyTerms[i] = correction * (entropyTerms[i] + ((double) newMax - oldMax) * oldSum)
+      entropyTerms[i] = shrink * (entropyTerms[i] + ((double) newMax - oldMax) * oldSum)
           + moments[0];
-      distanceTerms[i] = correction * distanceTerms[i] + moments[1];
+      distanceTerms[i] = shrink * distanceTerms[i] + moments[1];
     }
     return sum;
   }
