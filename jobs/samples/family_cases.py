@@ -101,15 +101,17 @@ def store(values, dtype, prefix=""):
     return tensors, w
 
 
-def write_texts(folder, tokenizer, max_tokens, forward, pooling="mean", prompt=""):
+def write_texts(folder, tokenizer, max_tokens, forward, pooling="mean", prompt="",
+                ids=reference_ids, texts=TEXTS):
     """texts.json: each text's reference ids (the prompt put before it, the whole stripped as
-    sentence-transformers strips it in a folder with modules.json, cut at max_tokens), the
-    port's last hidden states and its pooled (cls, mean or last token), normalized vector."""
-    rows = reference_ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in TEXTS],
-                         max_tokens, strip=os.path.exists(os.path.join(folder, "modules.json")))
+    sentence-transformers strips it in a folder with modules.json, cut at max_tokens; by `ids`,
+    reference_ids' signature), the port's last hidden states and its pooled (cls, mean or last
+    token), normalized vector."""
+    rows = ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in texts],
+               max_tokens, strip=os.path.exists(os.path.join(folder, "modules.json")))
     assert any(r["full_length"] > max_tokens for r in rows), "no text is cut"
     out = []
-    for row, (_, text) in zip(rows, TEXTS):
+    for row, (_, text) in zip(rows, texts):
         h = forward(row["input_ids"], row["token_type_ids"])
         s = h[0] if pooling == "cls" else h[-1] if pooling == "last" else h.mean(0)
         out.append({"id": row["id"], "a": text, "input_ids": row["input_ids"],
@@ -202,6 +204,21 @@ def random_decoder(c, rng):
     return t
 
 
+def llama3_frequencies(inv_freq, factor, low_freq_factor, high_freq_factor,
+                       original_max_position_embeddings):
+    """transformers' _compute_llama3_parameters (modeling_rope_utils.py): long wavelengths slowed
+    by factor, short ones kept, the band between blended."""
+    low_wavelen = original_max_position_embeddings / low_freq_factor
+    high_wavelen = original_max_position_embeddings / high_freq_factor
+    wavelen = 2 * np.pi / inv_freq
+    scaled = torch.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = ((original_max_position_embeddings / wavelen - low_freq_factor)
+              / (high_freq_factor - low_freq_factor))
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
+    return torch.where(medium, smoothed, scaled)
+
+
 def decoder(c, w, ids):
     """Last hidden states (T, E) of one unpadded sequence, float64, as modeling_qwen2.py (and
     modeling_mistral.py: no biases, and its sliding window where c["window"]; modeling_qwen3.py:
@@ -210,6 +227,8 @@ def decoder(c, w, ids):
     D = c.get("D") or E // H
     x = w["embed_tokens.weight"][torch.tensor(ids)]
     inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
+    if c.get("llama3"):
+        inv_freq = llama3_frequencies(inv_freq, **c["llama3"])
     freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
     emb = torch.cat((freqs, freqs), dim=-1)
     cos, sin = emb.cos()[None], emb.sin()[None]                          # (1, T, D)

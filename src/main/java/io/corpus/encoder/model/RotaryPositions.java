@@ -1,6 +1,7 @@
 package io.corpus.encoder.model;
 
 import java.io.Serializable;
+import java.util.Objects;
 
 /**
  * How a layer rotates each head's q and k by position (RoPE), as the families' configs say it.
@@ -11,18 +12,17 @@ import java.io.Serializable;
  *     (NomicBERT's {@code rotary_emb_fraction}); the rest pass unchanged
  * @param interleaved pairs are neighbours (2i, 2i + 1), as GPT-J and NomicBERT's
  *     {@code rotary_emb_interleaved}; otherwise halves (i, i + R/2), as GPT-NeoX, ModernBERT
- * @param ntkFactor f of NTK scaling as GTE's {@code NTKScalingRotaryEmbedding} applies it (its
- *     {@code rope_scaling} of type ntk): the base becomes θ·f and every frequency is divided by
- *     f^(2/R); 1 means none
+ * @param scaling how the frequencies are rescaled for long contexts (NTK, llama3), or
+ *     {@link FrequencyScaling#NONE}
  */
 public record RotaryPositions(double theta, double fraction, boolean interleaved,
-    double ntkFactor) implements Serializable {
+    FrequencyScaling scaling) implements Serializable {
   /** No rotary positions. */
   public static final RotaryPositions NONE = new RotaryPositions(0, 1, false);
 
-  /** Without NTK scaling. */
+  /** Without frequency scaling. */
   public RotaryPositions(double theta, double fraction, boolean interleaved) {
-    this(theta, fraction, interleaved, 1);
+    this(theta, fraction, interleaved, FrequencyScaling.NONE);
   }
 
   public RotaryPositions {
@@ -33,15 +33,17 @@ public record RotaryPositions(double theta, double fraction, boolean interleaved
     if (!(fraction > 0 && fraction <= 1)) {
       throw new IllegalArgumentException("a rotary fraction must be in (0, 1], got " + fraction);
     }
-    if (!(ntkFactor >= 1) || Double.isInfinite(ntkFactor)) {
-      throw new IllegalArgumentException("an NTK factor must be at least 1, got " + ntkFactor);
-    }
+    Objects.requireNonNull(scaling, "scaling");
   }
 
-  /** θ^(−2i/R) of pair i, NTK-scaled when asked. */
+  /** θ^(−2i/R) of pair i, rescaled as {@link #scaling} says. */
   double inverseFrequency(int i, int rotated) {
-    double exponent = (2.0 * i) / rotated;
-    return 1.0 / Math.pow(theta * ntkFactor, exponent) / Math.pow(ntkFactor, 2.0 / rotated);
+    return scaling.inverseFrequency(theta, i, rotated);
+  }
+
+  /** This form with its frequencies rescaled. */
+  public RotaryPositions scaled(FrequencyScaling by) {
+    return new RotaryPositions(theta, fraction, interleaved, by);
   }
 
   /** The half-split form over the whole head with base θ (0: none). */
@@ -64,6 +66,6 @@ public record RotaryPositions(double theta, double fraction, boolean interleaved
     return any() ? String.format("rotary θ %.0f", theta)
         + (fraction < 1 ? String.format(", %.0f %% of each head", 100 * fraction) : "")
         + (interleaved ? ", interleaved" : "")
-        + (ntkFactor != 1 ? String.format(", NTK ×%s", ntkFactor) : "") : "no rotary";
+        + scaling : "no rotary";
   }
 }

@@ -2,6 +2,7 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.model.FrequencyScaling;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import java.nio.file.Path;
@@ -53,6 +54,38 @@ final class DecoderTensors {
   static int headWidth(JsonNode config, int absent, Path file) {
     return config.hasNonNull("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file)
         : absent;
+  }
+
+  /**
+   * The frequency scaling of {@code rope_scaling} (or transformers 5's {@code rope_parameters}):
+   * none when absent, null or of type default, Llama 3's when its {@code rope_type} (or
+   * {@code type}) is llama3; any other type refused in one line.
+   */
+  static FrequencyScaling ropeScaling(JsonNode config, Path file) {
+    JsonNode scaling = config.get("rope_scaling");
+    String key = "rope_scaling";
+    if (scaling == null || scaling.isNull()) {
+      scaling = config.path("rope_parameters");
+      key = "rope_parameters";
+    }
+    String type = scaling.path("rope_type").asText(scaling.path("type").asText("default"));
+    if (type.equals("default")) {
+      return FrequencyScaling.NONE;
+    }
+    if (!type.equals("llama3")) {
+      throw new WeightsException(file + ": " + key + " " + scaling + " is not supported (null, "
+          + "default or llama3)");
+    }
+    try {
+      return new FrequencyScaling.Llama3(scaling.path("factor").asDouble(Double.NaN),
+          scaling.path("low_freq_factor").asDouble(Double.NaN),
+          scaling.path("high_freq_factor").asDouble(Double.NaN),
+          scaling.path("original_max_position_embeddings").asDouble(Double.NaN));
+    } catch (IllegalArgumentException e) {
+      throw new WeightsException(file + ": " + key + " " + scaling + ": factor, low_freq_factor,"
+          + " high_freq_factor and original_max_position_embeddings must be numbers with "
+          + "factor >= 1 and 0 < low_freq_factor < high_freq_factor");
+    }
   }
 
   /** Refuses a config.json key that is set (not absent, not null), in one line. */

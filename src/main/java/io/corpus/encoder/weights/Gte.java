@@ -3,6 +3,7 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.FrequencyScaling;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
@@ -42,8 +43,8 @@ final class Gte implements ModelFamily {
   }
 
   @Override
-  public boolean implementsCustomCode(JsonNode autoMap) {
-    return ModelFamily.autoMapNames(autoMap, "New");
+  public boolean implementsCustomCode(JsonNode config) {
+    return ModelFamily.autoMapNames(config.path("auto_map"), "New");
   }
 
   @Override
@@ -61,7 +62,8 @@ final class Gte implements ModelFamily {
     }
     double theta = config.path("rope_theta").asDouble(
         config.path("rope_parameters").path("rope_theta").asDouble(10_000));
-    RotaryPositions rotary = new RotaryPositions(theta, 1, false, ntkFactor(config, file));
+    RotaryPositions rotary = RotaryPositions.halves(theta)
+        .scaled(FrequencyScaling.ntk(ntkFactor(config, file)));
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     for (int i = 0; i < count; i++) {

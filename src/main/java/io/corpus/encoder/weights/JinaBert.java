@@ -54,8 +54,8 @@ final class JinaBert implements ModelFamily {
   }
 
   @Override
-  public boolean implementsCustomCode(JsonNode autoMap) {
-    return autoMap.path("AutoConfig").asText("").contains(IMPLEMENTATION);
+  public boolean implementsCustomCode(JsonNode config) {
+    return config.path("auto_map").path("AutoConfig").asText("").contains(IMPLEMENTATION);
   }
 
   @Override

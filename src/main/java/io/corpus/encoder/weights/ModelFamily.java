@@ -40,11 +40,11 @@ public interface ModelFamily {
   Architecture architecture(JsonNode config, Path file);
 
   /**
-   * Whether the family runs a folder whose config.json has this {@code auto_map} (custom
+   * Whether the family runs a folder whose config.json has an {@code auto_map} (custom
    * modelling code, which the job never runs): only when the family carries its own
    * implementation of the architecture it names.
    */
-  default boolean implementsCustomCode(JsonNode autoMap) {
+  default boolean implementsCustomCode(JsonNode config) {
     return false;
   }
 
@@ -189,7 +189,7 @@ public interface ModelFamily {
    */
   List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
       new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen2(), new Qwen3(),
-      new Gemma3(), new Mistral(), new DebertaV2());
+      new Gemma3(), new Mistral(), new Llama(), new EuroBert(), new DebertaV2());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.supported() + " folders";

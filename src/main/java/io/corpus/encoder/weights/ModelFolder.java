@@ -233,7 +233,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     Path file = folder.resolve("config.json");
     JsonNode config = json(file);
     ModelFamily family = ModelFamily.of(config, file);
-    if (config.has("auto_map") && !family.implementsCustomCode(config.get("auto_map"))) {
+    if (config.has("auto_map") && !family.implementsCustomCode(config)) {
       throw new WeightsException(file + ": auto_map names custom modelling code ("
           + config.get("auto_map") + "), which this job does not run and model_type "
           + family.name() + " does not implement; " + ModelFamily.SUPPORTED);

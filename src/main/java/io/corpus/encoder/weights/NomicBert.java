@@ -45,8 +45,8 @@ final class NomicBert implements ModelFamily {
   }
 
   @Override
-  public boolean implementsCustomCode(JsonNode autoMap) {
-    return ModelFamily.autoMapNames(autoMap, "NomicBert");
+  public boolean implementsCustomCode(JsonNode config) {
+    return ModelFamily.autoMapNames(config.path("auto_map"), "NomicBert");
   }
 
   @Override

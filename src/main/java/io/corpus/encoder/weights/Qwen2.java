@@ -40,8 +40,8 @@ final class Qwen2 extends DecoderFamily {
   }
 
   @Override
-  public boolean implementsCustomCode(JsonNode autoMap) {
-    return ModelFamily.autoMapNames(autoMap, "Qwen2");
+  public boolean implementsCustomCode(JsonNode config) {
+    return ModelFamily.autoMapNames(config.path("auto_map"), "Qwen2");
   }
 
   @Override

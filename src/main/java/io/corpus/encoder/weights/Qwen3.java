@@ -21,24 +21,34 @@ import java.util.List;
  * {@code attention_bias}; a final {@code norm}. Checkpoints of {@code Qwen3ForCausalLM} put the
  * model under {@code model.} (its {@code lm_head} is left out and listed);
  * {@code Qwen3ForSequenceClassification} (the converted Qwen3-Reranker) adds its score layer
- * ({@link DecoderFamily}). Refused: sliding
+ * ({@link DecoderFamily}). perplexity's pplx-embed-v1 ({@code model_type}
+ * bidirectional_pplx_qwen3, its own Qwen3Model subclass named by {@code auto_map}) runs these
+ * layers bidirectionally whatever its flags say. Refused: sliding
  * windows and rope scalings, which the embedding models do not use.
  */
 final class Qwen3 extends DecoderFamily {
+  /** perplexity's pplx-embed-v1: Qwen3's layers attending both ways, by its own code. */
+  private static final String BIDIRECTIONAL_TYPE = "bidirectional_pplx_qwen3";
 
   @Override
   public List<String> modelTypes() {
-    return List.of("qwen3");
+    return List.of("qwen3", BIDIRECTIONAL_TYPE);
   }
 
   @Override
   public String examples() {
-    return "Qwen3-Embedding-0.6B, 4B, 8B";
+    return "Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1";
   }
 
   @Override
   public String name() {
     return "qwen3";
+  }
+
+  /** pplx-embed-v1's own classes, which its model_type names. */
+  @Override
+  public boolean implementsCustomCode(JsonNode config) {
+    return config.path("model_type").asText("").equals(BIDIRECTIONAL_TYPE);
   }
 
   @Override
@@ -73,6 +83,7 @@ final class Qwen3 extends DecoderFamily {
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention).attention(new ModelSettings.AttentionHeads(kvHeads, headWidth, 0))
-        .causal(!config.path("use_bidirectional_attention").asBoolean(false)).build();
+        .causal(!config.path("model_type").asText("").equals(BIDIRECTIONAL_TYPE)
+            && !config.path("use_bidirectional_attention").asBoolean(false)).build();
   }
 }

@@ -127,18 +127,33 @@ record FolderCases(String cases, Path tmp) {
    */
   Worst jobAndTransformer(String name, int maxTokens, String family, String promptName,
       String pooling) throws Exception {
+    return jobAndTransformer(name, maxTokens, family, promptName, pooling, "document");
+  }
+
+  /**
+   * As {@link #jobAndTransformer(String, int, String, String, String)}, the texts encoded in
+   * this {@code input.role} (document or query).
+   */
+  Worst jobAndTransformer(String name, int maxTokens, String family, String promptName,
+      String pooling, String role) throws Exception {
     SparkSession spark = SparkTestSession.get();
     JsonNode texts = json(name, "texts.json");
     ModelFolder model = ModelFolder.read(folder(name));
-    boolean prompted = !promptName.isEmpty() || model.prompts().defaultName().isPresent();
+    Map<String, String> prompts = model.prompts().byName();
+    String rolePrompt = (role.equals("query") ? List.of("query")
+        : List.of("document", "passage", "corpus")).stream().filter(prompts::containsKey)
+        .findFirst().map(prompts::get).orElse("");
+    boolean prompted = !promptName.isEmpty() || model.prompts().defaultName().isPresent()
+        || !rolePrompt.isEmpty();
     Path input = model.stripsTexts()
         ? parquet(spark, texts, false, prompted ? "" : LEADING, TRAILING)
         : parquet(spark, texts, false);
     Map<String, Row> job = runJob(name, input, false, "input { max-tokens = " + maxTokens
-        + ", prompt-name = \"" + promptName + "\" }\noutput.pooling = " + pooling, family);
+        + ", prompt-name = \"" + promptName + "\", role = " + role + " }\noutput.pooling = "
+        + pooling, family);
     Map<String, Row> transformer = byId(new EncoderTransformer()
         .setModelPath(folder(name).toString()).setTextCol("text").setMaxTokens(maxTokens)
-        .setPromptName(promptName).setPooling(pooling)
+        .setPromptName(promptName).setPooling(pooling).setRole(role)
         .transform(spark.read().parquet(input.toString()).repartition(2)).collectAsList());
     Worst worst = compare(texts, List.of(job, transformer));
     System.out.printf("%s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - cosine of "

@@ -160,4 +160,59 @@ class Qwen3FoldersTest {
                 .add("text", DataTypes.StringType)));
     assertTrue(e.getMessage().contains("Qwen3-Reranker"), e.getMessage());
   }
+
+  /**
+   * pplx-embed-v1 (bidirectional_pplx_qwen3, its own code by auto_map): Qwen3's layers attending
+   * both ways, head_dim 16 where E / H is 8, mean pooling and no Normalize: the job's vectors
+   * keep the mean's norm.
+   */
+  @Test
+  void bidirectionalPplxFolderEqualsThePortUnnormalized() throws Exception {
+    FolderCases.Worst worst = cases().jobAndTransformer("pplx-embed", 64, "qwen3");
+    assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
+    assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
+    SparkSession spark = SparkTestSession.get();
+    JsonNode texts = cases().json("pplx-embed", "texts.json");
+    Map<String, Row> out = FolderCases.byId(new EncoderTransformer()
+        .setModelPath(cases().folder("pplx-embed").toString()).setTextCol("text")
+        .setMaxTokens(64).transform(spark.read().parquet(cases().parquet(spark, texts, false)
+            .toString())).collectAsList());
+    for (JsonNode t : texts) {
+      JsonNode states = t.get("last_hidden_state");
+      double[] mean = new double[states.get(0).size()];
+      for (JsonNode row : states) {
+        for (int c = 0; c < mean.length; c++) {
+          mean[c] += row.get(c).asDouble() / states.size();
+        }
+      }
+      double want = Math.sqrt(java.util.Arrays.stream(mean).map(v -> v * v).sum());
+      double[] got = SparkInputs.vector(out.get(t.get("id").asText()).getAs("pooled"));
+      double norm = Math.sqrt(java.util.Arrays.stream(got).map(v -> v * v).sum());
+      assertTrue(Math.abs(norm - want) <= 1e-4 * want, t.get("id").asText() + ": norm " + norm
+          + ", the mean's " + want);
+    }
+  }
+
+  /**
+   * pplx's tokenizer appends nothing: the empty text and a blank one (stripped, as
+   * sentence-transformers strips it) give no token and are set aside with their reason.
+   */
+  @Test
+  void pplxTextsOfNoTokenAreSetAside() throws Exception {
+    Path input = cases().parquet(SparkTestSession.get(), new com.fasterxml.jackson.databind
+        .ObjectMapper().readTree("[{\"id\": \"empty\", \"a\": \"\"}, {\"id\": \"blank\", \"a\": "
+        + "\"  \"}, {\"id\": \"word\", \"a\": \"word\"}]"), false);
+    Path output = tmp.resolve("out");
+    JobRunner.Result run = JobRunner.run(tmp, "input { path = \"" + input + "\", "
+        + "text-column = text }", "model.path = \"" + cases().folder("pplx-embed") + "\"",
+        "output.path = \"" + output + "\"");
+    assertEquals(0, run.code(), run.error());
+    java.util.List<Row> rejects = SparkTestSession.get().read().parquet(output.resolve("rejects")
+        .toString()).collectAsList();
+    assertEquals(java.util.Set.of("empty", "blank"), rejects.stream()
+        .map(r -> (String) r.getAs("id")).collect(java.util.stream.Collectors.toSet()));
+    assertTrue(rejects.stream().allMatch(r -> r.getAs("reject_rule").equals("no-token")));
+    assertEquals(1, SparkTestSession.get().read().parquet(output.resolve("embeddings")
+        .toString()).count());
+  }
 }

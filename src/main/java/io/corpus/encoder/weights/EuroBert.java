@@ -1,0 +1,60 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.Architecture;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * EuroBERT (EuroBERT-210m, 610m, 2.1B; the encoder of jina-embeddings-v5-text-nano), as
+ * transformers' {@code modeling_eurobert.py} computes it: Llama's layers ({@link Llama}) without
+ * q/k norms, attending both ways with a key-padding mask only ({@code EuroBertAttention} sets
+ * {@code is_causal = False}), rotary base {@code rope_theta} (250,000 when absent, as in
+ * EuroBertConfig), a final {@code norm}. {@code EuroBertForMaskedLM} stores the encoder under
+ * {@code model.} beside its untied {@code lm_head}, which the job leaves out and lists. The
+ * classifier ({@code EuroBertForSequenceClassification}: dense, GELU, out_proj over pooled or
+ * per-token states) is not read.
+ */
+final class EuroBert extends DecoderFamily {
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("eurobert");
+  }
+
+  @Override
+  public String examples() {
+    return "EuroBERT-210m, 610m, 2.1B";
+  }
+
+  @Override
+  public String name() {
+    return "eurobert";
+  }
+
+  @Override
+  public boolean implementsCustomCode(JsonNode config) {
+    return ModelFamily.autoMapNames(config.path("auto_map"), "EuroBert");
+  }
+
+  @Override
+  DecoderTensors.Parts parts() {
+    return new DecoderTensors.Parts(true, false, w -> w);
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    return Llama.layers(config, 250_000, true, file);
+  }
+
+  /** EuroBERT's classifier is not {@code score}; the job reads none. */
+  @Override
+  public List<String> headTensors() {
+    return List.of();
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return super.keptPrefixes(false);
+  }
+}
