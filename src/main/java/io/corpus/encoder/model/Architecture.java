@@ -25,12 +25,13 @@ import java.util.List;
  * @param disentangled DeBERTa's position terms in every score, or NONE
  * @param positionTable the embedding layer adds the checkpoint's learned position table, when it
  *     has one (DeBERTa-v3's checkpoints keep a table its embeddings do not add)
+ * @param experts which layers' feed-forwards are mixtures of experts, or NONE
  */
 public record Architecture(Activation activation, double layerNormEps, boolean normFirst,
     boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
     List<LayerAttention> layers, ScoreBias scoreBias, ModelSettings.AttentionHeads attention,
-    NormKind norm, boolean causal, DisentangledPositions disentangled, boolean positionTable)
-    implements Serializable {
+    NormKind norm, boolean causal, DisentangledPositions disentangled, boolean positionTable,
+    ExpertLayers experts) implements Serializable {
 
   public Architecture {
     if (!(layerNormEps > 0) || Double.isInfinite(layerNormEps)) {
@@ -39,7 +40,7 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     }
     layers = List.copyOf(layers);
     if (activation == null || scoreBias == null || attention == null || norm == null
-        || disentangled == null) {
+        || disentangled == null || experts == null) {
       throw new IllegalArgumentException("an architecture without a score bias, head shape, "
           + "norm kind or position terms has ScoreBias.NONE, AttentionHeads.PLAIN, "
           + "NormKind.LAYER, DisentangledPositions.NONE");
@@ -75,6 +76,7 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     private boolean causal;
     private DisentangledPositions disentangled = DisentangledPositions.NONE;
     private boolean positionTable = true;
+    private ExpertLayers experts = ExpertLayers.NONE;
 
     private Builder(Activation activation, double layerNormEps) {
       this.activation = activation;
@@ -157,10 +159,16 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
       return this;
     }
 
+    /** Mixtures of experts in place of some layers' feed-forwards. */
+    public Builder experts(ExpertLayers layers) {
+      experts = layers;
+      return this;
+    }
+
     public Architecture build() {
       return new Architecture(activation, layerNormEps, normFirst, finalNorm, projectionBias,
           feedForwardBias, normBias, layers, scoreBias, attention, norm, causal, disentangled,
-          positionTable);
+          positionTable, experts);
     }
   }
 }

@@ -38,6 +38,7 @@ public final class Encoder {
   private final HeadAttention head;          // the caller's lane's: offsets into the fused qkv
   private final float[][] laneHidden;        // (lanes): lane ≥ 1's feed-forward blocks
   private final float[][] laneGate;
+  private final Experts.Scratch[] laneExperts;  // (lanes): each lane's routing buffers
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
   private final RelativeBias bias; // the model's score bias, or null
   private final DisentangledBias disentangled; // DeBERTa's position terms, or null
@@ -86,6 +87,7 @@ public final class Encoder {
         settings.disentangled(), heads, kvHeads, headWidth, settings.scoreScale(headWidth)) : null;
     this.laneHidden = new float[threads.lanes()][];
     this.laneGate = new float[threads.lanes()][];
+    this.laneExperts = new Experts.Scratch[threads.lanes()];
     this.sequences = new BatchAttention(heads, headWidth, threads, disentangled,
         () -> new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
             attentionTile, bias != null ? bias : disentangled));
@@ -272,6 +274,14 @@ public final class Encoder {
     threads.run((n + block - 1) / block, (i, lane) -> {
       int first = i * block;
       int rows = shapes.ffnRows(n - first);
+      if (w.experts() != null) {
+        if (laneExperts[lane] == null) {
+          laneExperts[lane] = new Experts.Scratch();
+        }
+        w.experts().apply(rows, in, first * width, settings.activation(), residual,
+            first * width, out, first * width, laneExperts[lane]);
+        return;
+      }
       float[] hidden = hidden(lane);
       if (!w.gated()) {
         w.ffnInWeight().feedForward(rows, in, first * width, w.ffnInBias(),

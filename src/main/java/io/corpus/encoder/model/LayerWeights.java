@@ -14,10 +14,11 @@ import java.io.Serializable;
  * @param inProjBias (3E)
  * @param outProjWeight (E, E)
  * @param outProjBias (E)
- * @param ffnInWeight (F, E), {@code linear1}; of a gated feed-forward, the half activated
- * @param ffnInBias (F)
- * @param ffnOutWeight (E, F), {@code linear2}
- * @param ffnOutBias (E)
+ * @param ffnInWeight (F, E), {@code linear1}; of a gated feed-forward, the half activated;
+ *     null in a layer of experts
+ * @param ffnInBias (F), null with ffnInWeight
+ * @param ffnOutWeight (E, F), {@code linear2}, null with ffnInWeight
+ * @param ffnOutBias (E), null with ffnInWeight
  * @param norm1Gamma (E), the norm around attention; null when the layer has none (ModernBERT's
  *     first layer feeds its input to attention as it is)
  * @param norm1Beta (E), null with norm1Gamma
@@ -33,6 +34,8 @@ import java.io.Serializable;
  *     the residual (Gemma3's post_attention_layernorm and post_feedforward_layernorm), or null
  * @param relative the layer's projections of every relative distance, for
  *     {@link DisentangledPositions} (DeBERTa), or null
+ * @param experts the mixture of experts that is this layer's feed-forward
+ *     (nomic-embed-text-v2-moe), or null for a dense one
  */
 public record LayerWeights(
     Matrix inProjWeight, float[] inProjBias,
@@ -42,8 +45,8 @@ public record LayerWeights(
     float[] norm1Gamma, float[] norm1Beta,
     float[] norm2Gamma, float[] norm2Beta,
     Matrix ffnGateWeight, float[] ffnGateBias,
-    float[] queryNorm, float[] keyNorm, PostNorms postNorms, RelativePositions relative)
-    implements Serializable {
+    float[] queryNorm, float[] keyNorm, PostNorms postNorms, RelativePositions relative,
+    Experts experts) implements Serializable {
 
   /**
    * Norms of a sublayer's output, each (E): x + norm(attention(...)), x + norm(ffn(...)).
@@ -97,6 +100,7 @@ public record LayerWeights(
     private float[] keyNorm;
     private PostNorms postNorms;
     private RelativePositions relative;
+    private Experts experts;
 
     private Builder(int width, int ffnWidth) {
       this.width = width;
@@ -201,9 +205,27 @@ public record LayerWeights(
       return this;
     }
 
+    /** A mixture of experts as the layer's feed-forward, in place of a dense one. */
+    public Builder experts(Experts mixture) {
+      experts = mixture;
+      return this;
+    }
+
     public LayerWeights build() {
       shaped("q, k, v projection", qkv, qkv.rows(), width);
       shaped("output projection", out, width, out.cols());
+      if (experts != null) {
+        if (ffnIn != null || experts.bias().length != width) {
+          throw new IllegalArgumentException("A layer of experts of width "
+              + experts.bias().length + " has no dense feed-forward and the layer's width "
+              + width);
+        }
+        return new LayerWeights(qkv, orZeros(qkvBias, qkv.rows()), out,
+            orZeros(outBias, width), null, null, null, null, attentionNorm,
+            attentionNorm == null ? null : orZeros(attentionNormShift, width), feedForwardNorm,
+            orZeros(feedForwardNormShift, width), null, null, queryNorm, keyNorm, postNorms,
+            relative, experts);
+      }
       shaped("feed-forward input", ffnIn, ffnWidth, width);
       shaped("feed-forward output", ffnOut, width, ffnWidth);
       if (ffnGate != null) {
@@ -214,7 +236,7 @@ public record LayerWeights(
           attentionNorm, attentionNorm == null ? null : orZeros(attentionNormShift, width),
           feedForwardNorm, orZeros(feedForwardNormShift, width), ffnGate,
           ffnGate == null ? null : orZeros(ffnGateBias, ffnWidth), queryNorm, keyNorm,
-          postNorms, relative);
+          postNorms, relative, null);
     }
 
     private static void shaped(String what, Matrix m, int rows, int cols) {
@@ -232,24 +254,27 @@ public record LayerWeights(
   public LayerWeights {
     if ((norm1Gamma == null) != (norm1Beta == null)
         || (ffnGateWeight == null) != (ffnGateBias == null)
-        || (queryNorm == null) != (keyNorm == null)) {
+        || (queryNorm == null) != (keyNorm == null)
+        || (ffnInWeight == null) != (experts != null)) {
       throw new IllegalArgumentException("A norm's scale and shift, a gate's weight and bias, "
-          + "and the q and k norms are both present or both absent");
+          + "and the q and k norms are both present or both absent; a layer's feed-forward is "
+          + "dense or experts, not both");
     }
   }
 
   /** This layer with its five weight matrices in {@code precision}. */
   public LayerWeights in(Precision precision) {
     return new LayerWeights(inProjWeight.in(precision), inProjBias, outProjWeight.in(precision),
-        outProjBias, ffnInWeight.in(precision), ffnInBias, ffnOutWeight.in(precision), ffnOutBias,
+        outProjBias, ffnInWeight == null ? null : ffnInWeight.in(precision), ffnInBias,
+        ffnOutWeight == null ? null : ffnOutWeight.in(precision), ffnOutBias,
         norm1Gamma, norm1Beta, norm2Gamma, norm2Beta,
         ffnGateWeight == null ? null : ffnGateWeight.in(precision), ffnGateBias, queryNorm,
-        keyNorm, postNorms, relative);
+        keyNorm, postNorms, relative, experts == null ? null : experts.in(precision));
   }
 
   /** Bytes the weights take. */
   public long bytes() {
-    long bytes = 4 * (parameterCount() - matrixValues());
+    long bytes = 4 * vectorValues() + (experts == null ? 0 : experts.bytes());
     for (Matrix m : new Matrix[] {inProjWeight, outProjWeight, ffnInWeight, ffnOutWeight,
         ffnGateWeight}) {
       bytes += m == null ? 0 : m.bytes();
@@ -271,9 +296,9 @@ public record LayerWeights(
     return outProjBias.length;
   }
 
-  /** F, the feed-forward width. */
+  /** F, the feed-forward width (of each expert, in a layer of experts). */
   public int ffnWidth() {
-    return ffnInBias.length;
+    return experts != null ? experts.ffnWidth() : ffnInBias.length;
   }
 
   /** Whether the feed-forward is gated. */
@@ -293,7 +318,12 @@ public record LayerWeights(
 
   /** Number of float parameters. */
   public long parameterCount() {
-    long count = matrixValues();
+    return matrixValues() + vectorValues() + (experts == null ? 0 : experts.parameterCount());
+  }
+
+  /** Values of the layer's vectors (biases, norms, position projections). */
+  private long vectorValues() {
+    long count = 0;
     for (float[] a : new float[][] {inProjBias, outProjBias,
         ffnInBias, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
         norm2Beta, ffnGateBias, queryNorm, keyNorm,

@@ -27,7 +27,8 @@ public record Shapes(int layers, int width, int heads, int kvHeads, int headWidt
         settings.headWidth(width), weights.ffnWidth(),
         weights.layers().stream().anyMatch(LayerWeights::gated),
         weights.layers().stream().anyMatch(l -> l.postNorms() != null),
-        weights.layers().stream().mapToInt(l -> l.ffnInWeight().blockRows()).min()
+        weights.layers().stream().mapToInt(l -> (l.experts() != null ? l.experts().in()[0]
+            : l.ffnInWeight()).blockRows()).min()
             .orElse(Matrix.BLOCK_ROWS));
   }
 

@@ -2,13 +2,17 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.ExpertLayers;
+import io.corpus.encoder.model.Experts;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,8 +27,9 @@ import java.util.List;
  * {@code fc2(fc11(x) ⊙ silu(fc12(x)))}, for {@code activation_function} swiglu, else
  * {@code fc2(act(fc1(x)))}; biases where {@code qkv_proj_bias}, {@code mlp_fc1_bias},
  * {@code mlp_fc2_bias} say. Its {@code auto_map} (custom code named NomicBert…) is recognized;
- * what the job does not implement is refused: pre-norm, parallel blocks, RMSNorm, mixtures of
- * experts, causal attention, rotary scaling.
+ * nomic-embed-text-v2-moe's layers of experts ({@code moe_every_n_layers}: {@link Experts}) are
+ * read in MegaBlocks' layout. What the job does not implement is refused: pre-norm, parallel
+ * blocks, RMSNorm, shared or gated experts, causal attention, rotary scaling.
  */
 final class NomicBert implements ModelFamily {
   private static final String LAYERS = "encoder.layers.";
@@ -36,7 +41,7 @@ final class NomicBert implements ModelFamily {
 
   @Override
   public String examples() {
-    return "nomic-embed-text-v1, v1.5";
+    return "nomic-embed-text-v1, v1.5, v2-moe";
   }
 
   @Override
@@ -72,11 +77,6 @@ final class NomicBert implements ModelFamily {
             + "supported (null: the rotary positions as trained)");
       }
     }
-    if (config.path("moe_every_n_layers").asInt(0) > 0) {
-      throw new WeightsException(file + ": moe_every_n_layers = "
-          + config.get("moe_every_n_layers") + " is not supported (mixtures of experts, as in "
-          + "nomic-embed-text-v2-moe, are not run)");
-    }
     double fraction = config.path("rotary_emb_fraction").asDouble(0);
     if (!(fraction > 0 && fraction <= 1)) {
       throw new WeightsException(file + ": rotary_emb_fraction = "
@@ -93,7 +93,40 @@ final class NomicBert implements ModelFamily {
     return Architecture.encoder(activation(config, file),
             config.path("layer_norm_epsilon").asDouble(1e-5))
         .projectionBias(config.path("qkv_proj_bias").asBoolean(true))
-        .feedForwardBias(config.path("mlp_fc1_bias").asBoolean(true)).layers(layers).build();
+        .feedForwardBias(config.path("mlp_fc1_bias").asBoolean(true)).layers(layers)
+        .experts(experts(config, file)).build();
+  }
+
+  /**
+   * nomic-embed-text-v2-moe's mixtures: {@code moe_every_n_layers}, {@code num_experts},
+   * {@code moe_top_k}, {@code moe_normalize_expert_weights} (false or null: none; true: 1; a
+   * number: that p), each expert a plain feed-forward ({@code activation_function} not swiglu).
+   */
+  private static ExpertLayers experts(JsonNode config, Path file) {
+    JsonNode every = config.get("moe_every_n_layers");
+    if (every == null || every.isNull() || every.asInt(0) == 0) {
+      return ExpertLayers.NONE;
+    }
+    int n = ModelFamily.positiveInt(config, "moe_every_n_layers", file);
+    if (config.path("activation_function").asText("gelu").equals("swiglu")) {
+      throw new WeightsException(file + ": activation_function swiglu with moe_every_n_layers = "
+          + n + " is not supported (experts of a plain feed-forward: gelu, gelu_new, relu)");
+    }
+    if (config.path("num_shared_experts").asInt(0) != 0) {
+      throw new WeightsException(file + ": num_shared_experts = "
+          + config.get("num_shared_experts") + " is not supported (0)");
+    }
+    JsonNode normalize = config.path("moe_normalize_expert_weights");
+    double p = normalize.isBoolean() ? (normalize.asBoolean() ? 1 : 0)
+        : normalize.isNumber() ? normalize.asDouble() : 0;
+    int count = ModelFamily.positiveInt(config, "num_experts", file);
+    int topK = ModelFamily.positiveInt(config, "moe_top_k", file);
+    if (topK > count || !(p >= 0)) {
+      throw new WeightsException(file + ": moe_top_k = " + topK + " of num_experts = " + count
+          + " with moe_normalize_expert_weights = " + normalize + " is not supported (top k "
+          + "at most the experts, a p of at least 0)");
+    }
+    return new ExpertLayers(n, count, topK, p);
   }
 
   /**
@@ -167,6 +200,10 @@ final class NomicBert implements ModelFamily {
       layer.attentionBiases(read.take(p + "attn.Wqkv.bias", 3L * e),
           read.take(p + "attn.out_proj.bias", e));
     }
+    ExpertLayers mixture = model.architecture().experts();
+    if (mixture.at(i)) {
+      return layer.experts(experts(read, mlp, mixture, e, f)).build();
+    }
     if (gated) {
       layer.gatedFeedForward(read.take(mlp + in + ".weight", f, e),
           read.take(mlp + "fc11.weight", f, e), read.take(mlp + "fc2.weight", e, f));
@@ -180,5 +217,33 @@ final class NomicBert implements ModelFamily {
       }
     }
     return layer.build();
+  }
+
+  /**
+   * A layer's experts as MegaBlocks stores them: {@code router.layer.weight} (X, E);
+   * {@code experts.mlp.w1} and {@code w2}, both (X·F, E), expert e's the rows e·F..(e+1)·F, w1
+   * applied transposed and w2 as it is (so its block is transposed here to the (E, F) every
+   * second layer has); {@code experts.bias} (E).
+   */
+  private static Experts experts(TensorNaming.TensorSource read, String mlp, ExpertLayers mixture,
+      int e, int f) {
+    int count = mixture.count();
+    float[] router = read.take(mlp + "router.layer.weight", count, e);
+    float[] w1 = read.take(mlp + "experts.mlp.w1", (long) count * f, e);
+    float[] w2 = read.take(mlp + "experts.mlp.w2", (long) count * f, e);
+    Matrix[] in = new Matrix[count];
+    Matrix[] out = new Matrix[count];
+    for (int x = 0; x < count; x++) {
+      in[x] = Matrix.of(Arrays.copyOfRange(w1, x * f * e, (x + 1) * f * e), f, e);
+      float[] transposed = new float[e * f];
+      for (int r = 0; r < f; r++) {
+        for (int c = 0; c < e; c++) {
+          transposed[c * f + r] = w2[(x * f + r) * e + c];
+        }
+      }
+      out[x] = Matrix.of(transposed, e, f);
+    }
+    return new Experts(router, in, out, read.take(mlp + "experts.bias", e), mixture.topK(),
+        mixture.normalizeP());
   }
 }

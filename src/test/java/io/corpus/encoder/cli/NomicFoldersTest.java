@@ -42,6 +42,19 @@ class NomicFoldersTest {
     assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
   }
 
+  /**
+   * nomic-embed-text-v2-moe's form: every second layer routes each token to its top 2 of 4
+   * experts (MegaBlocks' w1 and w2, both stored (X·F, E)), weighted by their probabilities as
+   * they are; XLM-R's tokenizer, the query prompt.
+   */
+  @Test
+  void mixtureOfExpertsFolderEqualsThePort() throws Exception {
+    FolderCases.Worst worst = cases().jobAndTransformer("nomic-moe", 48, "nomic_bert", "",
+        "auto", "query");
+    assertTrue(worst.states() <= TOLERANCE, "hidden states " + worst.states());
+    assertTrue(worst.cosine() <= 1e-6, "pooled vectors " + worst.cosine());
+  }
+
   /** What NomicBERT's code can do and this job does not is refused, in one line each. */
   @Test
   void variantsTheJobDoesNotRunAreRefusedInOneLine() throws Exception {
@@ -50,7 +63,11 @@ class NomicFoldersTest {
     cases().assertRefusedInOneLine(Map.of(
         "{" + shape + "\"prenorm\": true}", "prenorm = true is not supported",
         "{" + shape + "\"rotary_scaling_factor\": 2.0}", "rotary_scaling_factor = 2.0 is not",
-        "{" + shape + "\"moe_every_n_layers\": 2}", "moe_every_n_layers = 2 is not supported",
+        "{" + shape + "\"moe_every_n_layers\": 2, \"num_experts\": 4, \"moe_top_k\": 2, "
+            + "\"activation_function\": \"swiglu\"}", "activation_function swiglu with "
+            + "moe_every_n_layers = 2 is not supported",
+        "{" + shape + "\"moe_every_n_layers\": 2, \"num_experts\": 2, \"moe_top_k\": 3}",
+        "moe_top_k = 3 of num_experts = 2",
         "{" + shape + "\"activation_function\": \"swiglu\", \"mlp_fc1_bias\": true, "
             + "\"mlp_fc2_bias\": false}", "mlp_fc1_bias and mlp_fc2_bias differ",
         "{" + shape + "\"auto_map\": {\"AutoModel\": \"someone/x--modeling.OtherModel\"}}",

@@ -65,7 +65,7 @@ class DisentangledAttentionTest {
           l.norm1Gamma(), l.norm1Beta(), l.norm2Gamma(), l.norm2Beta(), null, null, null, null,
           null, new LayerWeights.RelativePositions(
               c2p ? RandomModels.gaussian(random, 2 * span * width, 1) : null,
-              p2c ? RandomModels.gaussian(random, 2 * span * width, 1) : null)));
+              p2c ? RandomModels.gaussian(random, 2 * span * width, 1) : null), null));
     }
     EncoderWeights weights = new EncoderWeights(layers, null, null, null);
     List<GoldenCase.InputRow> rows = new ArrayList<>();

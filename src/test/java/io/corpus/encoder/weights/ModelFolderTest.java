@@ -341,7 +341,7 @@ class ModelFolderTest {
         + "xlm-roberta, roberta or camembert "
         + "(multilingual-e5, paraphrase-multilingual, bge-m3, camembert), modernbert "
         + "(gte-modernbert, modernbert-embed), mpnet (all-mpnet-base-v2, multi-qa-mpnet), "
-        + "nomic_bert (nomic-embed-text-v1, v1.5), distilbert (distilbert-base, "
+        + "nomic_bert (nomic-embed-text-v1, v1.5, v2-moe), distilbert (distilbert-base, "
         + "msmarco-distilbert, distilbert-sst-2), new (gte-base-en-v1.5, gte-large-en-v1.5, "
         + "gte-multilingual-base), qwen2 (gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct), "
         + "qwen3 or bidirectional_pplx_qwen3 (Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1), "
