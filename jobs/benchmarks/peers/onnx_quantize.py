@@ -14,6 +14,7 @@ so that every linear layer is quantized, as in langchain4j's int8 MiniLM (../sha
 Usage: /usr/bin/python3 jobs/benchmarks/peers/onnx_quantize.py IN.onnx OUT.onnx
 Needs Debian's python3-onnx.
 """
+import os
 import sys
 
 import numpy as np
@@ -80,8 +81,13 @@ def main(source, target):
     graph.initializer.extend(numpy_helper.from_array(v, k) for k, v in weights.items() if k in used)
     del graph.node[:]
     graph.node.extend(out_nodes)
-    onnx.checker.check_model(model)
-    onnx.save(model, target)
+    if sum(i.ByteSize() for i in graph.initializer) < 1.8e9:
+        onnx.checker.check_model(model)
+        onnx.save(model, target)
+    else:   # past protobuf's 2 GB (a 1B model's float32 embedding table): weights beside it
+        onnx.save(model, target, save_as_external_data=True, all_tensors_to_one_file=True,
+                  location=os.path.basename(target) + ".data")
+        onnx.checker.check_model(target)
     print(f"wrote {target}: {count} products in int8")
 
 
