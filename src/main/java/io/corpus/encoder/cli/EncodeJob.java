@@ -453,6 +453,11 @@ public final class EncodeJob {
           starting = new SessionStart("corpus-encoder", settings.output().report().enabled());
         }
         Preflight.Found found = Preflight.beforeModel(settings, check);
+        if (check && settings.weights().isFolder()) {
+          // before any tensor is read: a model too large for this heap is still described
+          out.println("weights by their headers: "
+              + WeightsLoader.headerEstimate(settings.modelFolder()));
+        }
         LoadedModel model = loadModel(settings);
         Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);
         if (check) {

@@ -177,6 +177,61 @@ public final class WeightsLoader {
   }
 
   /**
+   * What a folder's weights take by their checkpoint's headers alone, no tensor read: the
+   * parameters the encoder and its heads keep (a causal language model's {@code lm_head} left
+   * out), and their bytes as each precision holds them (the layers' matrices in 4, 2 or 1 bytes,
+   * every other tensor in float32).
+   *
+   * @param parameters the values the kept tensors hold
+   * @param bytes per precision, in {@link Precision} order
+   */
+  public record HeaderEstimate(long parameters, long[] bytes) {
+    /** "8,030,261,248 parameters: 32.1 GB in float32, 16.1 GB in bfloat16, 8.2 GB in int8". */
+    @Override
+    public String toString() {
+      StringBuilder s = new StringBuilder(String.format(java.util.Locale.ROOT,
+          "%,d parameters:", parameters));
+      Precision[] all = Precision.values();
+      for (int i = 0; i < all.length; i++) {
+        s.append(i == 0 ? " " : ", ").append(String.format(java.util.Locale.ROOT,
+            "%,.1f GB in %s", bytes[i] / 1e9, all[i].configName()));
+      }
+      return s.toString();
+    }
+  }
+
+  /** The folder's {@link HeaderEstimate}, from the headers of its checkpoint files. */
+  public static HeaderEstimate headerEstimate(ModelFolder model) {
+    ModelFamily family = model.family();
+    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
+        family.keptPrefixes(model.classifier().isPresent()));
+    long matrices = 0;
+    long others = 0;
+    for (String name : file.names()) {
+      if (name.equals(LM_HEAD)) {
+        continue;
+      }
+      SafetensorsFile.TensorInfo info = file.info(name);
+      boolean layerMatrix = name.startsWith(family.layerPrefix()) && info.shape().length == 2;
+      if (layerMatrix) {
+        matrices += info.elementCount();
+      } else {
+        others += info.elementCount();
+      }
+    }
+    Precision[] all = Precision.values();
+    long[] bytes = new long[all.length];
+    for (int i = 0; i < all.length; i++) {
+      bytes[i] = 4 * others + matrices * switch (all[i]) {
+        case FLOAT32 -> 4;
+        case BFLOAT16 -> 2;
+        case INT8 -> 1;
+      };
+    }
+    return new HeaderEstimate(matrices + others, bytes);
+  }
+
+  /**
    * Refuses, before a tensor is read, weights that would not fit {@code available} bytes of
    * heap: one line with their size, the heap, and what to change, rather than an
    * OutOfMemoryError half-way through reading them.

@@ -106,4 +106,73 @@ class LlamaFoldersTest {
         config.replace("\"num_key_value_heads\": 1", "\"num_key_value_heads\": 3"),
         "num_key_value_heads = 3 does not divide num_attention_heads = 4"));
   }
+
+  /**
+   * An 8B folder (llama-embed-nemotron-8b's shapes: 32 layers of E 4096, 8 KV heads, F 14336,
+   * 128,256 ids; BF16, 15 GB, here a sparse file whose header is all that is written): --check
+   * gives its parameters and its bytes per precision from the header before it refuses the
+   * float32 weights this heap cannot hold.
+   */
+  @Test
+  void checkGivesAnEightBillionFolderFromItsHeadersAlone() throws Exception {
+    Path folder = Files.createDirectories(tmp.resolve("nemotron-8b"));
+    String config = Files.readString(cases().folder("nemotron-bidirectional")
+        .resolve("config.json"))
+        .replace("\"hidden_size\": 32", "\"hidden_size\": 4096")
+        .replace("\"intermediate_size\": 64", "\"intermediate_size\": 14336")
+        .replace("\"num_attention_heads\": 4", "\"num_attention_heads\": 32")
+        .replace("\"num_hidden_layers\": 2", "\"num_hidden_layers\": 32")
+        .replace("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 8")
+        .replaceAll("\"vocab_size\": \\d+", "\"vocab_size\": 128256");
+    Files.writeString(folder.resolve("config.json"), config);
+    Files.copy(cases().folder("nemotron-bidirectional").resolve("tokenizer.json"),
+        folder.resolve("tokenizer.json"));
+    java.util.Map<String, long[]> shapes = new java.util.LinkedHashMap<>();
+    shapes.put("embed_tokens.weight", new long[] {128256, 4096});
+    for (int i = 0; i < 32; i++) {
+      String p = "layers." + i + ".";
+      shapes.put(p + "self_attn.q_proj.weight", new long[] {4096, 4096});
+      shapes.put(p + "self_attn.k_proj.weight", new long[] {1024, 4096});
+      shapes.put(p + "self_attn.v_proj.weight", new long[] {1024, 4096});
+      shapes.put(p + "self_attn.o_proj.weight", new long[] {4096, 4096});
+      shapes.put(p + "mlp.gate_proj.weight", new long[] {14336, 4096});
+      shapes.put(p + "mlp.up_proj.weight", new long[] {14336, 4096});
+      shapes.put(p + "mlp.down_proj.weight", new long[] {4096, 14336});
+      shapes.put(p + "input_layernorm.weight", new long[] {4096});
+      shapes.put(p + "post_attention_layernorm.weight", new long[] {4096});
+    }
+    shapes.put("norm.weight", new long[] {4096});
+    StringBuilder header = new StringBuilder("{\"__metadata__\":{\"format\":\"pt\"}");
+    long offset = 0;
+    for (Map.Entry<String, long[]> t : shapes.entrySet()) {
+      long bytes = 2 * java.util.Arrays.stream(t.getValue()).reduce(1, (a, b) -> a * b);
+      header.append(",\"").append(t.getKey()).append("\":{\"dtype\":\"BF16\",\"shape\":")
+          .append(java.util.Arrays.toString(t.getValue()).replace(" ", ""))
+          .append(",\"data_offsets\":[").append(offset).append(',').append(offset + bytes)
+          .append("]}");
+      offset += bytes;
+    }
+    byte[] json = header.append('}').toString().getBytes(StandardCharsets.UTF_8);
+    try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(
+        folder.resolve("model.safetensors").toFile(), "rw")) {
+      file.write(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+          .putLong(json.length).array());
+      file.write(json);
+      file.setLength(8 + json.length + offset);            // sparse: no tensor is written
+    }
+    Path check = tmp.resolve("check-8b.conf");
+    Files.writeString(check, "input { path = \""
+        + SharedModels.miniLm().resolve("expected/texts.parquet") + "\", text-column = text }\n"
+        + "model.path = \"" + folder + "\"\noutput.path = \"" + tmp.resolve("never") + "\"\n");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = new EncodeJob.CommandLine(new PrintStream(out), new PrintStream(err))
+        .run(new String[] {"--config", check.toString(), "--check"});
+    String said = out.toString(StandardCharsets.UTF_8);
+    assertTrue(said.contains("weights by their headers: 7,504,924,672 parameters: 30.0 GB in "
+        + "float32, 16.1 GB in bfloat16, 9.1 GB in int8\n"), said);
+    assertEquals(1, code, said);
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("the weights take 30.0 GB of heap"),
+        err.toString(StandardCharsets.UTF_8));
+  }
 }
