@@ -91,11 +91,13 @@ class EncoderThreadsTest {
 
   /**
    * 2,600 tokens (more than a product block of 2,048 rows): a long sequence in tiles of 16 and
-   * short ones, with and without statistics; plain, causal with a window and a final norm, and
-   * with a gated feed-forward (its gate buffer per lane).
+   * short ones, with and without statistics; plain, causal with a window and a final norm, with
+   * a gated feed-forward (its gate buffer per lane), and with a mixture of experts in the second
+   * layer (its routing buffers per lane).
    */
   @ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"plain", "causal", "gated"})
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"plain", "causal", "gated",
+      "experts"})
   void aBatchLargerThanAProductBlockGivesTheSameBitsOnOneThreadAndOnThree(String form) {
     Random random = new Random(5);
     boolean causal = form.equals("causal");
@@ -103,6 +105,7 @@ class EncoderThreadsTest {
         form.equals("gated") ? Activation.SILU : Activation.GELU, 1e-5).causal(causal).build(),
         causal ? 40 : 0, PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = form.equals("gated") ? gated(random)
+        : form.equals("experts") ? experts(random)
         : RandomModels.weights(random, 2, 16, 24, causal, 0);
     float[] input = RandomModels.gaussian(random, 2600 * 16, 1);
     for (boolean withStatistics : new boolean[] {false, true}) {
@@ -146,5 +149,27 @@ class EncoderThreadsTest {
           .build());
     }
     return new EncoderWeights(layers, null, null, null);
+  }
+
+  /** A plain layer, then a layer of 4 experts of (24, 16) taking the top 2, width 16. */
+  private static EncoderWeights experts(Random random) {
+    EncoderWeights plain = RandomModels.weights(random, 2, 16, 24, false, 0);
+    io.corpus.encoder.kernel.Matrix[] in = new io.corpus.encoder.kernel.Matrix[4];
+    io.corpus.encoder.kernel.Matrix[] out = new io.corpus.encoder.kernel.Matrix[4];
+    for (int e = 0; e < 4; e++) {
+      in[e] = io.corpus.encoder.kernel.Matrix.of(RandomModels.gaussian(random, 24 * 16, 0.25),
+          24, 16);
+      out[e] = io.corpus.encoder.kernel.Matrix.of(RandomModels.gaussian(random, 16 * 24, 0.2),
+          16, 24);
+    }
+    LayerWeights second = plain.layers().get(1);
+    LayerWeights mixture = LayerWeights.builder(16, 24)
+        .attention(second.inProjWeight(), second.outProjWeight())
+        .attentionBiases(second.inProjBias(), second.outProjBias())
+        .norms(second.norm1Gamma(), second.norm1Beta(), second.norm2Gamma(), second.norm2Beta())
+        .experts(new Experts(RandomModels.gaussian(random, 4 * 16, 1), in, out,
+            RandomModels.gaussian(random, 16, 0.1), 2, 0))
+        .build();
+    return new EncoderWeights(List.of(plain.layers().get(0), mixture), null, null, null);
   }
 }
