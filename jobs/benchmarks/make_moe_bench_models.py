@@ -10,9 +10,11 @@ per-token cost), mean pooling, Normalize and the golden case's prompts
 
 Usage: /usr/bin/python3 jobs/benchmarks/make_moe_bench_models.py OUT
 """
-import json, os, shutil, struct, sys
+import json, os, shutil, sys
 import numpy as np
 import torch
+
+from safetensors_torch import write_random_safetensors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE = os.path.join(HERE, "..", "..", "src", "test", "resources", "nomic-cases", "nomic-moe")
@@ -52,24 +54,8 @@ def write(folder, moe):
                            p + "mlp.fc2.weight": (E, F), p + "mlp.fc2.bias": (E,)})
         for n in ("norm1", "norm2"):
             shapes.update({p + n + ".weight": (E,), p + n + ".bias": (E,)})
-    header, off = {}, 0
-    for name, shape in shapes.items():
-        n = int(np.prod(shape)) * 4
-        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [off, off + n]}
-        off += n
-    header["__metadata__"] = {"format": "pt"}
-    h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    gen = torch.Generator().manual_seed(11)
-    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for name, shape in shapes.items():
-            fan_in = shape[-1] if len(shape) == 2 else 0
-            t = (torch.randn(shape, generator=gen) / (fan_in ** 0.5) if fan_in
-                 else (1 if name.endswith("norm1.weight") or name.endswith("norm2.weight")
-                       or name == "emb_ln.weight" else 0) + 0.1 * torch.randn(shape, generator=gen))
-            f.write(t.float().numpy().tobytes())
+    write_random_safetensors(os.path.join(folder, "model.safetensors"), shapes, "F32",
+                             torch.Generator().manual_seed(11))
     print(f"{folder}: {'experts' if moe else 'dense'}, "
           f"{sum(int(np.prod(s)) for s in shapes.values()):,} parameters")
 

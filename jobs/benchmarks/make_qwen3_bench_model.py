@@ -17,9 +17,11 @@ file has: `<|begin_of_text|>` before every text.
 Usage: /usr/bin/python3 jobs/benchmarks/make_qwen3_bench_model.py OUT [--layers 28]
            [--tokenizer TOKENIZER_JSON] [--family qwen3|llama]
 """
-import argparse, json, os, shutil, struct, sys
+import argparse, json, os, shutil, sys
 import numpy as np
 import torch
+
+from safetensors_torch import write_random_safetensors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 p = argparse.ArgumentParser()
@@ -95,21 +97,6 @@ for i in range(a.layers):
                    p_ + "post_attention_layernorm.weight": (E,)})
     if not llama:
         shapes.update({p_ + "self_attn.q_norm.weight": (D,), p_ + "self_attn.k_norm.weight": (D,)})
-header, off = {}, 0
-for name, shape in shapes.items():
-    n = int(np.prod(shape)) * 2
-    header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [off, off + n]}
-    off += n
-header["__metadata__"] = {"format": "pt"}
-h = json.dumps(header).encode()
-h += b" " * ((8 - len(h) % 8) % 8)
-with open(os.path.join(a.out, "model.safetensors"), "wb") as f:
-    f.write(struct.pack("<Q", len(h)))
-    f.write(h)
-    for name, shape in shapes.items():
-        fan_in = shape[-1] if len(shape) == 2 else 0
-        t = (torch.randn(shape, generator=gen) / (fan_in ** 0.5) if fan_in
-             else 1 + 0.1 * torch.randn(shape, generator=gen))
-        f.write(t.to(torch.bfloat16).view(torch.int16).numpy().tobytes())
+write_random_safetensors(os.path.join(a.out, "model.safetensors"), shapes, "BF16", gen)
 print(f"{a.out}: {a.family} with {a.layers} layers, {sum(int(np.prod(s)) for s in shapes.values()):,} "
       f"parameters")

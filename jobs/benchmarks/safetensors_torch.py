@@ -41,3 +41,31 @@ def read_folder(folder, strip=""):
     for file in files:
         weights.update(read_safetensors(os.path.join(folder, file), strip))
     return weights
+
+
+def write_random_safetensors(path, shapes, dtype, generator):
+    """A safetensors file of random tensors of these shapes ({name: shape}, in order), BF16 or
+    F32: matrices N(0, 1 / fan_in), norm scales 1 + N(0, 0.01), other vectors N(0, 0.01); written
+    a tensor at a time, so that a billion parameters never sit in memory at once."""
+    width = {"BF16": 2, "F32": 4}[dtype]
+    header, off = {}, 0
+    for name, shape in shapes.items():
+        n = int(np.prod(shape)) * width
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [off, off + n]}
+        off += n
+    header["__metadata__"] = {"format": "pt"}
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for name, shape in shapes.items():
+            noise = torch.randn(shape, generator=generator)
+            if len(shape) == 2:
+                t = noise / (shape[-1] ** 0.5)
+            elif name.endswith(("norm.weight", "ln.weight", "norm1.weight", "norm2.weight")):
+                t = 1 + 0.1 * noise
+            else:
+                t = 0.1 * noise
+            f.write(t.to(torch.bfloat16).view(torch.int16).numpy().tobytes() if dtype == "BF16"
+                    else t.float().numpy().tobytes())
