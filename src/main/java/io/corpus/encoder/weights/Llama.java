@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
@@ -65,15 +66,15 @@ final class Llama extends DecoderFamily {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
-    return layers(config, 10_000, bidirectional(config), file);
+    return layers(config, 10_000, 1e-6, bidirectional(config), file);
   }
 
   /**
-   * Llama's layers as config.json sets them, with this rotary base when it names none, attending
-   * both ways or causally.
+   * Llama's layers as config.json sets them, with this rotary base and norm eps when it names
+   * none (the family's configuration class defaults; SiLU too), attending both ways or causally.
    */
-  static Architecture layers(JsonNode config, double thetaAbsent, boolean bidirectional,
-      Path file) {
+  static Architecture layers(JsonNode config, double thetaAbsent, double epsAbsent,
+      boolean bidirectional, Path file) {
     if (config.path("mlp_bias").asBoolean(false)) {
       throw new WeightsException(file + ": mlp_bias = true is not supported (false)");
     }
@@ -82,8 +83,9 @@ final class Llama extends DecoderFamily {
     RotaryPositions rotary = RotaryPositions.halves(config.path("rope_theta").asDouble(
             config.path("rope_parameters").path("rope_theta").asDouble(thetaAbsent)))
         .scaled(DecoderTensors.ropeScaling(config, file));
-    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-            config.path("rms_norm_eps").asDouble(1e-6))
+    return Architecture.encoder(config.has("hidden_act")
+            ? ModelFamily.activation(config, "hidden_act", file) : Activation.SILU,
+            config.path("rms_norm_eps").asDouble(epsAbsent))
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(Collections.nCopies(layers, new LayerAttention(0, rotary)))
