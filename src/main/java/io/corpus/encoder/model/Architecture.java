@@ -42,8 +42,8 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     if (activation == null || scoreBias == null || attention == null || norm == null
         || disentangled == null || experts == null) {
       throw new IllegalArgumentException("an architecture without a score bias, head shape, "
-          + "norm kind or position terms has ScoreBias.NONE, AttentionHeads.PLAIN, "
-          + "NormKind.LAYER, DisentangledPositions.NONE");
+          + "norm kind, position terms or experts has ScoreBias.NONE, AttentionHeads.PLAIN, "
+          + "NormKind.LAYER, DisentangledPositions.NONE, ExpertLayers.NONE");
     }
     if (scoreBias.any() && disentangled.any()) {
       throw new IllegalArgumentException("a score bias by distance and disentangled position "

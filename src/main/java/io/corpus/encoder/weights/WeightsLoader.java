@@ -186,7 +186,7 @@ public final class WeightsLoader {
    * @param bytes per precision, in {@link Precision} order
    */
   public record HeaderEstimate(long parameters, long[] bytes) {
-    /** "8,030,261,248 parameters: 32.1 GB in float32, 16.1 GB in bfloat16, 8.2 GB in int8". */
+    /** "7,504,924,672 parameters: 30.0 GB in float32, 16.1 GB in bfloat16, 9.1 GB in int8". */
     @Override
     public String toString() {
       StringBuilder s = new StringBuilder(String.format(java.util.Locale.ROOT,
