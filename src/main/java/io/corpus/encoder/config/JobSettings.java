@@ -51,13 +51,16 @@ public record JobSettings(
    * applied.
    */
   public ModelFolder modelFolder() {
-    return readFolder(weights.folder(), value(Settings.RERANKER));
+    return readFolder(weights.folder(), value(Settings.RERANKER), value(Settings.TASK));
   }
 
-  /** The folder at {@code path}, read as the {@code model.reranker} value says. */
-  public static ModelFolder readFolder(String path, String reranker) {
+  /**
+   * The folder at {@code path}, read as the {@code model.reranker} value says, with the adapter
+   * of {@code model.task}.
+   */
+  public static ModelFolder readFolder(String path, String reranker, String task) {
     return ModelFolder.read(java.nio.file.Path.of(path)).withReranker(
-        ConfigName.parse(Reranker.values(), reranker, Settings.RERANKER.key()));
+        ConfigName.parse(Reranker.values(), reranker, Settings.RERANKER.key())).withTask(task);
   }
 
   /** A setting's value as the job uses it: what {@code used} holds for its key. */

@@ -231,6 +231,10 @@ public final class Settings {
           + "qwen3 (Qwen3-Reranker: its template, the score sigmoid(yes - no) at the last token) "
           + "or mxbai-v2 (mxbai-rerank-v2: its template, the logit 1 - 0)")
       .shapingRows();
+  public static final Setting<String> TASK = Setting.text("model.task", "task", "",
+      "the task whose LoRA adapter (the folder's adapters/<task>/, PEFT's form) is merged into "
+      + "the weights at load; required by a folder that carries one per task, refused "
+      + "(listing them) when not one of its tasks").shapingRows();
   public static final Setting<String> PRECISION = Setting.choice("model.precision", "precision",
       "float32", ConfigName.names(Precision.values()),
       "the weight products' numbers: float32, bfloat16 (processors with bfloat16 instructions) "
@@ -295,7 +299,7 @@ public final class Settings {
       ON_ALREADY_PROMPTED, INSTRUCTION,
       ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,
-      POSITIONAL, RERANKER, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K,
+      POSITIONAL, RERANKER, TASK, PRECISION, OUTPUT_PATH, OUTPUT_MODE, POOLING, NORMALIZE, SPARSE_TOP_K,
       SPARSE, MULTI_VECTOR, DIMENSIONS, QUANTIZE, QUANTIZE_RANGES, TOKEN_EMBEDDINGS, ENTITIES,
       ATTENTION_ENABLED, ATTENTION_LAYERS, ATTENTION_HEADS, ATTENTION_SAMPLE, ATTENTION_IDS,
       ATTENTION_FORMAT, ATTENTION_TOP_K, ATTENTION_AVERAGE_HEADS, ATTENTION_STATS,

@@ -99,7 +99,8 @@ public final class SettingsParser {
   private static JobSettings build(Config user, Config c, File baseDir) {
     JobSettings.Weights weights = weights(c, baseDir);
     ModelFolder folder = weights.isFolder()
-        ? JobSettings.readFolder(weights.folder(), Settings.RERANKER.read(c)) : null;
+        ? JobSettings.readFolder(weights.folder(), Settings.RERANKER.read(c),
+            Settings.TASK.read(c)) : null;
     JobSettings.Input input = input(user, c, baseDir, folder);
     ModelSettings model = folder != null
         ? folder.settings(givenModelKeys(user, c))

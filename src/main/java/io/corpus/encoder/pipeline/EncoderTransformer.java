@@ -17,6 +17,7 @@ import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.Entities;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
+import io.corpus.encoder.weights.TaskAdapter;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.weights.WeightsLoader;
@@ -115,6 +116,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setRole(String v) { set(Settings.ROLE.param(), v); return this; }
   public EncoderTransformer setOnAlreadyPrompted(String v) { set(Settings.ON_ALREADY_PROMPTED.param(), v); return this; }
   public EncoderTransformer setReranker(String v) { set(Settings.RERANKER.param(), v); return this; }
+  public EncoderTransformer setTask(String v) { set(Settings.TASK.param(), v); return this; }
   public EncoderTransformer setOutputCol(String v) { set(outputCol, v); return this; }
   public EncoderTransformer setPooledCol(String v) { set(pooledCol, v); return this; }
   public EncoderTransformer setPooling(String v) { set(Settings.POOLING.param(), v); return this; }
@@ -199,8 +201,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   /** The model folder named by {@code modelPath}, read once (its JSON files only). */
   ModelFolder folder() {
     if (folder == null || !folder.folder().equals(Path.of(string(Settings.MODEL_PATH)))
-        || !folder.reranker().configName().equals(string(Settings.RERANKER))) {
-      folder = JobSettings.readFolder(string(Settings.MODEL_PATH), string(Settings.RERANKER));
+        || !folder.reranker().configName().equals(string(Settings.RERANKER))
+        || !folder.task().map(TaskAdapter::task).orElse("").equals(string(Settings.TASK))) {
+      folder = JobSettings.readFolder(string(Settings.MODEL_PATH), string(Settings.RERANKER),
+          string(Settings.TASK));
     }
     return folder;
   }

@@ -19,7 +19,8 @@ import java.util.stream.Stream;
  * length and bytes of every file the model is read from. For a folder: its top-level JSON files
  * (config, tokenizer, sentence-transformers settings and prompts), bge-m3's two heads, its weights (the safetensors
  * file or its shards) and the sentence-transformers module folders ({@code 1_Pooling},
- * {@code 2_Dense}, …, and every other path modules.json names), links followed; other folders a
+ * {@code 2_Dense}, …, and every other path modules.json names), the task adapter merged
+ * ({@code adapters/<model.task>/}), links followed; other folders a
  * Hub download carries ({@code onnx/}, {@code openvino/}) are not read and not hashed. For a
  * weights file: the file.
  */
@@ -47,6 +48,7 @@ public final class ModelFingerprint {
       throw new UncheckedIOException("Cannot list the model folder " + folder, e);
     }
     model.modulePaths().stream().filter(Files::isDirectory).forEach(p -> addModule(p, files));
+    model.task().ifPresent(task -> addModule(task.folder(), files));   // the merged adapter
     model.weightFiles().stream().filter(f -> !files.contains(f)).sorted().forEach(files::add);
     return digest(folder, files);
   }

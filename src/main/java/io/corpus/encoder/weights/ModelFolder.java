@@ -58,6 +58,8 @@ import java.util.TreeSet;
  * @param lowercasesTexts whether texts are lower-cased before tokenizing, as
  *     sentence-transformers' Transformer module does when {@code sentence_bert_config.json} says
  *     {@code do_lower_case}
+ * @param task the task adapter merged into the weights ({@link #withTask}), if the folder
+ *     carries one per task
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, Architecture architecture,
@@ -65,7 +67,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
     boolean stripsTexts, Reranker reranker, Optional<LateInteraction> lateInteraction,
-    boolean lowercasesTexts) {
+    boolean lowercasesTexts, Optional<TaskAdapter> task) {
 
   /**
    * sentence-transformers' {@code SpladePooling} config.
@@ -247,7 +249,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         shape.maxPositions(), st.maxSeqLength(), st.pooling(),
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
             .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade(),
-        st.strips(), Reranker.NONE, st.lateInteraction(), st.lowercases());
+        st.strips(), Reranker.NONE, st.lateInteraction(), st.lowercases(), Optional.empty());
   }
 
   /**
@@ -280,7 +282,20 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
         architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
         Optional.of(head), prompts, dense, splade, stripsTexts, reranker, lateInteraction,
-        lowercasesTexts);
+        lowercasesTexts, task);
+  }
+
+  /**
+   * This folder with the adapter of {@code task} ({@code model.task}) to merge into its weights:
+   * one of the folders of {@code adapters/}; "" for a folder without any. Refused in one line,
+   * listing the folder's tasks, when the task is not one of them or a folder of tasks is read
+   * without one ({@link TaskAdapter#read}).
+   */
+  public ModelFolder withTask(String task) {
+    return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
+        architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
+        classifier, prompts, dense, splade, stripsTexts, reranker, lateInteraction,
+        lowercasesTexts, Optional.ofNullable(TaskAdapter.read(folder, task)));
   }
 
   /** The classification head config.json describes, if its architecture has one. */

@@ -102,7 +102,10 @@ public final class WeightsLoader {
         kept);
     refuseIfTooLarge(heapBytes(file, family.layerPrefix(), precision),
         Runtime.getRuntime().maxMemory(), model, precision);
-    Source source = new Source(file, precision);
+    Source stored = new Source(file, precision);
+    TaskAdapter.Merging adapted = model.task()
+        .map(t -> t.merging(stored, family.taskPrefix())).orElse(null);
+    TensorNaming.TensorSource source = adapted != null ? adapted : stored;
     EmbeddingWeights embeddings = family.embeddings(source, model);
     int layers = countLayers(file, family.layerPrefix(), "model_type " + family.name());
     if (layers != model.layers()) {
@@ -120,13 +123,16 @@ public final class WeightsLoader {
     // a language model read as a reranker has no head of its own: its yes and no rows make one
     ClassifierHead head = model.reranker() != Reranker.NONE
         && !file.contains(family.headOutputTensor())
-        ? rerankerHead(file, source, model, embeddings)
+        ? rerankerHead(file, stored, model, embeddings)
         : model.classifier().filter(c -> !c.perToken())
-            .map(c -> classifierHead(file, source, model, c)).orElse(null);
+            .map(c -> classifierHead(file, stored, model, c)).orElse(null);
     TokenClassifierHead tokenHead = model.classifier().filter(ModelFolder.Classifier::perToken)
-        .map(c -> tokenHead(file, source, model, c)).orElse(null);
-    SpladeHead mlmHead = splade ? spladeHead(file, source, model, embeddings) : null;
-    source.checkAllUsed(model.settings());
+        .map(c -> tokenHead(file, stored, model, c)).orElse(null);
+    SpladeHead mlmHead = splade ? spladeHead(file, stored, model, embeddings) : null;
+    stored.checkAllUsed(model.settings());
+    if (adapted != null) {
+      adapted.checkAllMerged();
+    }
     MultiVectorHead multiVector = !heads.multiVector() ? null
         : model.lateInteraction().isPresent()
             ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))

@@ -1,0 +1,224 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.kernel.Matrix;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * One task's LoRA adapter of a folder that carries one per task ({@code model.task}): a PEFT
+ * adapter folder under {@code adapters/<task>/} ({@code adapter_config.json}: {@code r},
+ * {@code lora_alpha}, {@code target_modules}; {@code adapter_model.safetensors}:
+ * {@code base_model.model.<module>.lora_A.weight} (r, in) and {@code lora_B.weight} (out, r)),
+ * merged into the weights once, as they are read: W + (α / r) · B · A (α / √r under
+ * {@code use_rslora}), the merge PEFT's {@code merge_and_unload} and vLLM make. The merged weights
+ * are then reduced to the job's precision like any other, so a task costs nothing per token.
+ *
+ * @param task the task's name, its folder's
+ * @param folder {@code adapters/<task>}
+ * @param scale α / r (or α / √r)
+ */
+public record TaskAdapter(String task, Path folder, double scale) {
+  /** Where a folder keeps its tasks' adapters. */
+  static final String ADAPTERS = "adapters";
+  private static final String CONFIG = "adapter_config.json";
+  private static final String WEIGHTS = "adapter_model.safetensors";
+  private static final String PREFIX = "base_model.model.";
+
+  /** The tasks a model folder carries adapters for: the folders of {@code adapters/}. */
+  public static Set<String> tasks(Path model) {
+    Path adapters = model.resolve(ADAPTERS);
+    Set<String> tasks = new TreeSet<>();
+    if (!Files.isDirectory(adapters)) {
+      return tasks;
+    }
+    try (Stream<Path> folders = Files.list(adapters)) {
+      folders.filter(f -> Files.isRegularFile(f.resolve(CONFIG)))
+          .forEach(f -> tasks.add(f.getFileName().toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return tasks;
+  }
+
+  /**
+   * The adapter of {@code task} in {@code model}'s folder; refused in one line, naming the
+   * folder's tasks, when there is no such task, when the folder has tasks and none is named, and
+   * when its config asks for what is not merged here (DoRA, biases, fan-in-fan-out weights,
+   * modules saved whole).
+   */
+  static TaskAdapter read(Path model, String task) {
+    Set<String> tasks = tasks(model);
+    if (task.isEmpty()) {
+      if (!tasks.isEmpty()) {
+        throw new WeightsException(model + " carries an adapter per task; set model.task to "
+            + "one of " + tasks);
+      }
+      return null;
+    }
+    if (!tasks.contains(task)) {
+      throw new WeightsException("model.task = " + task + " is not a task of " + model
+          + (tasks.isEmpty() ? " (it has no adapters/ folder of PEFT adapters)"
+              : "; its tasks: " + tasks));
+    }
+    Path folder = model.resolve(ADAPTERS).resolve(task);
+    Path file = folder.resolve(CONFIG);
+    JsonNode config;
+    try {
+      config = new ObjectMapper().readTree(file.toFile());
+    } catch (IOException e) {
+      throw new WeightsException(file + " is not JSON: " + e.getMessage());
+    }
+    if (!config.path("peft_type").asText("LORA").equals("LORA")) {
+      throw new WeightsException(file + ": peft_type " + config.get("peft_type") + " is not "
+          + "supported (LORA)");
+    }
+    for (String key : List.of("use_dora", "fan_in_fan_out")) {
+      if (config.path(key).asBoolean(false)) {
+        throw new WeightsException(file + ": " + key + " = true is not supported (false)");
+      }
+    }
+    if (!config.path("bias").asText("none").equals("none")
+        || !config.path("modules_to_save").isMissingNode()
+            && !config.path("modules_to_save").isNull()) {
+      throw new WeightsException(file + ": bias " + config.get("bias") + " and modules_to_save "
+          + config.get("modules_to_save") + " are not supported (none and null)");
+    }
+    int rank = ModelFamily.positiveInt(config, "r", file);
+    double alpha = config.path("lora_alpha").asDouble(8);   // PEFT's LoraConfig default
+    double scale = config.path("use_rslora").asBoolean(false) ? alpha / Math.sqrt(rank)
+        : alpha / rank;
+    if (!Files.isRegularFile(folder.resolve(WEIGHTS))) {
+      throw new WeightsException(folder + " has no " + WEIGHTS);
+    }
+    return new TaskAdapter(task, folder, scale);
+  }
+
+  /**
+   * {@code base} with this adapter's deltas added to the weights they name; {@code taskPrefix}
+   * is taken off the module paths too (an adapter made on a task model, {@code model.layers…}).
+   * Every delta must land on a weight the model reads: {@link Merging#checkAllMerged}.
+   */
+  Merging merging(TensorNaming.TensorSource base, String taskPrefix) {
+    Checkpoint file = Checkpoint.of(folder.resolve(WEIGHTS));
+    Map<String, String[]> factors = new HashMap<>();   // weight name -> (A, B) tensor names
+    for (String name : file.names()) {
+      String module = name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name;
+      if (!taskPrefix.isEmpty() && module.startsWith(taskPrefix)) {
+        module = module.substring(taskPrefix.length());
+      }
+      int at = Math.max(module.lastIndexOf(".lora_A."), module.lastIndexOf(".lora_B."));
+      if (at < 0) {
+        throw new WeightsException(file.path() + ": " + name + " is not a LoRA factor "
+            + "(…lora_A.weight, …lora_B.weight)");
+      }
+      String[] pair = factors.computeIfAbsent(module.substring(0, at) + ".weight",
+          k -> new String[2]);
+      pair[module.charAt(at + 6) == 'A' ? 0 : 1] = name;
+    }
+    for (Map.Entry<String, String[]> f : factors.entrySet()) {
+      if (f.getValue()[0] == null || f.getValue()[1] == null) {
+        throw new WeightsException(file.path() + ": " + f.getKey() + " has only one of its "
+            + "lora_A and lora_B factors");
+      }
+    }
+    return new Merging(base, file, factors);
+  }
+
+  /** A tensor source that adds the adapter's deltas to the weights it reads. */
+  final class Merging implements TensorNaming.TensorSource {
+    private final TensorNaming.TensorSource base;
+    private final Checkpoint file;
+    private final Map<String, String[]> factors;
+    private final Set<String> merged = new LinkedHashSet<>();
+
+    private Merging(TensorNaming.TensorSource base, Checkpoint file,
+        Map<String, String[]> factors) {
+      this.base = base;
+      this.file = file;
+      this.factors = factors;
+    }
+
+    @Override
+    public float[] take(String name, long... shape) {
+      float[] w = base.take(name, shape);
+      String[] pair = factors.get(name);
+      if (pair != null) {
+        addDelta(name, w, shape);
+      }
+      return w;
+    }
+
+    @Override
+    public Matrix table(String name, long rows, long cols) {
+      if (!factors.containsKey(name)) {
+        return base.table(name, rows, cols);
+      }
+      return Matrix.of(take(name, rows, cols), Math.toIntExact(rows), Math.toIntExact(cols));
+    }
+
+    /** w (out, in) += scale · B (out, r) · A (r, in), summed in double. */
+    private void addDelta(String name, float[] w, long[] shape) {
+      String[] pair = factors.get(name);
+      long[] a = file.info(pair[0]).shape();
+      long[] b = file.info(pair[1]).shape();
+      if (shape.length != 2 || a.length != 2 || b.length != 2 || a[1] != shape[1]
+          || b[0] != shape[0] || a[0] != b[1]) {
+        throw new WeightsException(file.path() + ": " + name + " is " + java.util.Arrays
+            .toString(shape) + " but its factors are A " + java.util.Arrays.toString(a)
+            + " and B " + java.util.Arrays.toString(b) + " (expected (r, in) and (out, r))");
+      }
+      int out = Math.toIntExact(shape[0]);
+      int in = Math.toIntExact(shape[1]);
+      int rank = Math.toIntExact(a[0]);
+      float[] fa = file.read(pair[0]);
+      float[] fb = file.read(pair[1]);
+      for (int o = 0; o < out; o++) {
+        for (int i = 0; i < in; i++) {
+          double sum = 0;
+          for (int k = 0; k < rank; k++) {
+            sum += (double) fb[o * rank + k] * fa[k * in + i];
+          }
+          w[o * in + i] = (float) (w[o * in + i] + scale * sum);
+        }
+      }
+      merged.add(name);
+    }
+
+    @Override
+    public long rows(String name) {
+      return base.rows(name);
+    }
+
+    @Override
+    public void ignore(String name) {
+      base.ignore(name);
+    }
+
+    @Override
+    public Path path() {
+      return base.path();
+    }
+
+    /** Refuses an adapter whose factors name a weight the model did not read. */
+    void checkAllMerged() {
+      List<String> left = new ArrayList<>(factors.keySet());
+      left.removeAll(merged);
+      if (!left.isEmpty()) {
+        throw new WeightsException(folder + " (model.task = " + task + ") adapts "
+            + new TreeSet<>(left) + ", which this model does not read as a weight");
+      }
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package io.corpus.encoder.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.weights.WeightsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A folder with a LoRA adapter per task (src/test/resources/qwen3-cases/qwen3-tasks, made by
+ * jobs/samples/make_task_adapter_cases.py: a random Qwen3 embedder with PEFT adapters for
+ * retrieval (r 4, alpha 16) and text-matching (r 8, alpha 8, rsLoRA) on every projection;
+ * references from the float64 port on the weights merged as PEFT merges them), through the job
+ * and the Transformer with {@code model.task}.
+ */
+class TaskAdapterFoldersTest {
+  private static final double TOLERANCE = 1e-4;
+  private static final String NAME = "qwen3-tasks";
+
+  @TempDir
+  Path tmp;
+
+  private FolderCases cases() {
+    return new FolderCases("qwen3-cases", tmp);
+  }
+
+  /** Each task's adapter merged: the job's and the Transformer's vectors equal its reference. */
+  @Test
+  void eachTasksAdapterIsMergedAsPeftMergesIt() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    for (Map.Entry<String, String> task : Map.of("retrieval", "texts.json",
+        "text-matching", "texts-text-matching.json").entrySet()) {
+      JsonNode texts = cases().json(NAME, task.getValue());
+      Path input = cases().parquet(spark, texts, false);
+      Map<String, Row> job = cases().runJob(NAME, input, false, "input.max-tokens = 64\n"
+          + "model.task = " + task.getKey(), "qwen3");
+      Map<String, Row> transformer = FolderCases.byId(new EncoderTransformer()
+          .setModelPath(cases().folder(NAME).toString()).setTextCol("text").setMaxTokens(64)
+          .setTask(task.getKey()).transform(spark.read().parquet(input.toString()))
+          .collectAsList());
+      FolderCases.Worst worst = FolderCases.compare(texts, List.of(job, transformer));
+      System.out.printf("%s, task %s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - "
+          + "cosine of pooled vectors %.2e%n", NAME, task.getKey(), worst.states(),
+          worst.cosine());
+      assertTrue(worst.states() <= TOLERANCE, task.getKey() + ": hidden states "
+          + worst.states());
+      assertTrue(worst.cosine() <= 1e-6, task.getKey() + ": pooled vectors " + worst.cosine());
+    }
+  }
+
+  /**
+   * A folder of tasks read without one, or with a task it does not carry, is refused in one
+   * line listing its tasks, before Spark; the run summary of a task run names the task.
+   */
+  @Test
+  void aMissingOrUnknownTaskIsRefusedListingTheFoldersTasks() throws Exception {
+    Path folder = cases().folder(NAME);
+    Path input = cases().parquet(SparkTestSession.get(), cases().json(NAME, "texts.json"),
+        false);
+    for (String task : List.of("", "classification")) {
+      JobRunner.Result run = JobRunner.run(tmp, "input { path = \"" + input + "\", "
+          + "text-column = text }", "model { path = \"" + folder + "\", task = \"" + task
+          + "\" }", "output.path = \"" + tmp.resolve("never-" + task) + "\"");
+      assertEquals(1, run.code(), run.error());
+      assertTrue(run.error().contains("[retrieval, text-matching]"), run.error());
+      assertTrue(!Files.exists(tmp.resolve("never-" + task)));
+    }
+    WeightsException e = assertThrows(WeightsException.class, () -> new EncoderTransformer()
+        .setModelPath(folder.toString()).setTextCol("text").setTask("separation")
+        .transform(SparkTestSession.get().read().parquet(input.toString())).count());
+    assertTrue(e.getMessage().contains("model.task = separation is not a task of"),
+        e.getMessage());
+    Path output = tmp.resolve("out-summary");
+    JobRunner.Result run = JobRunner.run(tmp, "input { path = \"" + input + "\", "
+        + "text-column = text }", "model { path = \"" + folder + "\", task = retrieval }",
+        "output.path = \"" + output + "\"");
+    assertEquals(0, run.code(), run.error());
+    assertTrue(Files.readString(output.resolve("run-summary.json"))
+        .contains("\"model.task\" : \"retrieval\""));
+  }
+}
