@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * adapter folder under {@code adapters/<task>/} ({@code adapter_config.json}: {@code r},
  * {@code lora_alpha}, {@code target_modules}; {@code adapter_model.safetensors}:
  * {@code base_model.model.<module>.lora_A.weight} (r, in) and {@code lora_B.weight} (out, r)),
- * merged into the weights once, as they are read: W + (α / r) · B · A (α / √r under
+ * merged into the weights once, as they are read: W + (α / r) · B · A (B · A on the BLAS; α / √r under
  * {@code use_rslora}), the merge PEFT's {@code merge_and_unload} and vLLM make. The merged weights
  * are then reduced to the job's precision like any other, so a task costs nothing per token.
  *
@@ -168,7 +168,7 @@ public record TaskAdapter(String task, Path folder, double scale) {
       return Matrix.of(take(name, rows, cols), Math.toIntExact(rows), Math.toIntExact(cols));
     }
 
-    /** w (out, in) += scale · B (out, r) · A (r, in), summed in double. */
+    /** w (out, in) += scale · B (out, r) · A (r, in), the product on the BLAS. */
     private void addDelta(String name, float[] w, long[] shape) {
       String[] pair = factors.get(name);
       long[] a = file.info(pair[0]).shape();
@@ -183,15 +183,16 @@ public record TaskAdapter(String task, Path folder, double scale) {
       int in = Math.toIntExact(shape[1]);
       int rank = Math.toIntExact(a[0]);
       float[] fa = file.read(pair[0]);
-      float[] fb = file.read(pair[1]);
-      for (int o = 0; o < out; o++) {
+      float[] transposed = new float[in * rank];              // Aᵀ (in, r): B · (Aᵀ)ᵀ = B · A
+      for (int k = 0; k < rank; k++) {
         for (int i = 0; i < in; i++) {
-          double sum = 0;
-          for (int k = 0; k < rank; k++) {
-            sum += (double) fb[o * rank + k] * fa[k * in + i];
-          }
-          w[o * in + i] = (float) (w[o * in + i] + scale * sum);
+          transposed[i * rank + k] = fa[k * in + i];
         }
+      }
+      float[] delta = new float[out * in];
+      Matrix.of(transposed, in, rank).multiply(out, file.read(pair[1]), 0, delta, 0, false);
+      for (int v = 0; v < delta.length; v++) {
+        w[v] += (float) scale * delta[v];
       }
       merged.add(name);
     }
