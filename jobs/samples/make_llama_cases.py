@@ -8,15 +8,17 @@ specials after the vocabulary and matched inside the text, and a TemplateProcess
 `<|begin_of_text|>` first (EuroBERT's also `<|end_of_text|>` last):
 
   - nemotron-bidirectional: llama-nemotron-embed-1b-v2's form: `model_type: llama_bidirec`,
-    `architectures: [LlamaBidirectionalModel]` with its auto_map, `pooling: avg`, BF16,
-    LlamaModel tensor names (no prefix), grouped-query attention (4 heads, 2 KV heads),
+    `architectures: [LlamaBidirectionalModel]` with its auto_map, `pooling: avg`, BF16 in two
+    shards with their index (as llama-embed-nemotron-8b is stored), LlamaModel tensor names (no
+    prefix), grouped-query attention (4 heads, 2 KV heads),
     `rope_scaling` of type llama3 (a small original context, so that scaling moves most
     frequencies), sentence-transformers files with mean pooling and Normalize, and the prompts
     `query: ` / `passage: `; texts.json holds the texts as documents (the "passage: " prompt);
   - llama-causal-lm: LlamaForCausalLM under `model.` with lm_head, BF16, one KV head, head_dim
     16 (twice E / H), llama3 scaling; no sentence-transformers files (its last token, asked for);
   - eurobert-mlm: EuroBertForMaskedLM as EuroBERT-210m is saved: F32, `model.` and an untied
-    lm_head.weight, EuroBertConfig's keys with its auto_map, rope_theta 250000; its mean, asked;
+    lm_head.weight, EuroBertConfig's keys with its auto_map, rope_theta 250000; no
+    sentence-transformers files (the job's mean pooling, as for any encoder without them);
   - eurobert-embedder: EuroBertModel (no prefix) with jina-embeddings-v5-text-nano's
     sentence-transformers files: last-token pooling with include_prompt false, Normalize, the
     prompts `Query: ` / `Document: `; texts.json holds the texts as queries.
@@ -38,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from family_cases import (TEXTS, bpe_merges, case_folder, decoder, random_decoder, store,  # noqa
-                          write_last_token_pipeline, write_texts)
+                          write_last_token_pipeline, write_shards, write_texts)
 from make_bert_cases import write_safetensors, write_sentence_transformers  # noqa: E402
 from make_modernbert_cases import bytes_to_unicode  # noqa: E402
 from make_xlmr_cases import reference_ids  # noqa: E402
@@ -159,7 +161,10 @@ def write_case(c, out, seed):
         tensors.update(store({"lm_head.weight": head}, c["dtype"])[0])
     else:
         tensors, w = store(values, c["dtype"])
-    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    if c.get("shards"):
+        write_shards(folder, tensors)
+    else:
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
     config = {"architectures": [c["class"]], "attention_bias": False, "attention_dropout": 0.0,
               "bos_token_id": bos, "eos_token_id": eos, "hidden_act": "silu",
               "hidden_size": c["E"], "initializer_range": 0.02, "intermediate_size": c["F"],
@@ -209,7 +214,8 @@ def write_case(c, out, seed):
 CASES = [
     dict(name="nemotron-bidirectional", type="llama_bidirec",
          L=2, E=32, H=4, K=2, F=64, theta=500000.0, dtype="BF16", prefix=False, causal=False,
-         scaling=LLAMA3_SCALING, pooling="mean", prompts=NEMOTRON_PROMPTS, prompt="passage"),
+         scaling=LLAMA3_SCALING, pooling="mean", prompts=NEMOTRON_PROMPTS, prompt="passage",
+         shards=True),
     dict(name="llama-causal-lm", type="llama", L=2, E=32, H=4, K=1, D=16, F=48,
          theta=500000.0, dtype="BF16", prefix=True, causal=True, scaling=LLAMA3_SCALING,
          pooling="last"),
