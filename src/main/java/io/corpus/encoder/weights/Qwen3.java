@@ -48,6 +48,10 @@ final class Qwen3 extends DecoderFamily {
   /** pplx-embed-v1's own classes, which its model_type names. */
   @Override
   public boolean implementsCustomCode(JsonNode config) {
+    return pplx(config);
+  }
+
+  private static boolean pplx(JsonNode config) {
     return config.path("model_type").asText("").equals(BIDIRECTIONAL_TYPE);
   }
 
@@ -83,7 +87,7 @@ final class Qwen3 extends DecoderFamily {
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention).attention(new ModelSettings.AttentionHeads(kvHeads, headWidth, 0))
-        .causal(!config.path("model_type").asText("").equals(BIDIRECTIONAL_TYPE)
-            && !config.path("use_bidirectional_attention").asBoolean(false)).build();
+        .causal(!pplx(config) && !config.path("use_bidirectional_attention").asBoolean(false))
+        .build();
   }
 }

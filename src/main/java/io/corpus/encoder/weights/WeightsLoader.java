@@ -162,24 +162,43 @@ public final class WeightsLoader {
    * reranker reads two rows.
    */
   static long heapBytes(Checkpoint file, String layerPrefix, Precision precision) {
-    long layerElements = 0;
-    long otherElements = 0;
-    Map<String, Long> perLayer = new HashMap<>();
-    for (String name : file.names()) {
-      if (name.equals(LM_HEAD)) {
-        continue;                            // a reranker reads two of its rows, not the table
-      }
-      long n = file.info(name).elementCount();
-      if (name.startsWith(layerPrefix)) {
-        layerElements += n;
+    Tally t = Tally.of(file, layerPrefix);
+    return 4 * (t.others() + (precision == Precision.FLOAT32
+        ? t.layerMatrices() + t.layerVectors() : t.largestLayer()));
+  }
+
+  /**
+   * The values of a checkpoint's kept tensors by their headers, lm_head left out (a reranker
+   * reads two of its rows, not the table): the encoder layers' matrices and other tensors, the
+   * largest layer's, and every tensor outside the layers.
+   */
+  private record Tally(long layerMatrices, long layerVectors, long largestLayer, long others) {
+    static Tally of(Checkpoint file, String layerPrefix) {
+      long matrices = 0;
+      long vectors = 0;
+      long others = 0;
+      Map<String, Long> perLayer = new HashMap<>();
+      for (String name : file.names()) {
+        if (name.equals(LM_HEAD)) {
+          continue;
+        }
+        SafetensorsFile.TensorInfo info = file.info(name);
+        long n = info.elementCount();
+        if (!name.startsWith(layerPrefix)) {
+          others += n;
+          continue;
+        }
+        if (info.shape().length == 2) {
+          matrices += n;
+        } else {
+          vectors += n;
+        }
         String rest = name.substring(layerPrefix.length());
         perLayer.merge(rest.substring(0, Math.max(0, rest.indexOf('.'))), n, Long::sum);
-      } else {
-        otherElements += n;
       }
+      return new Tally(matrices, vectors,
+          perLayer.values().stream().mapToLong(Long::longValue).max().orElse(0), others);
     }
-    long oneLayer = perLayer.values().stream().mapToLong(Long::longValue).max().orElse(0);
-    return 4 * (otherElements + (precision == Precision.FLOAT32 ? layerElements : oneLayer));
   }
 
   /**
@@ -211,20 +230,9 @@ public final class WeightsLoader {
     ModelFamily family = model.family();
     Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
         family.keptPrefixes(model.classifier().isPresent()));
-    long matrices = 0;
-    long others = 0;
-    for (String name : file.names()) {
-      if (name.equals(LM_HEAD)) {
-        continue;
-      }
-      SafetensorsFile.TensorInfo info = file.info(name);
-      boolean layerMatrix = name.startsWith(family.layerPrefix()) && info.shape().length == 2;
-      if (layerMatrix) {
-        matrices += info.elementCount();
-      } else {
-        others += info.elementCount();
-      }
-    }
+    Tally t = Tally.of(file, family.layerPrefix());
+    long matrices = t.layerMatrices();
+    long others = t.others() + t.layerVectors();
     Precision[] all = Precision.values();
     long[] bytes = new long[all.length];
     for (int i = 0; i < all.length; i++) {
