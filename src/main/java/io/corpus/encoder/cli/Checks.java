@@ -5,6 +5,7 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.kernel.PrecisionCalibration;
 import io.corpus.encoder.model.ClassifierHead;
+import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
@@ -13,6 +14,7 @@ import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.weights.ModelFolder;
+import java.util.Map;
 
 /**
  * {@code jobs/encode --config FILE --check}: every check a job makes before its first task (the
@@ -23,10 +25,22 @@ import io.corpus.encoder.weights.ModelFolder;
 final class Checks {
   private Checks() {}
 
-  /** The tokenizer checked (text input), then what the job would run, in a few lines. */
-  static String describe(JobSettings settings, LoadedModel model, Preflight.Found found,
-      Preflight.Tokenizer tokenizer, double seconds) {
-    StringBuilder s = new StringBuilder("check: ok in " + String.format("%.1f", seconds) + " s\n");
+  /** The static embeddings' table and how texts are read, in a line's words. */
+  static String staticTable(LoadedModel model) {
+    EmbeddingWeights table = model.weights().embeddings();
+    Map<String, Object> reading = model.folder().staticEmbeddings().orElseThrow().reading()
+        .described();
+    return String.format("%,d tokens × %d values, %,d parameters; a text's vector is the mean "
+        + "of its tokens' (no special token%s)%s", table.vocabularySize(), table.width(),
+        model.weights().parameterCount(), reading.get("ids") == null ? ", no token limit"
+            : String.format("; model2vec's reading: the text cut to %s code points, id %s "
+                + "dropped, %s ids kept", reading.get("text_code_points"),
+                reading.get("dropped_id"), reading.get("ids")),
+        model.folder().normalize() ? ", normalized" : ", not normalized");
+  }
+
+  /** The encoder's layers, attention, memory and precision, in lines. */
+  private static void describeEncoder(StringBuilder s, JobSettings settings, LoadedModel model) {
     EncoderWeights w = model.weights().encoder();
     s.append(String.format("model: %s%s; %d layers, E = %d, H = %d, F = %d, %,d parameters%n",
         settings.weights().location(), model.isFolder() ? " (" + model.folder().family().name()
@@ -46,12 +60,25 @@ final class Checks {
     s.append(memory(model, settings.execution().batchTokens())).append('\n');
     s.append("precision: ").append(settings.weights().precision().configName()).append("; ")
         .append(PrecisionCalibration.describe()).append('\n');
+  }
+
+  /** The tokenizer checked (text input), then what the job would run, in a few lines. */
+  static String describe(JobSettings settings, LoadedModel model, Preflight.Found found,
+      Preflight.Tokenizer tokenizer, double seconds) {
+    StringBuilder s = new StringBuilder("check: ok in " + String.format("%.1f", seconds) + " s\n");
+    if (model.weights().encoder().layerCount() == 0) {
+      s.append(String.format("model: %s (%s); static embeddings: %s%n",
+          settings.weights().location(), model.folder().family().name(), staticTable(model)));
+    } else {
+      describeEncoder(s, settings, model);
+    }
     JobSettings.Input in = settings.input();
     if (tokenizer != null) {
       s.append(String.format("tokenizer: %,d ids (highest %,d) for an embedding table of %,d "
-          + "rows; at most %d tokens a sequence%n", tokenizer.vocabulary().size(),
+          + "rows; %s%n", tokenizer.vocabulary().size(),
           tokenizer.vocabulary().highestId(), model.weights().embeddings().vocabularySize(),
-          tokenizer.maxTokens()));
+          tokenizer.maxTokens() == Integer.MAX_VALUE ? "no token limit"
+              : "at most " + tokenizer.maxTokens() + " tokens a sequence"));
     }
     if (model.isFolder() && in.kind() == InputKind.TEXT) {
       AutoChoices.Prompt prompt = Transformers.fromSettings(settings).resolvedPrompt();

@@ -469,16 +469,20 @@ public final class EncodeJob {
           return 0;
         }
         EncoderWeights w = model.weights().encoder();
-        out.printf("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in %.1f s; "
-            + "BLAS %s%s%n", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
-            model.weights().parameterCount(), (System.nanoTime() - start) / 1e9,
-            RowMajorBlas.implementation(), model.weights().precision() == Precision.FLOAT32 ? ""
-                : "; " + model.weights().precision().configName() + " products on "
-                + OneDnn.describe() + String.format(", encoder layers %.1f MB",
-                    model.weights().encoder().bytes() / 1e6));
+        double loaded = (System.nanoTime() - start) / 1e9;
+        out.println(w.layerCount() == 0
+            ? String.format("static embeddings: %s, loaded in %.1f s", Checks.staticTable(model),
+                loaded)
+            : String.format("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in "
+                + "%.1f s; BLAS %s%s", w.layerCount(), w.width(), settings.model().heads(),
+                w.ffnWidth(), model.weights().parameterCount(), loaded,
+                RowMajorBlas.implementation(), model.weights().precision() == Precision.FLOAT32
+                    ? "" : "; " + model.weights().precision().configName() + " products on "
+                    + OneDnn.describe() + String.format(", encoder layers %.1f MB",
+                        model.weights().encoder().bytes() / 1e6)));
         // The model's files are hashed (a third of a second for MiniLM) while Spark still starts.
         Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
-        if (SparkSessions.runsLocally()) {   // beside Spark's start and the planning
+        if (SparkSessions.runsLocally() && w.layerCount() > 0) {   // beside Spark's start
           Thread warm = new Thread(() -> warmUp(model), "kernel-warm-up");
           warm.setDaemon(true);
           warm.start();

@@ -94,6 +94,13 @@ final class Transformers {
       d.put("naming", s.weights().naming().configName());
     }
     d.put("input", s.input().kind().name().toLowerCase(java.util.Locale.ROOT));
+    if (s.weights().isFolder() && model.folder().staticEmbeddings().isPresent()) {
+      d.remove("max_tokens");
+      d.put("static_reading", model.folder().staticEmbeddings().get().reading().described());
+      d.put("width", model.weights().width());
+      d.put("parameters", model.weights().parameterCount());
+      return d;   // no transformer: the mean of the tokens' rows
+    }
     d.put("layers", w.layerCount());
     d.put("width", w.width());
     d.put("heads", m.heads());

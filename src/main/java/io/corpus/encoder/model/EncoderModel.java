@@ -41,20 +41,29 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
 
   /** The precision of the encoder's weight products. */
   public Precision precision() {
-    return encoder.layers().get(0).inProjWeight().precision();
+    return encoder.layers().isEmpty() ? Precision.FLOAT32
+        : encoder.layers().get(0).inProjWeight().precision();
+  }
+
+  /** E: the width of every token's state. */
+  public int width() {
+    return width(encoder, embeddings);
   }
 
   /** The width of the pooled vector after the Dense modules: E without any. */
   public int pooledWidth() {
-    return dense.isEmpty() ? encoder.width() : dense.get(dense.size() - 1).outWidth();
+    return dense.isEmpty() ? width() : dense.get(dense.size() - 1).outWidth();
   }
 
   public EncoderModel {
     if (encoder == null) {
       throw new IllegalArgumentException("An encoder model needs its encoder weights");
     }
+    if (encoder.layers().isEmpty() && embeddings == null) {
+      throw new IllegalArgumentException("A model without encoder layers needs its embeddings");
+    }
     dense = List.copyOf(dense);
-    int width = encoder.width();
+    int width = width(encoder, embeddings);
     for (DenseLayer d : dense) {
       if (d.inWidth() != width) {
         throw new IllegalArgumentException("A Dense module reads " + d.inWidth() + " values "
@@ -62,10 +71,14 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
       }
       width = d.outWidth();
     }
-    if (embeddings != null && embeddings.width() != encoder.width()) {
+    if (embeddings != null && embeddings.width() != width(encoder, embeddings)) {
       throw new IllegalArgumentException("The embedding layer's width " + embeddings.width()
           + " differs from the encoder's " + encoder.width());
     }
+  }
+
+  private static int width(EncoderWeights encoder, EmbeddingWeights embeddings) {
+    return encoder.layers().isEmpty() ? embeddings.width() : encoder.width();
   }
 
   /** An encoder with its embedding layer and no head. */

@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * All parameters of an encoder stack; immutable once loaded, broadcast to executors as is.
  *
- * @param layers the L layers, in order
+ * @param layers the L layers, in order (none: {@link #NONE})
  * @param finalNormGamma (E) or null when the weights hold no final norm
  * @param finalNormBeta (E) or null
  * @param positionTable (P, E) learned positions, or null
@@ -27,10 +27,13 @@ public record EncoderWeights(
     this(layers, finalNormGamma, finalNormBeta, positionTable, null);
   }
 
+  /**
+   * No layer at all: a static embedding's, whose pooled vector is the mean of its token rows as
+   * they are looked up.
+   */
+  public static final EncoderWeights NONE = new EncoderWeights(List.of(), null, null, null);
+
   public EncoderWeights {
-    if (layers.isEmpty()) {
-      throw new IllegalArgumentException("An encoder needs at least one layer");
-    }
     layers = List.copyOf(layers);
   }
 
@@ -49,14 +52,14 @@ public record EncoderWeights(
     return bytes;
   }
 
-  /** E. */
+  /** E; 0 without layers. */
   public int width() {
-    return layers.get(0).width();
+    return layers.isEmpty() ? 0 : layers.get(0).width();
   }
 
-  /** F. */
+  /** F; 0 without layers. */
   public int ffnWidth() {
-    return layers.get(0).ffnWidth();
+    return layers.isEmpty() ? 0 : layers.get(0).ffnWidth();
   }
 
   /** L. */

@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /** How a sequence's output tokens become one sentence vector ({@code output.pooling}). */
 public enum Pooling implements ConfigName {
-  /** Mean over real tokens. */
+  /** Mean over real tokens; the zero vector when there is none (an empty bag's mean). */
   MEAN("mean"),
   /** The first real token (the [CLS] position in BERT-style inputs). */
   FIRST("first"),
@@ -68,7 +68,7 @@ public enum Pooling implements ConfigName {
             sum[i] += x[base + r * width + i];
           }
         }
-        for (int i = 0; i < width; i++) {
+        for (int i = 0; i < width && rows > 0; i++) {   // no token: the zero vector
           out[i] = (float) (sum[i] / rows);
         }
       }

@@ -191,7 +191,8 @@ final class OutputRows implements Serializable {
    */
   float[] pooled(float[] tokens, int first, int length, int width, SequenceRead.Accepted read,
       EncoderModel model) {
-    int skip = pooling == Pooling.FIRST ? 0 : Math.min(read.prompt().unpooled(), length - 1);
+    int skip = pooling == Pooling.FIRST ? 0
+        : Math.max(0, Math.min(read.prompt().unpooled(), length - 1));
     float[] pooled = pooling.pool(tokens, first + skip, length - skip, width);
     for (DenseLayer dense : model.dense()) {
       pooled = dense.apply(pooled);

@@ -84,10 +84,12 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       if (task != null) {
         task.addTaskCompletionListener((TaskCompletionListener) context -> reader.close());
       }
-      this.encoder = new Encoder(settings, m.encoder(), ExecutorCores.join());
+      // static embeddings have no layer: their tokens' rows, as looked up, are what is pooled
+      this.encoder = m.encoder().layerCount() == 0 ? null
+          : new Encoder(settings, m.encoder(), ExecutorCores.join());
       this.weights = m;
       this.documentRows = output.documentRows();
-      this.batch = new TokenBatch(m.encoder().width(), batchTokens);
+      this.batch = new TokenBatch(m.width(), batchTokens);
       this.collector = attention.any()
           ? new AttentionCollector(attention, m.encoder().layerCount(), settings.heads()) : null;
     }
@@ -114,7 +116,9 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       batchRows.clear();
       batchReads.clear();
       int rowsFinished = 0;
-      while ((chunks != null || input.hasNext()) && batch.tokenCount() < batchTokens) {
+      // a text may have no token (a static embedding's empty text): it still counts as one
+      while ((chunks != null || input.hasNext()) && batch.tokenCount() < batchTokens
+          && batch.sequenceCount() < batchTokens) {
         if (chunks != null) {
           rowsFinished += takeWindow();
           continue;
@@ -162,7 +166,9 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         }
         collector.reset(batch, kept);
       }
-      encoder.forward(batch, collector);
+      if (encoder != null) {
+        encoder.forward(batch, collector);
+      }
       if (measured != null) {
         measureImportance(measured);
       }

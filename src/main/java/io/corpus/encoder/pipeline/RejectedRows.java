@@ -61,7 +61,7 @@ public final class RejectedRows {
     JavaRDD<InternalRow> rows = input.queryExecution().toRdd().toJavaRDD();
     return rows.mapPartitions((Iterator<InternalRow> it) -> {
       EncoderModel m = model.get();
-      TokenBatch scratch = new TokenBatch(m.encoder().width(), 256);
+      TokenBatch scratch = new TokenBatch(m.width(), 256);
       List<InternalRow> out = new ArrayList<>();
       try (SequenceSource.Reader reader = source.open(m)) {
         while (it.hasNext()) {

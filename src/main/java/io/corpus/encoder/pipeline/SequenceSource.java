@@ -2,6 +2,7 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.weights.StaticEmbeddings;
 import io.corpus.encoder.model.TokenBatch;
 import java.io.Serializable;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -53,7 +54,7 @@ abstract class SequenceSource implements Serializable {
           limit = positions;
           source = "the learned position table";
         }
-        yield new EmbeddingsSource(columns, m.weights().encoder().width(), limit, source);
+        yield new EmbeddingsSource(columns, m.weights().width(), limit, source);
       }
       case IDS -> new IdsSource(columns, m.folder().tokenLimit(maxTokens, "maxTokens"),
           rejectTooLong, eps);
@@ -65,7 +66,8 @@ abstract class SequenceSource implements Serializable {
             m.folder().lowercasesTexts(), eps, m.weights().embeddings().vocabularySize(),
             m.folder().reranker(), instruction, m.folder().lateInteraction()
                 .map(late -> late.input(query, limit, m.folder())).orElse(null), held,
-            m.folder().prompts().pooled());
+            m.folder().prompts().pooled(), m.folder().staticEmbeddings()
+                .map(StaticEmbeddings::reading).orElse(null));
       }
     };
   }

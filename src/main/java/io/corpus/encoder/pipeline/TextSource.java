@@ -7,6 +7,7 @@ import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.EdgeWhitespace;
 import io.corpus.encoder.text.Lowercase;
 import io.corpus.encoder.text.PromptPrefixes;
+import io.corpus.encoder.text.StaticReading;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.weights.Reranker;
@@ -42,6 +43,7 @@ final class TextSource extends EmbeddedSource {
   private final boolean lowercase;  // then are lower-cased (do_lower_case)
   private final LateInteraction.Input late;   // a PyLate folder's query or document; or null
   private final HeldPrompts held;   // what a text may already begin with; null: nothing is put
+  private final StaticReading lookup;   // a static embedding's reading; null: a transformer's
   // positions at the start that pooling leaves out, by the prompt before the text (empty: none)
   private final Map<String, Integer> unpooled;
 
@@ -54,7 +56,8 @@ final class TextSource extends EmbeddedSource {
   TextSource(InputColumns columns, byte[] tokenizerJson, String where, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
       boolean lowercase, double layerNormEps, int vocabularySize, Reranker reranker,
-      String instruction, LateInteraction.Input late, HeldPrompts held, boolean poolsPrompt) {
+      String instruction, LateInteraction.Input late, HeldPrompts held, boolean poolsPrompt,
+      StaticReading lookup) {
     super(columns, late == null ? maxTokens : late.tokenizerLimit(), rejectTooLong,
         layerNormEps);
     this.late = late;
@@ -67,6 +70,12 @@ final class TextSource extends EmbeddedSource {
     this.reranker = reranker;
     this.instruction = instruction;
     this.held = held;
+    this.lookup = lookup;
+    if (lookup != null && (spans || chunkOverlap >= 0 || columns.hasPair())) {
+      throw new IllegalArgumentException("A folder of static embeddings gives one vector per "
+          + "text, the mean of its tokens' and with no token limit: text pairs, windows "
+          + "(on-too-long = chunk) and entities do not apply");
+    }
     if (spans && !prompt.isEmpty()) {
       throw new IllegalArgumentException("Entities are found in the text as given: a prompt ('"
           + prompt + "') would move every offset; set no prompt");
@@ -114,8 +123,9 @@ final class TextSource extends EmbeddedSource {
   @Override
   Reader open(EncoderModel model) {
     TokenEmbeddings embeddings = embeddingLayer(model);
-    TextTokenizer tokenizer = TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap,
-        spans);
+    TextTokenizer tokenizer = lookup != null
+        ? TextTokenizer.withoutSpecialTokens(tokenizerJson)
+        : TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap, spans);
     return new Reader() {
       @Override
       public SequenceRead read(InternalRow row, TokenBatch batch) {
@@ -156,6 +166,9 @@ final class TextSource extends EmbeddedSource {
     if (chunkOverlap >= 0) {
       return chunks(tokenizer.windows(text), embeddings, codePoints, shift, lowered);
     }
+    if (lookup != null) {
+      return lookedUp(text, batch, tokenizer, embeddings, prompted);
+    }
     String pair = pairGiven == null ? null : lowered(edges(pairGiven).text()).text();
     TextTokenizer.Tokens tokens = pair == null ? tokenizer.encode(text)
         : reranker.apart() ? tokenizer.encode(reranker.query(instruction, text,
@@ -184,6 +197,23 @@ final class TextSource extends EmbeddedSource {
         columns.hasPair() ? tokens.typeIds() : null, tokens.truncated(), null,
         spans ? new SequenceRead.TokenText(codePoints, tokens.spans().unlowered(lowered)
             .shifted(shift)) : null, prompted);
+  }
+
+  /**
+   * A static embedding's reading of the text ({@link StaticReading}): no special token, a text
+   * with no token kept (its vector is the zero vector, as an empty bag's mean is).
+   */
+  private SequenceRead lookedUp(String text, TokenBatch batch, TextTokenizer tokenizer,
+      TokenEmbeddings embeddings, SequenceRead.Prompt prompted) {
+    String cut = lookup.cut(text);
+    TextTokenizer.Tokens tokens = lookup.kept(tokenizer.encode(cut), cut.length() < text.length());
+    RejectRule.Rejection outside = outsideTheModel(tokens, embeddings);
+    if (outside != null) {
+      return outside;
+    }
+    embeddings.append(tokens.ids(), null, batch);
+    return new SequenceRead.Accepted(tokens.ids().length, tokens.ids(), tokens.tokens(), null,
+        tokens.truncated(), null, null, prompted);
   }
 
   /**

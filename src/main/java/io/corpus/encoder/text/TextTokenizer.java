@@ -151,6 +151,40 @@ public final class TextTokenizer implements AutoCloseable {
   }
 
   /**
+   * A tokenizer that adds no special token and cuts nothing, as a static embedding reads texts
+   * ({@link StaticReading}); a {@code truncation} the file sets still cuts, as the Python
+   * tokenizer loaded from it would.
+   */
+  public static TextTokenizer withoutSpecialTokens(byte[] tokenizerJson) {
+    Map<String, String> options = new HashMap<>(Map.of("addSpecialTokens", "false",
+        "padding", "false"));
+    int fileLimit = fileTruncation(tokenizerJson);
+    if (fileLimit > 0) {
+      options.putAll(Map.of("truncation", "true", "maxLength", String.valueOf(fileLimit),
+          "modelMaxLength", String.valueOf(fileLimit)));
+    } else {
+      options.put("truncation", "false");
+    }
+    TokenizerLibrary.prepare();
+    try {
+      return new TextTokenizer(HuggingFaceTokenizer.newInstance(
+          new ByteArrayInputStream(tokenizerJson), options), false, 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot load the tokenizer", e);
+    }
+  }
+
+  /** The {@code truncation.max_length} a tokenizer.json sets, or 0. */
+  private static int fileTruncation(byte[] tokenizerJson) {
+    try {
+      return TokenizerJson.MAPPER.readTree(tokenizerJson).path("truncation")
+          .path("max_length").asInt(0);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the tokenizer", e);
+    }
+  }
+
+  /**
    * Loads a {@code tokenizer.json} once and checks it against the model, so that a file the
    * library cannot read, ids the embedding table does not have, or an overlap no window can hold
    * fail on the driver, in one line naming {@code where} the file is. Returns its vocabulary.

@@ -232,6 +232,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     if (!Files.isDirectory(folder)) {
       throw new WeightsException("model.path " + folder + " is not a folder");
     }
+    Optional<StaticEmbeddings> lookup = StaticEmbeddings.of(folder);
+    if (lookup.isPresent()) {
+      return readStatic(folder, lookup.get());
+    }
     Path file = folder.resolve("config.json");
     JsonNode config = json(file);
     ModelFamily family = ModelFamily.of(config, file);
@@ -250,6 +254,30 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
             .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade(),
         st.strips(), Reranker.NONE, st.lateInteraction(), st.lowercases(), Optional.empty());
+  }
+
+  /**
+   * A folder of static embeddings: no layer, its table's width, no position limit, the mean of
+   * the tokens' rows, normalized as model2vec's config or the sentence-transformers modules say.
+   */
+  private static ModelFolder readStatic(Path folder, StaticEmbeddings lookup) {
+    SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"),
+        MissingNode.getInstance());
+    if (st.pooling().isPresent() || st.lateInteraction().isPresent()) {
+      throw new WeightsException(folder.resolve("modules.json") + ": a StaticEmbedding module "
+          + "gives the text's vector itself; only Normalize or Dense modules may follow it");
+    }
+    return new ModelFolder(folder, lookup, 0, 0, lookup.width(), 1, 0,
+        lookup.architecture(null, null), Integer.MAX_VALUE, Optional.empty(),
+        Optional.of(Pooling.MEAN), lookup.normalize().orElse(st.normalize()),
+        List.of(lookup.weightFile()), Optional.of(lookup.tokenizer()), Optional.empty(),
+        st.prompts(), lookup.normalize().isPresent() ? List.of() : st.dense(), Splade.MAX_RELU,
+        false, Reranker.NONE, Optional.empty(), false, Optional.empty());
+  }
+
+  /** The static embeddings this folder holds in place of a transformer, if it does. */
+  public Optional<StaticEmbeddings> staticEmbeddings() {
+    return family instanceof StaticEmbeddings s ? Optional.of(s) : Optional.empty();
   }
 
   /**
@@ -416,7 +444,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    * absolute path, one that climbs out). The folder itself may be a link, as a download's files
    * may be; the fingerprint follows it ({@link #modulePaths}).
    */
-  private static Path moduleInside(Path folder, Path modules, String name) {
+  static Path moduleInside(Path folder, Path modules, String name) {
     return inside(folder, modules, "the module path", name, false);
   }
 
@@ -523,10 +551,12 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           dense.add(path);
         } else if (type.endsWith(".Transformer") || type.endsWith(".MLMTransformer")) {
           strips = true;
+        } else if (type.endsWith(".StaticEmbedding")) {
+          strips = false;   // its tokenize takes the texts as given
         } else {
           throw new WeightsException(modules + " names the module " + type + ", which this job "
-              + "does not run (Transformer, MLMTransformer, Pooling, SpladePooling, Dense, "
-              + "Normalize)");
+              + "does not run (Transformer, MLMTransformer, StaticEmbedding, Pooling, "
+              + "SpladePooling, Dense, Normalize)");
         }
       }
       Path stFile = folder.resolve("sentence_bert_config.json");

@@ -197,6 +197,38 @@ public final class SafetensorsFile {
   }
 
   /**
+   * Every value of a tensor of any numeric type (integers as well as floats: a token mapping, a
+   * table stored as int8), widened to double, row-major; for the small tensors that are not
+   * layer weights.
+   */
+  public double[] readNumbers(String name) {
+    TensorInfo info = info(name);
+    if (info.dtype() == DType.BOOL) {
+      throw new WeightsException("Tensor " + name + " is BOOL, not numbers: " + path);
+    }
+    ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(info.end() - info.start()))
+        .order(ByteOrder.LITTLE_ENDIAN);
+    readStored(name, bytes);
+    bytes.flip();
+    double[] out = new double[Math.toIntExact(info.elementCount())];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = switch (info.dtype()) {
+        case F32 -> bytes.getFloat();
+        case F16 -> HalfFloats.halfToFloat(bytes.getShort());
+        case BF16 -> Float.intBitsToFloat((bytes.getShort() & 0xffff) << 16);
+        case F64 -> bytes.getDouble();
+        case I64 -> bytes.getLong();
+        case I32 -> bytes.getInt();
+        case I16 -> bytes.getShort();
+        case I8 -> bytes.get();
+        case U8 -> bytes.get() & 0xff;
+        case BOOL -> throw new AssertionError();
+      };
+    }
+    return out;
+  }
+
+  /**
    * A tensor's bytes as they are stored (little-endian values), read into {@code target} from
    * its position to its limit, which must be the tensor's size: straight into native memory
    * where {@code target} is a view of it, never onto the heap.

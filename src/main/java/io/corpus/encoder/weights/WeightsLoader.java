@@ -78,6 +78,15 @@ public final class WeightsLoader {
    * is held at a time.
    */
   public static FolderWeights load(ModelFolder model, Heads heads, Precision precision) {
+    if (model.family() instanceof StaticEmbeddings lookup) {
+      if (heads.splade() || heads.lexical() || heads.multiVector()) {
+        throw new WeightsException(model.folder() + " holds static embeddings (" + lookup.name()
+            + "): a vector per text, the mean of its tokens', and no SPLADE, lexical or ColBERT "
+            + "head");
+      }
+      return new FolderWeights(lookup.load(), EncoderWeights.NONE, null, null, null, List.of(),
+          dense(model.dense(), model), null, null);
+    }
     boolean splade = heads.splade();
     ModelFamily family = model.family();
     boolean perToken = model.classifier().map(ModelFolder.Classifier::perToken).orElse(false);
