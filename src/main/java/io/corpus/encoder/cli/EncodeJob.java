@@ -305,8 +305,10 @@ public final class EncodeJob {
     double dense = shapes.multiplyAddsPerToken(0);
     double perKey = shapes.multiplyAddsPerToken(1) - dense;
     int window = in.kind() == InputKind.EMBEDDINGS ? in.maxLength() : in.maxTokens();
+    // static embeddings attend to nothing: a row weighs its tokens (their lookups)
     return new RowWeight(in.sequenceColumn(), window,
-        in.onTooLong() == JobSettings.OnTooLong.CHUNK, dense / perKey / ATTENTION_SLOWDOWN);
+        in.onTooLong() == JobSettings.OnTooLong.CHUNK,
+        perKey > 0 ? dense / perKey / ATTENTION_SLOWDOWN : Double.MAX_VALUE);
   }
 
   /** A setting's value for the log and the outputs: redacted if it came from the environment. */
