@@ -362,6 +362,68 @@ class ReadmeRecipesTest {
         String.valueOf(r.getDouble(2))}).toList(), scores, 0, 2);
   }
 
+  @Test
+  void staticEmbeddingsRecipeRunsAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## Static embeddings: a corpus in seconds");
+    assertEquals(List.of("hocon", "sql"), blocks.stream()
+        .map(b -> b.substring(0, b.indexOf('\n'))).toList(), "the recipe's blocks, in order");
+    SparkSession spark = SparkTestSession.get();
+    writeDocsAndQueries(spark);
+    String job = body(blocks.get(0));
+    runJob(job, "static.conf");
+    runJob(job.replace("docs.parquet", "queries.parquet")
+        .replace("\"static\"", "\"static-queries\""), "static-queries.conf");
+    Map<String, Row> docs = byId(spark, "static");
+    Map<String, Row> qs = byId(spark, "static-queries");
+    Map<String, double[]> scores = new HashMap<>();
+    for (String q : qs.keySet()) {
+      double[] qv = SparkInputs.vector(qs.get(q).getAs("pooled"));
+      for (String d : docs.keySet()) {
+        scores.put(q + "|" + d, new double[] {dot(qv, SparkInputs.vector(docs.get(d)
+            .getAs("pooled")))});
+      }
+    }
+    List<Row> ranked = null;
+    for (String statement : absolute(body(blocks.get(1))).split(";\\s*\\n")) {
+      if (!statement.isBlank()) {
+        ranked = spark.sql(statement.replaceAll(";\\s*$", "")).collectAsList();
+      }
+    }
+    assertRanked(ranked.stream().map(r -> new String[] {r.getString(0), r.getString(1),
+        String.valueOf(r.getDouble(2))}).toList(), scores, 0, 2);
+  }
+
+  /**
+   * A model2vec folder of potion's form for the recipe: all-MiniLM-L6-v2's tokenizer (the
+   * bert-base-uncased vocabulary potion-base distils from), a random table of 16 values a token,
+   * {@code normalize}.
+   */
+  private Path potion() throws Exception {
+    Path folder = work.resolve("potion-base-8M");
+    if (Files.isDirectory(folder)) {
+      return folder;
+    }
+    Files.createDirectories(folder);
+    Path tokenizer = SharedModels.miniLm().resolve("tokenizer.json");
+    Files.createSymbolicLink(folder.resolve("tokenizer.json"), tokenizer);
+    Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"model2vec\", "
+        + "\"architectures\": [\"StaticModel\"], \"normalize\": true, \"hidden_dim\": 16}");
+    int tokens = io.corpus.encoder.text.TextTokenizer.vocabulary(Files.readAllBytes(tokenizer))
+        .highestId() + 1;
+    int width = 16;
+    byte[] header = ("{\"embeddings\":{\"dtype\":\"F32\",\"shape\":[" + tokens + "," + width
+        + "],\"data_offsets\":[0," + 4L * tokens * width + "]}}").getBytes(StandardCharsets.UTF_8);
+    java.nio.ByteBuffer file = java.nio.ByteBuffer.allocate(8 + header.length
+        + 4 * tokens * width).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    file.putLong(header.length).put(header);
+    java.util.Random random = new java.util.Random(8);
+    for (int i = 0; i < tokens * width; i++) {
+      file.putFloat((float) random.nextGaussian());
+    }
+    Files.write(folder.resolve("model.safetensors"), file.array());
+    return folder;
+  }
+
   /**
    * {@code rows} (query, doc, score in column {@code column}) are each query's 10 best by
    * {@code scores[k]}, in order, within 1e-5.
@@ -485,7 +547,8 @@ class ReadmeRecipesTest {
   /** A block's relative paths ('docs/…', 'pairs.parquet') made absolute in the working folder. */
   private String absolute(String sql) {
     return sql.replaceAll("'((?:docs|queries|reranked|chunks|entities|sparse|sparse-queries"
-        + "|dense|dense-queries|m3|m3-queries|colbert|colbert-queries|analysis|analysis-weights)"
+        + "|dense|dense-queries|m3|m3-queries|colbert|colbert-queries|static|static-queries"
+        + "|analysis|analysis-weights)"
         + "/[^']*|[\\w-]+\\.parquet)'",
         "'" + work.toString().replace("\\", "\\\\") + "/$1'");
   }
@@ -539,6 +602,8 @@ class ReadmeRecipesTest {
             "src/test/resources/splade-cases/splade-max") + "\"")
         .replace("\"/models/bge-m3\"", "\"" + ROOT.resolve("src/test/resources/m3-cases/bge-m3")
             + "\"")
+        .replace("\"/models/potion-base-8M\"", "\"" + (hocon.contains("potion-base-8M")
+            ? potion() : "") + "\"")
         .replace("\"/models/GTE-ModernColBERT-v1\"", "\"" + ROOT.resolve(
             "src/test/resources/pylate-cases/colbert-modernbert") + "\"")
         + "\nexecution.progress = false\n");
