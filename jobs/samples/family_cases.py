@@ -102,13 +102,15 @@ def store(values, dtype, prefix=""):
 
 
 def write_texts(folder, tokenizer, max_tokens, forward, pooling="mean", prompt="",
-                ids=reference_ids, texts=TEXTS):
+                ids=reference_ids, texts=TEXTS, strip=None):
     """texts.json: each text's reference ids (the prompt put before it, the whole stripped as
-    sentence-transformers strips it in a folder with modules.json, cut at max_tokens; by `ids`,
+    sentence-transformers strips it in a folder with modules.json unless `strip` says otherwise,
+    cut at max_tokens; by `ids`,
     reference_ids' signature), the port's last hidden states and its pooled (cls, mean or last
     token), normalized vector."""
     rows = ids(tokenizer, [{"id": i, "a": prompt + t} for i, t in texts],
-               max_tokens, strip=os.path.exists(os.path.join(folder, "modules.json")))
+               max_tokens, strip=os.path.exists(os.path.join(folder, "modules.json"))
+               if strip is None else strip)
     assert any(r["full_length"] > max_tokens for r in rows), "no text is cut"
     out = []
     for row, (_, text) in zip(rows, texts):

@@ -192,7 +192,8 @@ public interface ModelFamily {
       new Gemma3(), new Mistral(), new Llama(), new EuroBert(), new DebertaV2());
 
   /** The families supported, for refusals. */
-  String SUPPORTED = "this job runs " + Registry.supported() + " folders";
+  String SUPPORTED = "this job runs " + Registry.supported() + " folders, and folders of static "
+      + "embeddings (model2vec, sentence-transformers' StaticEmbedding)";
 
   /** The {@code model_type} values of config.json this family reads. */
   List<String> modelTypes();

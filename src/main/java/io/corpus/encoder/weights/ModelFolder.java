@@ -51,7 +51,8 @@ import java.util.TreeSet;
  *     has none and SPLADE is asked for)
  * @param stripsTexts whether texts lose their edge whitespace before tokenizing, as
  *     sentence-transformers' Transformer module strips them (a folder whose modules.json runs
- *     one); Hugging Face's own pipelines and CrossEncoder.predict tokenize texts as given
+ *     one); Hugging Face's own pipelines, CrossEncoder.predict and a folder's own Transformer
+ *     module (jina's {@code custom_st.Transformer}) tokenize texts as given
  * @param reranker how a causal language model is read as a reranker ({@link #withReranker}),
  *     or NONE
  * @param lateInteraction a PyLate ColBERT folder's settings and token projections, if it is one
@@ -504,6 +505,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     }
   }
 
+  /** The package of sentence-transformers' own modules, as modules.json names them. */
+  private static final String SENTENCE_TRANSFORMERS = "sentence_transformers.";
+
   /** The sentence-transformers pipeline, when the folder has modules.json. */
   private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
       boolean normalize, Prompts prompts, List<Path> dense, Splade splade, boolean strips,
@@ -550,7 +554,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           }
           dense.add(path);
         } else if (type.endsWith(".Transformer") || type.endsWith(".MLMTransformer")) {
-          strips = true;
+          // sentence-transformers' own module strips every text; a folder's own Transformer
+          // module (custom_st.Transformer, as jina's folders carry) tokenizes them as given
+          strips = type.startsWith(SENTENCE_TRANSFORMERS);
         } else if (type.endsWith(".StaticEmbedding")) {
           strips = false;   // its tokenize takes the texts as given
         } else {

@@ -23,21 +23,28 @@ import java.util.List;
  * {@code Qwen3ForSequenceClassification} (the converted Qwen3-Reranker) adds its score layer
  * ({@link DecoderFamily}). perplexity's pplx-embed-v1 ({@code model_type}
  * bidirectional_pplx_qwen3, its own Qwen3Model subclass named by {@code auto_map}) runs these
- * layers bidirectionally whatever its flags say. Refused: sliding
+ * layers bidirectionally whatever its flags say; jina-embeddings-v5-text-small ({@code model_type}
+ * jina_embeddings_v5, {@code JinaEmbeddingsV5Model}) runs them causally, as Qwen3 does, with the
+ * adapter of its task merged ({@link TaskAdapter}). Refused: sliding
  * windows and rope scalings, which the embedding models do not use.
  */
 final class Qwen3 extends DecoderFamily {
   /** perplexity's pplx-embed-v1: Qwen3's layers attending both ways, by its own code. */
   private static final String BIDIRECTIONAL_TYPE = "bidirectional_pplx_qwen3";
+  /**
+   * jina-embeddings-v5-text-small: Qwen3's layers as they are (its config class subclasses
+   * Qwen3Config unchanged), its task adapters under {@code adapters/} ({@code model.task}).
+   */
+  private static final String JINA_V5_TYPE = "jina_embeddings_v5";
 
   @Override
   public List<String> modelTypes() {
-    return List.of("qwen3", BIDIRECTIONAL_TYPE);
+    return List.of("qwen3", BIDIRECTIONAL_TYPE, JINA_V5_TYPE);
   }
 
   @Override
   public String examples() {
-    return "Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1";
+    return "Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1; jina-embeddings-v5-text-small";
   }
 
   @Override
@@ -45,10 +52,10 @@ final class Qwen3 extends DecoderFamily {
     return "qwen3";
   }
 
-  /** pplx-embed-v1's own classes, which its model_type names. */
+  /** pplx-embed-v1's and jina-embeddings-v5's own classes, which their model_type names. */
   @Override
   public boolean implementsCustomCode(JsonNode config) {
-    return pplx(config);
+    return pplx(config) || config.path("model_type").asText("").equals(JINA_V5_TYPE);
   }
 
   private static boolean pplx(JsonNode config) {

@@ -1,12 +1,14 @@
 package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.WeightsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,20 +40,41 @@ class TaskAdapterFoldersTest {
   /** Each task's adapter merged: the job's and the Transformer's vectors equal its reference. */
   @Test
   void eachTasksAdapterIsMergedAsPeftMergesIt() throws Exception {
+    eachTask(NAME);
+  }
+
+  /**
+   * jina-embeddings-v5-text-small's folder (qwen3-cases/jina-v5-small, made by
+   * jobs/samples/make_jina_v5_cases.py): model_type jina_embeddings_v5 with its auto_map, read
+   * as Qwen3; each task's adapter merged; its own {@code custom_st.Transformer} module takes the
+   * texts as given, so a text's edge whitespace is tokenized (the reference's ids hold it), where
+   * sentence-transformers' Transformer module would strip it.
+   */
+  @Test
+  void jinaV5SmallRunsEachTaskOnItsTextsAsGiven() throws Exception {
+    ModelFolder folder = ModelFolder.read(cases().folder("jina-v5-small"));
+    assertEquals("qwen3", folder.family().name());
+    assertFalse(folder.stripsTexts(), "its own module tokenizes the texts as given");
+    assertTrue(ModelFolder.read(cases().folder(NAME)).stripsTexts(),
+        "sentence-transformers' Transformer module strips them");
+    eachTask("jina-v5-small");
+  }
+
+  private void eachTask(String name) throws Exception {
     SparkSession spark = SparkTestSession.get();
     for (Map.Entry<String, String> task : Map.of("retrieval", "texts.json",
         "text-matching", "texts-text-matching.json").entrySet()) {
-      JsonNode texts = cases().json(NAME, task.getValue());
+      JsonNode texts = cases().json(name, task.getValue());
       Path input = cases().parquet(spark, texts, false);
-      Map<String, Row> job = cases().runJob(NAME, input, false, "input.max-tokens = 64\n"
+      Map<String, Row> job = cases().runJob(name, input, false, "input.max-tokens = 64\n"
           + "model.task = " + task.getKey(), "qwen3");
       Map<String, Row> transformer = FolderCases.byId(new EncoderTransformer()
-          .setModelPath(cases().folder(NAME).toString()).setTextCol("text").setMaxTokens(64)
+          .setModelPath(cases().folder(name).toString()).setTextCol("text").setMaxTokens(64)
           .setTask(task.getKey()).transform(spark.read().parquet(input.toString()))
           .collectAsList());
       FolderCases.Worst worst = FolderCases.compare(texts, List.of(job, transformer));
       System.out.printf("%s, task %s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - "
-          + "cosine of pooled vectors %.2e%n", NAME, task.getKey(), worst.states(),
+          + "cosine of pooled vectors %.2e%n", name, task.getKey(), worst.states(),
           worst.cosine());
       assertTrue(worst.states() <= TOLERANCE, task.getKey() + ": hidden states "
           + worst.states());
