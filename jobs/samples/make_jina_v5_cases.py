@@ -5,8 +5,9 @@ keys, its config class subclassing Qwen3Config unchanged), a random BF16 Qwen3Mo
 (tensor names without a prefix), `adapters/retrieval/` and `adapters/text-matching/` as PEFT saves
 them (make_task_adapter_cases.adapter: q, k, v, o, gate, up, down; retrieval r 4, alpha 16;
 text-matching r 8, alpha 8 under rsLoRA), and sentence-transformers files whose first module is
-the folder's own `custom_st.Transformer`: it calls the tokenizer on the texts as given, so they
-are not stripped (a plain Transformer module would strip them); last-token pooling, Normalize,
+the folder's own `custom_st.Transformer` (its custom_st.py beside it): it calls the tokenizer on the
+texts as given, so they are not stripped (a plain Transformer module would strip them), and its
+source has no strip for the job to find; last-token pooling, Normalize,
 prompts `Query: ` and `Document: `.
 
 The reference is the float64 Qwen3 port (family_cases.decoder, causal as JinaEmbeddingsV5Model's
@@ -26,6 +27,20 @@ from family_cases import (case_folder, decoder, random_decoder, store,  # noqa: 
 from make_bert_cases import write_safetensors  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402
 from make_task_adapter_cases import C, MAX_TOKENS, adapter  # noqa: E402
+
+
+# The folder's own module, as the job reads it (never runs it): its tokenize hands the texts to
+# the tokenizer as they are, with no strip (the job looks for one in this source).
+CUSTOM_ST = '''"""The folder's sentence-transformers module: a task's adapter, the tokenizer called on the
+texts as given (a stand-in written by make_jina_v5_cases.py)."""
+from torch import nn
+
+
+class Transformer(nn.Module):
+    def tokenize(self, texts, padding=True):
+        return self.tokenizer(list(texts), padding=padding, truncation=True,
+                              max_length=self.max_seq_length, return_tensors="pt")
+'''
 
 
 def main(out):
@@ -49,6 +64,8 @@ def main(out):
     modules = json.load(open(os.path.join(folder, "modules.json")))
     modules[0]["type"] = "custom_st.Transformer"
     json.dump(modules, open(os.path.join(folder, "modules.json"), "w"), indent=2)
+    with open(os.path.join(folder, "custom_st.py"), "w") as f:
+        f.write(CUSTOM_ST)
     for task, file in (("text-matching", "texts-text-matching.json"), ("retrieval", "texts.json")):
         merged = adapter(folder, w, task, rng)
         write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: decoder(c, merged, ids),

@@ -51,8 +51,9 @@ import java.util.TreeSet;
  *     has none and SPLADE is asked for)
  * @param stripsTexts whether texts lose their edge whitespace before tokenizing, as
  *     sentence-transformers' Transformer module strips them (a folder whose modules.json runs
- *     one); Hugging Face's own pipelines, CrossEncoder.predict and a folder's own Transformer
- *     module (jina's {@code custom_st.Transformer}) tokenize texts as given
+ *     one, or a folder's own Transformer module that does the same, as jina-embeddings-v3's);
+ *     Hugging Face's own pipelines, CrossEncoder.predict and jina-embeddings-v5's own module
+ *     tokenize texts as given
  * @param reranker how a causal language model is read as a reranker ({@link #withReranker}),
  *     or NONE
  * @param lateInteraction a PyLate ColBERT folder's settings and token projections, if it is one
@@ -554,9 +555,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           }
           dense.add(path);
         } else if (type.endsWith(".Transformer") || type.endsWith(".MLMTransformer")) {
-          // sentence-transformers' own module strips every text; a folder's own Transformer
-          // module (custom_st.Transformer, as jina's folders carry) tokenizes them as given
-          strips = type.startsWith(SENTENCE_TRANSFORMERS);
+          strips = type.startsWith(SENTENCE_TRANSFORMERS) || ownModuleStrips(folder, modules,
+              type);
         } else if (type.endsWith(".StaticEmbedding")) {
           strips = false;   // its tokenize takes the texts as given
         } else {
@@ -589,7 +589,32 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
           splade, strips, late, lowercases);
     }
 
-    /** A SpladePooling module's config.json (its defaults when absent: max, relu). */
+    /**
+     * Whether a folder's own Transformer module ({@code custom_st.Transformer}, as jina's folders
+     * carry one) strips the texts as sentence-transformers' does: its source
+     * ({@code custom_st.py} in the folder), read and never run, calls {@code .strip()}, as
+     * jina-embeddings-v3's copy of sentence-transformers' tokenize does; jina-embeddings-v5's
+     * module calls the tokenizer on the texts as given. Refused in one line when the source is
+     * not in the folder.
+     */
+    private static boolean ownModuleStrips(Path folder, Path modules, String type) {
+      String module = type.substring(0, type.lastIndexOf('.'));
+      Path source = inside(folder, modules, "the module source", module.replace('.', '/')
+          + ".py", true);
+      if (!Files.isRegularFile(source)) {
+        throw new WeightsException(modules + " names the folder's own module " + type + ", "
+            + "whose source " + source.getFileName() + " is not in " + folder + ": whether it "
+            + "strips the texts before tokenizing cannot be told (sentence-transformers' "
+            + "Transformer does, jina-embeddings-v5's own module does not)");
+      }
+      try {
+        return Files.readString(source).contains(".strip()");
+      } catch (IOException e) {
+        throw new WeightsException("Cannot read " + source + ": " + e.getMessage());
+      }
+    }
+
+  /** A SpladePooling module's config.json (its defaults when absent: max, relu). */
     private static Splade splade(Path config) {
       if (!Files.isRegularFile(config)) {
         return Splade.MAX_RELU;
