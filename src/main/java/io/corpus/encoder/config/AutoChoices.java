@@ -39,7 +39,9 @@ public final class AutoChoices {
 
   /**
    * The prompt of {@code text} (given when {@code textGiven}, "" included, which turns the
-   * folder's default off) or {@code name}, else the folder's prompt for the role, as
+   * folder's default off) or {@code name}, else the folder's prompt named as its task
+   * ({@code model.task}: jina-embeddings-v3's cards encode with {@code task=t, prompt_name=t}),
+   * else the folder's prompt for the role, as
    * sentence-transformers' encode_query ({@code query}) and encode_document ({@code document},
    * else {@code passage}, else {@code corpus}) pick it, else its default_prompt_name. Refuses both,
    * a name the folder does not have (listing those it has), a prompt asked for where it does not
@@ -89,6 +91,10 @@ public final class AutoChoices {
                 + "; its prompts: " + new TreeSet<>(prompts.byName().keySet())));
       }
       return new Prompt(name, found);
+    }
+    String task = folder == null ? "" : folder.task().map(t -> t.task()).orElse("");
+    if (prompts.byName().containsKey(task)) {   // jina-v3's card: encode(task=t, prompt_name=t)
+      return new Prompt(task, prompts.byName().get(task));
     }
     for (String role : query ? List.of("query") : List.of("document", "passage", "corpus")) {
       if (prompts.byName().containsKey(role)) {

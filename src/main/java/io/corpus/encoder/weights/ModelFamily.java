@@ -187,7 +187,8 @@ public interface ModelFamily {
    * any config.json (JinaBERT and BERT both read model_type bert, and tell theirs apart by
    * Jina's implementation), so the order does not choose.
    */
-  List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new ModernBert(),
+  List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new JinaXlmRoberta(),
+      new ModernBert(),
       new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen2(), new Qwen3(),
       new Gemma3(), new Mistral(), new Llama(), new EuroBert(), new DebertaV2());
 

@@ -27,6 +27,12 @@ final class Roberta extends BertLayers {
     return "xlm-roberta";
   }
 
+  /** A config.json whose positions are not rotary (jina-embeddings-v3's: JinaXlmRoberta). */
+  @Override
+  public boolean reads(JsonNode config) {
+    return super.reads(config) && !JinaXlmRoberta.rotary(config);
+  }
+
   @Override
   public String taskPrefix() {
     return "roberta.";

@@ -25,19 +25,40 @@ import java.util.stream.Stream;
  * {@code use_rslora}), the merge PEFT's {@code merge_and_unload} and vLLM make. The merged weights
  * are then reduced to the job's precision like any other, so a task costs nothing per token.
  *
+ * <p>jina-embeddings-v3 keeps its adapters inside its checkpoint instead: every linear and
+ * embedding weight stored as a parametrization, its factors stacked one per task of config.json's
+ * {@code lora_adaptations} ({@link StackedAdapters}), scaled by {@code lora_alpha / lora_rank}.
+ *
  * @param task the task's name, its folder's
- * @param folder {@code adapters/<task>}
+ * @param folder {@code adapters/<task>}; the model folder for adapters inside the checkpoint
  * @param scale α / r (or α / √r)
+ * @param stacked the task's place among the adapters stacked inside the checkpoint; -1 for a
+ *     PEFT adapter folder
  */
-public record TaskAdapter(String task, Path folder, double scale) {
+public record TaskAdapter(String task, Path folder, double scale, int stacked) {
+  /**
+   * A tensor source with a task's deltas added to the weights it hands out; refuses, once every
+   * weight is read, an adapter that did not land where it should.
+   */
+  interface Adapted extends TensorNaming.TensorSource {
+    void checkAllMerged();
+  }
+
   /** Where a folder keeps its tasks' adapters. */
   static final String ADAPTERS = "adapters";
   private static final String CONFIG = "adapter_config.json";
   private static final String WEIGHTS = "adapter_model.safetensors";
   private static final String PREFIX = "base_model.model.";
 
-  /** The tasks a model folder carries adapters for: the folders of {@code adapters/}. */
+  /**
+   * The tasks a model folder carries adapters for: the folders of {@code adapters/}, or
+   * config.json's {@code lora_adaptations} (in their order).
+   */
   public static Set<String> tasks(Path model) {
+    List<String> stacked = StackedAdapters.tasks(model);
+    if (!stacked.isEmpty()) {
+      return new LinkedHashSet<>(stacked);
+    }
     Path adapters = model.resolve(ADAPTERS);
     Set<String> tasks = new TreeSet<>();
     if (!Files.isDirectory(adapters)) {
@@ -72,6 +93,10 @@ public record TaskAdapter(String task, Path folder, double scale) {
           + (tasks.isEmpty() ? " (it has no adapters/ folder of PEFT adapters)"
               : "; its tasks: " + tasks));
     }
+    List<String> stacked = StackedAdapters.tasks(model);
+    if (!stacked.isEmpty()) {
+      return new TaskAdapter(task, model, StackedAdapters.scale(model), stacked.indexOf(task));
+    }
     Path folder = model.resolve(ADAPTERS).resolve(task);
     Path file = folder.resolve(CONFIG);
     JsonNode config;
@@ -102,7 +127,7 @@ public record TaskAdapter(String task, Path folder, double scale) {
     if (!Files.isRegularFile(folder.resolve(WEIGHTS))) {
       throw new WeightsException(folder + " has no " + WEIGHTS);
     }
-    return new TaskAdapter(task, folder, scale);
+    return new TaskAdapter(task, folder, scale, -1);
   }
 
   /**
@@ -110,7 +135,10 @@ public record TaskAdapter(String task, Path folder, double scale) {
    * is taken off the module paths too (an adapter made on a task model, {@code model.layers…}).
    * Every delta must land on a weight the model reads: {@link Merging#checkAllMerged}.
    */
-  Merging merging(TensorNaming.TensorSource base, String taskPrefix) {
+  Adapted merging(TensorNaming.TensorSource base, Checkpoint model, String taskPrefix) {
+    if (stacked >= 0) {
+      return new StackedAdapters(base, model, this);
+    }
     Checkpoint file = Checkpoint.of(folder.resolve(WEIGHTS));
     Map<String, String[]> factors = new HashMap<>();   // weight name -> (A, B) tensor names
     for (String name : file.names()) {
@@ -137,7 +165,7 @@ public record TaskAdapter(String task, Path folder, double scale) {
   }
 
   /** A tensor source that adds the adapter's deltas to the weights it reads. */
-  final class Merging implements TensorNaming.TensorSource {
+  final class Merging implements Adapted {
     private final TensorNaming.TensorSource base;
     private final Checkpoint file;
     private final Map<String, String[]> factors;
@@ -179,21 +207,8 @@ public record TaskAdapter(String task, Path folder, double scale) {
             .toString(shape) + " but its factors are A " + java.util.Arrays.toString(a)
             + " and B " + java.util.Arrays.toString(b) + " (expected (r, in) and (out, r))");
       }
-      int out = Math.toIntExact(shape[0]);
-      int in = Math.toIntExact(shape[1]);
-      int rank = Math.toIntExact(a[0]);
-      float[] fa = file.read(pair[0]);
-      float[] transposed = new float[in * rank];              // Aᵀ (in, r): B · (Aᵀ)ᵀ = B · A
-      for (int k = 0; k < rank; k++) {
-        for (int i = 0; i < in; i++) {
-          transposed[i * rank + k] = fa[k * in + i];
-        }
-      }
-      float[] delta = new float[out * in];
-      Matrix.of(transposed, in, rank).multiply(out, file.read(pair[1]), 0, delta, 0, false);
-      for (int v = 0; v < delta.length; v++) {
-        w[v] += (float) scale * delta[v];
-      }
+      addScaled(w, product(file.read(pair[1]), Math.toIntExact(shape[0]),
+          Math.toIntExact(a[0]), file.read(pair[0]), Math.toIntExact(shape[1])), scale);
       merged.add(name);
     }
 
@@ -213,13 +228,34 @@ public record TaskAdapter(String task, Path folder, double scale) {
     }
 
     /** Refuses an adapter whose factors name a weight the model did not read. */
-    void checkAllMerged() {
+    @Override
+    public void checkAllMerged() {
       List<String> left = new ArrayList<>(factors.keySet());
       left.removeAll(merged);
       if (!left.isEmpty()) {
         throw new WeightsException(folder + " (model.task = " + task + ") adapts "
             + new TreeSet<>(left) + ", which this model does not read as a weight");
       }
+    }
+  }
+
+  /** P (m, k) · Q (k, n), on the BLAS. */
+  static float[] product(float[] p, int m, int k, float[] q, int n) {
+    float[] transposed = new float[n * k];                // Qᵀ (n, k): P · (Qᵀ)ᵀ = P · Q
+    for (int r = 0; r < k; r++) {
+      for (int c = 0; c < n; c++) {
+        transposed[c * k + r] = q[r * n + c];
+      }
+    }
+    float[] out = new float[m * n];
+    Matrix.of(transposed, n, k).multiply(m, p, 0, out, 0, false);
+    return out;
+  }
+
+  /** w += scale · delta. */
+  static void addScaled(float[] w, float[] delta, double scale) {
+    for (int v = 0; v < delta.length; v++) {
+      w[v] += (float) scale * delta[v];
     }
   }
 }

@@ -112,8 +112,8 @@ public final class WeightsLoader {
     refuseIfTooLarge(heapBytes(file, family.layerPrefix(), precision),
         Runtime.getRuntime().maxMemory(), model, precision);
     Source stored = new Source(file, precision);
-    TaskAdapter.Merging adapted = model.task()
-        .map(t -> t.merging(stored, family.taskPrefix())).orElse(null);
+    TaskAdapter.Adapted adapted = model.task()
+        .map(t -> t.merging(stored, file, family.taskPrefix())).orElse(null);
     TensorNaming.TensorSource source = adapted != null ? adapted : stored;
     EmbeddingWeights embeddings = family.embeddings(source, model);
     int layers = countLayers(file, family.layerPrefix(), "model_type " + family.name());

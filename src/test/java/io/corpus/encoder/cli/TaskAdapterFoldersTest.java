@@ -60,6 +60,42 @@ class TaskAdapterFoldersTest {
     eachTask("jina-v5-small");
   }
 
+  /**
+   * jina-embeddings-v3 (xlmr-cases/jina-v3, made by jobs/samples/make_jina_v3_cases.py): Jina's
+   * rotary XLM-RoBERTa with its five adapters stacked inside the checkpoint, each task's merged
+   * (the embeddings' factors the other way round); only model.task is set, and the folder's
+   * prompt of that name goes before every text, as the card encodes with task and prompt_name.
+   */
+  @Test
+  void jinaV3MergesEachTasksAdapterFromItsCheckpoint() throws Exception {
+    FolderCases xlmr = new FolderCases("xlmr-cases", tmp);
+    ModelFolder folder = ModelFolder.read(xlmr.folder("jina-v3"));
+    assertEquals("jina-xlm-roberta", folder.family().name());
+    assertTrue(folder.stripsTexts(), "its own module strips the texts, as its source says");
+    SparkSession spark = SparkTestSession.get();
+    for (Map.Entry<String, String> task : Map.of("retrieval.passage", "texts.json",
+        "retrieval.query", "queries.json").entrySet()) {
+      JsonNode texts = xlmr.json("jina-v3", task.getValue());
+      Path input = xlmr.parquet(spark, texts, false);
+      Map<String, Row> job = xlmr.runJob("jina-v3", input, false, "input.max-tokens = 48\n"
+          + "model.task = " + task.getKey(), "jina-xlm-roberta");
+      Map<String, Row> transformer = FolderCases.byId(new EncoderTransformer()
+          .setModelPath(xlmr.folder("jina-v3").toString()).setTextCol("text").setMaxTokens(48)
+          .setTask(task.getKey()).transform(spark.read().parquet(input.toString()))
+          .collectAsList());
+      FolderCases.Worst worst = FolderCases.compare(texts, List.of(job, transformer));
+      System.out.printf("jina-v3, task %s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 "
+          + "- cosine of pooled vectors %.2e%n", task.getKey(), worst.states(), worst.cosine());
+      assertTrue(worst.states() <= TOLERANCE, task.getKey() + ": hidden states "
+          + worst.states());
+      assertTrue(worst.cosine() <= 1e-6, task.getKey() + ": pooled vectors " + worst.cosine());
+    }
+    WeightsException e = assertThrows(WeightsException.class, () -> ModelFolder.read(
+        xlmr.folder("jina-v3")).withTask(""));
+    assertTrue(e.getMessage().contains("[retrieval.query, retrieval.passage, separation, "
+        + "classification, text-matching]"), e.getMessage());
+  }
+
   private void eachTask(String name) throws Exception {
     SparkSession spark = SparkTestSession.get();
     for (Map.Entry<String, String> task : Map.of("retrieval", "texts.json",

@@ -1,0 +1,114 @@
+package io.corpus.encoder.weights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LayerAttention;
+import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.RotaryPositions;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Jina's XLM-RoBERTa (jina-embeddings-v3), as its {@code modeling_xlm_roberta.py}
+ * (jinaai/xlm-roberta-flash-implementation) computes it, which the job carries instead of
+ * running: an {@code xlm-roberta} config.json whose {@code position_embedding_type} is rotary;
+ * word embeddings plus the one token type's row, then {@code emb_ln} (no position table);
+ * post-norm layers, {@code norm1(x + mixer(x))} then {@code norm2(x + mlp(x))}, the mixer a fused
+ * {@code Wqkv} and {@code out_proj} with rotary positions of base {@code rotary_emb_base} on the
+ * whole head (its halves rotated, from position 0), the feed-forward {@code fc2(act(fc1(x)))};
+ * biases everywhere. The checkpoint of its {@code XLMRobertaLoRA} holds every linear and
+ * embedding weight as a parametrization with one LoRA adapter per task
+ * ({@code lora_adaptations}), merged at load by {@code model.task} ({@link StackedAdapters}).
+ */
+final class JinaXlmRoberta implements ModelFamily {
+  private static final String LAYERS = "encoder.layers.";
+
+  /** Whether an xlm-roberta config.json's positions are rotary. */
+  static boolean rotary(JsonNode config) {
+    return config.path("position_embedding_type").asText("").equals("rotary");
+  }
+
+  @Override
+  public List<String> modelTypes() {
+    return List.of("xlm-roberta");
+  }
+
+  @Override
+  public boolean reads(JsonNode config) {
+    return ModelFamily.super.reads(config) && rotary(config);
+  }
+
+  @Override
+  public String examples() {
+    return "jina-embeddings-v3, its position_embedding_type rotary";
+  }
+
+  @Override
+  public String name() {
+    return "jina-xlm-roberta";
+  }
+
+  /** jina's XLMRoberta… classes (XLMRobertaLoRA, XLMRobertaFlashConfig), which it carries. */
+  @Override
+  public boolean implementsCustomCode(JsonNode config) {
+    return ModelFamily.autoMapNames(config.path("auto_map"), "XLMRoberta");
+  }
+
+  @Override
+  public Architecture architecture(JsonNode config, Path file) {
+    RotaryPositions rotary = new RotaryPositions(config.path("rotary_emb_base").asDouble(10_000),
+        1.0, false);
+    List<LayerAttention> layers = new ArrayList<>();
+    int count = ModelFamily.positiveInt(config, "num_hidden_layers", file);
+    for (int i = 0; i < count; i++) {
+      layers.add(new LayerAttention(0, rotary));
+    }
+    return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
+        config.path("layer_norm_eps").asDouble(1e-5)).layers(layers).build();
+  }
+
+  @Override
+  public String taskPrefix() {
+    return "roberta.";
+  }
+
+  @Override
+  public List<String> keptPrefixes(boolean classifier) {
+    return List.of("embeddings.", "emb_ln.", "encoder.");
+  }
+
+  @Override
+  public String layerPrefix() {
+    return LAYERS;
+  }
+
+  /** Every token embedded with type 0, as the model's own code does when given no types. */
+  @Override
+  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    int e = model.width();
+    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
+    long types = read.rows("embeddings.token_type_embeddings.weight");
+    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
+        null, types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : null,
+        read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, false);
+  }
+
+  @Override
+  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
+    int e = model.width();
+    int f = model.ffnWidth();
+    String p = LAYERS + i + ".";
+    return LayerWeights.builder(e, f)
+        .attention(read.take(p + "mixer.Wqkv.weight", 3L * e, e),
+            read.take(p + "mixer.out_proj.weight", e, e))
+        .attentionBiases(read.take(p + "mixer.Wqkv.bias", 3L * e),
+            read.take(p + "mixer.out_proj.bias", e))
+        .norms(read.take(p + "norm1.weight", e), read.take(p + "norm1.bias", e),
+            read.take(p + "norm2.weight", e), read.take(p + "norm2.bias", e))
+        .feedForward(read.take(p + "mlp.fc1.weight", f, e), read.take(p + "mlp.fc2.weight", e, f))
+        .feedForwardBiases(read.take(p + "mlp.fc1.bias", f), read.take(p + "mlp.fc2.bias", e))
+        .build();
+  }
+}
