@@ -232,9 +232,10 @@ public final class Settings {
           + "or mxbai-v2 (mxbai-rerank-v2: its template, the logit 1 - 0)")
       .shapingRows();
   public static final Setting<String> TASK = Setting.text("model.task", "task", "",
-      "the task whose LoRA adapter (the folder's adapters/<task>/, PEFT's form) is merged into "
-      + "the weights at load; required by a folder that carries one per task, refused "
-      + "(listing them) when not one of its tasks").shapingRows();
+      "the task whose LoRA adapter (the folder's adapters/<task>/, PEFT's form; or "
+      + "jina-embeddings-v3's, stacked inside its checkpoint) is merged into the weights at "
+      + "load; required by a folder that carries one per task, refused (listing them) when not "
+      + "one of its tasks").shapingRows();
   public static final Setting<String> PRECISION = Setting.choice("model.precision", "precision",
       "float32", ConfigName.names(Precision.values()),
       "the weight products' numbers: float32, bfloat16 (processors with bfloat16 instructions) "
