@@ -17,15 +17,17 @@ import java.util.List;
  * @param dense the sentence-transformers Dense modules applied to the pooled vector, in order
  * @param lexical bge-m3's lexical weights, or null
  * @param multiVector ColBERT's projection of every token, or null
+ * @param latent NV-Embed's latent-attention block, applied to the tokens that are pooled, or
+ *     null
  */
 public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     ClassifierHead head, TokenClassifierHead tokenHead, SpladeHead splade,
-    List<DenseLayer> dense, LexicalHead lexical, MultiVectorHead multiVector)
-    implements Serializable {
+    List<DenseLayer> dense, LexicalHead lexical, MultiVectorHead multiVector,
+    LatentAttention latent) implements Serializable {
 
   /** Without Dense modules or a token head. */
   public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, ClassifierHead head) {
-    this(embeddings, encoder, head, null, null, List.of(), null, null);
+    this(embeddings, encoder, head, null, null, List.of(), null, null, null);
   }
 
   /**
@@ -36,7 +38,7 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
   public EncoderModel in(Precision precision) {
     return new EncoderModel(embeddings == null ? null : embeddings.in(precision),
         encoder.in(precision), head, tokenHead,
-        splade == null ? null : splade.in(precision), dense, lexical, multiVector);
+        splade == null ? null : splade.in(precision), dense, lexical, multiVector, latent);
   }
 
   /** The precision of the encoder's weight products. */
@@ -118,6 +120,9 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     }
     if (splade != null) {
       count += splade.parameterCount();
+    }
+    if (latent != null) {
+      count += latent.parameterCount();
     }
     for (DenseLayer d : dense) {
       count += d.weight().length + (d.bias() == null ? 0 : d.bias().length);

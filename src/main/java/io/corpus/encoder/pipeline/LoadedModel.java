@@ -74,7 +74,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
           folder.reranker().middle(), folder.reranker().suffix());
     }
     return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
-        w.splade(), w.dense(), w.lexical(), w.multiVector()).in(precision),
+        w.splade(), w.dense(), w.lexical(), w.multiVector(), w.latent()).in(precision),
         settings, folder, tokenizer);
   }
 

@@ -193,7 +193,9 @@ final class OutputRows implements Serializable {
       EncoderModel model) {
     int skip = pooling == Pooling.FIRST ? 0
         : Math.max(0, Math.min(read.prompt().unpooled(), length - 1));
-    float[] pooled = pooling.pool(tokens, first + skip, length - skip, width);
+    float[] pooled = model.latent() == null ? pooling.pool(tokens, first + skip, length - skip,
+        width) : pooling.pool(model.latent().apply(tokens, first + skip, length - skip), 0,
+        length - skip, width);   // NV-Embed: its latent attention on the pooled tokens first
     for (DenseLayer dense : model.dense()) {
       pooled = dense.apply(pooled);
     }

@@ -67,7 +67,7 @@ abstract class SequenceSource implements Serializable {
             m.folder().reranker(), instruction, m.folder().lateInteraction()
                 .map(late -> late.input(query, limit, m.folder())).orElse(null), held,
             m.folder().prompts().pooled(), m.folder().staticEmbeddings()
-                .map(StaticEmbeddings::reading).orElse(null));
+                .map(StaticEmbeddings::reading).orElse(null), m.folder().textSuffix());
       }
     };
   }

@@ -44,6 +44,7 @@ final class TextSource extends EmbeddedSource {
   private final LateInteraction.Input late;   // a PyLate folder's query or document; or null
   private final HeldPrompts held;   // what a text may already begin with; null: nothing is put
   private final StaticReading lookup;   // a static embedding's reading; null: a transformer's
+  private final String suffix;      // appended to every text as text (NV-Embed's eos); "" = none
   // positions at the start that pooling leaves out, by the prompt before the text (empty: none)
   private final Map<String, Integer> unpooled;
 
@@ -57,7 +58,7 @@ final class TextSource extends EmbeddedSource {
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
       boolean lowercase, double layerNormEps, int vocabularySize, Reranker reranker,
       String instruction, LateInteraction.Input late, HeldPrompts held, boolean poolsPrompt,
-      StaticReading lookup) {
+      StaticReading lookup, String suffix) {
     super(columns, late == null ? maxTokens : late.tokenizerLimit(), rejectTooLong,
         layerNormEps);
     this.late = late;
@@ -71,6 +72,7 @@ final class TextSource extends EmbeddedSource {
     this.instruction = instruction;
     this.held = held;
     this.lookup = lookup;
+    this.suffix = suffix;
     if (lookup != null && (spans || chunkOverlap >= 0 || columns.hasPair())) {
       throw new IllegalArgumentException("A folder of static embeddings gives one vector per "
           + "text, the mean of its tokens' and with no token limit: text pairs, windows "
@@ -160,7 +162,7 @@ final class TextSource extends EmbeddedSource {
     SequenceRead.Prompt prompted = before.prompt();
     EdgeWhitespace.Stripped stripped = edges(before.text() + given);
     Lowercase.Lowered lowered = lowered(stripped.text());
-    String text = lowered.text();
+    String text = lowered.text() + suffix;
     int shift = stripped.leadingCodePoints();   // no prompt where offsets are written
     int[] codePoints = spans ? given.codePoints().toArray() : null;
     if (chunkOverlap >= 0) {

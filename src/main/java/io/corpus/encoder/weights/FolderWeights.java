@@ -4,6 +4,7 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LexicalHead;
 import io.corpus.encoder.model.MultiVectorHead;
 import io.corpus.encoder.model.SpladeHead;
@@ -27,4 +28,5 @@ import java.util.List;
  */
 public record FolderWeights(EmbeddingWeights embeddings, EncoderWeights encoder,
     ClassifierHead head, TokenClassifierHead tokenHead, SpladeHead splade, List<String> leftOut,
-    List<DenseLayer> dense, LexicalHead lexical, MultiVectorHead multiVector) {}
+    List<DenseLayer> dense, LexicalHead lexical, MultiVectorHead multiVector,
+    LatentAttention latent) {}

@@ -48,12 +48,21 @@ final class Mistral extends DecoderFamily {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
+    return layers(config, file, true);
+  }
+
+  /**
+   * Mistral's layers as config.json describes them; {@code causal} false: every query sees
+   * every key that is not padding, and no window applies (NV-Embed's bidirectional Mistral,
+   * whose eager attention takes its padding mask alone whatever {@code sliding_window} says).
+   */
+  static Architecture layers(JsonNode config, Path file, boolean causal) {
     DecoderTensors.refuseSet(config, "rope_scaling", file);
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 8, file);
     int window = 0;
-    if (!config.has("sliding_window") || !config.get("sliding_window").isNull()) {
+    if (causal && (!config.has("sliding_window") || !config.get("sliding_window").isNull())) {
       int keys = config.has("sliding_window")
           ? ModelFamily.positiveInt(config, "sliding_window", file) : ABSENT_WINDOW;
       if (keys < 2) {
@@ -70,6 +79,6 @@ final class Mistral extends DecoderFamily {
         .layers(Collections.nCopies(layers, attention))
         .attention(new ModelSettings.AttentionHeads(kvHeads,
             DecoderTensors.headWidth(config, 0, file), 0))
-        .causal(true).build();
+        .causal(causal).build();
   }
 }

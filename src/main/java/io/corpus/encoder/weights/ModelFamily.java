@@ -6,6 +6,7 @@ import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,6 +48,37 @@ public interface ModelFamily {
   default boolean implementsCustomCode(JsonNode config) {
     return false;
   }
+
+  /**
+   * A block the family's own code applies to the pooled tokens' final states (NV-Embed's latent
+   * attention), or null.
+   */
+  default LatentAttention latentAttention(TensorNaming.TensorSource read, ModelFolder model) {
+    return null;
+  }
+
+  /**
+   * How the family's own code pools, when it does so itself rather than by sentence-transformers'
+   * modules (NV-Embed: a mean over the tokens after the instruction, normalized); empty: the
+   * folder's modules say.
+   *
+   * @param config config.json
+   */
+  default java.util.Optional<OwnPooling> ownPooling(JsonNode config) {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * A family's own pooling.
+   *
+   * @param pooling the pooling mode
+   * @param normalize whether the vector is L2-normalized
+   * @param promptPooled whether the prompt's tokens are pooled
+   * @param appendsEos whether the family's own code appends the tokenizer's eos token to every
+   *     text as text, before tokenizing (so that a cut text loses it)
+   */
+  record OwnPooling(io.corpus.encoder.model.Pooling pooling, boolean normalize,
+      boolean promptPooled, boolean appendsEos) {}
 
   /** A table every layer's score bias reads (MPNet's relative buckets), or null. */
   default float[] scoreBiasTable(TensorNaming.TensorSource read, ModelFolder model) {
@@ -190,7 +222,7 @@ public interface ModelFamily {
   List<ModelFamily> ALL = List.of(new JinaBert(), new Bert(), new Roberta(), new JinaXlmRoberta(),
       new ModernBert(),
       new MpNet(), new NomicBert(), new DistilBert(), new Gte(), new Qwen2(), new Qwen3(),
-      new Gemma3(), new Mistral(), new Llama(), new EuroBert(), new DebertaV2());
+      new Gemma3(), new Mistral(), new NvEmbed(), new Llama(), new EuroBert(), new DebertaV2());
 
   /** The families supported, for refusals. */
   String SUPPORTED = "this job runs " + Registry.supported() + " folders, and folders of static "

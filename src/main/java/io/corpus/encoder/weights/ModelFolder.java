@@ -62,6 +62,8 @@ import java.util.TreeSet;
  *     {@code do_lower_case}
  * @param task the task adapter merged into the weights ({@link #withTask}), if the folder
  *     carries one per task
+ * @param textSuffix text appended to every text before tokenizing ("" for none): NV-Embed's
+ *     eos token, which its own code appends as text
  */
 public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
     int width, int heads, int ffnWidth, Architecture architecture,
@@ -69,7 +71,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
     boolean stripsTexts, Reranker reranker, Optional<LateInteraction> lateInteraction,
-    boolean lowercasesTexts, Optional<TaskAdapter> task) {
+    boolean lowercasesTexts, Optional<TaskAdapter> task, String textSuffix) {
 
   /**
    * sentence-transformers' {@code SpladePooling} config.
@@ -250,12 +252,21 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"),
         config);
     ModelFamily.Shape shape = family.shape(config, file);
-    return new ModelFolder(folder, family, family.positionOffset(config, file), shape.layers(),
-        shape.width(), shape.heads(), shape.ffnWidth(), family.architecture(config, file),
-        shape.maxPositions(), st.maxSeqLength(), st.pooling(),
-        st.normalize(), weightFiles(folder), Optional.of(folder.resolve("tokenizer.json"))
-            .filter(Files::isRegularFile), classifier, st.prompts(), st.dense(), st.splade(),
-        st.strips(), Reranker.NONE, st.lateInteraction(), st.lowercases(), Optional.empty());
+    Optional<ModelFamily.OwnPooling> own = family.ownPooling(config);
+    ModelFolder read = new ModelFolder(folder, family, family.positionOffset(config, file),
+        shape.layers(), shape.width(), shape.heads(), shape.ffnWidth(),
+        family.architecture(config, file), shape.maxPositions(), st.maxSeqLength(),
+        own.map(o -> Optional.of(o.pooling())).orElse(st.pooling()),
+        own.map(ModelFamily.OwnPooling::normalize).orElse(st.normalize()), weightFiles(folder),
+        Optional.of(folder.resolve("tokenizer.json")).filter(Files::isRegularFile), classifier,
+        own.map(o -> new Prompts(st.prompts().byName(), st.prompts().defaultName(),
+            o.promptPooled())).orElse(st.prompts()), st.dense(), st.splade(),
+        st.strips(), Reranker.NONE, st.lateInteraction(), st.lowercases(), Optional.empty(), "");
+    return own.filter(ModelFamily.OwnPooling::appendsEos).isEmpty() ? read
+        : read.withTextSuffix(read.specialToken("eos_token").orElseThrow(() ->
+            new WeightsException(folder + ": " + family.name() + " appends the tokenizer's eos "
+                + "token to every text, and neither special_tokens_map.json nor "
+                + "tokenizer_config.json names one")));
   }
 
   /**
@@ -274,7 +285,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         Optional.of(Pooling.MEAN), lookup.normalize().orElse(st.normalize()),
         List.of(lookup.weightFile()), Optional.of(lookup.tokenizer()), Optional.empty(),
         st.prompts(), lookup.normalize().isPresent() ? List.of() : st.dense(), Splade.MAX_RELU,
-        false, Reranker.NONE, Optional.empty(), false, Optional.empty());
+        false, Reranker.NONE, Optional.empty(), false, Optional.empty(), "");
   }
 
   /** The static embeddings this folder holds in place of a transformer, if it does. */
@@ -312,7 +323,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
         architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
         Optional.of(head), prompts, dense, splade, stripsTexts, reranker, lateInteraction,
-        lowercasesTexts, task);
+        lowercasesTexts, task, textSuffix);
   }
 
   /**
@@ -325,7 +336,15 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
         architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
         classifier, prompts, dense, splade, stripsTexts, reranker, lateInteraction,
-        lowercasesTexts, Optional.ofNullable(TaskAdapter.read(folder, task)));
+        lowercasesTexts, Optional.ofNullable(TaskAdapter.read(folder, task)), textSuffix);
+  }
+
+  /** This folder with {@code suffix} appended to every text before tokenizing. */
+  private ModelFolder withTextSuffix(String suffix) {
+    return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
+        architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
+        classifier, prompts, dense, splade, stripsTexts, reranker, lateInteraction,
+        lowercasesTexts, task, suffix);
   }
 
   /** The classification head config.json describes, if its architecture has one. */

@@ -8,6 +8,7 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.MultiVectorHead;
@@ -85,7 +86,7 @@ public final class WeightsLoader {
             + "head");
       }
       return new FolderWeights(lookup.load(), EncoderWeights.NONE, null, null, null, List.of(),
-          dense(model.dense(), model), null, null);
+          dense(model.dense(), model), null, null, null);
     }
     boolean splade = heads.splade();
     ModelFamily family = model.family();
@@ -138,6 +139,7 @@ public final class WeightsLoader {
     TokenClassifierHead tokenHead = model.classifier().filter(ModelFolder.Classifier::perToken)
         .map(c -> tokenHead(file, stored, model, c)).orElse(null);
     SpladeHead mlmHead = splade ? spladeHead(file, stored, model, embeddings) : null;
+    LatentAttention latent = family.latentAttention(stored, model);
     stored.checkAllUsed(model.settings());
     if (adapted != null) {
       adapted.checkAllMerged();
@@ -148,7 +150,7 @@ public final class WeightsLoader {
             : M3Heads.colbert(model);
     return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
         dense(model.dense(), model), heads.lexical() ? M3Heads.lexical(model) : null,
-        multiVector);
+        multiVector, latent);
   }
 
   /** The Dense modules in {@code folders}, in order, the first reading E values. */

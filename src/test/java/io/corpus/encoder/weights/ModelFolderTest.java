@@ -348,7 +348,7 @@ class ModelFolderTest {
         + "qwen3, bidirectional_pplx_qwen3 or jina_embeddings_v5 (Qwen3-Embedding-0.6B, 4B, 8B; "
         + "pplx-embed-v1; jina-embeddings-v5-text-small), "
         + "gemma3_text (embeddinggemma-300m), mistral (e5-mistral-7b-instruct, SFR-Embedding-2_R),"
-        + " llama or llama_bidirec (llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 "
+        + " nvembed (NV-Embed-v2), llama or llama_bidirec (llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 "
         + "by its last token), eurobert (EuroBERT-210m, 610m, 2.1B) and deberta-v2 (DeBERTa-v3 "
         + "cross-encoders, mxbai-rerank-v1) folders, and folders of static embeddings "
         + "(model2vec, sentence-transformers' StaticEmbedding)",
