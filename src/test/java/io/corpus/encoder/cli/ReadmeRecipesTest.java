@@ -393,6 +393,21 @@ class ReadmeRecipesTest {
         String.valueOf(r.getDouble(2))}).toList(), scores, 0, 2);
   }
 
+  @Test
+  void taskAndInstructionRecipesRunAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## Task adapters and instructions");
+    assertEquals(List.of("hocon", "hocon"), blocks.stream()
+        .map(b -> b.substring(0, b.indexOf('\n'))).toList(), "the recipe's blocks, in order");
+    writeDocsAndQueries(SparkTestSession.get());
+    runJob(body(blocks.get(0)), "jina-docs.conf");
+    runJob(body(blocks.get(1)), "nv-queries.conf");
+    String jina = Files.readString(work.resolve("jina-docs/run-summary.json"));
+    assertTrue(jina.contains("\"family\" : \"jina-xlm-roberta\"")
+        && jina.contains("\"prompt_name\" : \"retrieval.passage\""), jina);
+    String nv = Files.readString(work.resolve("nv-queries/run-summary.json"));
+    assertTrue(nv.contains("\"family\" : \"nvembed\"") && nv.contains("Instruct: "), nv);
+  }
+
   /**
    * A model2vec folder of potion's form for the recipe: all-MiniLM-L6-v2's tokenizer (the
    * bert-base-uncased vocabulary potion-base distils from), a random table of 16 values a token,
@@ -548,6 +563,7 @@ class ReadmeRecipesTest {
   private String absolute(String sql) {
     return sql.replaceAll("'((?:docs|queries|reranked|chunks|entities|sparse|sparse-queries"
         + "|dense|dense-queries|m3|m3-queries|colbert|colbert-queries|static|static-queries"
+        + "|jina-docs|nv-queries"
         + "|analysis|analysis-weights)"
         + "/[^']*|[\\w-]+\\.parquet)'",
         "'" + work.toString().replace("\\", "\\\\") + "/$1'");
@@ -602,6 +618,10 @@ class ReadmeRecipesTest {
             "src/test/resources/splade-cases/splade-max") + "\"")
         .replace("\"/models/bge-m3\"", "\"" + ROOT.resolve("src/test/resources/m3-cases/bge-m3")
             + "\"")
+        .replace("\"/models/jina-embeddings-v3\"", "\"" + ROOT.resolve(
+            "src/test/resources/xlmr-cases/jina-v3") + "\"")
+        .replace("\"/models/NV-Embed-v2\"", "\"" + ROOT.resolve(
+            "src/test/resources/nvembed-cases/nv-embed-v2") + "\"")
         .replace("\"/models/potion-base-8M\"", "\"" + (hocon.contains("potion-base-8M")
             ? potion() : "") + "\"")
         .replace("\"/models/GTE-ModernColBERT-v1\"", "\"" + ROOT.resolve(
