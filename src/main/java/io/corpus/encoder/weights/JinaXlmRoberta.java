@@ -87,12 +87,7 @@ final class JinaXlmRoberta implements ModelFamily {
   /** Every token embedded with type 0, as the model's own code does when given no types. */
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
-    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
-    long types = read.rows("embeddings.token_type_embeddings.weight");
-    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        null, types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : null,
-        read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, false);
+    return NomicBert.flashEmbeddings(read, model, false);
   }
 
   @Override

@@ -173,12 +173,22 @@ final class NomicBert implements ModelFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
+    return flashEmbeddings(read, model, true);
+  }
+
+  /**
+   * The embedding layer of flash-attn's BERT, which NomicBERT's and Jina's XLM-RoBERTa code
+   * derive from: word and token-type tables, then {@code emb_ln}, no positions (rotary);
+   * {@code tokenTypes} false: every token embedded with type 0 whatever the tokenizer says.
+   */
+  static EmbeddingWeights flashEmbeddings(TensorNaming.TensorSource read, ModelFolder model,
+      boolean tokenTypes) {
     int e = model.width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
     long types = read.rows("embeddings.token_type_embeddings.weight");
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
         null, types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : null,
-        read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, types > 0);
+        read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, tokenTypes && types > 0);
   }
 
   @Override

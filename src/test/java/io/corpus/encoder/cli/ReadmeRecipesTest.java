@@ -352,14 +352,7 @@ class ReadmeRecipesTest {
             .getAs("multi_vectors")))});
       }
     }
-    List<Row> ranked = null;
-    for (String statement : absolute(body(blocks.get(1))).split(";\\s*\\n")) {
-      if (!statement.isBlank()) {
-        ranked = spark.sql(statement.replaceAll(";\\s*$", "")).collectAsList();
-      }
-    }
-    assertRanked(ranked.stream().map(r -> new String[] {r.getString(0), r.getString(1),
-        String.valueOf(r.getDouble(2))}).toList(), scores, 0, 2);
+    assertRanked(sparkRanked(spark, body(blocks.get(1))), scores, 0, 2);
   }
 
   @Test
@@ -383,14 +376,7 @@ class ReadmeRecipesTest {
             .getAs("pooled")))});
       }
     }
-    List<Row> ranked = null;
-    for (String statement : absolute(body(blocks.get(1))).split(";\\s*\\n")) {
-      if (!statement.isBlank()) {
-        ranked = spark.sql(statement.replaceAll(";\\s*$", "")).collectAsList();
-      }
-    }
-    assertRanked(ranked.stream().map(r -> new String[] {r.getString(0), r.getString(1),
-        String.valueOf(r.getDouble(2))}).toList(), scores, 0, 2);
+    assertRanked(sparkRanked(spark, body(blocks.get(1))), scores, 0, 2);
   }
 
   @Test
@@ -437,6 +423,18 @@ class ReadmeRecipesTest {
     }
     Files.write(folder.resolve("model.safetensors"), file.array());
     return folder;
+  }
+
+  /** A recipe's SQL statements run in Spark: the last one's (query, doc, score) rows. */
+  private List<String[]> sparkRanked(SparkSession spark, String sql) {
+    List<Row> ranked = null;
+    for (String statement : absolute(sql).split(";\\s*\\n")) {
+      if (!statement.isBlank()) {
+        ranked = spark.sql(statement.replaceAll(";\\s*$", "")).collectAsList();
+      }
+    }
+    return ranked.stream().map(r -> new String[] {r.getString(0), r.getString(1),
+        String.valueOf(r.getDouble(2))}).toList();
   }
 
   /**
