@@ -158,6 +158,11 @@ public record AttentionOutputs(boolean enabled, List<Integer> layers, List<Integ
 
   /** Refuses layer and head indices the model does not have, naming them. */
   public void checkIndices(int layerCount, int headCount) {
+    if (layerCount == 0 && any()) {
+      throw new IllegalArgumentException("The model has no attention (static embeddings: a "
+          + "lookup and a mean): attention maps, statistics, rollout and head importance do not "
+          + "apply; leave output.attention out");
+    }
     for (int layer : layers) {
       if (layer >= layerCount) {
         throw new IllegalArgumentException("Attention layer " + layer + " does not exist: the "

@@ -2,8 +2,8 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.PositionalEncoding;
-import io.corpus.encoder.weights.StaticEmbeddings;
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.weights.StaticEmbeddings;
 import java.io.Serializable;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;

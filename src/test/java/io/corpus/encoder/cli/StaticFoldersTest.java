@@ -91,4 +91,17 @@ class StaticFoldersTest {
     assertTrue(worstCosine <= 1e-6, name + ": cosine " + worstCosine);
     assertTrue(worstNorm <= 1e-4, name + ": norms " + worstNorm);
   }
+
+  /** Attention outputs asked of a folder without layers are refused in one line, before Spark. */
+  @Test
+  void attentionOutputsAreRefusedForStaticEmbeddings() throws Exception {
+    Path input = cases().parquet(SparkTestSession.get(), cases().json("model2vec",
+        "texts.json"), false);
+    JobRunner.Result run = JobRunner.run(tmp, "input { path = \"" + input + "\", text-column "
+        + "= text }", "model.path = \"" + cases().folder("model2vec") + "\"",
+        "output { path = \"" + tmp.resolve("never") + "\", attention.stats = true }");
+    assertEquals(1, run.code(), run.error());
+    assertTrue(run.error().contains("The model has no attention (static embeddings"),
+        run.error());
+  }
 }
