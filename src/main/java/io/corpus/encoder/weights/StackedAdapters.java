@@ -26,12 +26,14 @@ final class StackedAdapters implements TaskAdapter.Adapted {
   private final TensorNaming.TensorSource base;
   private final Checkpoint file;
   private final TaskAdapter adapter;
+  private final int tasks;   // lora_adaptations: each factor stacks one per task
   private int merged;
 
   StackedAdapters(TensorNaming.TensorSource base, Checkpoint file, TaskAdapter adapter) {
     this.base = base;
     this.file = file;
     this.adapter = adapter;
+    this.tasks = tasks(adapter.folder()).size();
   }
 
   /** config.json's {@code lora_adaptations}, in order; empty without them. */
@@ -99,7 +101,6 @@ final class StackedAdapters implements TaskAdapter.Adapted {
           + " (the task factors of a parametrized weight)");
     }
     long[] shape = file.info(name).shape();
-    int tasks = TaskAdapter.tasks(adapter.folder()).size();
     if (shape.length != 3 || shape[0] != tasks) {
       throw new WeightsException(file.path() + ": " + name + " has shape "
           + Arrays.toString(shape) + ", expected one (·, ·) factor for each of the " + tasks
