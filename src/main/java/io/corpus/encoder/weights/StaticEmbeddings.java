@@ -122,6 +122,17 @@ public record StaticEmbeddings(String name, Path home, String table, StaticReadi
   }
 
   /**
+   * The heap the load takes at its peak: the stored table widened to float32 beside the table
+   * of one row per token id it becomes.
+   */
+  long heapBytes() {
+    SafetensorsFile file = SafetensorsFile.open(weightFile());
+    long[] shape = tableShape(file);
+    long tokens = file.contains("mapping") ? file.info("mapping").elementCount() : shape[0];
+    return 4L * (shape[0] + tokens) * shape[1];
+  }
+
+  /**
    * The table, one float32 row per token id: the stored rows, or, with a {@code mapping}, each
    * token's cluster row times its {@code weights} value (in double, then rounded once). Refused
    * in one line when a mapping points outside the table or the weights do not cover the tokens.

@@ -85,6 +85,7 @@ public final class WeightsLoader {
             + "): a vector per text, the mean of its tokens', and no SPLADE, lexical or ColBERT "
             + "head");
       }
+      refuseIfTooLarge(lookup.heapBytes(), Runtime.getRuntime().maxMemory(), model, precision);
       return new FolderWeights(lookup.load(), EncoderWeights.NONE, null, null, null, List.of(),
           dense(model.dense(), model), null, null, null);
     }
@@ -272,7 +273,8 @@ public final class WeightsLoader {
         + "spark-submit: --driver-memory, and as much for each executor, which holds the "
         + "broadcast weights too)%s", model.folder(), needed / 1e9, precision.configName(),
         available / 1e9, (long) Math.ceil(needed * 1.25 / (1L << 30)) + 1,
-        precision == Precision.FLOAT32 ? ", or set model.precision = bfloat16 (processors with "
+        precision == Precision.FLOAT32 && model.layers() > 0
+            ? ", or set model.precision = bfloat16 (processors with "
             + "bfloat16 instructions) or int8, which hold the layers in 2 and 1 bytes a weight, "
             + "outside the heap" : ""));
   }
