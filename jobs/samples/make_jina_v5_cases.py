@@ -22,11 +22,11 @@ import json, os, sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from family_cases import (case_folder, decoder, random_decoder, store,  # noqa: E402
-                          write_last_token_pipeline, write_texts)
+from family_cases import case_folder, random_decoder, store, write_last_token_pipeline  # noqa
+
 from make_bert_cases import write_safetensors  # noqa: E402
 from make_qwen3_cases import tokenizer_json  # noqa: E402
-from make_task_adapter_cases import C, MAX_TOKENS, adapter  # noqa: E402
+from make_task_adapter_cases import C, write_task_references  # noqa: E402
 
 
 # The folder's own module, as the job reads it (never runs it): its tokenize hands the texts to
@@ -66,12 +66,7 @@ def main(out):
     json.dump(modules, open(os.path.join(folder, "modules.json"), "w"), indent=2)
     with open(os.path.join(folder, "custom_st.py"), "w") as f:
         f.write(CUSTOM_ST)
-    for task, file in (("text-matching", "texts-text-matching.json"), ("retrieval", "texts.json")):
-        merged = adapter(folder, w, task, rng)
-        write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: decoder(c, merged, ids),
-                    "last", "Document: ", strip=False)
-        if file != "texts.json":
-            os.replace(os.path.join(folder, "texts.json"), os.path.join(folder, file))
+    write_task_references(folder, tokenizer, c, w, rng, strip=False)
     print(f"{folder}: jina_embeddings_v5, tasks retrieval and text-matching, vocabulary {size}")
 
 

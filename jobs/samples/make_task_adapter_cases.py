@@ -62,6 +62,18 @@ def adapter(folder, w, task, rng):
     return merged
 
 
+def write_task_references(folder, tokenizer, c, w, rng, strip=None):
+    """adapters/text-matching and adapters/retrieval, each with its reference on the merged
+    weights (texts-text-matching.json, texts.json), the documents' `Document: ` prompt before
+    the texts (stripped as write_texts strips them unless `strip` says otherwise)."""
+    for task, file in (("text-matching", "texts-text-matching.json"), ("retrieval", "texts.json")):
+        merged = adapter(folder, w, task, rng)
+        write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: decoder(c, merged, ids),
+                    "last", "Document: ", strip=strip)
+        if file != "texts.json":
+            os.replace(os.path.join(folder, "texts.json"), os.path.join(folder, file))
+
+
 def main(out):
     rng = np.random.default_rng(20261129)
     folder = case_folder(out, "qwen3-tasks")
@@ -74,12 +86,7 @@ def main(out):
     shutil.copy(os.path.join(out, "qwen3-embedding", "config.json"),
                 os.path.join(folder, "config.json"))
     write_last_token_pipeline(folder, c["E"], 8192, {"query": "Query: ", "document": "Document: "})
-    for task, file in (("text-matching", "texts-text-matching.json"), ("retrieval", "texts.json")):
-        merged = adapter(folder, w, task, rng)
-        write_texts(folder, tokenizer, MAX_TOKENS, lambda ids, types: decoder(c, merged, ids),
-                    "last", "Document: ")
-        if file != "texts.json":
-            os.replace(os.path.join(folder, "texts.json"), os.path.join(folder, file))
+    write_task_references(folder, tokenizer, c, w, rng)
     print(f"{folder}: tasks {list(TASKS)}, vocabulary {size}")
 
 

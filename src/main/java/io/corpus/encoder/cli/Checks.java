@@ -13,8 +13,8 @@ import io.corpus.encoder.model.NormKind;
 import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.LateInteraction;
+import io.corpus.encoder.text.StaticReading;
 import io.corpus.encoder.weights.ModelFolder;
-import java.util.Map;
 
 /**
  * {@code jobs/encode --config FILE --check}: every check a job makes before its first task (the
@@ -28,14 +28,13 @@ final class Checks {
   /** The static embeddings' table and how texts are read, in a line's words. */
   static String staticTable(LoadedModel model) {
     EmbeddingWeights table = model.weights().embeddings();
-    Map<String, Object> reading = model.folder().staticEmbeddings().orElseThrow().reading()
-        .described();
+    StaticReading reading = model.folder().staticEmbeddings().orElseThrow().reading();
     return String.format("%,d tokens × %d values, %,d parameters; a text's vector is the mean "
         + "of its tokens' (no special token%s)%s", table.vocabularySize(), table.width(),
-        model.weights().parameterCount(), reading.get("ids") == null ? ", no token limit"
-            : String.format("; model2vec's reading: the text cut to %s code points, id %s "
-                + "dropped, %s ids kept", reading.get("text_code_points"),
-                reading.get("dropped_id"), reading.get("ids")),
+        model.weights().parameterCount(), reading.idLimit() == 0 ? ", no token limit"
+            : String.format("; model2vec's reading: the text cut to %d code points, id %d "
+                + "dropped, %d ids kept", reading.charLimit(), reading.unknownId(),
+                reading.idLimit()),
         model.folder().normalize() ? ", normalized" : ", not normalized");
   }
 

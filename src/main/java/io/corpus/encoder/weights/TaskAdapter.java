@@ -55,7 +55,11 @@ public record TaskAdapter(String task, Path folder, double scale, int stacked) {
    * config.json's {@code lora_adaptations} (in their order).
    */
   public static Set<String> tasks(Path model) {
-    List<String> stacked = StackedAdapters.tasks(model);
+    return tasks(model, StackedAdapters.tasks(model));
+  }
+
+  /** As {@link #tasks(Path)}, the folder's stacked tasks already read. */
+  private static Set<String> tasks(Path model, List<String> stacked) {
     if (!stacked.isEmpty()) {
       return new LinkedHashSet<>(stacked);
     }
@@ -80,7 +84,8 @@ public record TaskAdapter(String task, Path folder, double scale, int stacked) {
    * modules saved whole).
    */
   static TaskAdapter read(Path model, String task) {
-    Set<String> tasks = tasks(model);
+    List<String> stacked = StackedAdapters.tasks(model);
+    Set<String> tasks = tasks(model, stacked);
     if (task.isEmpty()) {
       if (!tasks.isEmpty()) {
         throw new WeightsException(model + " carries an adapter per task; set model.task to "
@@ -93,7 +98,6 @@ public record TaskAdapter(String task, Path folder, double scale, int stacked) {
           + (tasks.isEmpty() ? " (it has no adapters/ folder of PEFT adapters)"
               : "; its tasks: " + tasks));
     }
-    List<String> stacked = StackedAdapters.tasks(model);
     if (!stacked.isEmpty()) {
       return new TaskAdapter(task, model, StackedAdapters.scale(model), stacked.indexOf(task));
     }
