@@ -111,7 +111,7 @@ final class Checkpoints {
     int limit = settings.input().maxTokens() > 0 ? settings.input().maxTokens()
         : positions > 0 ? positions : 512;
     double window = Math.max(1, Math.min(tokens, limit));
-    if (settings.input().onTooLong() != JobSettings.OnTooLong.CHUNK) {
+    if (!settings.input().chunkRows()) {
       tokens = window;
     }
     double perToken = 2.0 * Shapes.of(loaded.settings(), w).multiplyAddsPerToken(window)

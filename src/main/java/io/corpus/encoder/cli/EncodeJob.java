@@ -181,7 +181,7 @@ public final class EncodeJob {
     } else if (rangesUngiven) {   // an update: the earlier output's
       transformer.setQuantizeRanges(out.target().suffix("/run-summary.json").toString());
     }
-    boolean chunked = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
+    boolean chunked = settings.input().chunkRows();
     long rowsLeft = rowsRead - (kept == null || chunked ? 0 : kept.rows());
     InputIdCheck ids = null;
     try (ProgressListener progress = startProgress(metrics, rowsLeft, console)) {
@@ -307,7 +307,7 @@ public final class EncodeJob {
     int window = in.kind() == InputKind.EMBEDDINGS ? in.maxLength() : in.maxTokens();
     // static embeddings attend to nothing: a row weighs its tokens (their lookups)
     return new RowWeight(in.sequenceColumn(), window,
-        in.onTooLong() == JobSettings.OnTooLong.CHUNK,
+        in.chunkRows(),
         perKey > 0 ? dense / perKey / ATTENTION_SLOWDOWN : Double.MAX_VALUE);
   }
 
@@ -356,7 +356,7 @@ public final class EncodeJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     long chunks = ParquetFooters.rowCountOfFolder(out.staged("embeddings"), hadoop);
     // Texts cut into windows, a row each: every text written has exactly one window 0.
-    boolean mayChunk = settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK;
+    boolean mayChunk = settings.input().chunkRows();
     boolean chunked = false;
     DuplicateIds duplicates;
     if (uniqueInputIds && !mayChunk) {

@@ -113,7 +113,7 @@ final class EncodedTables {
   private void writeMapTables(Dataset<Row> encoded, OutputFolder out, Consumer<String> phase) {
     // The row's key: its id, and with texts cut into windows, which window.
     List<Column> key = new ArrayList<>(List.of(col(settings.input().idColumn())));
-    if (settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK
+    if (settings.input().chunkRows()
         && Arrays.asList(encoded.columns()).contains(InputKind.CHUNK_COLUMN)) {
       key.add(col(InputKind.CHUNK_COLUMN));
     }

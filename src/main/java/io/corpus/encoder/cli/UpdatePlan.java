@@ -272,7 +272,7 @@ final class UpdatePlan {
     return new UpdatePlan(earlier, settings.input().idColumn(),
         earlierSummary.path("chunks_written").asLong(Long.MAX_VALUE) <= BROADCAST_KEYS_UP_TO,
         // rows per window carry `chunk`; a token classifier's entities make one row per text
-        settings.input().onTooLong() == JobSettings.OnTooLong.CHUNK
+        settings.input().chunkRows()
             && Arrays.asList(earlier.columns()).contains(InputKind.CHUNK_COLUMN),
         inputBytes <= BROADCAST_INPUT_UP_TO);
   }

@@ -5,6 +5,7 @@ import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
+import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
@@ -85,8 +86,14 @@ public record JobSettings(
   public record Input(String path, String idColumn, String embeddingsColumn, String idsColumn,
       String textColumn, String pairColumn, String typeIdsColumn, String maskColumn,
       String tokensColumn,
-      int maxLength, int maxTokens, OnTooLong onTooLong, int chunkOverlap, OnInvalid onInvalid)
+      int maxLength, int maxTokens, OnTooLong onTooLong, int chunkOverlap,
+      LateChunking.SpanRule lateChunking, int chunkTokens, OnInvalid onInvalid)
       implements Serializable {
+    /** Whether a text may become several rows, each with {@code chunk} (windows or late chunks). */
+    public boolean chunkRows() {
+      return onTooLong == OnTooLong.CHUNK || lateChunking != LateChunking.SpanRule.NONE;
+    }
+
     public boolean hasMask() {
       return !maskColumn.isEmpty();
     }

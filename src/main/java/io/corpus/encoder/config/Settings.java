@@ -6,6 +6,7 @@ import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.Quantization;
+import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.model.Architecture;
@@ -56,7 +57,16 @@ public final class Settings {
           + "each)").shapingRows();
   public static final Setting<Integer> CHUNK_OVERLAP = Setting.atLeast("input.chunk-overlap",
       "chunkOverlap", 0, 0,
-      "with on-too-long = chunk: tokens each window repeats of the one before").shapingRows();
+      "with on-too-long = chunk or late-chunking: tokens each window repeats of the one "
+          + "before").shapingRows();
+  public static final Setting<String> LATE_CHUNKING = Setting.choice("input.late-chunking",
+      "lateChunking", "none", ConfigName.names(LateChunking.SpanRule.values()),
+      "text: encode each whole (a longer one in windows of max-tokens) and write a row per "
+          + "chunk, the mean of its span's contextual token states; spans of chunk-tokens "
+          + "tokens, or of whole sentences; none = off").shapingRows();
+  public static final Setting<Integer> CHUNK_TOKENS = Setting.atLeast("input.chunk-tokens",
+      "chunkTokens", 256, 1, "with late-chunking: most tokens of text a chunk holds")
+      .shapingRows();
   public static final Setting<String> PROMPT = Setting.text("input.prompt", "prompt", "",
       "text put before every text, as sentence-transformers' prompt; \"\" given turns the "
           + "folder's default off").shapingRows();
@@ -296,7 +306,7 @@ public final class Settings {
   /** All of them, in reference.conf's order. */
   public static final List<Setting<?>> ALL = List.of(INPUT_PATH, ID_COLUMN, EMBEDDINGS_COLUMN,
       IDS_COLUMN, TYPE_IDS_COLUMN, TEXT_COLUMN, TEXT_PAIR_COLUMNS, MASK_COLUMN, TOKENS_COLUMN,
-      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, PROMPT, PROMPT_NAME, ROLE,
+      MAX_LENGTH, MAX_TOKENS, ON_TOO_LONG, CHUNK_OVERLAP, LATE_CHUNKING, CHUNK_TOKENS, PROMPT, PROMPT_NAME, ROLE,
       ON_ALREADY_PROMPTED, INSTRUCTION,
       ON_INVALID, MODEL_PATH, MODEL_WEIGHTS,
       NAMING, HEADS, ACTIVATION, NORM_FIRST, FINAL_NORM, LAYER_NORM_EPS, CAUSAL, WINDOW,

@@ -13,6 +13,7 @@ import io.corpus.encoder.model.HeadStatistics;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
+import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.File;
@@ -299,8 +300,13 @@ public final class SettingsParser {
           + "(input.text-column) into windows; it does not apply to "
           + (pair.isEmpty() ? "token ids or token vectors" : "text pairs"));
     }
-    if (chunkOverlap > 0 && onTooLong != JobSettings.OnTooLong.CHUNK) {
-      throw new SettingsException("input.chunk-overlap goes with input.on-too-long = chunk");
+    LateChunking.SpanRule late = choice(c, Settings.LATE_CHUNKING,
+        LateChunking.SpanRule.values());
+    lateChunking(user, late, text, pair, onTooLong);
+    if (chunkOverlap > 0 && onTooLong != JobSettings.OnTooLong.CHUNK
+        && late == LateChunking.SpanRule.NONE) {
+      throw new SettingsException("input.chunk-overlap goes with input.on-too-long = chunk or "
+          + "input.late-chunking");
     }
     return new JobSettings.Input(
         path(c, Settings.INPUT_PATH, baseDir),
@@ -308,8 +314,30 @@ public final class SettingsParser {
         embeddings, ids, text, pair.isEmpty() ? "" : pair.get(1).trim(), typeIds, mask,
         Settings.TOKENS_COLUMN.read(c).trim(),
         maxLength, maxTokens,
-        onTooLong, chunkOverlap,
+        onTooLong, chunkOverlap, late, Settings.CHUNK_TOKENS.read(c),
         choice(c, Settings.ON_INVALID, JobSettings.OnInvalid.values()));
+  }
+
+  /** Refuses late chunking where it does not apply, and its span size without it. */
+  private static void lateChunking(Config user, LateChunking.SpanRule late, String text,
+      List<String> pair, JobSettings.OnTooLong onTooLong) {
+    if (late == LateChunking.SpanRule.NONE) {
+      if (user.hasPath(Settings.CHUNK_TOKENS.key())) {
+        throw new SettingsException("input.chunk-tokens goes with input.late-chunking (tokens "
+            + "or sentences)");
+      }
+      return;
+    }
+    if (text.isEmpty() || !pair.isEmpty()) {
+      throw new SettingsException("input.late-chunking encodes single texts "
+          + "(input.text-column) whole and pools their chunks; it does not apply to "
+          + (pair.isEmpty() ? "token ids or token vectors" : "text pairs"));
+    }
+    if (onTooLong != JobSettings.OnTooLong.TRUNCATE) {
+      throw new SettingsException("input.late-chunking encodes every text whole, a long one in "
+          + "windows of input.max-tokens: input.on-too-long = " + onTooLong.configName()
+          + " does not apply");
+    }
   }
 
   /** The model.* keys the job's own file sets, which a model folder must agree with. */

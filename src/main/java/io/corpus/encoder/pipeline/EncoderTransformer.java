@@ -15,6 +15,7 @@ import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.Entities;
+import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TaskAdapter;
@@ -110,6 +111,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public EncoderTransformer setMaxTokens(int v) { set(Settings.MAX_TOKENS.param(), v); return this; }
   public EncoderTransformer setOnTooLong(String v) { set(Settings.ON_TOO_LONG.param(), v); return this; }
   public EncoderTransformer setChunkOverlap(int v) { set(Settings.CHUNK_OVERLAP.param(), v); return this; }
+  public EncoderTransformer setLateChunking(String v) { set(Settings.LATE_CHUNKING.param(), v); return this; }
+  public EncoderTransformer setChunkTokens(int v) { set(Settings.CHUNK_TOKENS.param(), v); return this; }
   public EncoderTransformer setPrompt(String v) { set(Settings.PROMPT.param(), v); return this; }
   public EncoderTransformer setPromptName(String v) { set(Settings.PROMPT_NAME.param(), v); return this; }
   public EncoderTransformer setInstruction(String v) { set(Settings.INSTRUCTION.param(), v); return this; }
@@ -386,7 +389,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         head.isPresent() ? $(scoresCol) : "",
         head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
         perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
-        attentionOutputs(), input().chunks(), resolvedQuantization());
+        attentionOutputs(), input().chunkRows(), resolvedQuantization());
+    if (input().lateChunking() != LateChunking.SpanRule.NONE) {
+      checkLateChunking(layout, pooling);
+    }
     if (layout.chunkDocuments() && layout.withEmbeddings()) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, whose token vectors would be the whole document's (T x E floats "
@@ -401,6 +407,27 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
           + ", or entities = none for a row per window");
     }
     return layout;
+  }
+
+  /**
+   * Refuses what late chunking cannot write: a chunk's row holds its span's token vectors and
+   * its mean, and nothing read from the whole text at once.
+   */
+  private void checkLateChunking(OutputLayout layout, Pooling pooling) {
+    if (layout.withPooled() && pooling != Pooling.MEAN) {
+      throw new IllegalArgumentException("lateChunking gives each chunk the mean of its span's "
+          + "token states; pooling = " + pooling.configName() + (fromFolder()
+              ? " (" + folder().folder() + "'s pooling)" : "") + " reads the text whole, not "
+          + "a span: late chunking needs a mean-pooling folder, or pooling = mean");
+    }
+    if (layout.withSparse() || layout.withMultiVectors() || layout.withLogits()
+        || layout.withScores() || layout.withLabel() || layout.withTokenLabels()
+        || layout.withEntities() || attentionOutputs().any()) {
+      throw new IllegalArgumentException("lateChunking writes each chunk's pooled vector (and "
+          + "its token vectors, when asked); sparse vectors, ColBERT vectors, a classifier's "
+          + "outputs, entities and attention outputs are not written per chunk: leave them "
+          + "out");
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings.OnAlreadyPrompted;
 import io.corpus.encoder.config.Settings;
+import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.PromptPrefixes;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.Reranker;
@@ -82,6 +83,18 @@ final class InputParams {
           + "windows; it does not apply to " + (kind == InputKind.TEXT ? "text pairs"
               : "token ids or token vectors"));
     }
+    if (lateChunking() != LateChunking.SpanRule.NONE && (kind != InputKind.TEXT
+        || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
+      throw new IllegalArgumentException("lateChunking encodes single texts (textCol) whole and "
+          + "pools their chunks; it does not apply to " + (kind == InputKind.TEXT
+              ? "text pairs" : "token ids or token vectors"));
+    }
+    if (lateChunking() != LateChunking.SpanRule.NONE
+        && !t.string(Settings.ON_TOO_LONG).equals("truncate")) {
+      throw new IllegalArgumentException("lateChunking encodes every text whole, a long one in "
+          + "windows of maxTokens: onTooLong = " + t.string(Settings.ON_TOO_LONG)
+          + " does not apply");
+    }
     if (t.fromFolder() && t.folder().lateInteraction().isPresent()
         && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
       throw new IllegalArgumentException(t.folder().folder() + " is a PyLate ColBERT folder, "
@@ -121,6 +134,8 @@ final class InputParams {
     return SequenceSource.of(columns, m, t.intValue(Settings.MAX_LENGTH),
         t.intValue(Settings.MAX_TOKENS), t.string(Settings.ON_TOO_LONG).equals("reject"),
         chunks() ? t.intValue(Settings.CHUNK_OVERLAP) : -1,
+        new LateChunking.Asked(lateChunking(), t.intValue(Settings.CHUNK_TOKENS),
+            t.intValue(Settings.CHUNK_OVERLAP)),
         columns.kind() == InputKind.TEXT ? prompt().text() : "", spans,
         t.string(Settings.INSTRUCTION), query(), heldPrompts());
   }
@@ -161,6 +176,17 @@ final class InputParams {
     return new HeldPrompts(PromptPrefixes.of(text, folder.stripsTexts(),
         folder.lowercasesTexts()), PromptPrefixes.of(pair, folder.stripsTexts(),
         folder.lowercasesTexts()), onHeld);
+  }
+
+  /** Where late chunking ends its chunks' spans; NONE: texts are not late-chunked. */
+  LateChunking.SpanRule lateChunking() {
+    return ConfigName.parse(LateChunking.SpanRule.values(), t.string(Settings.LATE_CHUNKING),
+        Settings.LATE_CHUNKING.param());
+  }
+
+  /** Whether a text may become several rows, each with {@code chunk}: windows or late chunks. */
+  boolean chunkRows() {
+    return chunks() || lateChunking() != LateChunking.SpanRule.NONE;
   }
 
   /** Whether texts longer than the limit become several windows (rows). */

@@ -185,6 +185,45 @@ final class OutputRows implements Serializable {
   }
 
   /**
+   * The row of one late chunk ({@link LateDocument}): the input's columns, the span's ids and
+   * tokens, which chunk it is and where its text is, the span's token vectors when written and
+   * its pooled vector, from the {@code length} states at row {@code first} of {@code states}
+   * (the whole text's, width E).
+   */
+  InternalRow lateChunk(InternalRow input, int[] ids, String[] tokens, SequenceRead.Chunk chunk,
+      float[] states, int first, int length, int width, EncoderModel model) {
+    Object[] values = new Object[layout.width()];
+    int c = 0;
+    int[] kept = layout.keptOrdinals();
+    for (int i = 0; i < kept.length; i++) {
+      values[c++] = input.get(kept[i], layout.keptTypes()[i]);
+    }
+    values[c++] = UnsafeArrayData.fromPrimitiveArray(ids);
+    Object[] strings = new Object[tokens.length];
+    for (int t = 0; t < strings.length; t++) {
+      strings[t] = UTF8String.fromString(tokens[t]);
+    }
+    values[c++] = new GenericArrayData(strings);
+    values[c++] = chunk.index();
+    values[c++] = chunk.start();
+    values[c++] = chunk.end();
+    if (layout.withEmbeddings()) {
+      Object[] vectors = new Object[length];
+      for (int t = 0; t < length; t++) {
+        vectors[t] = floats(states, (first + t) * width, width);
+      }
+      values[c++] = new GenericArrayData(vectors);
+    }
+    if (layout.withPooled()) {
+      float[] pooled = pooled(states, first, length, width, SequenceRead.Accepted.of(length),
+          model);
+      values[c] = layout.quantization() == Quantization.NONE
+          ? UnsafeArrayData.fromPrimitiveArray(pooled) : quantized(pooled);
+    }
+    return new GenericInternalRow(values);
+  }
+
+  /**
    * The pooled vector, as written before any quantization, of the {@code length} final states
    * from row {@code first} of {@code tokens} (width E) of a sequence read as {@code read}: its
    * pooling over the tokens after its prompt's, the Dense modules, the Matryoshka cut, the norm.

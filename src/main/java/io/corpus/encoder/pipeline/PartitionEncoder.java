@@ -68,6 +68,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
     private final EncoderModel weights;
     private final List<InternalRow> batchRows = new ArrayList<>();
     private final List<SequenceRead.Accepted> batchReads = new ArrayList<>();
+    private final List<LateDocument> batchLate = new ArrayList<>();   // null: not late-chunked
     private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
     private final boolean documentRows;
     private final List<InternalRow> windowRows = new ArrayList<>();
@@ -115,6 +116,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       batch.clear();
       batchRows.clear();
       batchReads.clear();
+      batchLate.clear();
       int rowsFinished = 0;
       // a text may have no token (a static embedding's empty text): it still counts as one
       while ((chunks != null || input.hasNext()) && batch.tokenCount() < batchTokens
@@ -128,6 +130,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         if (read instanceof SequenceRead.Accepted accepted) {
           batchRows.add(row);
           batchReads.add(accepted);
+          batchLate.add(null);
           rowsFinished++;
           if (accepted.truncated()) {
             metrics.rowsTruncated().add(1);
@@ -177,6 +180,14 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       metrics.forwardNanos().add(outputStart - start);
       for (int b = 0; b < batch.sequenceCount(); b++) {
         SequenceRead.Accepted read = batchReads.get(b);
+        LateDocument late = batchLate.get(b);
+        if (late != null) {   // a late-chunked text's window: its rows once its last is taken
+          late.take(read.chunk().index(), batch, b);
+          if (read.chunk().last()) {
+            ready.addAll(late.rows(batchRows.get(b), output, weights, batch.width()));
+          }
+          continue;
+        }
         InternalRow row = output.build(batchRows.get(b), read, batch, b, collector, weights,
             sparse == null ? null : sparse[b]);
         if (!documentRows || read.chunk() == null) {
@@ -220,6 +231,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
       chunks.input().append(nextWindow, batch);
       batchRows.add(chunkedRow);
       batchReads.add(chunks.windows().get(nextWindow));
+      batchLate.add(chunks.late());
       nextWindow++;
       return nextWindow == chunks.windows().size() ? finishChunks() : 0;
     }

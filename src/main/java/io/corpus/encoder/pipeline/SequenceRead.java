@@ -68,8 +68,11 @@ sealed interface SequenceRead
    *
    * @param windows each window's output, in the text's order
    * @param input appends window {@code i}'s tokens to a batch as its last sequence
+   * @param late a late-chunked text, whose windows give its token states and whose rows are its
+   *     chunks; null: each window is a row
    */
-  record Chunks(java.util.List<Accepted> windows, WindowInput input) implements SequenceRead {}
+  record Chunks(java.util.List<Accepted> windows, WindowInput input, LateDocument late)
+      implements SequenceRead {}
 
   /** How a window's tokens enter a batch. */
   interface WindowInput {

@@ -3,6 +3,7 @@ package io.corpus.encoder.pipeline;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.weights.StaticEmbeddings;
 import java.io.Serializable;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -34,15 +35,16 @@ abstract class SequenceSource implements Serializable {
    * sequence is the tighter of {@code maxLength} (0: any) and a learned position table. Token
    * ids and text: {@code maxTokens} (0: the folder's max_seq_length, else its positions), longer
    * ones cut or, with {@code rejectTooLong}, refused; text with {@code chunkOverlap} 0 or more
-   * is cut into overlapping windows instead (-1: not); {@code prompt} goes before every text;
+   * is cut into overlapping windows instead (-1: not); {@code lateChunking}: text is encoded
+   * whole and pooled chunk by chunk instead, as asked; {@code prompt} goes before every text;
    * {@code spans}: text keeps where each token is, for entities; {@code instruction}: a
    * reranker's, in the template each pair is written into; {@code query}: texts are queries
    * (else documents), which a PyLate ColBERT folder reads each its own way; {@code held}: what
    * a text may already begin with, where a prompt or template goes before it (else null).
    */
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
-      boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans,
-      String instruction, boolean query, HeldPrompts held) {
+      boolean rejectTooLong, int chunkOverlap, LateChunking.Asked lateChunking, String prompt,
+      boolean spans, String instruction, boolean query, HeldPrompts held) {
     double eps = m.settings().layerNormEps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
@@ -67,7 +69,8 @@ abstract class SequenceSource implements Serializable {
             m.folder().reranker(), instruction, m.folder().lateInteraction()
                 .map(late -> late.input(query, limit, m.folder())).orElse(null), held,
             m.folder().prompts().pooled(), m.folder().staticEmbeddings()
-                .map(StaticEmbeddings::reading).orElse(null), m.folder().textSuffix());
+                .map(StaticEmbeddings::reading).orElse(null), m.folder().textSuffix(),
+            lateChunking.planner(limit));
       }
     };
   }

@@ -5,6 +5,7 @@ import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.EdgeWhitespace;
+import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.Lowercase;
 import io.corpus.encoder.text.PromptPrefixes;
 import io.corpus.encoder.text.StaticReading;
@@ -45,6 +46,7 @@ final class TextSource extends EmbeddedSource {
   private final HeldPrompts held;   // what a text may already begin with; null: nothing is put
   private final StaticReading lookup;   // a static embedding's reading; null: a transformer's
   private final String suffix;      // appended to every text as text (NV-Embed's eos); "" = none
+  private final LateChunking lateChunking;  // texts encoded whole, pooled by chunk; or null
   // positions at the start that pooling leaves out, by the prompt before the text (empty: none)
   private final Map<String, Integer> unpooled;
 
@@ -58,7 +60,7 @@ final class TextSource extends EmbeddedSource {
       boolean rejectTooLong, int chunkOverlap, String prompt, boolean spans, boolean strip,
       boolean lowercase, double layerNormEps, int vocabularySize, Reranker reranker,
       String instruction, LateInteraction.Input late, HeldPrompts held, boolean poolsPrompt,
-      StaticReading lookup, String suffix) {
+      StaticReading lookup, String suffix, LateChunking lateChunking) {
     super(columns, late == null ? maxTokens : late.tokenizerLimit(), rejectTooLong,
         layerNormEps);
     this.late = late;
@@ -73,6 +75,16 @@ final class TextSource extends EmbeddedSource {
     this.held = held;
     this.lookup = lookup;
     this.suffix = suffix;
+    this.lateChunking = lateChunking;
+    if (lateChunking != null && (lookup != null || late != null || spans
+        || columns.hasPair() || !suffix.isEmpty())) {
+      throw new IllegalArgumentException("Late chunking pools each chunk of a single text from "
+          + "a transformer's token states: " + (lookup != null ? "a folder of static "
+              + "embeddings has none" : late != null ? "a PyLate ColBERT folder writes token "
+              + "vectors, not a pooled one" : spans ? "entities do not apply"
+              : !suffix.isEmpty() ? "a folder that appends text to each has its own pooling"
+              : "text pairs do not apply"));
+    }
     if (lookup != null && (spans || chunkOverlap >= 0 || columns.hasPair())) {
       throw new IllegalArgumentException("A folder of static embeddings gives one vector per "
           + "text, the mean of its tokens' and with no token limit: text pairs, windows "
@@ -127,6 +139,7 @@ final class TextSource extends EmbeddedSource {
     TokenEmbeddings embeddings = embeddingLayer(model);
     TextTokenizer tokenizer = lookup != null
         ? TextTokenizer.withoutSpecialTokens(tokenizerJson)
+        : lateChunking != null ? TextTokenizer.whole(tokenizerJson)
         : TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap, spans);
     return new Reader() {
       @Override
@@ -167,6 +180,11 @@ final class TextSource extends EmbeddedSource {
     int[] codePoints = spans ? given.codePoints().toArray() : null;
     if (chunkOverlap >= 0) {
       return chunks(tokenizer.windows(text), embeddings, codePoints, shift, lowered);
+    }
+    if (lateChunking != null) {
+      return lateChunked(tokenizer.encode(text), embeddings, lowered,
+          shift - before.text().codePointCount(0, before.text().length()),
+          prompted.unpooled());
     }
     if (lookup != null) {
       return lookedUp(text, batch, tokenizer, embeddings, prompted);
@@ -327,7 +345,50 @@ final class TextSource extends EmbeddedSource {
               .unlowered(lowered).shifted(shift)) : null, SequenceRead.Prompt.NONE));
     }
     return new SequenceRead.Chunks(sequences, (i, batch) -> embeddings.append(
-        windows.get(i).tokens().ids(), windows.get(i).tokens().typeIds(), batch));
+        windows.get(i).tokens().ids(), windows.get(i).tokens().typeIds(), batch), null);
+  }
+
+  /**
+   * A text encoded whole and pooled by chunk ({@link LateChunking}): its windows for the task to
+   * append, and its chunks' spans with their offsets into the text given.
+   *
+   * @param tokens the text's tokens (a prompt's first), uncut, with their spans in
+   *     {@code lowered}
+   * @param shift what to add to a position of the text before it was lowered to have it in the
+   *     text given (negative by the prompt's length)
+   * @param unpooled positions at the start that pooling leaves out
+   */
+  private SequenceRead lateChunked(TextTokenizer.Tokens tokens, TokenEmbeddings embeddings,
+      Lowercase.Lowered lowered, int shift, int unpooled) {
+    if (tokens.ids().length == 0) {
+      return RejectRule.NO_TOKEN.because("the tokenizer gives no token for this text (it adds "
+          + "none of its own)");
+    }
+    RejectRule.Rejection outside = outsideTheModel(tokens, embeddings);
+    if (outside != null) {
+      return outside;
+    }
+    TextTokenizer.Spans spans = tokens.spans();
+    int n = tokens.ids().length;
+    int textFrom = 0;   // past the leading special tokens and the prompt's tokens
+    while (textFrom < n && (spans.special()[textFrom]
+        || lowered.given(spans.starts()[textFrom]) + shift < 0)) {
+      textFrom++;
+    }
+    LateChunking.Plan plan = lateChunking.plan(spans, textFrom, unpooled,
+        lowered.text().codePoints().toArray());
+    int[] starts = new int[plan.spans().size()];
+    int[] ends = new int[starts.length];
+    for (int i = 0; i < starts.length; i++) {
+      LateChunking.Span span = plan.spans().get(i);
+      if (span.textTo() > span.textFrom()) {
+        starts[i] = lowered.given(spans.starts()[span.textFrom()]) + shift;
+        ends[i] = lowered.given(spans.ends()[span.textTo() - 1]) + shift;
+      }
+    }
+    LateDocument document = new LateDocument(tokens.ids(), tokens.tokens(), plan, starts, ends);
+    return new SequenceRead.Chunks(document.windows(),
+        (k, batch) -> embeddings.append(document.windowIds(k), null, batch), document);
   }
 
   /** A token id or type id that the embedding layer has no row for, or null. */

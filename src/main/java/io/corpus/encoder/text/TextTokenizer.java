@@ -174,6 +174,21 @@ public final class TextTokenizer implements AutoCloseable {
     }
   }
 
+  /**
+   * A tokenizer that adds the special tokens, cuts nothing and gives each token's
+   * {@link Spans}: a document whole, for late chunking ({@link LateChunking}).
+   */
+  public static TextTokenizer whole(byte[] tokenizerJson) {
+    TokenizerLibrary.prepare();
+    try {
+      return new TextTokenizer(HuggingFaceTokenizer.newInstance(
+          new ByteArrayInputStream(tokenizerJson), Map.of("addSpecialTokens", "true",
+              "truncation", "false", "padding", "false")), true, 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot load the tokenizer", e);
+    }
+  }
+
   /** The {@code truncation.max_length} a tokenizer.json sets, or 0. */
   private static int fileTruncation(byte[] tokenizerJson) {
     try {

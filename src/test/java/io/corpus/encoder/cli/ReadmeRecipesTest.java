@@ -379,6 +379,50 @@ class ReadmeRecipesTest {
     assertRanked(sparkRanked(spark, body(blocks.get(1))), scores, 0, 2);
   }
 
+  /**
+   * Late chunking on the sample's long documents: every chunk has the span of the separately
+   * encoded window it is compared with, the printed cosines are those of the written vectors,
+   * and the late vectors differ from the separate ones (the rest of the document moved them).
+   */
+  @Test
+  void lateChunkingRecipeRunsAsWritten() throws Exception {
+    List<String> blocks = readmeBlocks("## Late chunking");
+    assertEquals(List.of("hocon", "hocon", "sql"), blocks.stream()
+        .map(b -> b.substring(0, b.indexOf('\n'))).toList(), "the recipe's blocks, in order");
+    SparkSession spark = SparkTestSession.get();
+    writeLongDocuments();
+    runJob(body(blocks.get(0)), "late.conf");
+    runJob(body(blocks.get(1)), "separate.conf");
+    Map<String, List<Double>> cosines = new HashMap<>();
+    Map<String, Row> separate = new HashMap<>();
+    for (Row r : spark.read().parquet(work.resolve("separate/embeddings").toString())
+        .collectAsList()) {
+      separate.put(r.getAs("id") + "#" + r.getAs("chunk"), r);
+    }
+    for (Row r : spark.read().parquet(work.resolve("late/embeddings").toString())
+        .collectAsList()) {
+      Row s = separate.get(r.getAs("id") + "#" + r.getAs("chunk"));
+      cosines.computeIfAbsent(r.getAs("id"), k -> new ArrayList<>()).add(dot(
+          SparkInputs.vector(r.getAs("pooled")), SparkInputs.vector(s.getAs("pooled"))));
+    }
+    try (Connection duckdb = DriverManager.getConnection("jdbc:duckdb:")) {
+      List<String[]> rows = query(duckdb, body(blocks.get(2)), 5);
+      assertEquals(cosines.size(), rows.size(), "a line per document");
+      double least = 1;
+      for (String[] row : rows) {
+        List<Double> mine = cosines.get(row[0]);
+        assertEquals(mine.size(), Integer.parseInt(row[1]), row[0] + ": chunks");
+        assertEquals("0", row[2], row[0] + ": the same spans");
+        assertEquals(mine.stream().mapToDouble(d -> d).average().orElseThrow(),
+            Double.parseDouble(row[3]), 6e-4, row[0] + ": mean cosine");
+        least = Math.min(least, Double.parseDouble(row[4]));
+      }
+      assertTrue(least < 0.99, "late chunks differ from separate ones: least cosine " + least);
+      System.out.println("ReadmeRecipesTest: late against separate chunks " + rows.stream()
+          .map(r -> r[0] + " " + r[1] + " chunks, mean " + r[3] + ", least " + r[4]).toList());
+    }
+  }
+
   @Test
   void taskAndInstructionRecipesRunAsWritten() throws Exception {
     List<String> blocks = readmeBlocks("## Task adapters and instructions");
@@ -561,7 +605,7 @@ class ReadmeRecipesTest {
   private String absolute(String sql) {
     return sql.replaceAll("'((?:docs|queries|reranked|chunks|entities|sparse|sparse-queries"
         + "|dense|dense-queries|m3|m3-queries|colbert|colbert-queries|static|static-queries"
-        + "|jina-docs|nv-queries"
+        + "|jina-docs|nv-queries|late|separate"
         + "|analysis|analysis-weights)"
         + "/[^']*|[\\w-]+\\.parquet)'",
         "'" + work.toString().replace("\\", "\\\\") + "/$1'");

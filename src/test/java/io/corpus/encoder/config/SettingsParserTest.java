@@ -50,6 +50,18 @@ class SettingsParserTest {
     assertEquals(4096, s.execution().batchTokens());
   }
 
+  /** Late chunking pools chunks of texts: token vectors and a span size alone are refused. */
+  @Test
+  void lateChunkingNeedsTextAndItsSpanSizeNeedsIt() {
+    assertTrue(error(REQUIRED + "input.late-chunking = sentences").contains(
+        "input.late-chunking encodes single texts (input.text-column) whole and pools their "
+            + "chunks; it does not apply to token ids or token vectors"));
+    assertTrue(error(REQUIRED + "input.chunk-tokens = 64").contains(
+        "input.chunk-tokens goes with input.late-chunking"));
+    assertTrue(error(REQUIRED + "input.late-chunking = paragraphs").contains(
+        "input.late-chunking = 'paragraphs' is not one of none, tokens, sentences"));
+  }
+
   @Test
   void everyKeyCanBeSet() {
     JobSettings s = parse(REQUIRED + """

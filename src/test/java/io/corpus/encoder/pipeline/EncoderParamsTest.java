@@ -17,7 +17,7 @@ class EncoderParamsTest {
   void eachSettingWithAParamIsOneWithTheSameDefaultAndDoc() {
     EncoderTransformer t = new EncoderTransformer();
     List<Setting<?>> settings = Settings.withParams().toList();
-    assertEquals(49, settings.size());
+    assertEquals(51, settings.size());
     for (Setting<?> setting : settings) {
       Param<?> param = t.getParam(setting.param());
       assertEquals(setting.doc(), param.doc(), setting.key());
