@@ -107,9 +107,10 @@ public final class LateChunking implements Serializable {
           + chunkTokens);
     }
     if (overlap < 0 || overlap >= maxPositions - 1) {
-      throw new IllegalArgumentException("The macro-windows' overlap " + overlap + " must be "
-          + "0 or more and below " + (maxPositions - 1) + ", the window's " + maxPositions
-          + " positions less one, so that every window brings new tokens");
+      throw new IllegalArgumentException("The chunk overlap " + overlap + " of late chunking's "
+          + "windows must be 0 or more and below " + (maxPositions - 1) + ", a window's "
+          + maxPositions + " positions (max-tokens) less one, so that every window brings new "
+          + "tokens");
     }
     this.maxPositions = maxPositions;
     this.overlap = overlap;

@@ -70,6 +70,36 @@ class LateChunkingTest {
     }
   }
 
+  /**
+   * A prompt goes before the text and into the first chunk: the chunks' offsets stay those of
+   * the text given, and the first chunk's ids are [CLS], the prompt's, then the text's.
+   */
+  @Test
+  void aPromptIsPooledWithTheFirstChunkAndMovesNoOffset() throws Exception {
+    JsonNode c = JSON.readTree(new File("src/test/resources/late-chunking/minilm.json"));
+    Map<String, Row> plain = byChunk(transformer(c, "sentences", 64).transform(texts(c))
+        .collectAsList());
+    Map<String, Row> prompted = byChunk(transformer(c, "sentences", 64)
+        .setPrompt("  search_document: ").transform(texts(c)).collectAsList());
+    assertEquals(plain.keySet(), prompted.keySet());
+    for (String key : plain.keySet()) {
+      Row a = plain.get(key);
+      Row b = prompted.get(key);
+      assertEquals(a.<Integer>getAs("chunk_start"), b.<Integer>getAs("chunk_start"), key);
+      assertEquals(a.<Integer>getAs("chunk_end"), b.<Integer>getAs("chunk_end"), key);
+      List<Object> ids = b.getList(b.fieldIndex("input_ids"));
+      if (key.endsWith("#0")) {
+        // [CLS] search _ document : then the text's (and [SEP])
+        List<Object> want = new ArrayList<>(List.of(101, 3945, 1035, 6254, 1024));
+        List<Object> text = a.getList(a.fieldIndex("input_ids"));
+        want.addAll(text.subList(1, text.size()));
+        assertEquals(want, ids, key);
+      } else {
+        assertEquals(a.getList(a.fieldIndex("input_ids")), ids, key);
+      }
+    }
+  }
+
   /** A pooling of the first token is refused, naming the pooling. */
   @Test
   void aFolderThatDoesNotPoolTheMeanIsRefused() throws Exception {

@@ -79,7 +79,7 @@ class LateChunkingPlanTest {
   void anOverlapThatLeavesNoNewTokenIsRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new LateChunking(128, 127, 10, LateChunking.SpanRule.TOKENS));
-    assertTrue(e.getMessage().contains("overlap 127"), e.getMessage());
+    assertTrue(e.getMessage().contains("chunk overlap 127"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
         () -> new LateChunking(128, 0, 0, LateChunking.SpanRule.TOKENS));
     assertTrue(e.getMessage().contains("not 0"), e.getMessage());
