@@ -71,6 +71,9 @@ public final class OneDnn {
     native int dnnl_memory_desc_create_with_tag(PointerByReference desc, int ndims,
         long[] dims, int type, int tag);
 
+    native int dnnl_memory_desc_create_with_strides(PointerByReference desc, int ndims,
+        long[] dims, int type, long[] strides);
+
     native int dnnl_memory_desc_destroy(Pointer desc);
 
     native int dnnl_matmul_primitive_desc_create(PointerByReference pd, Pointer engine,

@@ -1,5 +1,6 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Bfloat16Rows;
 import io.corpus.encoder.kernel.ComputeThreads;
 import java.util.Arrays;
 import java.util.function.Supplier;
@@ -36,9 +37,15 @@ final class BatchAttention {
   private final Supplier<HeadAttention> newHead;
   private final HeadAttention[] lanes;           // each lane's, made on its first use
   private final AttentionItems items = new AttentionItems();
+  private final Bfloat16Rows rounded;            // long sequences' q, k, v; null: float32 tiles
 
+  /**
+   * {@code bfloat16Tiles}: a long sequence's tiles multiply in bfloat16 with float32 sums (the
+   * layers' products are bfloat16), its q, k and v rounded once per layer.
+   */
   BatchAttention(int heads, int headWidth, ComputeThreads.Task threads,
-      DisentangledBias disentangled, Supplier<HeadAttention> newHead) {
+      DisentangledBias disentangled, Supplier<HeadAttention> newHead, boolean bfloat16Tiles) {
+    this.rounded = bfloat16Tiles ? new Bfloat16Rows() : null;
     this.heads = heads;
     this.headWidth = headWidth;
     this.inner = heads * headWidth;
@@ -63,6 +70,9 @@ final class BatchAttention {
     int tile = head().tile();
     boolean statistics = sink != null && sink.wantsStatistics();
     items.clear();
+    if (rounded != null) {
+      rounded.reserve((long) batch.tokenCount() * head().qkvWidth());
+    }
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int t = batch.length(b);
       boolean read = sink != null && (t <= tile || sink.wantsWeights(layer, b)
@@ -79,6 +89,7 @@ final class BatchAttention {
         }
       }
     }
+    roundTiledSequences(batch, qkv);
     double[][] partials = statistics ? new double[items.count()][] : null;
     threads.run(items.count(), (i, lane) -> {
       int b = items.sequence(i);
@@ -107,6 +118,22 @@ final class BatchAttention {
     }
   }
 
+  /** With bfloat16 tiles: the q, k, v rows of each sequence cut into tiles, rounded. */
+  private void roundTiledSequences(TokenBatch batch, float[] qkv) {
+    if (rounded == null) {
+      return;
+    }
+    int ld = head().qkvWidth();
+    int last = -1;
+    for (int i = 0; i < items.count(); i++) {
+      int b = items.sequence(i);
+      if (items.head(i) >= 0 && b != last) {
+        rounded.round(qkv, batch.firstRow(b) * ld, batch.length(b) * ld);
+        last = b;
+      }
+    }
+  }
+
   /** Sequence b attended on this thread, its maps, value norms and statistics to the sink. */
   private void attendAlone(TokenBatch batch, int b, float[] qkv, float[] context, int layer,
       AttentionMask mask, AttentionSink sink, ValueNorms norms) {
@@ -126,6 +153,9 @@ final class BatchAttention {
     }
     // the whole map where its weights are wanted; else tiled, with statistics if asked
     boolean full = (sink != null && sink.wantsWeights(layer, b)) || t <= head.tile();
+    if (!full && rounded != null) {
+      rounded.round(qkv, first * head.qkvWidth(), t * head.qkvWidth());
+    }
     for (int h = 0; h < heads; h++) {
       if (full) {
         head.full(batch, first, t, keys, h, 1, mask, qkv, context);
@@ -173,7 +203,7 @@ final class BatchAttention {
     int row = first * head.qkvWidth();                              // Q_h, K_h, V_h: (T, D)
     head.tiled(batch, first, batch.length(b), batch.keys(b), h, q0, mask, qkv,
         row + head.queryOffset(h), row + head.keyOffset(h), row + head.valueOffset(h), context,
-        first * inner + h * headWidth, partial);                     // (T, D) out
+        first * inner + h * headWidth, partial, rounded);            // (T, D) out
   }
 
   private static void addTo(double[] sum, double[] part) {

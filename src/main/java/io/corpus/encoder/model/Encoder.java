@@ -2,6 +2,7 @@ package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.ComputeThreads;
 import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.RmsNorm;
 import io.corpus.encoder.kernel.Vectors;
 import java.util.HashMap;
@@ -90,7 +91,7 @@ public final class Encoder {
     this.laneExperts = new Experts.Scratch[threads.lanes()];
     this.sequences = new BatchAttention(heads, headWidth, threads, disentangled,
         () -> new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
-            attentionTile, bias != null ? bias : disentangled));
+            attentionTile, bias != null ? bias : disentangled), bfloat16Tiles(weights));
     this.head = sequences.head();
     this.zeros = new float[width];
     checkShapes();
@@ -103,6 +104,15 @@ public final class Encoder {
         rotary[l] = byForm.computeIfAbsent(form, f -> new Rotary(headWidth, f));
       }
     }
+  }
+
+  /**
+   * Whether long sequences' attention tiles multiply in bfloat16: where the layers' products
+   * do ({@code model.precision = bfloat16}, oneDNN loaded).
+   */
+  private static boolean bfloat16Tiles(EncoderWeights weights) {
+    return weights.layerCount() > 0
+        && weights.layers().get(0).inProjWeight().precision() == Precision.BFLOAT16;
   }
 
   /** Each layer's projections as the heads' shape needs them, or an error naming the layer. */

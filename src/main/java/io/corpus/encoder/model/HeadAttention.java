@@ -1,5 +1,7 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Bfloat16Rows;
+import io.corpus.encoder.kernel.Bfloat16Tiles;
 import io.corpus.encoder.kernel.Elementwise;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.kernel.Vectors;
@@ -194,10 +196,14 @@ final class HeadAttention {
    * those rows, no maps; with {@code statistics} (else null), the head's {@link HeadStatistics}
    * summed over the tile's query rows are added to {@code statistics[0, COUNT)}, gathered during
    * the online softmax. A query tile reads the whole of K and V and writes only its own rows, so
-   * tiles may run on different threads, each with its own instance.
+   * tiles may run on different threads, each with its own instance. With {@code rounded} (the
+   * fused rows in bfloat16; else null) both products run in bfloat16 with float32 sums
+   * ({@link Bfloat16Tiles}), the softmax between them in float32 as before.
    */
   void tiled(TokenBatch batch, int first, int t, int keys, int h, int q0, AttentionMask rule,
-      float[] qkv, int q, int k, int v, float[] context, int out, double[] statistics) {
+      float[] qkv, int q, int k, int v, float[] context, int out, double[] statistics,
+      Bfloat16Rows rounded) {
+    Bfloat16Tiles bfloat16 = rounded == null ? null : Bfloat16Tiles.forThisThread();
     int ld = qkvWidth;
     OnlineStatistics stats = null;
     if (statistics != null) {
@@ -220,8 +226,13 @@ final class HeadAttention {
           batch.position(first + k0), batch.position(first + k0 + bk - 1))) {
         continue;
       }
-      RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
-          qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                  // (bq, bk)
+      if (bfloat16 == null) {
+        RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
+            qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                // (bq, bk)
+      } else {
+        bfloat16.scores(rounded, q + (long) q0 * ld, k + (long) k0 * ld, ld, bq, bk, headWidth,
+            scoreScale, tileScores, 0);
+      }
       if (terms != null) {
         terms.add(batch, first, h, tileScores, 0, q0, bq, k0, bk, bk, 1);
       }
@@ -234,8 +245,13 @@ final class HeadAttention {
       for (int i = 0; i < bq; i++) {
         rescaleRow(i, bk, context, acc + i * width, stats, batch, first, q0 + i, k0);
       }
-      RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
-          qkv, v + k0 * ld, ld, 1f, context, acc, width);                 // (bq, D) +=
+      if (bfloat16 == null) {
+        RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
+            qkv, v + k0 * ld, ld, 1f, context, acc, width);               // (bq, D) +=
+      } else {
+        bfloat16.addValues(tileScores, 0, rounded, v + (long) k0 * ld, ld, bq, bk, headWidth,
+            scoreScale, context, acc, width);
+      }
     }
     if (stats != null) {
       stats.endTile(q0, bq, rowMax, rowSum, batch, first, t, statistics);

@@ -92,12 +92,12 @@ class EncoderThreadsTest {
   /**
    * 2,600 tokens (more than a product block of 2,048 rows): a long sequence in tiles of 16 and
    * short ones, with and without statistics; plain, causal with a window and a final norm, with
-   * a gated feed-forward (its gate buffer per lane), and with a mixture of experts in the second
-   * layer (its routing buffers per lane).
+   * a gated feed-forward (its gate buffer per lane), with a mixture of experts in the second
+   * layer (its routing buffers per lane), and in bfloat16 (each thread's own oneDNN tiles).
    */
   @ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(strings = {"plain", "causal", "gated",
-      "experts"})
+      "experts", "bfloat16"})
   void aBatchLargerThanAProductBlockGivesTheSameBitsOnOneThreadAndOnThree(String form) {
     Random random = new Random(5);
     boolean causal = form.equals("causal");
@@ -106,6 +106,8 @@ class EncoderThreadsTest {
         causal ? 40 : 0, PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = form.equals("gated") ? gated(random)
         : form.equals("experts") ? experts(random)
+        : form.equals("bfloat16") ? RandomModels.weights(random, 2, 16, 24, false, 0)
+            .in(io.corpus.encoder.kernel.Precision.BFLOAT16)   // its long sequences' tiles too
         : RandomModels.weights(random, 2, 16, 24, causal, 0);
     float[] input = RandomModels.gaussian(random, 2600 * 16, 1);
     for (boolean withStatistics : new boolean[] {false, true}) {
