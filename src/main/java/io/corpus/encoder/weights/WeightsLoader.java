@@ -19,12 +19,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashSet;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,6 +42,15 @@ import java.util.regex.Pattern;
  * model folder ({@link ModelFolder}) loads whole, its embedding layer included.
  */
 public final class WeightsLoader {
+  /**
+   * Threads that read a folder's layers: the driver's cores, at most two (the system property
+   * {@code encoder.load-threads} sets it; tests that count one thread's allocations set 1).
+   */
+  private static int loadThreads() {
+    return Integer.getInteger("encoder.load-threads",
+        Math.min(2, Runtime.getRuntime().availableProcessors()));
+  }
+
   private static final String LM_HEAD = "lm_head.weight";
 
   private WeightsLoader() {}
@@ -123,10 +138,9 @@ public final class WeightsLoader {
       throw new WeightsException("config.json says num_hidden_layers = " + model.layers()
           + " but the weights in " + file.path() + " have " + layers);
     }
-    List<LayerWeights> layerWeights = new ArrayList<>();
-    for (int i = 0; i < layers; i++) {
-      layerWeights.add(family.layer(source, i, model).in(precision));
-    }
+    // task adapters count what they merge: their layers are read in order, on this thread
+    List<LayerWeights> layerWeights = readLayers(layers, adapted == null ? loadThreads() : 1,
+        i -> family.layer(source, i, model).in(precision));
     float[][] finalNorm = family.finalNorm(source, model);
     EncoderWeights encoder = new EncoderWeights(layerWeights,
         finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null,
@@ -152,6 +166,50 @@ public final class WeightsLoader {
     return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
         dense(model.dense(), model), heads.lexical() ? M3Heads.lexical(model) : null,
         multiVector, latent);
+  }
+
+  /**
+   * Layers {@code 0..count-1}, in order, read on up to {@code threads} threads. A large model's
+   * load is mostly the heap zeroing its new arrays and the kernel their pages (Qwen3-0.6B's
+   * 2.4 GB in float32: three quarters of its load), which runs on as many cores as read; at
+   * start-up the other core is idle. Each thread holds one layer's float32 copy at a time.
+   */
+  private static List<LayerWeights> readLayers(int count, int threads,
+      IntFunction<LayerWeights> read) {
+    if (threads <= 1 || count <= 1) {
+      List<LayerWeights> layers = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        layers.add(read.apply(i));
+      }
+      return layers;
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, count), r -> {
+      Thread thread = new Thread(r, "weights-loader");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<Future<LayerWeights>> futures = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        int layer = i;
+        futures.add(pool.submit(() -> read.apply(layer)));
+      }
+      List<LayerWeights> layers = new ArrayList<>(count);
+      for (Future<LayerWeights> future : futures) {
+        layers.add(future.get());
+      }
+      return layers;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException failure) {
+        throw failure;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while reading the layers", e);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   /** The Dense modules in {@code folders}, in order, the first reading E values. */
@@ -530,7 +588,7 @@ public final class WeightsLoader {
   private static final class Source implements TensorNaming.TensorSource {
     private final Checkpoint file;
     private final Precision precision;
-    private final Set<String> used = new LinkedHashSet<>();
+    private final Set<String> used = Collections.synchronizedSet(new LinkedHashSet<>());
 
     /**
      * {@code precision}: the products' (in bfloat16 and int8, a BF16 table is kept as stored,
