@@ -101,6 +101,56 @@ class Bfloat16TableTest {
         + " bytes, float32's " + float32 + ", the layers' float32 bytes " + layerBytes);
   }
 
+  /**
+   * The layers are read on two threads: each in its place, and a bad value in the last layer
+   * refused with its tensor's name, as one thread refused it.
+   */
+  @Test
+  void layersReadOnTwoThreadsKeepTheirOrderAndTheirErrors(@org.junit.jupiter.api.io.TempDir
+      Path tmp) throws Exception {
+    EncoderWeights one;
+    System.setProperty("encoder.load-threads", "1");
+    try {
+      one = WeightsLoader.load(ModelFolder.read(QWEN3), WeightsLoader.Heads.NONE,
+          Precision.FLOAT32).encoder();
+    } finally {
+      System.clearProperty("encoder.load-threads");
+    }
+    System.setProperty("encoder.load-threads", "2");
+    try {
+      EncoderWeights two = WeightsLoader.load(ModelFolder.read(QWEN3), WeightsLoader.Heads.NONE,
+          Precision.FLOAT32).encoder();
+      assertEquals(one.layers().size(), two.layers().size());
+      for (int l = 0; l < one.layers().size(); l++) {
+        assertArrayEquals(one.layers().get(l).ffnOutWeight().floats(),
+            two.layers().get(l).ffnOutWeight().floats(), "layer " + l);
+      }
+      Path broken = io.corpus.encoder.testing.FolderCopies.copy(QWEN3, tmp.resolve("broken"));
+      Path weights = broken.resolve("model.safetensors");
+      SafetensorsFile file = SafetensorsFile.open(weights);
+      SafetensorsWriter writer = new SafetensorsWriter();
+      String bad = "layers." + (one.layers().size() - 1) + ".mlp.down_proj.weight";
+      String stored = null;
+      for (String name : file.names()) {
+        float[] values = file.read(name);
+        if (name.endsWith(bad)) {
+          values[3] = Float.NaN;
+          stored = name;
+        }
+        writer.put(name, values, file.info(name).shape());
+      }
+      Files.delete(weights);
+      writer.write(weights);
+      String named = stored;
+      WeightsException e = assertThrows(WeightsException.class, () -> WeightsLoader.load(
+          ModelFolder.read(broken), WeightsLoader.Heads.NONE, Precision.FLOAT32));
+      assertTrue(e.getMessage().startsWith("Tensor " + named + " holds NaN at flat index 3: "),
+          e.getMessage());
+    } finally {
+      System.clearProperty("encoder.load-threads");
+    }
+  }
+
   private static long allocatedLoading(Precision precision) {
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
