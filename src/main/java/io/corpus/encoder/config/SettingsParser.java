@@ -302,7 +302,7 @@ public final class SettingsParser {
     }
     LateChunking.SpanRule late = choice(c, Settings.LATE_CHUNKING,
         LateChunking.SpanRule.values());
-    lateChunking(user, late, text, pair, onTooLong);
+    lateChunking(user, late, text, pair, onTooLong, maxTokens, chunkOverlap);
     if (chunkOverlap > 0 && onTooLong != JobSettings.OnTooLong.CHUNK
         && late == LateChunking.SpanRule.NONE) {
       throw new SettingsException("input.chunk-overlap goes with input.on-too-long = chunk or "
@@ -320,7 +320,7 @@ public final class SettingsParser {
 
   /** Refuses late chunking where it does not apply, and its span size without it. */
   private static void lateChunking(Config user, LateChunking.SpanRule late, String text,
-      List<String> pair, JobSettings.OnTooLong onTooLong) {
+      List<String> pair, JobSettings.OnTooLong onTooLong, int maxTokens, int overlap) {
     if (late == LateChunking.SpanRule.NONE) {
       if (user.hasPath(Settings.CHUNK_TOKENS.key())) {
         throw new SettingsException("input.chunk-tokens goes with input.late-chunking (tokens "
@@ -337,6 +337,11 @@ public final class SettingsParser {
       throw new SettingsException("input.late-chunking encodes every text whole, a long one in "
           + "windows of input.max-tokens: input.on-too-long = " + onTooLong.configName()
           + " does not apply");
+    }
+    if (overlap >= maxTokens - 1) {
+      throw new SettingsException("input.chunk-overlap = " + overlap + " must be below "
+          + (maxTokens - 1) + " with input.late-chunking: each window of input.max-tokens = "
+          + maxTokens + " repeats that many positions of the one before and must bring new ones");
     }
   }
 

@@ -34,6 +34,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * ({@link LateInteraction.Input}).
  */
 final class TextSource extends EmbeddedSource {
+  /** The most token-state floats one late-chunked text may hold (1 GiB). */
+  static final long MOST_LATE_STATES = 1L << 28;
+
   private final byte[] tokenizerJson;
   private final int chunkOverlap;   // -1: texts are cut or rejected, not chunked
   private final String prompt;      // put before every text; "" = none
@@ -368,8 +371,15 @@ final class TextSource extends EmbeddedSource {
     if (outside != null) {
       return outside;
     }
-    TextTokenizer.Spans spans = tokens.spans();
     int n = tokens.ids().length;
+    long states = (long) n * embeddings.weights().width();
+    if (states > MOST_LATE_STATES) {
+      return RejectRule.TOO_LONG.because("late chunking holds a text's token states until its "
+          + "last window is encoded: " + n + " tokens × " + embeddings.weights().width()
+          + " floats, more than the " + (MOST_LATE_STATES >> 18) + " MiB a text may take; cut "
+          + "it, or use on-too-long = chunk");
+    }
+    TextTokenizer.Spans spans = tokens.spans();
     int textFrom = 0;   // past the leading special tokens and the prompt's tokens
     while (textFrom < n && (spans.special()[textFrom]
         || lowered.given(spans.starts()[textFrom]) + shift < 0)) {

@@ -29,6 +29,13 @@ class TransformersTest {
   private static final Map<String, String> COMPANIONS = Map.of(
       Settings.QUANTIZE_RANGES.key(), Settings.QUANTIZE.key() + " = int8");
 
+  /** The job a setting is read in when token vectors do not take it: late chunking's, text. */
+  private static final String TEXT = "input { path = in, text-column = text }\nmodel.path = \""
+      + io.corpus.encoder.testing.SharedModels.miniLm() + "\"\noutput.path = out\n";
+  private static final Map<String, String> BASES = Map.of(
+      Settings.LATE_CHUNKING.key(), TEXT,
+      Settings.CHUNK_TOKENS.key(), TEXT + "input.late-chunking = tokens\n");
+
   @Test
   void everySettingThatMirrorsAParamReachesTheJobsTransformer() {
     List<Setting<?>> copied = Settings.withParams()
@@ -36,7 +43,8 @@ class TransformersTest {
     assertTrue(copied.size() >= 20, "settings copied: " + copied.size());
     for (Setting<?> setting : copied) {
       Object value = otherThanDefault(setting);
-      JobSettings s = SettingsParser.parse(ConfigFactory.parseString(REQUIRED
+      JobSettings s = SettingsParser.parse(ConfigFactory.parseString(
+          BASES.getOrDefault(setting.key(), REQUIRED)
           + COMPANIONS.getOrDefault(setting.key(), ""))
           .withValue(setting.key(), ConfigValueFactory.fromAnyRef(value)), null);
       EncoderTransformer t = Transformers.fromSettings(s);

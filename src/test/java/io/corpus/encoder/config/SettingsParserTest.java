@@ -62,6 +62,17 @@ class SettingsParserTest {
         "input.late-chunking = 'paragraphs' is not one of none, tokens, sentences"));
   }
 
+  /** A late-chunking window that would repeat all but its last position is refused by name. */
+  @Test
+  void lateChunkingsOverlapLeavesEachWindowNewTokens() {
+    String job = "input { path = in, text-column = text, late-chunking = tokens, max-tokens = 64, "
+        + "chunk-overlap = %d }\nmodel.path = \""
+        + io.corpus.encoder.testing.SharedModels.miniLm() + "\"\noutput.path = out\n";
+    assertTrue(error(String.format(job, 63)).contains("input.chunk-overlap = 63 must be below "
+        + "63 with input.late-chunking: each window of input.max-tokens = 64 repeats"));
+    assertEquals(62, parse(String.format(job, 62)).input().chunkOverlap());
+  }
+
   @Test
   void everyKeyCanBeSet() {
     JobSettings s = parse(REQUIRED + """
