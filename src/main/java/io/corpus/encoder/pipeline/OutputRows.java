@@ -86,19 +86,7 @@ final class OutputRows implements Serializable {
     int length = read.length();
     AttentionOutputs attention = layout.attention();
     Object[] values = new Object[layout.width()];
-    int c = 0;
-    int[] kept = layout.keptOrdinals();
-    for (int i = 0; i < kept.length; i++) {
-      values[c++] = input.get(kept[i], layout.keptTypes()[i]);
-    }
-    if (layout.withTokens()) {
-      values[c++] = UnsafeArrayData.fromPrimitiveArray(read.ids());
-      Object[] strings = new Object[read.tokens().length];
-      for (int t = 0; t < strings.length; t++) {
-        strings[t] = UTF8String.fromString(read.tokens()[t]);
-      }
-      values[c++] = new GenericArrayData(strings);
-    }
+    int c = keptAndTokens(input, read.ids(), read.tokens(), values);
     if (layout.withTypeIds()) {
       values[c++] = UnsafeArrayData.fromPrimitiveArray(read.typeIds());
     }
@@ -193,17 +181,7 @@ final class OutputRows implements Serializable {
   InternalRow lateChunk(InternalRow input, int[] ids, String[] tokens, SequenceRead.Chunk chunk,
       float[] states, int first, int length, int width, EncoderModel model) {
     Object[] values = new Object[layout.width()];
-    int c = 0;
-    int[] kept = layout.keptOrdinals();
-    for (int i = 0; i < kept.length; i++) {
-      values[c++] = input.get(kept[i], layout.keptTypes()[i]);
-    }
-    values[c++] = UnsafeArrayData.fromPrimitiveArray(ids);
-    Object[] strings = new Object[tokens.length];
-    for (int t = 0; t < strings.length; t++) {
-      strings[t] = UTF8String.fromString(tokens[t]);
-    }
-    values[c++] = new GenericArrayData(strings);
+    int c = keptAndTokens(input, ids, tokens, values);
     values[c++] = chunk.index();
     values[c++] = chunk.start();
     values[c++] = chunk.end();
@@ -221,6 +199,27 @@ final class OutputRows implements Serializable {
           ? UnsafeArrayData.fromPrimitiveArray(pooled) : quantized(pooled);
     }
     return new GenericInternalRow(values);
+  }
+
+  /**
+   * The input's kept columns into {@code values}, then, with text input, the ids and the tokens'
+   * strings; returns the next column's index.
+   */
+  private int keptAndTokens(InternalRow input, int[] ids, String[] tokens, Object[] values) {
+    int c = 0;
+    int[] kept = layout.keptOrdinals();
+    for (int i = 0; i < kept.length; i++) {
+      values[c++] = input.get(kept[i], layout.keptTypes()[i]);
+    }
+    if (layout.withTokens()) {
+      values[c++] = UnsafeArrayData.fromPrimitiveArray(ids);
+      Object[] strings = new Object[tokens.length];
+      for (int t = 0; t < strings.length; t++) {
+        strings[t] = UTF8String.fromString(tokens[t]);
+      }
+      values[c++] = new GenericArrayData(strings);
+    }
+    return c;
   }
 
   /**

@@ -328,8 +328,7 @@ final class TextSource extends EmbeddedSource {
   private SequenceRead chunks(List<TextTokenizer.Window> windows, TokenEmbeddings embeddings,
       int[] codePoints, int shift, Lowercase.Lowered lowered) {
     if (windows.size() == 1 && windows.get(0).tokens().ids().length == 0) {
-      return RejectRule.NO_TOKEN.because("the tokenizer gives no token for this text (it adds "
-          + "none of its own)");
+      return noToken();
     }
     for (TextTokenizer.Window window : windows) {
       RejectRule.Rejection outside = outsideTheModel(window.tokens(), embeddings);
@@ -364,8 +363,7 @@ final class TextSource extends EmbeddedSource {
   private SequenceRead lateChunked(TextTokenizer.Tokens tokens, TokenEmbeddings embeddings,
       Lowercase.Lowered lowered, int shift, int unpooled) {
     if (tokens.ids().length == 0) {
-      return RejectRule.NO_TOKEN.because("the tokenizer gives no token for this text (it adds "
-          + "none of its own)");
+      return noToken();
     }
     RejectRule.Rejection outside = outsideTheModel(tokens, embeddings);
     if (outside != null) {
@@ -399,6 +397,12 @@ final class TextSource extends EmbeddedSource {
     LateDocument document = new LateDocument(tokens.ids(), tokens.tokens(), plan, starts, ends);
     return new SequenceRead.Chunks(document.windows(),
         (k, batch) -> embeddings.append(document.windowIds(k), null, batch), document);
+  }
+
+  /** A single text of no token, whose tokenizer adds none of its own. */
+  private static RejectRule.Rejection noToken() {
+    return RejectRule.NO_TOKEN.because("the tokenizer gives no token for this text (it adds "
+        + "none of its own)");
   }
 
   /** A token id or type id that the embedding layer has no row for, or null. */
