@@ -22,9 +22,10 @@ public final class Bfloat16Tiles {
   private final Matmuls matmuls = new Matmuls();
   private final OneDnn.Api api = OneDnn.api();
   private final Bfloat16Passes passes = Bfloat16Passes.create();
-  private final Map<Shape, Products> made = new HashMap<>();
+  private final Map<Shape, Product> scoreProducts = new HashMap<>();   // Q Kᵀ, by shape
+  private final Map<Shape, Product> valueProducts = new HashMap<>();   // P V, by shape
   private final Matmuls.NativeBuffer scores = new Matmuls.NativeBuffer();   // (bq, bk) float32
-  private final Matmuls.NativeBuffer weights = new Matmuls.NativeBuffer();  // (bq, bk) bfloat16
+  private final Matmuls.NativeBuffer numerators = new Matmuls.NativeBuffer(); // (bq, bk) bf16
   private final Matmuls.NativeBuffer sums = new Matmuls.NativeBuffer();     // (bq, D) float32
   private float[] added = new float[0];                                     // (bq, D)
 
@@ -35,12 +36,14 @@ public final class Bfloat16Tiles {
     return PER_THREAD.get();
   }
 
-  /** A tile's shape: bq queries, bk keys, D values a head, row stride ld of the fused rows. */
+  /**
+   * A tile's shape: bq queries, bk keys, D values a head, row stride ld of the fused rows; the
+   * scale the scores are stored with (1 for the values' product).
+   */
   private record Shape(int bq, int bk, int d, int ld, float scale) {}
 
-  /** A shape's two primitives and their memories, whose data handles each run sets. */
-  private record Products(Pointer scores, Pointer q, Pointer k, Pointer s, Pointer values,
-      Pointer p, Pointer v, Pointer o) {}
+  /** One product's primitive and its memories, whose data handles each run sets. */
+  private record Product(Pointer primitive, Pointer src, Pointer weights, Pointer dst) {}
 
   /**
    * s (bq, bk) from {@code sOffset}, row stride bk = scale · Q Kᵀ: Q the bq rows of D values
@@ -49,12 +52,9 @@ public final class Bfloat16Tiles {
    */
   public void scores(Bfloat16Rows rows, long q, long k, int ld, int bq, int bk, int d,
       float scale, float[] s, int sOffset) {
-    Products p = products(new Shape(bq, bk, d, ld, scale));
+    Product p = scoreProducts.computeIfAbsent(new Shape(bq, bk, d, ld, scale), this::scoresOf);
     scores.ensure(4L * bq * bk);
-    handle(p.q(), rows.at(q));
-    handle(p.k(), rows.at(k));
-    handle(p.s(), scores.memory);
-    matmuls.execute(p.scores(), p.q(), p.k(), p.s(), null);
+    run(p, rows.at(q), rows.at(k), scores.memory);
     scores.memory.read(0, s, sOffset, bq * bk);
   }
 
@@ -63,16 +63,14 @@ public final class Bfloat16Tiles {
    * numerators from {@code pOffset} (row stride bk), rounded to bfloat16 here, V the bk rows of
    * D values from element {@code v} of {@code rows} (row stride {@code ld}).
    */
-  public void addValues(float[] numerators, int pOffset, Bfloat16Rows rows, long v, int ld,
-      int bq, int bk, int d, float scale, float[] out, int outOffset, int outStride) {
-    Products p = products(new Shape(bq, bk, d, ld, scale));
-    weights.ensure(2L * bq * bk);
-    passes.round(bq * bk, numerators, pOffset, weights.view);
+  public void addValues(float[] p, int pOffset, Bfloat16Rows rows, long v, int ld, int bq,
+      int bk, int d, float[] out, int outOffset, int outStride) {
+    Product product = valueProducts.computeIfAbsent(new Shape(bq, bk, d, ld, 1f),
+        this::valuesOf);
+    numerators.ensure(2L * bq * bk);
+    passes.round(bq * bk, p, pOffset, numerators.view);
     sums.ensure(4L * bq * d);
-    handle(p.p(), weights.memory);
-    handle(p.v(), rows.at(v));
-    handle(p.o(), sums.memory);
-    matmuls.execute(p.values(), p.p(), p.v(), p.o(), null);
+    run(product, numerators.memory, rows.at(v), sums.memory);
     if (added.length < bq * d) {
       added = new float[bq * d];
     }
@@ -82,34 +80,45 @@ public final class Bfloat16Tiles {
     }
   }
 
+  private void run(Product p, Pointer src, Pointer weights, Pointer dst) {
+    handle(p.src(), src);
+    handle(p.weights(), weights);
+    handle(p.dst(), dst);
+    matmuls.execute(p.primitive(), p.src(), p.weights(), p.dst(), null);
+  }
+
   private void handle(Pointer memory, Pointer data) {
     OneDnn.check(api.dnnl_memory_set_data_handle(memory, data), "dnnl_memory_set_data_handle");
   }
 
-  private Products products(Shape shape) {
-    Products p = made.get(shape);
-    if (p == null) {
-      p = make(shape);
-      made.put(shape, p);
-    }
-    return p;
-  }
-
-  private Products make(Shape s) {
-    Pointer q = strided(new long[] {s.bq(), s.d()}, OneDnn.BF16, new long[] {s.ld(), 1});
-    Pointer k = strided(new long[] {s.d(), s.bk()}, OneDnn.BF16, new long[] {1, s.ld()});
-    Pointer sc = matmuls.desc(new long[] {s.bq(), s.bk()}, OneDnn.F32, OneDnn.TAG_AB);
-    Pointer p = matmuls.desc(new long[] {s.bq(), s.bk()}, OneDnn.BF16, OneDnn.TAG_AB);
-    Pointer v = strided(new long[] {s.bk(), s.d()}, OneDnn.BF16, new long[] {s.ld(), 1});
-    Pointer o = matmuls.desc(new long[] {s.bq(), s.d()}, OneDnn.F32, OneDnn.TAG_AB);
+  /** Q (bq, D) by Kᵀ (D, bk), both strided rows of the fused buffer, stored times the scale. */
+  private Product scoresOf(Shape s) {
+    Pointer q = strided(new long[] {s.bq(), s.d()}, new long[] {s.ld(), 1});
+    Pointer k = strided(new long[] {s.d(), s.bk()}, new long[] {1, s.ld()});
+    Pointer dst = matmuls.desc(new long[] {s.bq(), s.bk()}, OneDnn.F32, OneDnn.TAG_AB);
     Pointer attr = scaled(s.scale());
     try {
-      return new Products(primitive(q, k, sc, attr), matmuls.memory(q, null),
-          matmuls.memory(k, null), matmuls.memory(sc, null), primitive(p, v, o, null),
-          matmuls.memory(p, null), matmuls.memory(v, null), matmuls.memory(o, null));
+      return product(q, k, dst, attr);
     } finally {
-      matmuls.destroyDescs(q, k, sc, p, v, o);
       api.dnnl_primitive_attr_destroy(attr);
+    }
+  }
+
+  /** P (bq, bk), dense, by V (bk, D), strided rows of the fused buffer. */
+  private Product valuesOf(Shape s) {
+    Pointer p = matmuls.desc(new long[] {s.bq(), s.bk()}, OneDnn.BF16, OneDnn.TAG_AB);
+    Pointer v = strided(new long[] {s.bk(), s.d()}, new long[] {s.ld(), 1});
+    Pointer dst = matmuls.desc(new long[] {s.bq(), s.d()}, OneDnn.F32, OneDnn.TAG_AB);
+    return product(p, v, dst, null);
+  }
+
+  /** The matmul of these descriptors (bfloat16 in, float32 out) and its memories. */
+  private Product product(Pointer src, Pointer weights, Pointer dst, Pointer attr) {
+    try {
+      return new Product(primitive(src, weights, dst, attr), matmuls.memory(src, null),
+          matmuls.memory(weights, null), matmuls.memory(dst, null));
+    } finally {
+      matmuls.destroyDescs(src, weights, dst);
     }
   }
 
@@ -126,9 +135,10 @@ public final class Bfloat16Tiles {
     return ref.getValue();
   }
 
-  private Pointer strided(long[] dims, int type, long[] strides) {
+  /** A bfloat16 descriptor of {@code dims} with these element strides. */
+  private Pointer strided(long[] dims, long[] strides) {
     PointerByReference ref = new PointerByReference();
-    OneDnn.check(api.dnnl_memory_desc_create_with_strides(ref, dims.length, dims, type,
+    OneDnn.check(api.dnnl_memory_desc_create_with_strides(ref, dims.length, dims, OneDnn.BF16,
         strides), "dnnl_memory_desc_create_with_strides");
     return ref.getValue();
   }

@@ -70,9 +70,6 @@ final class BatchAttention {
     int tile = head().tile();
     boolean statistics = sink != null && sink.wantsStatistics();
     items.clear();
-    if (rounded != null) {
-      rounded.reserve((long) batch.tokenCount() * head().qkvWidth());
-    }
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int t = batch.length(b);
       boolean read = sink != null && (t <= tile || sink.wantsWeights(layer, b)
@@ -120,18 +117,25 @@ final class BatchAttention {
 
   /** With bfloat16 tiles: the q, k, v rows of each sequence cut into tiles, rounded. */
   private void roundTiledSequences(TokenBatch batch, float[] qkv) {
-    if (rounded == null) {
-      return;
-    }
-    int ld = head().qkvWidth();
     int last = -1;
-    for (int i = 0; i < items.count(); i++) {
+    for (int i = 0; i < items.count() && rounded != null; i++) {
       int b = items.sequence(i);
       if (items.head(i) >= 0 && b != last) {
-        rounded.round(qkv, batch.firstRow(b) * ld, batch.length(b) * ld);
+        roundForTiles(batch, b, qkv);
         last = b;
       }
     }
+  }
+
+  /**
+   * Sequence b's q, k, v rows rounded to bfloat16 at their places. The room is the whole
+   * batch's, made by the first sequence a layer rounds (the same size for every later one, so
+   * it never grows under rows already rounded); a batch with no tiled sequence makes none.
+   */
+  private void roundForTiles(TokenBatch batch, int b, float[] qkv) {
+    int ld = head().qkvWidth();
+    rounded.reserve((long) batch.tokenCount() * ld);
+    rounded.round(qkv, batch.firstRow(b) * ld, batch.length(b) * ld);
   }
 
   /** Sequence b attended on this thread, its maps, value norms and statistics to the sink. */
@@ -154,7 +158,7 @@ final class BatchAttention {
     // the whole map where its weights are wanted; else tiled, with statistics if asked
     boolean full = (sink != null && sink.wantsWeights(layer, b)) || t <= head.tile();
     if (!full && rounded != null) {
-      rounded.round(qkv, first * head.qkvWidth(), t * head.qkvWidth());
+      roundForTiles(batch, b, qkv);
     }
     for (int h = 0; h < heads; h++) {
       if (full) {

@@ -250,7 +250,7 @@ final class HeadAttention {
             qkv, v + k0 * ld, ld, 1f, context, acc, width);               // (bq, D) +=
       } else {
         bfloat16.addValues(tileScores, 0, rounded, v + (long) k0 * ld, ld, bq, bk, headWidth,
-            scoreScale, context, acc, width);
+            context, acc, width);
       }
     }
     if (stats != null) {

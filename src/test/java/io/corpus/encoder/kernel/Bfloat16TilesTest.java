@@ -50,7 +50,7 @@ class Bfloat16TilesTest {
         context[i] = (float) rnd.nextGaussian();
       }
       float[] before = context.clone();
-      tiles.addValues(s, 2, rows, 4 * D + (long) k0 * LD, LD, bq, bk, D, 0.25f, context,
+      tiles.addValues(s, 2, rows, 4 * D + (long) k0 * LD, LD, bq, bk, D, context,
           q0 * width + 2 * D, width);
       for (int i = 0; i < bq; i++) {
         for (int d = 0; d < width; d++) {
