@@ -34,7 +34,7 @@ final class LateDocument {
     this.chunkEnds = chunkEnds;
   }
 
-  /** The windows to encode, as sequences the task appends one by one. */
+  /** The windows to encode, as sequences the task appends one by one (their type ids all 0). */
   List<SequenceRead.Accepted> windows() {
     List<LateChunking.Window> windows = plan.windows();
     List<SequenceRead.Accepted> reads = new ArrayList<>(windows.size());
@@ -45,12 +45,6 @@ final class LateDocument {
           new SequenceRead.Chunk(k, 0, 0, windows.size()), null, SequenceRead.Prompt.NONE));
     }
     return reads;
-  }
-
-  /** Window {@code k}'s token ids (type ids all 0). */
-  int[] windowIds(int k) {
-    LateChunking.Window w = plan.windows().get(k);
-    return slice(ids, w.start(), w.end());
   }
 
   /** Keeps the states window {@code k} gives, from sequence b of the encoded batch. */

@@ -383,8 +383,7 @@ final class TextSource extends EmbeddedSource {
         || lowered.given(spans.starts()[textFrom]) + shift < 0)) {
       textFrom++;
     }
-    LateChunking.Plan plan = lateChunking.plan(spans, textFrom, unpooled,
-        lowered.text().codePoints().toArray());
+    LateChunking.Plan plan = lateChunking.plan(spans, textFrom, unpooled, lowered.text());
     int[] starts = new int[plan.spans().size()];
     int[] ends = new int[starts.length];
     for (int i = 0; i < starts.length; i++) {
@@ -395,8 +394,9 @@ final class TextSource extends EmbeddedSource {
       }
     }
     LateDocument document = new LateDocument(tokens.ids(), tokens.tokens(), plan, starts, ends);
-    return new SequenceRead.Chunks(document.windows(),
-        (k, batch) -> embeddings.append(document.windowIds(k), null, batch), document);
+    List<SequenceRead.Accepted> windows = document.windows();
+    return new SequenceRead.Chunks(windows,
+        (k, batch) -> embeddings.append(windows.get(k).ids(), null, batch), document);
   }
 
   /** A single text of no token, whose tokenizer adds none of its own. */

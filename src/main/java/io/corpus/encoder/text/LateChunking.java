@@ -125,9 +125,9 @@ public final class LateChunking implements Serializable {
    * @param textFrom the first position of the text itself (past the leading special token and a
    *     prompt)
    * @param pooledFrom the first position the first span pools (past a prompt pooling leaves out)
-   * @param text the tokenized text as code points, for sentence ends (TOKENS: may be null)
+   * @param text the text as tokenized, for sentence ends (read only by SENTENCES)
    */
-  public Plan plan(TextTokenizer.Spans spans, int textFrom, int pooledFrom, int[] text) {
+  public Plan plan(TextTokenizer.Spans spans, int textFrom, int pooledFrom, String text) {
     int n = spans.special().length;
     int textTo = textFrom;
     for (int t = textFrom; t < n && !spans.special()[t]; t++) {
@@ -149,17 +149,18 @@ public final class LateChunking implements Serializable {
   }
 
   private List<Span> spans(TextTokenizer.Spans spans, int textFrom, int textTo, int pooledFrom,
-      int n, int[] text) {
+      int n, String text) {
     List<int[]> runs = new ArrayList<>();   // [from, to) over text positions
     if (rule == SpanRule.TOKENS) {
       for (int from = textFrom; from < textTo; from += chunkTokens) {
         runs.add(new int[] {from, Math.min(from + chunkTokens, textTo)});
       }
     } else {
+      int[] points = text.codePoints().toArray();   // spans count code points
       int from = textFrom;
       int sentenceFrom = textFrom;
       for (int t = textFrom; t < textTo; t++) {
-        if (t + 1 < textTo && !endsSentence(spans, t, text)) {
+        if (t + 1 < textTo && !endsSentence(spans, t, points)) {
           continue;
         }
         int sentenceTo = t + 1;

@@ -33,7 +33,7 @@ class LateChunkingPlanTest {
     TextTokenizer.Spans spans = spans(text, new int[][] {{0, 1}, {2, 3}, {4, 6}, {7, 8},
         {9, 11}, {12, 13}});
     LateChunking.Plan plan = new LateChunking(512, 0, 3, LateChunking.SpanRule.SENTENCES)
-        .plan(spans, 1, 0, text.codePoints().toArray());
+        .plan(spans, 1, 0, text);
     assertEquals(List.of(new LateChunking.Span(0, 4, 1, 4), new LateChunking.Span(4, 8, 4, 7)),
         plan.spans());
   }
@@ -48,7 +48,7 @@ class LateChunkingPlanTest {
     TextTokenizer.Spans spans = spans(text, new int[][] {{0, 1}, {2, 4}, {4, 5}, {6, 8},
         {8, 9}, {10, 12}, {13, 14}});
     LateChunking.Plan plan = new LateChunking(512, 0, 4, LateChunking.SpanRule.SENTENCES)
-        .plan(spans, 1, 0, text.codePoints().toArray());
+        .plan(spans, 1, 0, text);
     // "x 3. 5 y. z w." is one sentence of 6 tokens (positions 1..6): cut after 4; its last 2
     // and the sentence "v" fit in one chunk
     assertEquals(List.of(new LateChunking.Span(0, 5, 1, 5), new LateChunking.Span(5, 9, 5, 8)),
@@ -66,12 +66,11 @@ class LateChunkingPlanTest {
     TextTokenizer.Spans spans = spans(text, new int[][] {{0, 1}, {1, 2}, {3, 4}, {5, 6},
         {7, 8}});
     LateChunking late = new LateChunking(512, 0, 2, LateChunking.SpanRule.TOKENS);
-    int[] points = text.codePoints().toArray();
-    assertEquals(new LateChunking.Span(0, 5, 3, 5), late.plan(spans, 3, 0, points).spans().get(0));
-    assertEquals(new LateChunking.Span(3, 5, 3, 5), late.plan(spans, 3, 3, points).spans().get(0));
+    assertEquals(new LateChunking.Span(0, 5, 3, 5), late.plan(spans, 3, 0, text).spans().get(0));
+    assertEquals(new LateChunking.Span(3, 5, 3, 5), late.plan(spans, 3, 3, text).spans().get(0));
     TextTokenizer.Spans empty = spans("", new int[0][]);
     assertEquals(List.of(new LateChunking.Span(0, 2, 1, 1)),
-        late.plan(empty, 1, 0, new int[0]).spans());
+        late.plan(empty, 1, 0, "").spans());
   }
 
   /** Settings that cannot make progress are refused, naming the value. */
