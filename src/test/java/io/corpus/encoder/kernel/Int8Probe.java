@@ -32,13 +32,15 @@ public final class Int8Probe {
     float[] scales = new float[n];
     int[] zeros = new int[n];
     ReducedProducts.quantizeRows(n, k, x, 0, qmax, q, scales, zeros);
+    byte[] values = m.values();       // a copy of the native weights: taken once
+    float[] weightScales = m.scales();
     double worst = 0;
     for (int t = 0; t < n; t++) {
       for (int o = 0; o < outs; o++) {
         double sum = 0;
         for (int i = 0; i < k; i++) {
-          sum += (double) scales[t] * ((q[t * k + i] & 0xFF) - zeros[t]) * m.scales()[o]
-              * m.values()[o * k + i];
+          sum += (double) scales[t] * ((q[t * k + i] & 0xFF) - zeros[t]) * weightScales[o]
+              * values[o * k + i];
         }
         worst = Math.max(worst, Math.abs(sum - y[t * outs + o]) / (1 + Math.abs(sum)));
       }

@@ -58,10 +58,12 @@ class PrecisionConversionTest {
     int cols = c.get("cols").asInt();
     Int8Matrix m = Int8Matrix.quantize(floats(c.get("floats")), rows, cols);
     float[] scales = floats(c.get("scales"));
+    byte[] values = m.values();
+    float[] quantizedScales = m.scales();
     for (int r = 0; r < rows; r++) {
-      assertEquals(scales[r], m.scales()[r], "scale of row " + r);
+      assertEquals(scales[r], quantizedScales[r], "scale of row " + r);
       for (int k = 0; k < cols; k++) {
-        assertEquals(c.get("values").get(r * cols + k).asInt(), m.values()[r * cols + k],
+        assertEquals(c.get("values").get(r * cols + k).asInt(), values[r * cols + k],
             "int8 value (" + r + ", " + k + ")");
       }
     }

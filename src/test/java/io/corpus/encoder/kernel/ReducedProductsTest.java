@@ -46,12 +46,14 @@ class ReducedProductsTest {
       for (int i = 0; i < 5; i++) {
         assertEquals(bias[i], y[i], "values before the offset are left alone");
       }
+      byte[] values = m.values();       // a copy of the native weights: taken once
+      float[] weightScales = m.scales();
       for (int t = 0; t < n; t++) {
         for (int o = 0; o < outs; o++) {
           double sum = 0;
           for (int i = 0; i < k; i++) {
             sum += (double) scales[t] * ((q[t * k + i] & 0xFF) - zeros[t])
-                * m.scales()[o] * m.values()[o * k + i];
+                * weightScales[o] * values[o * k + i];
           }
           double expected = bias[5 + t * outs + o] + sum;
           assertEquals(expected, y[5 + t * outs + o], 1e-5 * (1 + Math.abs(expected)),
