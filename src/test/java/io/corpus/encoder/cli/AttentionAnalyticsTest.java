@@ -147,6 +147,20 @@ class AttentionAnalyticsTest {
     return new ReferenceEncoder(model.settings(), model.weights().encoder());
   }
 
+  /** The float64 port's outputs and importances by token ids: both tests read the same texts. */
+  private static final Map<String, ReferenceEncoder.Result> ENCODED = new HashMap<>();
+  private static final Map<String, double[]> IMPORTANCES = new HashMap<>();
+
+  private static ReferenceEncoder.Result referenceOf(int[] ids) {
+    return ENCODED.computeIfAbsent(Arrays.toString(ids),
+        k -> reference().encode(embedded(ids), null));
+  }
+
+  private static double[] referenceImportance(int[] ids) {
+    return IMPORTANCES.computeIfAbsent(Arrays.toString(ids),
+        k -> reference().importance(embedded(ids), AttentionAnalyticsTest::meanPooled));
+  }
+
   /** Norm-based map of a layer and head: α_ij · ‖f_h(x_j)‖. */
   private static double[][] normMap(ReferenceEncoder.Result r, int layer, int head) {
     double[][] a = r.attention()[layer][head];
@@ -195,7 +209,7 @@ class AttentionAnalyticsTest {
     Map<String, ReferenceEncoder.Result> expected = new HashMap<>();
     Map<String, double[][]> expectedMaps = new HashMap<>();
     for (Map.Entry<String, int[]> e : ids.entrySet()) {
-      ReferenceEncoder.Result r = reference().encode(embedded(e.getValue()), null);
+      ReferenceEncoder.Result r = referenceOf(e.getValue());
       expected.put(e.getKey(), r);
       for (int l = 0; l < r.attention().length; l++) {
         for (int h = 0; h < r.attention()[l].length; h++) {
@@ -229,7 +243,7 @@ class AttentionAnalyticsTest {
         + "stats-by = [lang, band], importance = true");
     Map<String, int[]> ids = ids(output);
     Map<String, ReferenceEncoder.Result> expected = new HashMap<>();
-    ids.forEach((id, tokens) -> expected.put(id, reference().encode(embedded(tokens), null)));
+    ids.forEach((id, tokens) -> expected.put(id, referenceOf(tokens)));
     Map<String, double[][]> expectedMaps = new HashMap<>();
     for (Map.Entry<String, int[]> e : ids.entrySet()) {
       ReferenceEncoder.Result r = expected.get(e.getKey());
@@ -365,8 +379,7 @@ class AttentionAnalyticsTest {
         .sorted(Comparator.comparingInt((String id) -> ids.get(id).length)
             .thenComparing(Comparator.naturalOrder())).limit(checked).toList();
     for (String id : shortest) {
-      double[] expected = reference().importance(embedded(ids.get(id)),
-          AttentionAnalyticsTest::meanPooled);
+      double[] expected = referenceImportance(ids.get(id));
       double largest = Arrays.stream(expected).map(Math::abs).max().orElseThrow();
       double[] got = measured.get(id);
       double worst = 0;

@@ -153,6 +153,19 @@ public record RealModelReference(Path folder, Map<String, Expected> rows) {
     return errors;
   }
 
+  /** Asserts that every reference row is in {@code output} once, with its token ids. */
+  public void assertIds(List<Row> output, String idsColumn) {
+    assertEquals(rows.size(), output.size(), "one output row per reference text");
+    for (Row row : output) {
+      String id = String.valueOf((Object) row.getAs("id"));
+      Expected e = rows.get(id);
+      assertNotNull(e, "no reference for output row " + id);
+      List<Integer> ids = row.getList(row.fieldIndex(idsColumn));
+      assertArrayEquals(e.ids(), ids.stream().mapToInt(Integer::intValue).toArray(),
+          "token ids of " + id);
+    }
+  }
+
   /**
    * The largest 1 − cosine between a row's sentence vector in {@code pooledColumn} and its
    * reference, every reference row present once: for a reduced precision, whose vectors are held

@@ -17,7 +17,7 @@ class WeightsMemoryTest {
   private static final Path GTE_QWEN2 = Path.of("src/test/resources/qwen2-cases/gte-qwen2");
 
   private static Checkpoint checkpoint(ModelFolder model) {
-    return Checkpoint.of(model.folder(), model.weightFiles(), model.family().taskPrefix(),
+    return Checkpoint.of(model.folder(), model.weightFiles(), model.family().names().taskPrefix(),
         model.family().keptPrefixes(false));
   }
 
