@@ -8,14 +8,13 @@ import java.util.List;
  * {@code BertForSequenceClassification}'s pooler (dense + tanh on [CLS]) and classifier.
  */
 final class Bert extends BertLayers {
-  @Override
-  public List<String> modelTypes() {
-    return List.of("bert");
-  }
+  private static final Names NAMES = new Names("bert", List.of("bert"), "BERT, BGE, E5, MiniLM",
+      "bert.", TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
+      List.of("pooler.", "classifier."));
 
   @Override
-  public String examples() {
-    return "BERT, BGE, E5, MiniLM";
+  public Names names() {
+    return NAMES;
   }
 
   /** A {@code bert} config.json that does not name Jina's implementation (JinaBERT reads that). */
@@ -25,24 +24,8 @@ final class Bert extends BertLayers {
   }
 
   @Override
-  public String name() {
-    return "bert";
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "bert.";
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return classifier ? List.of("embeddings.", "encoder.", "pooler.", "classifier.")
-        : List.of("embeddings.", "encoder.");
   }
 
   /** {@code BertForMaskedLM}'s {@code cls.predictions}. */

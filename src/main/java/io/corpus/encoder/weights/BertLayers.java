@@ -26,11 +26,6 @@ abstract class BertLayers implements ModelFamily {
   }
 
   @Override
-  public String layerPrefix() {
-    return TensorNaming.BERT.layerPrefix();
-  }
-
-  @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
     int e = model.width();
     String p = EMBEDDINGS;

@@ -28,19 +28,13 @@ final class DebertaV2 implements ModelFamily {
   private static final String RELATIVE = "encoder.rel_embeddings.weight";
   private static final String RELATIVE_NORM = "encoder.LayerNorm.";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("deberta-v2");
-  }
+  private static final Names NAMES = new Names("deberta-v2", List.of("deberta-v2"),
+      "DeBERTa-v3 cross-encoders, mxbai-rerank-v1", "deberta.", LAYERS,
+      List.of("embeddings.", "encoder."), List.of("pooler.", "classifier."));
 
   @Override
-  public String examples() {
-    return "DeBERTa-v3 cross-encoders, mxbai-rerank-v1";
-  }
-
-  @Override
-  public String name() {
-    return "deberta-v2";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -108,26 +102,10 @@ final class DebertaV2 implements ModelFamily {
     }
   }
 
-  @Override
-  public String taskPrefix() {
-    return "deberta.";
-  }
-
   /** DeBERTa's tokenizer passes token types; the model embeds them when it has a table. */
   @Override
   public boolean usesTokenTypes() {
     return true;
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return classifier ? List.of("embeddings.", "encoder.", "pooler.", "classifier.")
-        : List.of("embeddings.", "encoder.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
   }
 
   @Override

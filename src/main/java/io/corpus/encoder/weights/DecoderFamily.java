@@ -24,20 +24,14 @@ abstract class DecoderFamily implements ModelFamily {
   /** Which shared tensors the family's layers have. */
   abstract DecoderTensors.Parts parts();
 
-  @Override
-  public String taskPrefix() {
-    return "model.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return classifier ? List.of("embed_tokens.", LAYERS, "norm.", "score.")
-        : List.of("embed_tokens.", LAYERS, "norm.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
+  /**
+   * A decoder family's {@link ModelFamily.Names}: its tensors under {@code model.} in a task
+   * checkpoint, {@code embed_tokens.}, {@code layers.} and {@code norm.}, the head's
+   * {@code score.}.
+   */
+  static Names names(String name, List<String> modelTypes, String examples) {
+    return new Names(name, modelTypes, examples, "model.", LAYERS,
+        List.of("embed_tokens.", LAYERS, "norm."), List.of("score."));
   }
 
   @Override

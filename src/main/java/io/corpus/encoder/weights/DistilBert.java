@@ -23,19 +23,13 @@ final class DistilBert implements ModelFamily {
   private static final double EPS = 1e-12;     // nn.LayerNorm(eps=1e-12) throughout
   private static final String LAYERS = "transformer.layer.";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("distilbert");
-  }
+  private static final Names NAMES = new Names("distilbert", List.of("distilbert"),
+      "distilbert-base, msmarco-distilbert, distilbert-sst-2", "distilbert.", LAYERS,
+      List.of("embeddings.", "transformer."), List.of("pre_classifier.", "classifier."));
 
   @Override
-  public String examples() {
-    return "distilbert-base, msmarco-distilbert, distilbert-sst-2";
-  }
-
-  @Override
-  public String name() {
-    return "distilbert";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -52,22 +46,6 @@ final class DistilBert implements ModelFamily {
   }
 
   @Override
-  public String taskPrefix() {
-    return "distilbert.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return classifier ? List.of("embeddings.", "transformer.", "pre_classifier.", "classifier.")
-        : List.of("embeddings.", "transformer.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
-  }
-
-  @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
     int e = model.width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
@@ -79,23 +57,8 @@ final class DistilBert implements ModelFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
-    String p = LAYERS + i + ".";
-    String a = p + "attention.";
-    return LayerWeights.builder(e, f)
-        .attention(TensorNaming.concat(read.take(a + "q_lin.weight", e, e),
-                read.take(a + "k_lin.weight", e, e), read.take(a + "v_lin.weight", e, e)),
-            read.take(a + "out_lin.weight", e, e))
-        .attentionBiases(TensorNaming.concat(read.take(a + "q_lin.bias", e),
-                read.take(a + "k_lin.bias", e), read.take(a + "v_lin.bias", e)),
-            read.take(a + "out_lin.bias", e))
-        .feedForward(read.take(p + "ffn.lin1.weight", f, e), read.take(p + "ffn.lin2.weight", e, f))
-        .feedForwardBiases(read.take(p + "ffn.lin1.bias", f), read.take(p + "ffn.lin2.bias", e))
-        .norms(read.take(p + "sa_layer_norm.weight", e), read.take(p + "sa_layer_norm.bias", e),
-            read.take(p + "output_layer_norm.weight", e),
-            read.take(p + "output_layer_norm.bias", e))
-        .build();
+    return BertLayerNames.DISTILBERT.read(read, LAYERS + i + ".", model.width(),
+        model.ffnWidth());
   }
 
   /** {@code DistilBertForMaskedLM}'s {@code vocab_transform}, norm and projector. */

@@ -17,20 +17,12 @@ import java.util.List;
  * states) is not read.
  */
 final class EuroBert extends DecoderFamily {
+  private static final Names NAMES = DecoderFamily.names("eurobert", List.of("eurobert"),
+      "EuroBERT-210m, 610m, 2.1B").withoutHead();
 
   @Override
-  public List<String> modelTypes() {
-    return List.of("eurobert");
-  }
-
-  @Override
-  public String examples() {
-    return "EuroBERT-210m, 610m, 2.1B";
-  }
-
-  @Override
-  public String name() {
-    return "eurobert";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -54,8 +46,4 @@ final class EuroBert extends DecoderFamily {
     return List.of();
   }
 
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return super.keptPrefixes(false);
-  }
 }

@@ -33,19 +33,13 @@ final class Gemma3 implements ModelFamily {
   private static final DecoderTensors.Parts PARTS =
       new DecoderTensors.Parts(true, true, Gemma3::onePlus);
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("gemma3_text");
-  }
+  private static final Names NAMES = new Names("gemma3", List.of("gemma3_text"),
+      "embeddinggemma-300m", "model.", LAYERS, List.of("embed_tokens.", LAYERS, "norm."),
+      List.of());
 
   @Override
-  public String examples() {
-    return "embeddinggemma-300m";
-  }
-
-  @Override
-  public String name() {
-    return "gemma3";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -85,21 +79,6 @@ final class Gemma3 implements ModelFamily {
         .layers(attention)
         .attention(new ModelSettings.AttentionHeads(kvHeads, headWidth, 1 / Math.sqrt(scalar)))
         .causal(!bidirectional).build();
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "model.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embed_tokens.", "layers.", "norm.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
   }
 
   @Override

@@ -27,19 +27,13 @@ import java.util.List;
 final class Gte implements ModelFamily {
   private static final String LAYERS = "encoder.layer.";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("new");
-  }
+  private static final Names NAMES = new Names("gte", List.of("new"),
+      "gte-base-en-v1.5, gte-large-en-v1.5, gte-multilingual-base", "new.", LAYERS,
+      List.of("embeddings.", "encoder."), List.of());
 
   @Override
-  public String examples() {
-    return "gte-base-en-v1.5, gte-large-en-v1.5, gte-multilingual-base";
-  }
-
-  @Override
-  public String name() {
-    return "gte";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -97,23 +91,8 @@ final class Gte implements ModelFamily {
   }
 
   @Override
-  public String taskPrefix() {
-    return "new.";
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embeddings.", "encoder.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
   }
 
   @Override

@@ -27,19 +27,13 @@ final class JinaBert implements ModelFamily {
   private static final String IMPLEMENTATION = "jinaai/jina-bert-implementation";
   private static final String LAYERS = "encoder.layer.";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("bert");
-  }
+  private static final Names NAMES = new Names("jinabert", List.of("bert"),
+      "jina-embeddings-v2, by its auto_map", "bert.", LAYERS, List.of("embeddings.", "encoder."),
+      List.of());
 
   @Override
-  public String examples() {
-    return "jina-embeddings-v2, by its auto_map";
-  }
-
-  @Override
-  public String name() {
-    return "jinabert";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -77,23 +71,8 @@ final class JinaBert implements ModelFamily {
   }
 
   @Override
-  public String taskPrefix() {
-    return "bert.";
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embeddings.", "encoder.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
   }
 
   @Override

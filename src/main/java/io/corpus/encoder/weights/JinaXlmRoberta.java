@@ -25,29 +25,23 @@ import java.util.List;
 final class JinaXlmRoberta implements ModelFamily {
   private static final String LAYERS = "encoder.layers.";
 
+  private static final Names NAMES = new Names("jina-xlm-roberta", List.of("xlm-roberta"),
+      "jina-embeddings-v3, its position_embedding_type rotary", "roberta.", LAYERS,
+      List.of("embeddings.", "emb_ln.", "encoder."), List.of());
+
+  @Override
+  public Names names() {
+    return NAMES;
+  }
+
   /** Whether an xlm-roberta config.json's positions are rotary. */
   static boolean rotary(JsonNode config) {
     return config.path("position_embedding_type").asText("").equals("rotary");
   }
 
   @Override
-  public List<String> modelTypes() {
-    return List.of("xlm-roberta");
-  }
-
-  @Override
   public boolean reads(JsonNode config) {
     return ModelFamily.super.reads(config) && rotary(config);
-  }
-
-  @Override
-  public String examples() {
-    return "jina-embeddings-v3, its position_embedding_type rotary";
-  }
-
-  @Override
-  public String name() {
-    return "jina-xlm-roberta";
   }
 
   /** jina's XLMRoberta… classes (XLMRobertaLoRA, XLMRobertaFlashConfig), which it carries. */
@@ -67,21 +61,6 @@ final class JinaXlmRoberta implements ModelFamily {
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
         config.path("layer_norm_eps").asDouble(1e-5)).layers(layers).build();
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "roberta.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embeddings.", "emb_ln.", "encoder.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
   }
 
   /** Every token embedded with type 0, as the model's own code does when given no types. */

@@ -28,19 +28,12 @@ import java.util.List;
 final class Llama extends DecoderFamily {
   private static final String BIDIRECTIONAL_CLASS = "LlamaBidirectional";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("llama", "llama_bidirec");
-  }
+  private static final Names NAMES = DecoderFamily.names("llama", List.of("llama", "llama_bidirec"),
+      "llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 by its last token");
 
   @Override
-  public String examples() {
-    return "llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 by its last token";
-  }
-
-  @Override
-  public String name() {
-    return "llama";
+  public Names names() {
+    return NAMES;
   }
 
   @Override

@@ -26,19 +26,12 @@ final class Mistral extends DecoderFamily {
   /** MistralConfig's sliding_window when config.json has no such key. */
   private static final int ABSENT_WINDOW = 4096;
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("mistral");
-  }
+  private static final Names NAMES = DecoderFamily.names("mistral", List.of("mistral"),
+      "e5-mistral-7b-instruct, SFR-Embedding-2_R");
 
   @Override
-  public String examples() {
-    return "e5-mistral-7b-instruct, SFR-Embedding-2_R";
-  }
-
-  @Override
-  public String name() {
-    return "mistral";
+  public Names names() {
+    return NAMES;
   }
 
   @Override

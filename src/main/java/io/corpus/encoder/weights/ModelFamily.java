@@ -22,8 +22,35 @@ import java.util.Map;
  * reach the model, and its sequence-classification head.
  */
 public interface ModelFamily {
+  /**
+   * Who a family is and where its checkpoints keep their tensors: data, one record a family.
+   *
+   * @param name the name run summaries and errors give the family
+   * @param modelTypes the {@code model_type} values of config.json the family reads
+   * @param examples models of the family users know, for messages
+   * @param taskPrefix the prefix of the encoder's tensors in a task checkpoint ({@code bert.},
+   *     {@code model.})
+   * @param layerPrefix names of layer tensors start with this, then the layer index and a dot
+   * @param modelPrefixes the tensor prefixes (after the task prefix is removed) the model reads;
+   *     others are listed as left out
+   * @param headPrefixes those a sequence classifier's head reads besides
+   */
+  record Names(String name, List<String> modelTypes, String examples, String taskPrefix,
+      String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes) {
+    /** The same, with no classifier head read. */
+    public Names withoutHead() {
+      return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
+          List.of());
+    }
+  }
+
+  /** The family's {@link Names}. */
+  Names names();
+
   /** The name run summaries and errors give the family. */
-  String name();
+  default String name() {
+    return names().name();
+  }
 
   /**
    * The model's sizes as config.json names them: by default BERT's keys
@@ -85,9 +112,6 @@ public interface ModelFamily {
     return null;
   }
 
-  /** The prefix of the encoder's tensors in a task checkpoint ({@code bert.}, {@code model.}). */
-  String taskPrefix();
-
   /**
    * The position row of a sequence's first token: 0 for BERT; RoBERTa's positions start after its
    * padding index ({@code pad_token_id + 1}), so a sequence may have P − offset tokens.
@@ -105,11 +129,15 @@ public interface ModelFamily {
     return false;
   }
 
-  /** The tensor prefixes (after the task prefix is removed) the model reads; others are listed. */
-  List<String> keptPrefixes(boolean classifier);
-
-  /** Names of layer tensors start with this, then the layer index and a dot. */
-  String layerPrefix();
+  /**
+   * The tensor prefixes (after the task prefix is removed) the model reads, with the head's
+   * when it is a {@code classifier}; others are listed.
+   */
+  default List<String> keptPrefixes(boolean classifier) {
+    List<String> kept = new ArrayList<>(names().modelPrefixes());
+    kept.addAll(classifier ? names().headPrefixes() : List.of());
+    return List.copyOf(kept);
+  }
 
   /** The embedding layer of the folder's checkpoint. */
   EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model);
@@ -228,18 +256,12 @@ public interface ModelFamily {
   String SUPPORTED = "this job runs " + Registry.supported() + " folders, and folders of static "
       + "embeddings (model2vec, sentence-transformers' StaticEmbedding)";
 
-  /** The {@code model_type} values of config.json this family reads. */
-  List<String> modelTypes();
-
-  /** Models of the family users know, for messages. */
-  String examples();
-
   /**
    * Whether this family reads a config.json whose {@code model_type} is one of its types; a
    * family may look further (JinaBERT is a {@code bert} with ALiBi).
    */
   default boolean reads(JsonNode config) {
-    return modelTypes().contains(config.path("model_type").asText(""));
+    return names().modelTypes().contains(config.path("model_type").asText(""));
   }
 
   /** The family that reads config.json, or a refusal naming model_type and the families. */
@@ -304,8 +326,8 @@ public interface ModelFamily {
     static String supported() {
       Map<String, List<String>> examples = new LinkedHashMap<>();
       for (ModelFamily f : ALL) {
-        examples.computeIfAbsent(list(f.modelTypes(), "or"), k -> new ArrayList<>())
-            .add(f.examples());
+        examples.computeIfAbsent(list(f.names().modelTypes(), "or"), k -> new ArrayList<>())
+            .add(f.names().examples());
       }
       return list(examples.entrySet().stream()
           .map(e -> e.getKey() + " (" + String.join("; ", e.getValue()) + ")").toList(), "and");

@@ -34,19 +34,13 @@ final class ModernBert implements ModelFamily {
   private static final String GLOBAL = "full_attention";
   private static final String LOCAL = "sliding_attention";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("modernbert");
-  }
+  private static final Names NAMES = new Names("modernbert", List.of("modernbert"),
+      "gte-modernbert, modernbert-embed", "model.", "layers.",
+      List.of("embeddings.", "layers.", "final_norm."), List.of("head.", "classifier."));
 
   @Override
-  public String examples() {
-    return "gte-modernbert, modernbert-embed";
-  }
-
-  @Override
-  public String name() {
-    return "modernbert";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -113,22 +107,6 @@ final class ModernBert implements ModelFamily {
     }
     JsonNode value = config.get(key);
     return value == null || value.isNull() ? fallback : value.asDouble();
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "model.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return classifier ? List.of("embeddings.", "layers.", "final_norm.", "head.", "classifier.")
-        : List.of("embeddings.", "layers.", "final_norm.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return "layers.";
   }
 
   @Override

@@ -24,19 +24,13 @@ final class MpNet implements ModelFamily {
   private static final String LAYERS = "encoder.layer.";
   private static final String BIAS_TABLE = "encoder.relative_attention_bias.weight";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("mpnet");
-  }
+  private static final Names NAMES = new Names("mpnet", List.of("mpnet"),
+      "all-mpnet-base-v2, multi-qa-mpnet", "mpnet.", LAYERS, List.of("embeddings.", "encoder."),
+      List.of("classifier."));
 
   @Override
-  public String examples() {
-    return "all-mpnet-base-v2, multi-qa-mpnet";
-  }
-
-  @Override
-  public String name() {
-    return "mpnet";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -52,24 +46,8 @@ final class MpNet implements ModelFamily {
   }
 
   @Override
-  public String taskPrefix() {
-    return "mpnet.";
-  }
-
-  @Override
   public int positionOffset(JsonNode config, Path file) {
     return Roberta.afterPadding(config, file);
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return classifier ? List.of("embeddings.", "encoder.", "classifier.")
-        : List.of("embeddings.", "encoder.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
   }
 
   @Override
@@ -84,25 +62,8 @@ final class MpNet implements ModelFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
-    String p = LAYERS + i + ".";
-    String a = p + "attention.attn.";
-    return LayerWeights.builder(e, f)
-        .attention(TensorNaming.concat(read.take(a + "q.weight", e, e),
-                read.take(a + "k.weight", e, e), read.take(a + "v.weight", e, e)),
-            read.take(a + "o.weight", e, e))
-        .attentionBiases(TensorNaming.concat(read.take(a + "q.bias", e),
-                read.take(a + "k.bias", e), read.take(a + "v.bias", e)),
-            read.take(a + "o.bias", e))
-        .feedForward(read.take(p + "intermediate.dense.weight", f, e),
-            read.take(p + "output.dense.weight", e, f))
-        .feedForwardBiases(read.take(p + "intermediate.dense.bias", f),
-            read.take(p + "output.dense.bias", e))
-        .norms(read.take(p + "attention.LayerNorm.weight", e),
-            read.take(p + "attention.LayerNorm.bias", e),
-            read.take(p + "output.LayerNorm.weight", e), read.take(p + "output.LayerNorm.bias", e))
-        .build();
+    return BertLayerNames.MPNET.read(read, LAYERS + i + ".", model.width(),
+        model.ffnWidth());
   }
 
   @Override

@@ -34,19 +34,13 @@ import java.util.List;
 final class NomicBert implements ModelFamily {
   private static final String LAYERS = "encoder.layers.";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("nomic_bert");
-  }
+  private static final Names NAMES = new Names("nomic_bert", List.of("nomic_bert"),
+      "nomic-embed-text-v1, v1.5, v2-moe", "bert.", LAYERS,
+      List.of("embeddings.", "emb_ln.", "encoder."), List.of());
 
   @Override
-  public String examples() {
-    return "nomic-embed-text-v1, v1.5, v2-moe";
-  }
-
-  @Override
-  public String name() {
-    return "nomic_bert";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -152,23 +146,8 @@ final class NomicBert implements ModelFamily {
   }
 
   @Override
-  public String taskPrefix() {
-    return "bert.";
-  }
-
-  @Override
   public boolean usesTokenTypes() {
     return true;
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embeddings.", "emb_ln.", "encoder.");
-  }
-
-  @Override
-  public String layerPrefix() {
-    return LAYERS;
   }
 
   @Override

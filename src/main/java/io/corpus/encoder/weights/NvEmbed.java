@@ -32,19 +32,13 @@ final class NvEmbed extends DecoderFamily {
   /** torch.nn.LayerNorm's default, which the block's norms keep. */
   private static final float NORM_EPS = 1e-5f;
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("nvembed");
-  }
+  private static final Names NAMES = new Names("nvembed", List.of("nvembed"), "NV-Embed-v2",
+      "embedding_model.", "layers.", List.of("embed_tokens.", "layers.", "norm.", LATENT),
+      List.of());
 
   @Override
-  public String examples() {
-    return "NV-Embed-v2";
-  }
-
-  @Override
-  public String name() {
-    return "nvembed";
+  public Names names() {
+    return NAMES;
   }
 
   @Override
@@ -55,16 +49,6 @@ final class NvEmbed extends DecoderFamily {
   @Override
   DecoderTensors.Parts parts() {
     return new DecoderTensors.Parts(false, false, w -> w);
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "embedding_model.";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of("embed_tokens.", "layers.", "norm.", LATENT);
   }
 
   @Override

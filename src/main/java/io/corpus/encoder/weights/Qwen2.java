@@ -23,20 +23,12 @@ import java.util.List;
  * which the embedding models do not use.
  */
 final class Qwen2 extends DecoderFamily {
+  private static final Names NAMES = DecoderFamily.names("qwen2", List.of("qwen2"),
+      "gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct");
 
   @Override
-  public List<String> modelTypes() {
-    return List.of("qwen2");
-  }
-
-  @Override
-  public String examples() {
-    return "gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct";
-  }
-
-  @Override
-  public String name() {
-    return "qwen2";
+  public Names names() {
+    return NAMES;
   }
 
   @Override

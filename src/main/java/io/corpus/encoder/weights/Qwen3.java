@@ -37,19 +37,13 @@ final class Qwen3 extends DecoderFamily {
    */
   private static final String JINA_V5_TYPE = "jina_embeddings_v5";
 
-  @Override
-  public List<String> modelTypes() {
-    return List.of("qwen3", BIDIRECTIONAL_TYPE, JINA_V5_TYPE);
-  }
+  private static final Names NAMES = DecoderFamily.names("qwen3",
+      List.of("qwen3", BIDIRECTIONAL_TYPE, JINA_V5_TYPE),
+      "Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1; jina-embeddings-v5-text-small");
 
   @Override
-  public String examples() {
-    return "Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1; jina-embeddings-v5-text-small";
-  }
-
-  @Override
-  public String name() {
-    return "qwen3";
+  public Names names() {
+    return NAMES;
   }
 
   /** pplx-embed-v1's and jina-embeddings-v5's own classes, which their model_type names. */

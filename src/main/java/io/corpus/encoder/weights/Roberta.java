@@ -12,30 +12,20 @@ import java.util.List;
  * head is {@code classifier.dense} + tanh on {@code <s>}, then {@code classifier.out_proj}.
  */
 final class Roberta extends BertLayers {
-  @Override
-  public List<String> modelTypes() {
-    return List.of("xlm-roberta", "roberta", "camembert");
-  }
+  private static final Names NAMES = new Names("xlm-roberta",
+      List.of("xlm-roberta", "roberta", "camembert"),
+      "multilingual-e5, paraphrase-multilingual, bge-m3, camembert", "roberta.",
+      TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."), List.of("classifier."));
 
   @Override
-  public String examples() {
-    return "multilingual-e5, paraphrase-multilingual, bge-m3, camembert";
-  }
-
-  @Override
-  public String name() {
-    return "xlm-roberta";
+  public Names names() {
+    return NAMES;
   }
 
   /** A config.json whose positions are not rotary (jina-embeddings-v3's: JinaXlmRoberta). */
   @Override
   public boolean reads(JsonNode config) {
     return super.reads(config) && !JinaXlmRoberta.rotary(config);
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "roberta.";
   }
 
   @Override
@@ -55,12 +45,6 @@ final class Roberta extends BertLayers {
           + "token's id, after which RoBERTa's positions start");
     }
     return padding + 1;
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return classifier ? List.of("embeddings.", "encoder.", "classifier.")
-        : List.of("embeddings.", "encoder.");
   }
 
   /** {@code XLMRobertaForMaskedLM}'s {@code lm_head}. */

@@ -185,24 +185,17 @@ public record StaticEmbeddings(String name, Path home, String table, StaticReadi
     return out;
   }
 
+  /** A table of token vectors under its own name, no layers, no task prefix, no head. */
+  @Override
+  public Names names() {
+    return new Names(name, List.of("model2vec"),
+        "model2vec's potion models, sentence-transformers' StaticEmbedding", "", "layers.",
+        List.of(table), List.of());
+  }
+
   @Override
   public Architecture architecture(JsonNode config, Path file) {
     return Architecture.encoder(Activation.GELU, 1e-12).build();   // no layer reads it
-  }
-
-  @Override
-  public String taskPrefix() {
-    return "";
-  }
-
-  @Override
-  public List<String> keptPrefixes(boolean classifier) {
-    return List.of(table);
-  }
-
-  @Override
-  public String layerPrefix() {
-    return "layers.";
   }
 
   @Override
@@ -213,15 +206,5 @@ public record StaticEmbeddings(String name, Path home, String table, StaticReadi
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     throw new IllegalStateException("static embeddings have no layer");
-  }
-
-  @Override
-  public List<String> modelTypes() {
-    return List.of("model2vec");
-  }
-
-  @Override
-  public String examples() {
-    return "model2vec's potion models, sentence-transformers' StaticEmbedding";
   }
 }

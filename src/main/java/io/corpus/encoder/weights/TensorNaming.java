@@ -44,24 +44,7 @@ public enum TensorNaming implements ConfigName {
   BERT("bert", "encoder.layer.") {
     @Override
     LayerWeights readLayer(TensorSource source, int i, int e, int f) {
-      String p = "encoder.layer." + i + ".";
-      String self = p + "attention.self.";
-      return LayerWeights.builder(e, f)
-          .attention(concat(source.take(self + "query.weight", e, e),
-                  source.take(self + "key.weight", e, e), source.take(self + "value.weight", e, e)),
-              source.take(p + "attention.output.dense.weight", e, e))
-          .attentionBiases(concat(source.take(self + "query.bias", e),
-                  source.take(self + "key.bias", e), source.take(self + "value.bias", e)),
-              source.take(p + "attention.output.dense.bias", e))
-          .feedForward(source.take(p + "intermediate.dense.weight", f, e),
-              source.take(p + "output.dense.weight", e, f))
-          .feedForwardBiases(source.take(p + "intermediate.dense.bias", f),
-              source.take(p + "output.dense.bias", e))
-          .norms(source.take(p + "attention.output.LayerNorm.weight", e),
-              source.take(p + "attention.output.LayerNorm.bias", e),
-              source.take(p + "output.LayerNorm.weight", e),
-              source.take(p + "output.LayerNorm.bias", e))
-          .build();
+      return BertLayerNames.BERT.read(source, "encoder.layer." + i + ".", e, f);
     }
 
     @Override

@@ -124,16 +124,16 @@ public final class WeightsLoader {
       }
       kept.addAll(family.mlmHeadTensors());
     }
-    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
-        kept);
-    refuseIfTooLarge(heapBytes(file, family.layerPrefix(), precision),
+    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(),
+        family.names().taskPrefix(), kept);
+    refuseIfTooLarge(heapBytes(file, family.names().layerPrefix(), precision),
         Runtime.getRuntime().maxMemory(), model, precision);
     Source stored = new Source(file, precision);
     TaskAdapter.Adapted adapted = model.task()
-        .map(t -> t.merging(stored, file, family.taskPrefix())).orElse(null);
+        .map(t -> t.merging(stored, file, family.names().taskPrefix())).orElse(null);
     TensorNaming.TensorSource source = adapted != null ? adapted : stored;
     EmbeddingWeights embeddings = family.embeddings(source, model);
-    int layers = countLayers(file, family.layerPrefix(), "model_type " + family.name());
+    int layers = countLayers(file, family.names().layerPrefix(), "model_type " + family.name());
     if (layers != model.layers()) {
       throw new WeightsException("config.json says num_hidden_layers = " + model.layers()
           + " but the weights in " + file.path() + " have " + layers);
@@ -298,9 +298,10 @@ public final class WeightsLoader {
   /** The folder's {@link HeaderEstimate}, from the headers of its checkpoint files. */
   public static HeaderEstimate headerEstimate(ModelFolder model) {
     ModelFamily family = model.family();
-    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(), family.taskPrefix(),
+    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(),
+        family.names().taskPrefix(),
         family.keptPrefixes(model.classifier().isPresent()));
-    Tally t = Tally.of(file, family.layerPrefix());
+    Tally t = Tally.of(file, family.names().layerPrefix());
     long matrices = t.layerMatrices();
     long others = t.others() + t.layerVectors();
     Precision[] all = Precision.values();
