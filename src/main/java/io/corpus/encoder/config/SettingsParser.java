@@ -147,16 +147,10 @@ public final class SettingsParser {
           + "the pooled vector, and output.pooling = " + pooling.configName() + " writes none");
     }
     Quantization quantize = choice(c, Settings.QUANTIZE, Quantization.values());
-    if (quantize != Quantization.NONE && !pooling.dense()) {
-      throw new SettingsException("output.quantize = " + quantize.configName() + " quantizes "
-          + "the pooled vector, and output.pooling = " + pooling.configName() + " writes none");
-    }
     String ranges = Settings.QUANTIZE_RANGES.read(c).isEmpty() ? ""
         : path(c, Settings.QUANTIZE_RANGES, baseDir);
-    if (!quantize.ranged() && !ranges.isEmpty()) {
-      throw new SettingsException("output.quantize-ranges gives int8 and uint8 their ranges; "
-          + "output.quantize = " + quantize.configName() + " takes none");
-    }
+    refuse(SettingRules.quantization(quantize, pooling, !ranges.isEmpty(),
+        SettingRules.Naming.KEYS));
     if (quantize != Quantization.NONE && report.enabled() && report.mapPoints() > 0) {
       throw new SettingsException("output.report's corpus map reads float pooled vectors, and "
           + "output.quantize = " + quantize.configName() + " writes none: set "
@@ -295,19 +289,15 @@ public final class SettingsParser {
     JobSettings.OnTooLong onTooLong = choice(c, Settings.ON_TOO_LONG,
         JobSettings.OnTooLong.values());
     int chunkOverlap = Settings.CHUNK_OVERLAP.read(c);
-    if (onTooLong == JobSettings.OnTooLong.CHUNK && (text.isEmpty() || !pair.isEmpty())) {
-      throw new SettingsException("input.on-too-long = chunk cuts single texts "
-          + "(input.text-column) into windows; it does not apply to "
-          + (pair.isEmpty() ? "token ids or token vectors" : "text pairs"));
-    }
     LateChunking.SpanRule late = choice(c, Settings.LATE_CHUNKING,
         LateChunking.SpanRule.values());
-    lateChunking(user, late, text, pair, onTooLong, maxTokens, chunkOverlap);
-    if (chunkOverlap > 0 && onTooLong != JobSettings.OnTooLong.CHUNK
-        && late == LateChunking.SpanRule.NONE) {
-      throw new SettingsException("input.chunk-overlap goes with input.on-too-long = chunk or "
-          + "input.late-chunking");
+    if (late == LateChunking.SpanRule.NONE && user.hasPath(Settings.CHUNK_TOKENS.key())) {
+      throw new SettingsException("input.chunk-tokens goes with input.late-chunking (tokens "
+          + "or sentences)");
     }
+    refuse(SettingRules.chunking(onTooLong.configName(), late,
+        SettingRules.Texts.of(!text.isEmpty(), !pair.isEmpty()), maxTokens, chunkOverlap,
+        SettingRules.Naming.KEYS));
     return new JobSettings.Input(
         path(c, Settings.INPUT_PATH, baseDir),
         nonEmpty(c, Settings.ID_COLUMN),
@@ -318,30 +308,10 @@ public final class SettingsParser {
         choice(c, Settings.ON_INVALID, JobSettings.OnInvalid.values()));
   }
 
-  /** Refuses late chunking where it does not apply, and its span size without it. */
-  private static void lateChunking(Config user, LateChunking.SpanRule late, String text,
-      List<String> pair, JobSettings.OnTooLong onTooLong, int maxTokens, int overlap) {
-    if (late == LateChunking.SpanRule.NONE) {
-      if (user.hasPath(Settings.CHUNK_TOKENS.key())) {
-        throw new SettingsException("input.chunk-tokens goes with input.late-chunking (tokens "
-            + "or sentences)");
-      }
-      return;
-    }
-    if (text.isEmpty() || !pair.isEmpty()) {
-      throw new SettingsException("input.late-chunking encodes single texts "
-          + "(input.text-column) whole and pools their chunks; it does not apply to "
-          + (pair.isEmpty() ? "token ids or token vectors" : "text pairs"));
-    }
-    if (onTooLong != JobSettings.OnTooLong.TRUNCATE) {
-      throw new SettingsException("input.late-chunking encodes every text whole, a long one in "
-          + "windows of input.max-tokens: input.on-too-long = " + onTooLong.configName()
-          + " does not apply");
-    }
-    if (overlap >= maxTokens - 1) {
-      throw new SettingsException("input.chunk-overlap = " + overlap + " must be below "
-          + (maxTokens - 1) + " with input.late-chunking: each window of input.max-tokens = "
-          + maxTokens + " repeats that many positions of the one before and must bring new ones");
+  /** Throws a rule's refusal, if any, as a settings error. */
+  private static void refuse(java.util.Optional<String> refusal) {
+    if (refusal.isPresent()) {
+      throw new SettingsException(refusal.get());
     }
   }
 

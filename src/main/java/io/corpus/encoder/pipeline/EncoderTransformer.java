@@ -7,6 +7,7 @@ import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.Setting;
+import io.corpus.encoder.config.SettingRules;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.QuantizeRanges;
@@ -263,14 +264,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public Quantization resolvedQuantization() {
     Quantization q = ConfigName.parse(Quantization.values(), string(Settings.QUANTIZE),
         "quantize");
-    if (q != Quantization.NONE && !resolvedPooling().dense()) {
-      throw new IllegalArgumentException("quantize = " + q.configName() + " quantizes the "
-          + "pooled vector, and pooling = " + resolvedPooling().configName() + " writes none");
-    }
-    if (!q.ranged() && !string(Settings.QUANTIZE_RANGES).isEmpty()) {
-      throw new IllegalArgumentException("quantizeRanges gives int8 and uint8 their ranges; "
-          + "quantize = " + q.configName() + " takes none");
-    }
+    SettingRules.quantization(q, resolvedPooling(), !string(Settings.QUANTIZE_RANGES).isEmpty(),
+        SettingRules.Naming.PARAMS).ifPresent(refusal -> {
+          throw new IllegalArgumentException(refusal);
+        });
     return q;
   }
 

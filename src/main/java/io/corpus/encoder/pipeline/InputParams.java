@@ -4,6 +4,7 @@ import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings.OnAlreadyPrompted;
+import io.corpus.encoder.config.SettingRules;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.PromptPrefixes;
@@ -78,23 +79,13 @@ final class InputParams {
       throw new IllegalArgumentException("instruction goes with reranker (model.reranker), "
           + "which writes it into each pair's template");
     }
-    if (chunks() && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
-      throw new IllegalArgumentException("onTooLong = chunk cuts single texts (textCol) into "
-          + "windows; it does not apply to " + (kind == InputKind.TEXT ? "text pairs"
-              : "token ids or token vectors"));
-    }
-    if (lateChunking() != LateChunking.SpanRule.NONE && (kind != InputKind.TEXT
-        || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
-      throw new IllegalArgumentException("lateChunking encodes single texts (textCol) whole and "
-          + "pools their chunks; it does not apply to " + (kind == InputKind.TEXT
-              ? "text pairs" : "token ids or token vectors"));
-    }
-    if (lateChunking() != LateChunking.SpanRule.NONE
-        && !t.string(Settings.ON_TOO_LONG).equals("truncate")) {
-      throw new IllegalArgumentException("lateChunking encodes every text whole, a long one in "
-          + "windows of maxTokens: onTooLong = " + t.string(Settings.ON_TOO_LONG)
-          + " does not apply");
-    }
+    SettingRules.chunking(t.string(Settings.ON_TOO_LONG), lateChunking(),
+        SettingRules.Texts.of(kind == InputKind.TEXT,
+            t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0),
+        t.intValue(Settings.MAX_TOKENS), t.intValue(Settings.CHUNK_OVERLAP),
+        SettingRules.Naming.PARAMS).ifPresent(refusal -> {
+          throw new IllegalArgumentException(refusal);
+        });
     if (t.fromFolder() && t.folder().lateInteraction().isPresent()
         && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
       throw new IllegalArgumentException(t.folder().folder() + " is a PyLate ColBERT folder, "
