@@ -2,7 +2,6 @@ package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
-import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -13,28 +12,17 @@ import io.corpus.encoder.weights.ModelFolder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** Job settings to an {@link EncoderTransformer}, and to the summary's description of the model. */
 final class Transformers {
   private Transformers() {}
 
-  /**
-   * The settings the job resolves or derives before they reach a param: the model's paths
-   * and the quantize ranges' file (relative to the configuration), the input's columns and
-   * limits (by the input's kind), and the attention outputs (their columns). Every other setting that mirrors a param is copied as
-   * the configuration gives it, and the Transformer checks it as the job's parser did.
-   */
-  static final Set<Setting<?>> RESOLVED = Set.of(Settings.MODEL_PATH,
-      Settings.MODEL_WEIGHTS, Settings.EMBEDDINGS_COLUMN, Settings.IDS_COLUMN,
-      Settings.TYPE_IDS_COLUMN, Settings.TEXT_COLUMN, Settings.TEXT_PAIR_COLUMNS,
-      Settings.MAX_LENGTH, Settings.MAX_TOKENS, Settings.ON_TOO_LONG, Settings.CHUNK_OVERLAP,
-      Settings.QUANTIZE_RANGES);
-
   /** The job's transformer: its settings as params, and the attention columns its tables need. */
   static EncoderTransformer fromSettings(JobSettings s) {
     EncoderTransformer t = new EncoderTransformer();
-    Settings.withParams().filter(setting -> !RESOLVED.contains(setting))
+    // settings the job resolves first are set below; the rest as the configuration gives them,
+    // the Transformer checking each as the job's parser did
+    Settings.withParams().filter(setting -> !setting.isResolvedByJob())
         .filter(setting -> s.given().containsKey(setting.key()))
         .forEach(setting -> t.setSetting(setting, s.given().get(setting.key())));
     JobSettings.Input in = s.input();
@@ -80,7 +68,7 @@ final class Transformers {
       fromSettings(s).resolvedPrompt().described().forEach((key, value) -> d.put(key,
           s.environment().hidden(Settings.PROMPT.key(), value)));
       model.folder().lateInteraction().ifPresent(late -> d.put("colbert",
-          colbert(late, s.input().maxTokens(), "query".equals(s.used().get("input.role")))));
+          colbert(late, s.input().maxTokens(), "query".equals(s.used().get(Settings.ROLE.key())))));
       if (model.weights().tokenHead() != null) {
         d.put("token_labels", model.weights().tokenHead().labels());
       }

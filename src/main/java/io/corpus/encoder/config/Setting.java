@@ -35,14 +35,15 @@ public final class Setting<T> {
   private final Rule<T> rule;
   private final List<String> choices;
   private final boolean shapesRows;
+  private final boolean resolvedByJob;
 
   private Setting(String key, String param, Type type, T defaultValue, String doc, Rule<T> rule,
       List<String> choices) {
-    this(key, param, type, defaultValue, doc, rule, choices, false);
+    this(key, param, type, defaultValue, doc, rule, choices, false, false);
   }
 
   private Setting(String key, String param, Type type, T defaultValue, String doc, Rule<T> rule,
-      List<String> choices, boolean shapesRows) {
+      List<String> choices, boolean shapesRows, boolean resolvedByJob) {
     this.key = key;
     this.param = param;
     this.type = type;
@@ -51,11 +52,21 @@ public final class Setting<T> {
     this.rule = rule;
     this.choices = choices;
     this.shapesRows = shapesRows;
+    this.resolvedByJob = resolvedByJob;
   }
 
   /** This setting, marked as one whose value shapes the rows the job writes. */
   Setting<T> shapingRows() {
-    return new Setting<>(key, param, type, defaultValue, doc, rule, choices, true);
+    return new Setting<>(key, param, type, defaultValue, doc, rule, choices, true,
+        resolvedByJob);
+  }
+
+  /**
+   * This setting, marked as one the job resolves or derives before its param is set: a path
+   * relative to the configuration, an input column or limit that depends on the input's kind.
+   */
+  Setting<T> resolvedByJob() {
+    return new Setting<>(key, param, type, defaultValue, doc, rule, choices, shapesRows, true);
   }
 
   static Setting<String> text(String key, String param, String defaultValue, String doc) {
@@ -148,6 +159,14 @@ public final class Setting<T> {
    */
   public boolean shapesRows() {
     return shapesRows;
+  }
+
+  /**
+   * Whether the job sets the param from a value it resolved (see {@link #resolvedByJob()}),
+   * not from the value as the configuration gives it.
+   */
+  public boolean isResolvedByJob() {
+    return resolvedByJob;
   }
 
   /** The allowed values of a choice; empty for other settings. */

@@ -32,33 +32,39 @@ public final class Settings {
   public static final Setting<String> ID_COLUMN = Setting.text("input.id-column", "idCol", "id",
       "row id column (any type), copied to every output and named in errors").shapingRows();
   public static final Setting<String> EMBEDDINGS_COLUMN = Setting.text("input.embeddings-column",
-      "inputCol", "embeddings", "array<array<float|double>> token vectors").shapingRows();
+      "inputCol", "embeddings", "array<array<float|double>> token vectors").shapingRows()
+      .resolvedByJob();
   public static final Setting<String> IDS_COLUMN = Setting.text("input.ids-column", "idsCol", "",
-      "array<int|bigint> token ids; '' = not this input").shapingRows();
+      "array<int|bigint> token ids; '' = not this input").shapingRows().resolvedByJob();
   public static final Setting<String> TYPE_IDS_COLUMN = Setting.text("input.type-ids-column",
-      "typeIdsCol", "", "array<int|bigint> token type ids; '' = all 0").shapingRows();
+      "typeIdsCol", "", "array<int|bigint> token type ids; '' = all 0").shapingRows()
+      .resolvedByJob();
   public static final Setting<String> TEXT_COLUMN = Setting.text("input.text-column", "textCol",
-      "", "string text, tokenized with the model folder's tokenizer.json; '' = not this input").shapingRows();
+      "", "string text, tokenized with the model folder's tokenizer.json; '' = not this input").shapingRows()
+      .resolvedByJob();
   public static final Setting<List<String>> TEXT_PAIR_COLUMNS = Setting.columnPair(
       "input.text-pair-columns", "textPairCols",
-      "two string columns encoded as a pair (text, text_pair); [] = single texts").shapingRows();
+      "two string columns encoded as a pair (text, text_pair); [] = single texts").shapingRows()
+      .resolvedByJob();
   public static final Setting<String> MASK_COLUMN = Setting.text("input.mask-column", "maskCol",
       "", "array<int|boolean> mask, 1 = real token; '' = none").shapingRows();
   public static final Setting<String> TOKENS_COLUMN = Setting.text("input.tokens-column", "", "",
       "array<string> token texts the report labels its axes with; '' = none");
   public static final Setting<Integer> MAX_LENGTH = Setting.atLeast("input.max-length",
-      "maxLength", 0, 0, "longest token-vector sequence accepted; 0 = any").shapingRows();
+      "maxLength", 0, 0, "longest token-vector sequence accepted; 0 = any").shapingRows()
+      .resolvedByJob();
   public static final Setting<Integer> MAX_TOKENS = Setting.atLeast("input.max-tokens",
       "maxTokens", 0, 0,
-      "most tokens of token ids or text; 0 = the folder's max_seq_length, else its positions").shapingRows();
+      "most tokens of token ids or text; 0 = the folder's max_seq_length, else its positions").shapingRows()
+      .resolvedByJob();
   public static final Setting<String> ON_TOO_LONG = Setting.choice("input.on-too-long",
       "onTooLong", "truncate", ConfigName.names(JobSettings.OnTooLong.values()),
       "longer token ids or text: truncate, reject, or chunk (text: overlapping windows, a row "
-          + "each)").shapingRows();
+          + "each)").shapingRows().resolvedByJob();
   public static final Setting<Integer> CHUNK_OVERLAP = Setting.atLeast("input.chunk-overlap",
       "chunkOverlap", 0, 0,
       "with on-too-long = chunk or late-chunking: tokens each window repeats of the one "
-          + "before").shapingRows();
+          + "before").shapingRows().resolvedByJob();
   public static final Setting<String> LATE_CHUNKING = Setting.choice("input.late-chunking",
       "lateChunking", "none", ConfigName.names(LateChunking.SpanRule.values()),
       "text: encode each whole (a longer one in windows of max-tokens) and write a row per "
@@ -92,9 +98,10 @@ public final class Settings {
 
   // model
   public static final Setting<String> MODEL_PATH = Setting.text("model.path", "modelPath", "",
-      "Hugging Face model folder (families: src/site/markdown/models.md); '' = weights file");
+      "Hugging Face model folder (families: src/site/markdown/models.md); '' = weights file")
+      .resolvedByJob();
   public static final Setting<String> MODEL_WEIGHTS = Setting.text("model.weights",
-      "weightsPath", "", "safetensors file of the encoder layers");
+      "weightsPath", "", "safetensors file of the encoder layers").resolvedByJob();
   public static final Setting<String> NAMING = Setting.choice("model.naming", "naming",
       TensorNaming.PYTORCH.configName(), ConfigName.names(TensorNaming.values()),
       "tensor naming: pytorch or bert").shapingRows();
@@ -155,7 +162,7 @@ public final class Settings {
   public static final Setting<String> QUANTIZE_RANGES = Setting.text("output.quantize-ranges",
       "quantizeRanges", "", "int8, uint8: an earlier run's run-summary.json (its "
           + "quantize_ranges) or a JSON [[min...], [max...]]; '' = calibrated on this corpus")
-      .shapingRows();
+      .shapingRows().resolvedByJob();
   public static final Setting<String> ENTITIES = Setting.choice("output.entities", "entities",
       "auto", new String[] {"auto", "none", "simple", "first", "average", "max"},
       "a token classifier's entities, grouped as the token-classification pipeline's "
