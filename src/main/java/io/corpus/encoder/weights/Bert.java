@@ -8,13 +8,10 @@ import java.util.List;
  * {@code BertForSequenceClassification}'s pooler (dense + tanh on [CLS]) and classifier.
  */
 final class Bert extends BertLayers {
-  private static final Names NAMES = new Names("bert", List.of("bert"), "BERT, BGE, E5, MiniLM",
-      "bert.", TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
-      List.of("pooler.", "classifier."));
-
-  @Override
-  public Names names() {
-    return NAMES;
+  Bert() {
+    super(new Names("bert", List.of("bert"), "BERT, BGE, E5, MiniLM",
+        "bert.", TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
+        List.of("pooler.", "classifier.")));
   }
 
   /** A {@code bert} config.json that does not name Jina's implementation (JinaBERT reads that). */

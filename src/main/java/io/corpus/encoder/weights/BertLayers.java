@@ -11,8 +11,12 @@ import java.nio.file.Path;
  * token-type embeddings summed and normalized; post-norm layers with biases everywhere, a plain
  * feed-forward of {@code hidden_act}, absolute positions, every layer global; no final norm.
  */
-abstract class BertLayers implements ModelFamily {
+abstract class BertLayers extends NamedFamily {
   private static final String EMBEDDINGS = "embeddings.";
+
+  BertLayers(Names names) {
+    super(names);
+  }
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {

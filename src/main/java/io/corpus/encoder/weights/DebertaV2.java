@@ -23,18 +23,15 @@ import java.util.List;
  * ({@code pooler.dense} and {@code pooler_hidden_act} on the first token) then
  * {@code classifier}.
  */
-final class DebertaV2 implements ModelFamily {
+final class DebertaV2 extends NamedFamily {
   private static final String LAYERS = "encoder.layer.";
   private static final String RELATIVE = "encoder.rel_embeddings.weight";
   private static final String RELATIVE_NORM = "encoder.LayerNorm.";
 
-  private static final Names NAMES = new Names("deberta-v2", List.of("deberta-v2"),
-      "DeBERTa-v3 cross-encoders, mxbai-rerank-v1", "deberta.", LAYERS,
-      List.of("embeddings.", "encoder."), List.of("pooler.", "classifier."));
-
-  @Override
-  public Names names() {
-    return NAMES;
+  DebertaV2() {
+    super(new Names("deberta-v2", List.of("deberta-v2"),
+        "DeBERTa-v3 cross-encoders, mxbai-rerank-v1", "deberta.", LAYERS,
+        List.of("embeddings.", "encoder."), List.of("pooler.", "classifier.")));
   }
 
   @Override

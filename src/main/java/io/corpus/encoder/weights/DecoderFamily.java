@@ -17,12 +17,16 @@ import java.util.List;
  * is not {@code pad_token_id}. A family says its types, its architecture and its layers'
  * {@link DecoderTensors.Parts}.
  */
-abstract class DecoderFamily implements ModelFamily {
+abstract class DecoderFamily extends NamedFamily {
   private static final String LAYERS = "layers.";
   private static final String SCORE = "score.weight";
+  private final DecoderTensors.Parts parts;
 
-  /** Which shared tensors the family's layers have. */
-  abstract DecoderTensors.Parts parts();
+  /** A family of these names whose layers have these of the shared tensors. */
+  DecoderFamily(Names names, DecoderTensors.Parts parts) {
+    super(names);
+    this.parts = parts;
+  }
 
   /**
    * A decoder family's {@link ModelFamily.Names}: its tensors under {@code model.} in a task
@@ -45,7 +49,7 @@ abstract class DecoderFamily implements ModelFamily {
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     int e = model.width();
     String p = LAYERS + i + ".";
-    return DecoderTensors.layer(read, p, model, parts())
+    return DecoderTensors.layer(read, p, model, parts)
         .norms(read.take(p + "input_layernorm.weight", e),
             read.take(p + "post_attention_layernorm.weight", e))
         .build();

@@ -26,7 +26,12 @@ final class DecoderTensors {
    * @param queryKeyNorms {@code q_norm} and {@code k_norm} on each head (Qwen3, Gemma3)
    * @param scale turns a stored norm weight into the scale the encoder applies (Gemma's 1 + w)
    */
-  record Parts(boolean outBias, boolean queryKeyNorms, UnaryOperator<float[]> scale) {}
+  record Parts(boolean outBias, boolean queryKeyNorms, UnaryOperator<float[]> scale) {
+    /** Norm weights used as stored. */
+    Parts(boolean outBias, boolean queryKeyNorms) {
+      this(outBias, queryKeyNorms, UnaryOperator.identity());
+    }
+  }
 
   /**
    * Hkv: config.json's {@code num_key_value_heads}; when the key is absent, the family's

@@ -19,17 +19,14 @@ import java.util.List;
  * {@code DistilBertForSequenceClassification}'s head is {@code pre_classifier} + ReLU on the first
  * token, then {@code classifier}.
  */
-final class DistilBert implements ModelFamily {
+final class DistilBert extends NamedFamily {
   private static final double EPS = 1e-12;     // nn.LayerNorm(eps=1e-12) throughout
   private static final String LAYERS = "transformer.layer.";
 
-  private static final Names NAMES = new Names("distilbert", List.of("distilbert"),
-      "distilbert-base, msmarco-distilbert, distilbert-sst-2", "distilbert.", LAYERS,
-      List.of("embeddings.", "transformer."), List.of("pre_classifier.", "classifier."));
-
-  @Override
-  public Names names() {
-    return NAMES;
+  DistilBert() {
+    super(new Names("distilbert", List.of("distilbert"),
+        "distilbert-base, msmarco-distilbert, distilbert-sst-2", "distilbert.", LAYERS,
+        List.of("embeddings.", "transformer."), List.of("pre_classifier.", "classifier.")));
   }
 
   @Override

@@ -17,22 +17,14 @@ import java.util.List;
  * states) is not read.
  */
 final class EuroBert extends DecoderFamily {
-  private static final Names NAMES = DecoderFamily.names("eurobert", List.of("eurobert"),
-      "EuroBERT-210m, 610m, 2.1B").withoutHead();
-
-  @Override
-  public Names names() {
-    return NAMES;
+  EuroBert() {
+    super(DecoderFamily.names("eurobert", List.of("eurobert"),
+        "EuroBERT-210m, 610m, 2.1B").withoutHead(), new DecoderTensors.Parts(true, false));
   }
 
   @Override
   public boolean implementsCustomCode(JsonNode config) {
     return ModelFamily.autoMapNames(config.path("auto_map"), "EuroBert");
-  }
-
-  @Override
-  DecoderTensors.Parts parts() {
-    return new DecoderTensors.Parts(true, false, w -> w);
   }
 
   @Override

@@ -27,19 +27,16 @@ import java.util.List;
  * query); GeGLU, {@code down(act(gate) ⊙ up)} with the tanh GELU; a final norm. Refused: logit
  * soft-capping and rope scalings.
  */
-final class Gemma3 implements ModelFamily {
+final class Gemma3 extends NamedFamily {
   private static final String LAYERS = "layers.";
   private static final String SLIDING = "sliding_attention";
   private static final DecoderTensors.Parts PARTS =
       new DecoderTensors.Parts(true, true, Gemma3::onePlus);
 
-  private static final Names NAMES = new Names("gemma3", List.of("gemma3_text"),
-      "embeddinggemma-300m", "model.", LAYERS, List.of("embed_tokens.", LAYERS, "norm."),
-      List.of());
-
-  @Override
-  public Names names() {
-    return NAMES;
+  Gemma3() {
+    super(new Names("gemma3", List.of("gemma3_text"),
+        "embeddinggemma-300m", "model.", LAYERS, List.of("embed_tokens.", LAYERS, "norm."),
+        List.of()));
   }
 
   @Override

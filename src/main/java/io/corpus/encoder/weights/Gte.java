@@ -24,16 +24,13 @@ import java.util.List;
  * checkpoints put the encoder under {@code new.}. Refused: other position or norm types, unpacked
  * q/k/v, the log-n attention scales, other rope scalings.
  */
-final class Gte implements ModelFamily {
+final class Gte extends NamedFamily {
   private static final String LAYERS = "encoder.layer.";
 
-  private static final Names NAMES = new Names("gte", List.of("new"),
-      "gte-base-en-v1.5, gte-large-en-v1.5, gte-multilingual-base", "new.", LAYERS,
-      List.of("embeddings.", "encoder."), List.of());
-
-  @Override
-  public Names names() {
-    return NAMES;
+  Gte() {
+    super(new Names("gte", List.of("new"),
+        "gte-base-en-v1.5, gte-large-en-v1.5, gte-multilingual-base", "new.", LAYERS,
+        List.of("embeddings.", "encoder."), List.of()));
   }
 
   @Override

@@ -23,17 +23,14 @@ import java.util.List;
  * Checkpoints may put the encoder under {@code bert.}. jina-bert-v2-qk-post-norm (the code
  * models) differs and is refused.
  */
-final class JinaBert implements ModelFamily {
+final class JinaBert extends NamedFamily {
   private static final String IMPLEMENTATION = "jinaai/jina-bert-implementation";
   private static final String LAYERS = "encoder.layer.";
 
-  private static final Names NAMES = new Names("jinabert", List.of("bert"),
-      "jina-embeddings-v2, by its auto_map", "bert.", LAYERS, List.of("embeddings.", "encoder."),
-      List.of());
-
-  @Override
-  public Names names() {
-    return NAMES;
+  JinaBert() {
+    super(new Names("jinabert", List.of("bert"),
+        "jina-embeddings-v2, by its auto_map", "bert.", LAYERS, List.of("embeddings.", "encoder."),
+        List.of()));
   }
 
   @Override

@@ -22,16 +22,13 @@ import java.util.List;
  * embedding weight as a parametrization with one LoRA adapter per task
  * ({@code lora_adaptations}), merged at load by {@code model.task} ({@link StackedAdapters}).
  */
-final class JinaXlmRoberta implements ModelFamily {
+final class JinaXlmRoberta extends NamedFamily {
   private static final String LAYERS = "encoder.layers.";
 
-  private static final Names NAMES = new Names("jina-xlm-roberta", List.of("xlm-roberta"),
-      "jina-embeddings-v3, its position_embedding_type rotary", "roberta.", LAYERS,
-      List.of("embeddings.", "emb_ln.", "encoder."), List.of());
-
-  @Override
-  public Names names() {
-    return NAMES;
+  JinaXlmRoberta() {
+    super(new Names("jina-xlm-roberta", List.of("xlm-roberta"),
+        "jina-embeddings-v3, its position_embedding_type rotary", "roberta.", LAYERS,
+        List.of("embeddings.", "emb_ln.", "encoder."), List.of()));
   }
 
   /** Whether an xlm-roberta config.json's positions are rotary. */
@@ -41,7 +38,7 @@ final class JinaXlmRoberta implements ModelFamily {
 
   @Override
   public boolean reads(JsonNode config) {
-    return ModelFamily.super.reads(config) && rotary(config);
+    return super.reads(config) && rotary(config);
   }
 
   /** jina's XLMRoberta… classes (XLMRobertaLoRA, XLMRobertaFlashConfig), which it carries. */

@@ -28,22 +28,15 @@ import java.util.List;
 final class Llama extends DecoderFamily {
   private static final String BIDIRECTIONAL_CLASS = "LlamaBidirectional";
 
-  private static final Names NAMES = DecoderFamily.names("llama", List.of("llama", "llama_bidirec"),
-      "llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 by its last token");
-
-  @Override
-  public Names names() {
-    return NAMES;
+  Llama() {
+    super(DecoderFamily.names("llama", List.of("llama", "llama_bidirec"),
+        "llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 by its last token"),
+        new DecoderTensors.Parts(true, false));
   }
 
   @Override
   public boolean implementsCustomCode(JsonNode config) {
     return ModelFamily.autoMapNames(config.path("auto_map"), BIDIRECTIONAL_CLASS);
-  }
-
-  @Override
-  DecoderTensors.Parts parts() {
-    return new DecoderTensors.Parts(true, false, w -> w);
   }
 
   /** Whether the folder's model attends both ways (see the class comment). */

@@ -26,17 +26,9 @@ final class Mistral extends DecoderFamily {
   /** MistralConfig's sliding_window when config.json has no such key. */
   private static final int ABSENT_WINDOW = 4096;
 
-  private static final Names NAMES = DecoderFamily.names("mistral", List.of("mistral"),
-      "e5-mistral-7b-instruct, SFR-Embedding-2_R");
-
-  @Override
-  public Names names() {
-    return NAMES;
-  }
-
-  @Override
-  DecoderTensors.Parts parts() {
-    return new DecoderTensors.Parts(false, false, w -> w);
+  Mistral() {
+    super(DecoderFamily.names("mistral", List.of("mistral"),
+        "e5-mistral-7b-instruct, SFR-Embedding-2_R"), new DecoderTensors.Parts(false, false));
   }
 
   @Override

@@ -30,17 +30,14 @@ import java.util.List;
  * {@code local_rope_theta}; 5.x writes {@code layer_types} and {@code rope_parameters} per
  * layer type. Both are read, and refused where they disagree with the layer pattern.
  */
-final class ModernBert implements ModelFamily {
+final class ModernBert extends NamedFamily {
   private static final String GLOBAL = "full_attention";
   private static final String LOCAL = "sliding_attention";
 
-  private static final Names NAMES = new Names("modernbert", List.of("modernbert"),
-      "gte-modernbert, modernbert-embed", "model.", "layers.",
-      List.of("embeddings.", "layers.", "final_norm."), List.of("head.", "classifier."));
-
-  @Override
-  public Names names() {
-    return NAMES;
+  ModernBert() {
+    super(new Names("modernbert", List.of("modernbert"),
+        "gte-modernbert, modernbert-embed", "model.", "layers.",
+        List.of("embeddings.", "layers.", "final_norm."), List.of("head.", "classifier.")));
   }
 
   @Override

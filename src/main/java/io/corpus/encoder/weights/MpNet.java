@@ -18,19 +18,16 @@ import java.util.List;
  * checkpoints put the encoder under {@code mpnet.}; {@code MPNetForSequenceClassification}'s head
  * is RoBERTa's ({@code classifier.dense} + tanh on {@code <s>}, {@code classifier.out_proj}).
  */
-final class MpNet implements ModelFamily {
+final class MpNet extends NamedFamily {
   /** The distance at which MPNet's log-spaced buckets end (not in config.json). */
   private static final int MAX_DISTANCE = 128;
   private static final String LAYERS = "encoder.layer.";
   private static final String BIAS_TABLE = "encoder.relative_attention_bias.weight";
 
-  private static final Names NAMES = new Names("mpnet", List.of("mpnet"),
-      "all-mpnet-base-v2, multi-qa-mpnet", "mpnet.", LAYERS, List.of("embeddings.", "encoder."),
-      List.of("classifier."));
-
-  @Override
-  public Names names() {
-    return NAMES;
+  MpNet() {
+    super(new Names("mpnet", List.of("mpnet"),
+        "all-mpnet-base-v2, multi-qa-mpnet", "mpnet.", LAYERS, List.of("embeddings.", "encoder."),
+        List.of("classifier.")));
   }
 
   @Override

@@ -31,16 +31,13 @@ import java.util.List;
  * read in MegaBlocks' layout. What the job does not implement is refused: pre-norm, parallel
  * blocks, RMSNorm, shared or gated experts, causal attention, rotary scaling.
  */
-final class NomicBert implements ModelFamily {
+final class NomicBert extends NamedFamily {
   private static final String LAYERS = "encoder.layers.";
 
-  private static final Names NAMES = new Names("nomic_bert", List.of("nomic_bert"),
-      "nomic-embed-text-v1, v1.5, v2-moe", "bert.", LAYERS,
-      List.of("embeddings.", "emb_ln.", "encoder."), List.of());
-
-  @Override
-  public Names names() {
-    return NAMES;
+  NomicBert() {
+    super(new Names("nomic_bert", List.of("nomic_bert"),
+        "nomic-embed-text-v1, v1.5, v2-moe", "bert.", LAYERS,
+        List.of("embeddings.", "emb_ln.", "encoder."), List.of()));
   }
 
   @Override

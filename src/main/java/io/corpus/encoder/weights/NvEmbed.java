@@ -32,23 +32,15 @@ final class NvEmbed extends DecoderFamily {
   /** torch.nn.LayerNorm's default, which the block's norms keep. */
   private static final float NORM_EPS = 1e-5f;
 
-  private static final Names NAMES = new Names("nvembed", List.of("nvembed"), "NV-Embed-v2",
-      "embedding_model.", "layers.", List.of("embed_tokens.", "layers.", "norm.", LATENT),
-      List.of());
-
-  @Override
-  public Names names() {
-    return NAMES;
+  NvEmbed() {
+    super(new Names("nvembed", List.of("nvembed"), "NV-Embed-v2",
+        "embedding_model.", "layers.", List.of("embed_tokens.", "layers.", "norm.", LATENT),
+        List.of()), new DecoderTensors.Parts(false, false));
   }
 
   @Override
   public boolean implementsCustomCode(JsonNode config) {
     return ModelFamily.autoMapNames(config.path("auto_map"), "NVEmbed");
-  }
-
-  @Override
-  DecoderTensors.Parts parts() {
-    return new DecoderTensors.Parts(false, false, w -> w);
   }
 
   @Override

@@ -23,22 +23,14 @@ import java.util.List;
  * which the embedding models do not use.
  */
 final class Qwen2 extends DecoderFamily {
-  private static final Names NAMES = DecoderFamily.names("qwen2", List.of("qwen2"),
-      "gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct");
-
-  @Override
-  public Names names() {
-    return NAMES;
+  Qwen2() {
+    super(DecoderFamily.names("qwen2", List.of("qwen2"),
+        "gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct"), new DecoderTensors.Parts(false, false));
   }
 
   @Override
   public boolean implementsCustomCode(JsonNode config) {
     return ModelFamily.autoMapNames(config.path("auto_map"), "Qwen2");
-  }
-
-  @Override
-  DecoderTensors.Parts parts() {
-    return new DecoderTensors.Parts(false, false, w -> w);
   }
 
   @Override

@@ -37,13 +37,10 @@ final class Qwen3 extends DecoderFamily {
    */
   private static final String JINA_V5_TYPE = "jina_embeddings_v5";
 
-  private static final Names NAMES = DecoderFamily.names("qwen3",
-      List.of("qwen3", BIDIRECTIONAL_TYPE, JINA_V5_TYPE),
-      "Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1; jina-embeddings-v5-text-small");
-
-  @Override
-  public Names names() {
-    return NAMES;
+  Qwen3() {
+    super(DecoderFamily.names("qwen3", List.of("qwen3", BIDIRECTIONAL_TYPE, JINA_V5_TYPE),
+        "Qwen3-Embedding-0.6B, 4B, 8B; pplx-embed-v1; jina-embeddings-v5-text-small"),
+        new DecoderTensors.Parts(false, true));
   }
 
   /** pplx-embed-v1's and jina-embeddings-v5's own classes, which their model_type names. */
@@ -54,11 +51,6 @@ final class Qwen3 extends DecoderFamily {
 
   private static boolean pplx(JsonNode config) {
     return config.path("model_type").asText("").equals(BIDIRECTIONAL_TYPE);
-  }
-
-  @Override
-  DecoderTensors.Parts parts() {
-    return new DecoderTensors.Parts(false, true, w -> w);
   }
 
   @Override

@@ -12,14 +12,11 @@ import java.util.List;
  * head is {@code classifier.dense} + tanh on {@code <s>}, then {@code classifier.out_proj}.
  */
 final class Roberta extends BertLayers {
-  private static final Names NAMES = new Names("xlm-roberta",
-      List.of("xlm-roberta", "roberta", "camembert"),
-      "multilingual-e5, paraphrase-multilingual, bge-m3, camembert", "roberta.",
-      TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."), List.of("classifier."));
-
-  @Override
-  public Names names() {
-    return NAMES;
+  Roberta() {
+    super(new Names("xlm-roberta", List.of("xlm-roberta", "roberta", "camembert"),
+        "multilingual-e5, paraphrase-multilingual, bge-m3, camembert", "roberta.",
+        TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
+        List.of("classifier.")));
   }
 
   /** A config.json whose positions are not rotary (jina-embeddings-v3's: JinaXlmRoberta). */

@@ -1,0 +1,18 @@
+package io.corpus.encoder.weights;
+
+/**
+ * A family given by its {@link ModelFamily.Names}: a family class passes them, as data, and
+ * writes only what it computes differently.
+ */
+abstract class NamedFamily implements ModelFamily {
+  private final Names names;
+
+  NamedFamily(Names names) {
+    this.names = names;
+  }
+
+  @Override
+  public final Names names() {
+    return names;
+  }
+}
