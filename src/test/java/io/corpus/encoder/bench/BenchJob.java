@@ -64,16 +64,25 @@ public final class BenchJob {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    Files.createDirectories(dir);
-    WeightsWriter.write(RandomModels.weights(new Random(1), layers, width, ffn, false, 0),
-        TensorNaming.PYTORCH, dir.resolve("weights.safetensors"));
     SparkSession spark = SparkSessions.forJob("bench-job");
     try {
-      writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files, rowGroupMb,
-          pageKb);
+      write(spark, dir, rows, length, layers, width, heads, ffn, files, rowGroupMb, pageKb);
     } finally {
       spark.stop();
     }
+  }
+
+  /**
+   * The job {@link #main} writes, with a session the caller has (the cluster test's), in
+   * {@code files} files of row groups of {@code rowGroupMb} and pages of {@code pageKb}.
+   */
+  public static void write(SparkSession spark, Path dir, int rows, int length, int layers,
+      int width, int heads, int ffn, int files, int rowGroupMb, int pageKb) throws IOException {
+    Files.createDirectories(dir);
+    WeightsWriter.write(RandomModels.weights(new Random(1), layers, width, ffn, false, 0),
+        TensorNaming.PYTORCH, dir.resolve("weights.safetensors"));
+    writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files, rowGroupMb,
+        pageKb);
     Files.writeString(dir.resolve("job.conf"), String.join("\n",
         "# " + rows + " sequences x " + length + " tokens, " + layers + " layers, E=" + width
             + ", H=" + heads + ", F=" + ffn + "; written by jobs/benchmarks/bench-job",
