@@ -45,7 +45,8 @@ public final class ReferenceEncoder {
   /**
    * Each head's importance to a sequence's vector (every token real), layer l's head h at
    * l · H + h: 1 − cos(pool(output), pool(output with h's context zeroed in layer l only)),
-   * each output run from the embeddings through every layer.
+   * each output run through every layer: the layers below l, which the zeroing does not reach,
+   * once for each l (the same values as run again for each head).
    */
   public double[] importance(float[][] input,
       java.util.function.Function<double[][], double[]> pool) {
@@ -55,10 +56,12 @@ public final class ReferenceEncoder {
     double[] pooled = pool.apply(encode(input, null).embeddings());
     double[] importance = new double[layers * heads];
     for (int l = 0; l < layers; l++) {
+      double[][] below = layers(embedded(input), real, 0, l, new double[layers][][][],
+          new double[layers][][]);
       for (int h = 0; h < heads; h++) {
         ablatedLayer = l;
         ablatedHead = h;
-        double[][] out = layers(embedded(input), real, 0, layers,
+        double[][] out = layers(below, real, l, layers,
             new double[layers][][][], new double[layers][][]);
         ablatedLayer = -1;
         ablatedHead = -1;
