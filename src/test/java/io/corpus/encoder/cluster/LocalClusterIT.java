@@ -53,20 +53,23 @@ class LocalClusterIT {
   static void startCluster() throws Exception {
     deleteTree(WORK);
     scripts = new Scripts(Scripts.ROOT.resolve("target/it-cluster/state"), WORK.resolve("logs"));
+    // Ports the system hands out as free, so a second checkout's tests (or a user's own
+    // cluster on 7077) never collide with this one. The daemons start while the big job is
+    // written and run in local mode.
+    int port = freePort();
+    master = "spark://127.0.0.1:" + port;
+    Scripts.Running up = scripts.start("cluster-up", "local-cluster", "up", "--workers", "2",
+        "--cores", "1", "--memory", "2g", "--port", String.valueOf(port), "--webui-port",
+        String.valueOf(freePort()));
     // The job the kill tests disturb, and its undisturbed output from local mode: 192 sequences
-    // of 128 tokens through 4 BERT-base-shaped layers, in 16 files (16 tasks of about 1 s each).
+    // of 128 tokens through 4 BERT-base-shaped layers, in 16 files (8 tasks of a few seconds).
     bigJob = WORK.resolve("big");
     BenchJob.write(SparkTestSession.get(), bigJob, 192, 128, 4, 768, 12, 3072, 16, 32, 1024);
     Path localConfig = jobConfig("local-out");
     scripts.run(JOB_TIMEOUT, "local", "encode", "--config", localConfig.toString());
     bigJobLocal = embeddings(bigJob.resolve("local-out"));
-    // Ports the system hands out as free, so a second checkout's tests (or a user's own
-    // cluster on 7077) never collide with this one.
-    int port = freePort();
-    master = "spark://127.0.0.1:" + port;
-    scripts.run(Duration.ofMinutes(2), "cluster-up", "local-cluster", "up", "--workers", "2",
-        "--cores", "1", "--memory", "2g", "--port", String.valueOf(port), "--webui-port",
-        String.valueOf(freePort()));
+    assertEquals(0, up.await(Duration.ofMinutes(2)), "jobs/local-cluster up failed:\n"
+        + up.output());
   }
 
   @AfterAll
