@@ -109,10 +109,10 @@ final class DecoderTensors {
       ModelFolder model, Parts parts) {
     int e = model.width();
     int f = model.ffnWidth();
-    ModelSettings.AttentionHeads shape = model.architecture().attention();
-    int d = shape.headWidth() > 0 ? shape.headWidth() : e / model.heads();
+    ModelSettings settings = model.settings();   // where the heads' shape is decoded
+    int d = settings.headWidth(e);
     int q = model.heads() * d;
-    int kv = (shape.kvHeads() > 0 ? shape.kvHeads() : model.heads()) * d;
+    int kv = settings.kvHeads() * d;
     boolean bias = model.architecture().projectionBias();
     String a = prefix + "self_attn.";
     String m = prefix + "mlp.";
