@@ -3,23 +3,30 @@ package io.corpus.encoder.config;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.LateChunking;
-import java.util.Optional;
 
 /**
  * The rules between settings, each written once for the job's file and for the ML
  * Transformer's params: a refusal names the settings as its reader calls them
- * ({@code input.late-chunking} or {@code lateChunking}), and the reader throws it as its own
- * kind of error.
+ * ({@code input.late-chunking} or {@code lateChunking}) and is thrown as that reader's error.
  */
 public final class SettingRules {
   private SettingRules() {}
 
-  /** How a reader names settings: the job by their keys, the Transformer by its params. */
+  /**
+   * How a reader names settings and refuses them: the job by their keys, with a
+   * {@link SettingsException}; the Transformer by its params, with an
+   * {@link IllegalArgumentException}.
+   */
   public enum Naming {
     KEYS, PARAMS;
 
     String of(Setting<?> setting) {
       return this == KEYS ? setting.key() : setting.param();
+    }
+
+    RuntimeException refusal(String message) {
+      return this == KEYS ? new SettingsException(message)
+          : new IllegalArgumentException(message);
     }
   }
 
@@ -27,7 +34,7 @@ public final class SettingRules {
   public enum Texts {
     SINGLE, PAIRS, NONE;
 
-    /** "single", "pairs" or "none" as a reader's columns say it. */
+    /** What rows hold whose input is {@code text} (else ids or vectors), as {@code pairs}. */
     public static Texts of(boolean text, boolean pairs) {
       return !text ? NONE : pairs ? PAIRS : SINGLE;
     }
@@ -41,57 +48,56 @@ public final class SettingRules {
    * Chunking's rules: windows ({@code on-too-long = chunk}) and late chunking cut single texts
    * only; late chunking reads a text whole, so it truncates nothing, and its windows'
    * {@code overlap} must leave each window a new position (checked where {@code maxTokens},
-   * the resolved limit, is known: 0 when it is not yet); an overlap needs one of them.
+   * the resolved limit, is known: 0 when it is not yet); an overlap needs one of them. Throws
+   * the first rule broken.
    */
-  public static Optional<String> chunking(String onTooLong, LateChunking.SpanRule late,
+  public static void chunking(String onTooLong, LateChunking.SpanRule late,
       Texts texts, int maxTokens, int overlap, Naming n) {
     String tooLong = n.of(Settings.ON_TOO_LONG);
     String lateChunking = n.of(Settings.LATE_CHUNKING);
     String textColumn = n.of(Settings.TEXT_COLUMN);
     boolean windows = onTooLong.equals("chunk");
     if (windows && texts != Texts.SINGLE) {
-      return Optional.of(tooLong + " = chunk cuts single texts (" + textColumn + ") into "
+      throw n.refusal(tooLong + " = chunk cuts single texts (" + textColumn + ") into "
           + "windows; it does not apply to " + texts.named());
     }
     if (late != LateChunking.SpanRule.NONE) {
       if (texts != Texts.SINGLE) {
-        return Optional.of(lateChunking + " encodes single texts (" + textColumn + ") whole "
+        throw n.refusal(lateChunking + " encodes single texts (" + textColumn + ") whole "
             + "and pools their chunks; it does not apply to " + texts.named());
       }
       if (!onTooLong.equals("truncate")) {
-        return Optional.of(lateChunking + " encodes every text whole, a long one in windows of "
+        throw n.refusal(lateChunking + " encodes every text whole, a long one in windows of "
             + n.of(Settings.MAX_TOKENS) + ": " + tooLong + " = " + onTooLong
             + " does not apply");
       }
       if (maxTokens > 0 && overlap >= maxTokens - 1) {
-        return Optional.of(n.of(Settings.CHUNK_OVERLAP) + " = " + overlap + " must be below "
+        throw n.refusal(n.of(Settings.CHUNK_OVERLAP) + " = " + overlap + " must be below "
             + (maxTokens - 1) + " with " + lateChunking + ": each window of "
             + n.of(Settings.MAX_TOKENS) + " = " + maxTokens + " repeats that many positions of "
             + "the one before and must bring new ones");
       }
     }
     if (overlap > 0 && !windows && late == LateChunking.SpanRule.NONE) {
-      return Optional.of(n.of(Settings.CHUNK_OVERLAP) + " goes with " + tooLong + " = chunk or "
+      throw n.refusal(n.of(Settings.CHUNK_OVERLAP) + " goes with " + tooLong + " = chunk or "
           + lateChunking);
     }
-    return Optional.empty();
   }
 
   /**
    * Quantization's rules: it quantizes the pooled vector, so it needs one; only int8 and uint8
-   * take ranges.
+   * take ranges. Throws the first rule broken.
    */
-  public static Optional<String> quantization(Quantization quantize, Pooling pooling,
+  public static void quantization(Quantization quantize, Pooling pooling,
       boolean ranges, Naming n) {
     String name = n.of(Settings.QUANTIZE);
     if (quantize != Quantization.NONE && !pooling.dense()) {
-      return Optional.of(name + " = " + quantize.configName() + " quantizes the pooled vector, "
+      throw n.refusal(name + " = " + quantize.configName() + " quantizes the pooled vector, "
           + "and " + n.of(Settings.POOLING) + " = " + pooling.configName() + " writes none");
     }
     if (!quantize.ranged() && ranges) {
-      return Optional.of(n.of(Settings.QUANTIZE_RANGES) + " gives int8 and uint8 their ranges; "
+      throw n.refusal(n.of(Settings.QUANTIZE_RANGES) + " gives int8 and uint8 their ranges; "
           + name + " = " + quantize.configName() + " takes none");
     }
-    return Optional.empty();
   }
 }

@@ -149,8 +149,7 @@ public final class SettingsParser {
     Quantization quantize = choice(c, Settings.QUANTIZE, Quantization.values());
     String ranges = Settings.QUANTIZE_RANGES.read(c).isEmpty() ? ""
         : path(c, Settings.QUANTIZE_RANGES, baseDir);
-    refuse(SettingRules.quantization(quantize, pooling, !ranges.isEmpty(),
-        SettingRules.Naming.KEYS));
+    SettingRules.quantization(quantize, pooling, !ranges.isEmpty(), SettingRules.Naming.KEYS);
     if (quantize != Quantization.NONE && report.enabled() && report.mapPoints() > 0) {
       throw new SettingsException("output.report's corpus map reads float pooled vectors, and "
           + "output.quantize = " + quantize.configName() + " writes none: set "
@@ -295,9 +294,9 @@ public final class SettingsParser {
       throw new SettingsException("input.chunk-tokens goes with input.late-chunking (tokens "
           + "or sentences)");
     }
-    refuse(SettingRules.chunking(onTooLong.configName(), late,
+    SettingRules.chunking(onTooLong.configName(), late,
         SettingRules.Texts.of(!text.isEmpty(), !pair.isEmpty()), maxTokens, chunkOverlap,
-        SettingRules.Naming.KEYS));
+        SettingRules.Naming.KEYS);
     return new JobSettings.Input(
         path(c, Settings.INPUT_PATH, baseDir),
         nonEmpty(c, Settings.ID_COLUMN),
@@ -306,13 +305,6 @@ public final class SettingsParser {
         maxLength, maxTokens,
         onTooLong, chunkOverlap, late, Settings.CHUNK_TOKENS.read(c),
         choice(c, Settings.ON_INVALID, JobSettings.OnInvalid.values()));
-  }
-
-  /** Throws a rule's refusal, if any, as a settings error. */
-  private static void refuse(java.util.Optional<String> refusal) {
-    if (refusal.isPresent()) {
-      throw new SettingsException(refusal.get());
-    }
   }
 
   /** The model.* keys the job's own file sets, which a model folder must agree with. */

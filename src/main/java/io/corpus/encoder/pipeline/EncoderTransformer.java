@@ -265,9 +265,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     Quantization q = ConfigName.parse(Quantization.values(), string(Settings.QUANTIZE),
         "quantize");
     SettingRules.quantization(q, resolvedPooling(), !string(Settings.QUANTIZE_RANGES).isEmpty(),
-        SettingRules.Naming.PARAMS).ifPresent(refusal -> {
-          throw new IllegalArgumentException(refusal);
-        });
+        SettingRules.Naming.PARAMS);
     return q;
   }
 

@@ -83,9 +83,7 @@ final class InputParams {
         SettingRules.Texts.of(kind == InputKind.TEXT,
             t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0),
         t.intValue(Settings.MAX_TOKENS), t.intValue(Settings.CHUNK_OVERLAP),
-        SettingRules.Naming.PARAMS).ifPresent(refusal -> {
-          throw new IllegalArgumentException(refusal);
-        });
+        SettingRules.Naming.PARAMS);
     if (t.fromFolder() && t.folder().lateInteraction().isPresent()
         && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0)) {
       throw new IllegalArgumentException(t.folder().folder() + " is a PyLate ColBERT folder, "
