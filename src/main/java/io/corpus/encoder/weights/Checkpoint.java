@@ -36,12 +36,14 @@ final class Checkpoint {
   }
 
   /**
-   * The tensors of {@code files} (a whole checkpoint or its shards) whose name, without
-   * {@code prefix}, starts with one of {@code keptParts}; the others are left out.
+   * The tensors of the folder's weight files (a whole checkpoint or its shards) whose name,
+   * without its family's task prefix, starts with one of {@code keptParts}; the others are left
+   * out.
    */
-  static Checkpoint of(Path folder, List<Path> files, String prefix, List<String> keptParts) {
-    Checkpoint checkpoint = new Checkpoint(folder);
-    for (Path file : files) {
+  static Checkpoint of(ModelFolder model, List<String> keptParts) {
+    String prefix = model.family().names().taskPrefix();
+    Checkpoint checkpoint = new Checkpoint(model.folder());
+    for (Path file : model.weightFiles()) {
       SafetensorsFile opened = SafetensorsFile.open(file);
       for (String stored : opened.names()) {
         String name = stored.startsWith(prefix) ? stored.substring(prefix.length()) : stored;

@@ -124,8 +124,7 @@ public final class WeightsLoader {
       }
       kept.addAll(family.mlmHeadTensors());
     }
-    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(),
-        family.names().taskPrefix(), kept);
+    Checkpoint file = Checkpoint.of(model, kept);
     refuseIfTooLarge(heapBytes(file, family.names().layerPrefix(), precision),
         Runtime.getRuntime().maxMemory(), model, precision);
     Source stored = new Source(file, precision);
@@ -298,9 +297,7 @@ public final class WeightsLoader {
   /** The folder's {@link HeaderEstimate}, from the headers of its checkpoint files. */
   public static HeaderEstimate headerEstimate(ModelFolder model) {
     ModelFamily family = model.family();
-    Checkpoint file = Checkpoint.of(model.folder(), model.weightFiles(),
-        family.names().taskPrefix(),
-        family.keptPrefixes(model.classifier().isPresent()));
+    Checkpoint file = Checkpoint.of(model, family.keptPrefixes(model.classifier().isPresent()));
     Tally t = Tally.of(file, family.names().layerPrefix());
     long matrices = t.layerMatrices();
     long others = t.others() + t.layerVectors();

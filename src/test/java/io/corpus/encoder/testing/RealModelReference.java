@@ -102,6 +102,9 @@ public record RealModelReference(Path folder, Map<String, Expected> rows) {
    */
   public Errors assertMatches(List<Row> output, String idsColumn, String embeddingsColumn,
       String pooledColumn) {
+    if (idsColumn != null) {
+      assertIds(output, idsColumn);
+    }
     assertEquals(rows.size(), output.size(), "one output row per reference text");
     double worstRelative = 0;
     double worstAbsolute = 0;
@@ -110,11 +113,6 @@ public record RealModelReference(Path folder, Map<String, Expected> rows) {
       String id = String.valueOf((Object) row.getAs("id"));
       Expected e = rows.get(id);
       assertNotNull(e, "no reference for output row " + id);
-      if (idsColumn != null) {
-        List<Integer> ids = row.getList(row.fieldIndex(idsColumn));
-        assertArrayEquals(e.ids(), ids.stream().mapToInt(Integer::intValue).toArray(),
-            "token ids of " + id);
-      }
       if (embeddingsColumn != null) {
         double[][] hidden = SparkInputs.matrix(row.getAs(embeddingsColumn));
         assertEquals(e.hidden().length, hidden.length, "tokens of " + id);

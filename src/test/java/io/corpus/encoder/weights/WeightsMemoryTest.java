@@ -17,8 +17,7 @@ class WeightsMemoryTest {
   private static final Path GTE_QWEN2 = Path.of("src/test/resources/qwen2-cases/gte-qwen2");
 
   private static Checkpoint checkpoint(ModelFolder model) {
-    return Checkpoint.of(model.folder(), model.weightFiles(), model.family().names().taskPrefix(),
-        model.family().keptPrefixes(false));
+    return Checkpoint.of(model, model.family().keptPrefixes(false));
   }
 
   /** E = 32, F = 48, 2 layers, 4 heads on 2 KV heads of 8, q/k/v biases, V = 345. */
