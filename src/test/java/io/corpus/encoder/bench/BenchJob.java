@@ -34,55 +34,71 @@ public final class BenchJob {
   private BenchJob() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length == 0 || args[0].startsWith("--")) {
-      throw new IllegalArgumentException("usage: jobs/benchmarks/bench-job DIR [--rows N] [--length T] "
-          + "[--layers L] [--width E] [--heads H] [--ffn F] [--files N] [--row-group-mb M] "
-          + "[--page-kb P]");
-    }
-    Path dir = Path.of(args[0]).toAbsolutePath();
-    int rows = 256;
-    int length = 128;
-    int layers = 12;
-    int width = 768;
-    int heads = 12;
-    int ffn = 3072;
-    int files = Math.max(1, Runtime.getRuntime().availableProcessors());
-    int rowGroupMb = 32;
-    int pageKb = 1024;
-    for (int i = 1; i + 1 < args.length; i += 2) {
-      int value = Integer.parseInt(args[i + 1]);
-      switch (args[i]) {
-        case "--rows" -> rows = value;
-        case "--length" -> length = value;
-        case "--layers" -> layers = value;
-        case "--width" -> width = value;
-        case "--heads" -> heads = value;
-        case "--ffn" -> ffn = value;
-        case "--files" -> files = value;
-        case "--row-group-mb" -> rowGroupMb = value;
-        case "--page-kb" -> pageKb = value;
-        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-      }
-    }
+    Job job = Job.parse(args);
     SparkSession spark = SparkSessions.forJob("bench-job");
     try {
-      write(spark, dir, rows, length, layers, width, heads, ffn, files, rowGroupMb, pageKb);
+      write(spark, job);
     } finally {
       spark.stop();
     }
   }
 
-  /**
-   * The job {@link #main} writes, with a session the caller has (the cluster test's), in
-   * {@code files} files of row groups of {@code rowGroupMb} and pages of {@code pageKb}.
-   */
-  public static void write(SparkSession spark, Path dir, int rows, int length, int layers,
-      int width, int heads, int ffn, int files, int rowGroupMb, int pageKb) throws IOException {
+  /** What {@code jobs/benchmarks/bench-job ARGS} writes, with a session the caller has. */
+  public static void write(SparkSession spark, String... args) throws IOException {
+    write(spark, Job.parse(args));
+  }
+
+  /** The folder and shape of a job, as the command line gives them, defaults elsewhere. */
+  private record Job(Path dir, int rows, int length, int layers, int width, int heads, int ffn,
+      int files, int rowGroupMb, int pageKb) {
+    static Job parse(String[] args) {
+      if (args.length == 0 || args[0].startsWith("--")) {
+        throw new IllegalArgumentException("usage: jobs/benchmarks/bench-job DIR [--rows N] "
+            + "[--length T] [--layers L] [--width E] [--heads H] [--ffn F] [--files N] "
+            + "[--row-group-mb M] [--page-kb P]");
+      }
+      int rows = 256;
+      int length = 128;
+      int layers = 12;
+      int width = 768;
+      int heads = 12;
+      int ffn = 3072;
+      int files = Math.max(1, Runtime.getRuntime().availableProcessors());
+      int rowGroupMb = 32;
+      int pageKb = 1024;
+      for (int i = 1; i + 1 < args.length; i += 2) {
+        int value = Integer.parseInt(args[i + 1]);
+        switch (args[i]) {
+          case "--rows" -> rows = value;
+          case "--length" -> length = value;
+          case "--layers" -> layers = value;
+          case "--width" -> width = value;
+          case "--heads" -> heads = value;
+          case "--ffn" -> ffn = value;
+          case "--files" -> files = value;
+          case "--row-group-mb" -> rowGroupMb = value;
+          case "--page-kb" -> pageKb = value;
+          default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+        }
+      }
+      return new Job(Path.of(args[0]).toAbsolutePath(), rows, length, layers, width, heads, ffn,
+          files, rowGroupMb, pageKb);
+    }
+  }
+
+  private static void write(SparkSession spark, Job job) throws IOException {
+    Path dir = job.dir();
+    int rows = job.rows();
+    int length = job.length();
+    int layers = job.layers();
+    int width = job.width();
+    int heads = job.heads();
+    int ffn = job.ffn();
     Files.createDirectories(dir);
     WeightsWriter.write(RandomModels.weights(new Random(1), layers, width, ffn, false, 0),
         TensorNaming.PYTORCH, dir.resolve("weights.safetensors"));
-    writeInput(spark, dir.resolve("input.parquet"), rows, length, width, files, rowGroupMb,
-        pageKb);
+    writeInput(spark, dir.resolve("input.parquet"), rows, length, width, job.files(),
+        job.rowGroupMb(), job.pageKb());
     Files.writeString(dir.resolve("job.conf"), String.join("\n",
         "# " + rows + " sequences x " + length + " tokens, " + layers + " layers, E=" + width
             + ", H=" + heads + ", F=" + ffn + "; written by jobs/benchmarks/bench-job",

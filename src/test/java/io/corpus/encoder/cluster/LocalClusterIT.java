@@ -64,7 +64,8 @@ class LocalClusterIT {
     // The job the kill tests disturb, and its undisturbed output from local mode: 192 sequences
     // of 128 tokens through 4 BERT-base-shaped layers, in 16 files (8 tasks of a few seconds).
     bigJob = WORK.resolve("big");
-    BenchJob.write(SparkTestSession.get(), bigJob, 192, 128, 4, 768, 12, 3072, 16, 32, 1024);
+    BenchJob.write(SparkTestSession.get(), bigJob.toString(), "--rows", "192", "--layers", "4",
+        "--files", "16");
     Path localConfig = jobConfig("local-out");
     scripts.run(JOB_TIMEOUT, "local", "encode", "--config", localConfig.toString());
     bigJobLocal = embeddings(bigJob.resolve("local-out"));
