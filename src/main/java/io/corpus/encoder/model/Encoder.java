@@ -121,16 +121,15 @@ public final class Encoder {
       LayerWeights w = weights.layers().get(l);
       if (w.inProjWeight().rows() != shapes.qkvWidth() || w.inProjWeight().cols() != width
           || w.outProjWeight().rows() != width || w.outProjWeight().cols() != shapes.inner()
-          || (w.normsQueriesAndKeys() && (w.queryNorm().length != headWidth
-          || w.keyNorm().length != headWidth))) {
+          || (w.queryNorm() instanceof Norm.Scale q && w.keyNorm() instanceof Norm.Scale k
+          && (q.scale().length != headWidth || k.scale().length != headWidth))) {
         throw new IllegalArgumentException("layer " + l + "'s projections do not fit " + heads
             + " heads and " + kvHeads + " KV heads of " + headWidth + " values in a width of "
             + width);
       }
       DisentangledPositions form = settings.disentangled();
       LayerWeights.RelativePositions relative = w.relative();
-      if (form.any() && (relative == null
-          || !table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
+      if (form.any() && (!table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
           || !table(relative.queries(), form.positionToContent(), 2 * form.span() * inner))) {
         throw new IllegalArgumentException("layer " + l + " lacks the (" + 2 * form.span()
             + ", " + inner + ") relative key and query tables its position terms read");
@@ -140,7 +139,7 @@ public final class Encoder {
 
   /** Whether a table is there exactly when it is {@code wanted}, of {@code floats} values. */
   private static boolean table(float[] values, boolean wanted, int floats) {
-    return wanted ? values != null && values.length == floats : values == null;
+    return values.length == (wanted ? floats : 0);
   }
 
   public ModelSettings settings() {
@@ -180,31 +179,31 @@ public final class Encoder {
       if (settings.normFirst()) {
         // x = x + MHA(LN1(x)); x = x + FFN(LN2(x)); a layer without LN1 attends to x itself
         float[] attended = x;
-        if (w.hasAttentionNorm()) {
-          norm(x, scratch, n, w.norm1Gamma(), w.norm1Beta());
+        if (w.attentionNorm().present()) {
+          norm(x, scratch, n, w.attentionNorm());
           attended = scratch;
         }
         attention(batch, attended, w, l, layerSink, layerAblation);
-        if (w.postNorms() == null) {
+        if (!w.normsOutputs()) {
           residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
-          norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
+          norm(x, scratch, n, w.feedForwardNorm());
           feedForward(scratch, w, x, x, n);
         } else {
           // x = x + N_a(attention); x = x + N_f(FFN(LN2(x))): each output normed, then added
           residualLinear(context, w.outProjWeight(), w.outProjBias(), null, sublayer, n);
-          normAndAdd(sublayer, w.postNorms().attention(), x, n);
-          norm(x, scratch, n, w.norm2Gamma(), w.norm2Beta());
+          normAndAdd(sublayer, w.attentionOutputNorm(), x, n);
+          norm(x, scratch, n, w.feedForwardNorm());
           feedForward(scratch, w, null, sublayer, n);
-          normAndAdd(sublayer, w.postNorms().feedForward(), x, n);
+          normAndAdd(sublayer, w.feedForwardOutputNorm(), x, n);
         }
       } else {
         // x = LN1(x + MHA(x)); x = LN2(x + FFN(x)), each sum and norm in place: a product's
         // rescaling then reads and writes the same rows, still in cache for the norm after it
         attention(batch, x, w, l, layerSink, layerAblation);
         residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
-        norm(x, x, n, w.norm1Gamma(), w.norm1Beta());
+        norm(x, x, n, w.attentionNorm());
         feedForward(x, w, x, x, n);
-        norm(x, x, n, w.norm2Gamma(), w.norm2Beta());
+        norm(x, x, n, w.feedForwardNorm());
       }
     }
     if (settings.finalNorm() && to == weights.layerCount()) {
@@ -212,10 +211,24 @@ public final class Encoder {
     }
   }
 
-  /** x += norm(y) over N rows of width E (a norm without shift: Gemma3's post norms). */
-  private void normAndAdd(float[] y, float[] gamma, float[] x, int n) {
-    settings.norm().apply(y, 0, y, 0, n, gamma, zeros, eps());
+  /** x += norm(y) over N rows of width E (Gemma3's post norms). */
+  private void normAndAdd(float[] y, Norm norm, float[] x, int n) {
+    norm(y, y, n, norm);
     Vectors.add(y, 0, x, 0, n * width);
+  }
+
+  /**
+   * N rows of width E normalized from in to out, as the model's norm kind says; a scale alone
+   * shifts by nothing.
+   */
+  private void norm(float[] in, float[] out, int n, Norm norm) {
+    if (norm instanceof Norm.Affine a) {
+      norm(in, out, n, a.scale(), a.shift());
+    } else if (norm instanceof Norm.Scale s) {
+      norm(in, out, n, s.scale(), zeros);
+    } else {
+      throw new IllegalStateException("no norm to apply");
+    }
   }
 
   /** N rows of width E normalized from in to out, as the model's norm kind says. */
@@ -284,28 +297,26 @@ public final class Encoder {
     threads.run((n + block - 1) / block, (i, lane) -> {
       int first = i * block;
       int rows = shapes.ffnRows(n - first);
-      if (w.experts() != null) {
+      if (w.feedForward() instanceof Experts experts) {
         if (laneExperts[lane] == null) {
           laneExperts[lane] = new Experts.Scratch();
         }
-        w.experts().apply(rows, in, first * width, settings.activation(), residual,
+        experts.apply(rows, in, first * width, settings.activation(), residual,
             first * width, out, first * width, laneExperts[lane]);
-        return;
+      } else if (w.feedForward() instanceof FeedForward.Plain plain) {
+        plain.in().feedForward(rows, in, first * width, plain.inBias(),
+            settings.activation(), plain.out(), plain.outBias(), residual, first * width,
+            out, first * width, hidden(lane));
+      } else if (w.feedForward() instanceof FeedForward.Gated gated) {
+        float[] hidden = hidden(lane);
+        float[] gate = gate(lane);
+        gated.activated().activatedLinear(rows, in, first * width, gated.activatedBias(),
+            settings.activation(), hidden);                                  // (rows, F)
+        gated.linear().linear(rows, in, first * width, gated.linearBias(), null, 0, gate, 0);
+        Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
+        gated.out().linear(rows, hidden, 0, gated.outBias(), residual, first * width, out,
+            first * width);                                                  // (rows, E)
       }
-      float[] hidden = hidden(lane);
-      if (!w.gated()) {
-        w.ffnInWeight().feedForward(rows, in, first * width, w.ffnInBias(),
-            settings.activation(), w.ffnOutWeight(), w.ffnOutBias(), residual, first * width,
-            out, first * width, hidden);
-        return;
-      }
-      float[] gate = gate(lane);
-      w.ffnInWeight().activatedLinear(rows, in, first * width, w.ffnInBias(),
-          settings.activation(), hidden);                                    // (rows, F)
-      w.ffnGateWeight().linear(rows, in, first * width, w.ffnGateBias(), null, 0, gate, 0);
-      Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
-      w.ffnOutWeight().linear(rows, hidden, 0, w.ffnOutBias(), residual, first * width, out,
-          first * width);                                                    // (rows, E)
     });
   }
 
@@ -340,12 +351,12 @@ public final class Encoder {
     int n = batch.tokenCount();
     int qkvWidth = head.qkvWidth();
     linear(w.inProjWeight(), n, in, w.inProjBias(), null, qkv);
-    if (w.normsQueriesAndKeys()) {                     // each head's q and k, over its D
-      for (int r = 0; r < n; r++) {
+    if (w.queryNorm() instanceof Norm.Scale q && w.keyNorm() instanceof Norm.Scale k) {
+      for (int r = 0; r < n; r++) {                    // each head's q and k, over its D
         int queries = r * qkvWidth;
         int keys = queries + inner;
-        RmsNorm.apply(qkv, queries, qkv, queries, heads, headWidth, w.queryNorm(), eps());
-        RmsNorm.apply(qkv, keys, qkv, keys, kvHeads, headWidth, w.keyNorm(), eps());
+        RmsNorm.apply(qkv, queries, qkv, queries, heads, headWidth, q.scale(), eps());
+        RmsNorm.apply(qkv, keys, qkv, keys, kvHeads, headWidth, k.scale(), eps());
       }
     }
     if (rotary[layer] != null) {

@@ -28,7 +28,7 @@ import java.util.Arrays;
  * @param normalizeP the p of the p-norm that divides a token's top weights; 0 means none
  */
 public record Experts(float[] router, Matrix[] in, Matrix[] out, float[] bias, int topK,
-    double normalizeP) implements Serializable {
+    double normalizeP) implements FeedForward {
 
   public Experts {
     int experts = in.length;
@@ -55,11 +55,18 @@ public record Experts(float[] router, Matrix[] in, Matrix[] out, float[] bias, i
   }
 
   /** F, each expert's hidden width. */
+  @Override
   public int ffnWidth() {
     return in[0].rows();
   }
 
+  @Override
+  public int blockRows() {
+    return in[0].blockRows();
+  }
+
   /** These experts with their matrices in {@code precision} (the router stays float32). */
+  @Override
   public Experts in(Precision precision) {
     return new Experts(router, Arrays.stream(in).map(m -> m.in(precision)).toArray(Matrix[]::new),
         Arrays.stream(out).map(m -> m.in(precision)).toArray(Matrix[]::new), bias, topK,
@@ -67,11 +74,13 @@ public record Experts(float[] router, Matrix[] in, Matrix[] out, float[] bias, i
   }
 
   /** Float parameters. */
+  @Override
   public long parameterCount() {
     return router.length + bias.length + 2L * count() * ffnWidth() * bias.length;
   }
 
   /** Bytes the parameters take. */
+  @Override
   public long bytes() {
     long bytes = 4L * (router.length + bias.length);
     for (int e = 0; e < count(); e++) {

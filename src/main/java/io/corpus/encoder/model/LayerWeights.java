@@ -6,67 +6,55 @@ import java.io.Serializable;
 
 /**
  * One encoder layer's parameters, PyTorch layout (out, in). A family whose checkpoints have no
- * bias somewhere (ModernBERT) gets zero vectors there, so every bias is present. The five weight
- * matrices are held in the precision their products run in ({@link #in}); the vectors stay
- * float32.
+ * bias somewhere (ModernBERT) gets zero vectors there, so every bias is present; a part a layer
+ * does not have is a variant that says so ({@link Norm#none()}, {@link RelativePositions#NONE}),
+ * never null. The weight matrices are held in the precision their products run in
+ * ({@link #in}); the vectors stay float32.
  *
  * @param inProjWeight (3E, E): rows q, then k, then v
  * @param inProjBias (3E)
  * @param outProjWeight (E, E)
  * @param outProjBias (E)
- * @param ffnInWeight (F, E), {@code linear1}; of a gated feed-forward, the half activated;
- *     null in a layer of experts
- * @param ffnInBias (F), null with ffnInWeight
- * @param ffnOutWeight (E, F), {@code linear2}, null with ffnInWeight
- * @param ffnOutBias (E), null with ffnInWeight
- * @param norm1Gamma (E), the norm around attention; null when the layer has none (ModernBERT's
- *     first layer feeds its input to attention as it is)
- * @param norm1Beta (E), null with norm1Gamma
- * @param norm2Gamma (E), the norm around the feed-forward
- * @param norm2Beta (E)
- * @param ffnGateWeight (F, E) the gate of a gated feed-forward, act(x·W1ᵀ + b1) ⊙ (x·Wgᵀ + bg);
- *     null for a plain one
- * @param ffnGateBias (F), null with ffnGateWeight
+ * @param attentionNorm (E) the norm around attention; none when the layer has none
+ *     (ModernBERT's first layer feeds its input to attention as it is)
+ * @param feedForward plain, gated, or a mixture of experts (nomic-embed-text-v2-moe)
+ * @param feedForwardNorm (E) the norm around the feed-forward
  * @param queryNorm (D) an RMS norm's scale applied to each head's q before rotary positions
- *     (Qwen3, Gemma3), or null
- * @param keyNorm (D) the same for each KV head's k, or null with queryNorm
- * @param postNorms the norms of the attention's and the feed-forward's outputs before they join
- *     the residual (Gemma3's post_attention_layernorm and post_feedforward_layernorm), or null
+ *     (Qwen3, Gemma3), or none
+ * @param keyNorm (D) the same for each KV head's k, there exactly when queryNorm is
+ * @param attentionOutputNorm (E) the norm of attention's output before it joins the residual
+ *     (Gemma3's post_attention_layernorm), or none
+ * @param feedForwardOutputNorm (E) the same of the feed-forward's output
+ *     (post_feedforward_layernorm), there exactly when attentionOutputNorm is
  * @param relative the layer's projections of every relative distance, for
- *     {@link DisentangledPositions} (DeBERTa), or null
- * @param experts the mixture of experts that is this layer's feed-forward
- *     (nomic-embed-text-v2-moe), or null for a dense one
+ *     {@link DisentangledPositions} (DeBERTa), or {@link RelativePositions#NONE}
  */
 public record LayerWeights(
     Matrix inProjWeight, float[] inProjBias,
     Matrix outProjWeight, float[] outProjBias,
-    Matrix ffnInWeight, float[] ffnInBias,
-    Matrix ffnOutWeight, float[] ffnOutBias,
-    float[] norm1Gamma, float[] norm1Beta,
-    float[] norm2Gamma, float[] norm2Beta,
-    Matrix ffnGateWeight, float[] ffnGateBias,
-    float[] queryNorm, float[] keyNorm, PostNorms postNorms, RelativePositions relative,
-    Experts experts) implements Serializable {
-
-  /**
-   * Norms of a sublayer's output, each (E): x + norm(attention(...)), x + norm(ffn(...)).
-   *
-   * @param attention the attention output's scale
-   * @param feedForward the feed-forward output's scale
-   */
-  public record PostNorms(float[] attention, float[] feedForward) implements Serializable {}
+    Norm attentionNorm, FeedForward feedForward, Norm feedForwardNorm,
+    Norm queryNorm, Norm keyNorm, Norm attentionOutputNorm, Norm feedForwardOutputNorm,
+    RelativePositions relative) implements Serializable {
 
   /**
    * The 2S relative embeddings projected as keys and as queries, each (2S, H·D), biases added:
-   * what DeBERTa's c2p and p2c terms read.
+   * what DeBERTa's c2p and p2c terms read; a term the model has not, an empty table.
    *
-   * @param keys for content-to-position, or null without that term
-   * @param queries for position-to-content, or null without that term
+   * @param keys for content-to-position, empty without that term
+   * @param queries for position-to-content, empty without that term
    */
   public record RelativePositions(float[] keys, float[] queries) implements Serializable {
+    /** No relative positions. */
+    public static final RelativePositions NONE =
+        new RelativePositions(new float[0], new float[0]);
+
     /** 2S, the rows of either table, for a context of width H·D. */
     public int rows(int inner) {
-      return (keys != null ? keys : queries).length / inner;
+      return Math.max(keys.length, queries.length) / inner;
+    }
+
+    long values() {
+      return keys.length + queries.length;
     }
   }
 
@@ -98,8 +86,9 @@ public record LayerWeights(
     private float[] feedForwardNormShift;
     private float[] queryNorm;
     private float[] keyNorm;
-    private PostNorms postNorms;
-    private RelativePositions relative;
+    private Norm attentionOutputNorm = Norm.none();
+    private Norm feedForwardOutputNorm = Norm.none();
+    private RelativePositions relative = RelativePositions.NONE;
     private Experts experts;
 
     private Builder(int width, int ffnWidth) {
@@ -195,13 +184,14 @@ public record LayerWeights(
 
     /** The scales of the norms on the attention's and the feed-forward's outputs. */
     public Builder postNorms(float[] attention, float[] feedForward) {
-      postNorms = new PostNorms(attention, feedForward);
+      attentionOutputNorm = new Norm.Scale(attention);
+      feedForwardOutputNorm = new Norm.Scale(feedForward);
       return this;
     }
 
     /** The relative embeddings projected as keys and queries, (2S, H·D) each or null. */
     public Builder relativePositions(float[] keys, float[] queries) {
-      relative = new RelativePositions(keys, queries);
+      relative = new RelativePositions(orZeros(keys, 0), orZeros(queries, 0));
       return this;
     }
 
@@ -214,29 +204,39 @@ public record LayerWeights(
     public LayerWeights build() {
       shaped("q, k, v projection", qkv, qkv.rows(), width);
       shaped("output projection", out, width, out.cols());
+      if ((queryNorm == null) != (keyNorm == null)) {
+        throw new IllegalArgumentException("A layer's q and k norms are both there or neither");
+      }
+      return new LayerWeights(qkv, orZeros(qkvBias, qkv.rows()), out, orZeros(outBias, width),
+          attentionNorm == null ? Norm.none()
+              : new Norm.Affine(attentionNorm, orZeros(attentionNormShift, width)),
+          feedForward(), new Norm.Affine(feedForwardNorm, orZeros(feedForwardNormShift, width)),
+          scale(queryNorm), scale(keyNorm), attentionOutputNorm, feedForwardOutputNorm,
+          relative);
+    }
+
+    private FeedForward feedForward() {
       if (experts != null) {
         if (ffnIn != null || experts.bias().length != width) {
           throw new IllegalArgumentException("A layer of experts of width "
               + experts.bias().length + " has no dense feed-forward and the layer's width "
               + width);
         }
-        return new LayerWeights(qkv, orZeros(qkvBias, qkv.rows()), out,
-            orZeros(outBias, width), null, null, null, null, attentionNorm,
-            attentionNorm == null ? null : orZeros(attentionNormShift, width), feedForwardNorm,
-            orZeros(feedForwardNormShift, width), null, null, queryNorm, keyNorm, postNorms,
-            relative, experts);
+        return experts;
       }
       shaped("feed-forward input", ffnIn, ffnWidth, width);
       shaped("feed-forward output", ffnOut, width, ffnWidth);
-      if (ffnGate != null) {
-        shaped("feed-forward gate", ffnGate, ffnWidth, width);
+      if (ffnGate == null) {
+        return new FeedForward.Plain(ffnIn, orZeros(ffnInBias, ffnWidth), ffnOut,
+            orZeros(ffnOutBias, width));
       }
-      return new LayerWeights(qkv, orZeros(qkvBias, qkv.rows()), out, orZeros(outBias, width),
-          ffnIn, orZeros(ffnInBias, ffnWidth), ffnOut, orZeros(ffnOutBias, width),
-          attentionNorm, attentionNorm == null ? null : orZeros(attentionNormShift, width),
-          feedForwardNorm, orZeros(feedForwardNormShift, width), ffnGate,
-          ffnGate == null ? null : orZeros(ffnGateBias, ffnWidth), queryNorm, keyNorm,
-          postNorms, relative, null);
+      shaped("feed-forward gate", ffnGate, ffnWidth, width);
+      return new FeedForward.Gated(ffnIn, orZeros(ffnInBias, ffnWidth), ffnGate,
+          orZeros(ffnGateBias, ffnWidth), ffnOut, orZeros(ffnOutBias, width));
+    }
+
+    private static Norm scale(float[] values) {
+      return values == null ? Norm.none() : new Norm.Scale(values);
     }
 
     private static void shaped(String what, Matrix m, int rows, int cols) {
@@ -252,43 +252,29 @@ public record LayerWeights(
   }
 
   public LayerWeights {
-    if ((norm1Gamma == null) != (norm1Beta == null)
-        || (ffnGateWeight == null) != (ffnGateBias == null)
-        || (queryNorm == null) != (keyNorm == null)
-        || (ffnInWeight == null) != (experts != null)) {
-      throw new IllegalArgumentException("A norm's scale and shift, a gate's weight and bias, "
-          + "and the q and k norms are both present or both absent; a layer's feed-forward is "
-          + "dense or experts, not both");
+    if (queryNorm.present() != keyNorm.present()
+        || attentionOutputNorm.present() != feedForwardOutputNorm.present()) {
+      throw new IllegalArgumentException("The q and k norms are both present or both absent, "
+          + "and so are the norms of attention's and the feed-forward's outputs");
     }
   }
 
-  /** This layer with its five weight matrices in {@code precision}. */
+  /** This layer with its weight matrices in {@code precision}. */
   public LayerWeights in(Precision precision) {
     return new LayerWeights(inProjWeight.in(precision), inProjBias, outProjWeight.in(precision),
-        outProjBias, ffnInWeight == null ? null : ffnInWeight.in(precision), ffnInBias,
-        ffnOutWeight == null ? null : ffnOutWeight.in(precision), ffnOutBias,
-        norm1Gamma, norm1Beta, norm2Gamma, norm2Beta,
-        ffnGateWeight == null ? null : ffnGateWeight.in(precision), ffnGateBias, queryNorm,
-        keyNorm, postNorms, relative, experts == null ? null : experts.in(precision));
+        outProjBias, attentionNorm, feedForward.in(precision), feedForwardNorm, queryNorm,
+        keyNorm, attentionOutputNorm, feedForwardOutputNorm, relative);
   }
 
   /** Bytes the weights take. */
   public long bytes() {
-    long bytes = 4 * vectorValues() + (experts == null ? 0 : experts.bytes());
-    for (Matrix m : new Matrix[] {inProjWeight, outProjWeight, ffnInWeight, ffnOutWeight,
-        ffnGateWeight}) {
-      bytes += m == null ? 0 : m.bytes();
-    }
-    return bytes;
+    return inProjWeight.bytes() + outProjWeight.bytes() + feedForward.bytes()
+        + 4 * (parameterCount() - matrixValues() - feedForward.parameterCount());
   }
 
   private long matrixValues() {
-    long count = 0;
-    for (Matrix m : new Matrix[] {inProjWeight, outProjWeight, ffnInWeight, ffnOutWeight,
-        ffnGateWeight}) {
-      count += m == null ? 0 : (long) m.rows() * m.cols();
-    }
-    return count;
+    return (long) inProjWeight.rows() * inProjWeight.cols()
+        + (long) outProjWeight.rows() * outProjWeight.cols();
   }
 
   /** E, the model width. */
@@ -298,41 +284,20 @@ public record LayerWeights(
 
   /** F, the feed-forward width (of each expert, in a layer of experts). */
   public int ffnWidth() {
-    return experts != null ? experts.ffnWidth() : ffnInBias.length;
+    return feedForward.ffnWidth();
   }
 
-  /** Whether the feed-forward is gated. */
-  public boolean gated() {
-    return ffnGateWeight != null;
-  }
-
-  /** Whether each head's q and k are normalized before rotary positions. */
-  public boolean normsQueriesAndKeys() {
-    return queryNorm != null;
-  }
-
-  /** Whether attention reads the layer's input through a norm. */
-  public boolean hasAttentionNorm() {
-    return norm1Gamma != null;
+  /** Whether attention's and the feed-forward's outputs are normed before the residual. */
+  public boolean normsOutputs() {
+    return attentionOutputNorm.present();
   }
 
   /** Number of float parameters. */
   public long parameterCount() {
-    return matrixValues() + vectorValues() + (experts == null ? 0 : experts.parameterCount());
-  }
-
-  /** Values of the layer's vectors (biases, norms, position projections). */
-  private long vectorValues() {
-    long count = 0;
-    for (float[] a : new float[][] {inProjBias, outProjBias,
-        ffnInBias, ffnOutBias, norm1Gamma, norm1Beta, norm2Gamma,
-        norm2Beta, ffnGateBias, queryNorm, keyNorm,
-        postNorms == null ? null : postNorms.attention(),
-        postNorms == null ? null : postNorms.feedForward(),
-        relative == null ? null : relative.keys(),
-        relative == null ? null : relative.queries()}) {
-      count += a == null ? 0 : a.length;
-    }
-    return count;
+    return matrixValues() + inProjBias.length + outProjBias.length + feedForward.parameterCount()
+        + attentionNorm.parameterCount() + feedForwardNorm.parameterCount()
+        + queryNorm.parameterCount() + keyNorm.parameterCount()
+        + attentionOutputNorm.parameterCount() + feedForwardOutputNorm.parameterCount()
+        + relative.values();
   }
 }

@@ -25,10 +25,9 @@ public record Shapes(int layers, int width, int heads, int kvHeads, int headWidt
     int width = weights.width();
     return new Shapes(weights.layerCount(), width, settings.heads(), settings.kvHeads(),
         settings.headWidth(width), weights.ffnWidth(),
-        weights.layers().stream().anyMatch(LayerWeights::gated),
-        weights.layers().stream().anyMatch(l -> l.postNorms() != null),
-        weights.layers().stream().mapToInt(l -> (l.experts() != null ? l.experts().in()[0]
-            : l.ffnInWeight()).blockRows()).min()
+        weights.layers().stream().anyMatch(l -> l.feedForward() instanceof FeedForward.Gated),
+        weights.layers().stream().anyMatch(LayerWeights::normsOutputs),
+        weights.layers().stream().mapToInt(l -> l.feedForward().blockRows()).min()
             .orElse(Matrix.BLOCK_ROWS));
   }
 

@@ -5,6 +5,7 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.FeedForward;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+
 
 /**
  * {@code jobs/benchmarks/bench-long [--layers L] [--rounds R]}: how the encoder's time per token grows with
@@ -99,13 +101,16 @@ public final class BenchLong {
     EncoderWeights plain = RandomModels.weights(random, layers, WIDTH, FFN, true, 0);
     List<LayerWeights> gated = new ArrayList<>();
     for (LayerWeights w : plain.layers()) {
+      FeedForward.Plain ff = RandomModels.plain(w);
       gated.add(LayerWeights.builder(w.width(), w.ffnWidth())
           .attention(w.inProjWeight().floats(), w.outProjWeight().floats())
           .attentionBiases(w.inProjBias(), w.outProjBias())
-          .gatedFeedForward(w.ffnInWeight().floats(), w.ffnInWeight().floats().clone(),
-              w.ffnOutWeight().floats())
-          .feedForwardBiases(w.ffnInBias(), w.ffnOutBias()).gateBias(w.ffnInBias().clone())
-          .norms(w.norm1Gamma(), w.norm1Beta(), w.norm2Gamma(), w.norm2Beta()).build());
+          .gatedFeedForward(ff.in().floats(), ff.in().floats().clone(), ff.out().floats())
+          .feedForwardBiases(ff.inBias(), ff.outBias()).gateBias(ff.inBias().clone())
+          .norms(RandomModels.affine(w.attentionNorm()).scale(),
+              RandomModels.affine(w.attentionNorm()).shift(),
+              RandomModels.affine(w.feedForwardNorm()).scale(),
+              RandomModels.affine(w.feedForwardNorm()).shift()).build());
     }
     return new EncoderWeights(gated, plain.finalNormGamma(), plain.finalNormBeta(), null);
   }

@@ -5,6 +5,7 @@ import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.FeedForward;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+
 
 /**
  * The shape table's figures against measured ones, for a BERT-base-shaped and a
@@ -118,9 +120,8 @@ public final class ShapeFigures {
     for (LayerWeights l : weights.layers()) {
       count += (long) l.inProjWeight().rows() * l.inProjWeight().cols()
           + (long) l.outProjWeight().rows() * l.outProjWeight().cols()
-          + (long) l.ffnInWeight().rows() * l.ffnInWeight().cols()
-          + (long) l.ffnOutWeight().rows() * l.ffnOutWeight().cols()
-          + (l.gated() ? (long) l.ffnGateWeight().rows() * l.ffnGateWeight().cols() : 0);
+          + (l.feedForward().parameterCount() - l.width()
+              - (l.feedForward() instanceof FeedForward.Gated ? 2 : 1) * l.ffnWidth());
     }
     return count;
   }

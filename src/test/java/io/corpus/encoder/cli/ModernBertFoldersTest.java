@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.model.FeedForward;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
 
 /**
  * ModernBERT folders (src/test/resources/modernbert-cases, made by
@@ -162,7 +164,7 @@ class ModernBertFoldersTest {
     assertEquals(List.of("head.dense.weight", "head.norm.weight", "head.norm.bias",
         "decoder.bias"), weights.leftOut());
     assertEquals(3, weights.encoder().layerCount());
-    assertTrue(weights.encoder().layers().get(1).gated());
+    assertTrue(weights.encoder().layers().get(1).feedForward() instanceof FeedForward.Gated);
   }
 
   /** What the job does not run is refused before Spark, in one line naming what it found. */

@@ -61,11 +61,10 @@ class DisentangledAttentionTest {
     List<LayerWeights> layers = new ArrayList<>();
     for (LayerWeights l : plain.layers()) {
       layers.add(new LayerWeights(l.inProjWeight(), l.inProjBias(), l.outProjWeight(),
-          l.outProjBias(), l.ffnInWeight(), l.ffnInBias(), l.ffnOutWeight(), l.ffnOutBias(),
-          l.norm1Gamma(), l.norm1Beta(), l.norm2Gamma(), l.norm2Beta(), null, null, null, null,
-          null, new LayerWeights.RelativePositions(
-              c2p ? RandomModels.gaussian(random, 2 * span * width, 1) : null,
-              p2c ? RandomModels.gaussian(random, 2 * span * width, 1) : null), null));
+          l.outProjBias(), l.attentionNorm(), l.feedForward(), l.feedForwardNorm(), Norm.none(),
+          Norm.none(), Norm.none(), Norm.none(), new LayerWeights.RelativePositions(
+              c2p ? RandomModels.gaussian(random, 2 * span * width, 1) : new float[0],
+              p2c ? RandomModels.gaussian(random, 2 * span * width, 1) : new float[0])));
     }
     EncoderWeights weights = new EncoderWeights(layers, null, null, null);
     List<GoldenCase.InputRow> rows = new ArrayList<>();

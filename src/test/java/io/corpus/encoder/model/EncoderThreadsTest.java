@@ -168,7 +168,10 @@ class EncoderThreadsTest {
     LayerWeights mixture = LayerWeights.builder(16, 24)
         .attention(second.inProjWeight(), second.outProjWeight())
         .attentionBiases(second.inProjBias(), second.outProjBias())
-        .norms(second.norm1Gamma(), second.norm1Beta(), second.norm2Gamma(), second.norm2Beta())
+        .norms(RandomModels.affine(second.attentionNorm()).scale(),
+            RandomModels.affine(second.attentionNorm()).shift(),
+            RandomModels.affine(second.feedForwardNorm()).scale(),
+            RandomModels.affine(second.feedForwardNorm()).shift())
         .experts(new Experts(RandomModels.gaussian(random, 4 * 16, 1), in, out,
             RandomModels.gaussian(random, 16, 0.1), 2, 0))
         .build();

@@ -110,7 +110,7 @@ class EncoderVsReferenceTest {
     EncoderWeights weights = RandomModels.weights(random, 2, width, 64, false, 0)
         .in(Precision.INT8);
     List<GoldenCase.InputRow> rows = randomRows(random, width, 40,
-        2 * weights.layers().get(0).ffnInWeight().blockRows() + 7);
+        2 * RandomModels.plain(weights.layers().get(0)).in().blockRows() + 7);
     int tokens = rows.stream().mapToInt(r -> r.embeddings().length).sum();
     Encoder encoder = new Encoder(settings, weights);
     PlainRunner.Output[] batched = PlainRunner.run(encoder, rows, rows.size(), false);

@@ -232,13 +232,15 @@ class LayerVariantsTest {
       layers.add(LayerWeights.builder(WIDTH, FFN)
           .attention(scaled(w.inProjWeight().floats(), 1.6f), w.outProjWeight().floats())
           .attentionBiases(w.inProjBias(), w.outProjBias())
-          .gatedFeedForward(w.ffnInWeight().floats(),
+          .gatedFeedForward(RandomModels.plain(w).in().floats(),
               RandomModels.gaussian(random, FFN * WIDTH, 1 / Math.sqrt(WIDTH)),
-              w.ffnOutWeight().floats())
-          .feedForwardBiases(w.ffnInBias(), w.ffnOutBias())
+              RandomModels.plain(w).out().floats())
+          .feedForwardBiases(RandomModels.plain(w).inBias(), RandomModels.plain(w).outBias())
           .gateBias(RandomModels.gaussian(random, FFN, 0.1))
-          .norms(attentionNorm ? w.norm1Gamma() : null, attentionNorm ? w.norm1Beta() : null,
-              w.norm2Gamma(), w.norm2Beta())
+          .norms(attentionNorm ? RandomModels.affine(w.attentionNorm()).scale() : null,
+              attentionNorm ? RandomModels.affine(w.attentionNorm()).shift() : null,
+              RandomModels.affine(w.feedForwardNorm()).scale(),
+              RandomModels.affine(w.feedForwardNorm()).shift())
           .build());
     }
     return new EncoderWeights(layers, plain.finalNormGamma(), plain.finalNormBeta(), null);

@@ -54,4 +54,14 @@ public final class RandomModels {
     }
     return out;
   }
+
+  /** The plain feed-forward of a layer these models have. */
+  public static FeedForward.Plain plain(LayerWeights layer) {
+    return (FeedForward.Plain) layer.feedForward();
+  }
+
+  /** The scale and shift of a norm these models have. */
+  public static Norm.Affine affine(Norm norm) {
+    return (Norm.Affine) norm;
+  }
 }

@@ -87,15 +87,14 @@ public final class ReferenceEncoder {
     for (int l = from; l < to; l++) {
       LayerWeights w = weights.layers().get(l);
       if (settings.normFirst()) {
-        double[][] attended = w.hasAttentionNorm() ? norm(x, w.norm1Gamma(), w.norm1Beta()) : x;
+        double[][] attended = norm(x, w.attentionNorm());
         double[][] a = attention(attended, w, real, maps, norms, l);
-        LayerWeights.PostNorms post = w.postNorms();
-        x = add(x, post == null ? a : norm(a, post.attention(), new float[width]));
-        double[][] f = feedForward(norm(x, w.norm2Gamma(), w.norm2Beta()), w);
-        x = add(x, post == null ? f : norm(f, post.feedForward(), new float[width]));
+        x = add(x, norm(a, w.attentionOutputNorm()));
+        double[][] f = feedForward(norm(x, w.feedForwardNorm()), w);
+        x = add(x, norm(f, w.feedForwardOutputNorm()));
       } else {
-        x = norm(add(x, attention(x, w, real, maps, norms, l)), w.norm1Gamma(), w.norm1Beta());
-        x = norm(add(x, feedForward(x, w)), w.norm2Gamma(), w.norm2Beta());
+        x = norm(add(x, attention(x, w, real, maps, norms, l)), w.attentionNorm());
+        x = norm(add(x, feedForward(x, w)), w.feedForwardNorm());
       }
     }
     if (settings.finalNorm() && to == weights.layerCount()) {
@@ -120,11 +119,11 @@ public final class ReferenceEncoder {
     int d = settings.headWidth(width);
     int group = heads / kvHeads;
     double[][] qkv = linear(x, w.inProjWeight().floats(), w.inProjBias());   // (T, (H + 2·Hkv)·D)
-    if (w.normsQueriesAndKeys()) {
+    if (w.queryNorm() instanceof Norm.Scale q && w.keyNorm() instanceof Norm.Scale k) {
       for (int i = 0; i < t; i++) {
         for (int h = 0; h < heads + kvHeads; h++) {                  // q heads, then k heads
           double[] head = java.util.Arrays.copyOfRange(qkv[i], h * d, (h + 1) * d);
-          double[] normed = RmsNorm.exact(head, h < heads ? w.queryNorm() : w.keyNorm(),
+          double[] normed = RmsNorm.exact(head, h < heads ? q.scale() : k.scale(),
               settings.layerNormEps());
           System.arraycopy(normed, 0, qkv[i], h * d, d);
         }
@@ -210,14 +209,24 @@ public final class ReferenceEncoder {
   }
 
   private double[][] feedForward(double[][] x, LayerWeights w) {
-    double[][] h = linear(x, w.ffnInWeight().floats(), w.ffnInBias());
-    double[][] gate = w.gated() ? linear(x, w.ffnGateWeight().floats(), w.ffnGateBias()) : null;
+    if (w.feedForward() instanceof FeedForward.Plain plain) {
+      return linear(activated(linear(x, plain.in().floats(), plain.inBias()), null),
+          plain.out().floats(), plain.outBias());
+    }
+    FeedForward.Gated gated = (FeedForward.Gated) w.feedForward();
+    double[][] h = linear(x, gated.activated().floats(), gated.activatedBias());
+    double[][] gate = linear(x, gated.linear().floats(), gated.linearBias());
+    return linear(activated(h, gate), gated.out().floats(), gated.outBias());
+  }
+
+  /** act(h), times the gate where there is one. */
+  private double[][] activated(double[][] h, double[][] gate) {
     for (int r = 0; r < h.length; r++) {
       for (int i = 0; i < h[r].length; i++) {
         h[r][i] = settings.activation().exact(h[r][i]) * (gate == null ? 1 : gate[r][i]);
       }
     }
-    return linear(h, w.ffnOutWeight().floats(), w.ffnOutBias());
+    return h;
   }
 
   /** y = x·Wᵀ + b with W (out, in). */
@@ -242,6 +251,14 @@ public final class ReferenceEncoder {
       }
     }
     return y;
+  }
+
+  /** x through the norm; x itself where there is none. */
+  private double[][] norm(double[][] x, Norm norm) {
+    if (norm instanceof Norm.Affine a) {
+      return norm(x, a.scale(), a.shift());
+    }
+    return norm instanceof Norm.Scale s ? norm(x, s.scale(), new float[width]) : x;
   }
 
   private double[][] norm(double[][] x, float[] gamma, float[] beta) {

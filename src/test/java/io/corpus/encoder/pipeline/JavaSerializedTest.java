@@ -14,8 +14,8 @@ import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.testing.GoldenCase;
 import io.corpus.encoder.testing.PlainRunner;
 import io.corpus.encoder.weights.WeightsLoader;
-import java.util.List;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Random;
 import org.apache.spark.SparkConf;
 import org.apache.spark.serializer.JavaSerializer;
@@ -25,8 +25,9 @@ import org.apache.spark.serializer.SerializerInstance;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
+import scala.reflect.ClassTag;
+
 
 /**
  * A broadcast model reaches executors with its reduced-precision weights whatever
@@ -61,7 +62,7 @@ class JavaSerializedTest {
           LayerWeights a = model.encoder().layers().get(l);
           LayerWeights b = copy.encoder().layers().get(l);
           for (Matrix[] m : new Matrix[][] {{a.inProjWeight(), b.inProjWeight()},
-              {a.ffnOutWeight(), b.ffnOutWeight()}}) {
+              {RandomModels.plain(a).out(), RandomModels.plain(b).out()}}) {
             assertEquals(p, m[1].precision());
             if (m[0] instanceof Int8Matrix int8) {
               assertArrayEquals(int8.values(), ((Int8Matrix) m[1]).values());

@@ -11,6 +11,7 @@ import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.FeedForward;
 import io.corpus.encoder.model.LayerWeights;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * A decoder's token table saved in BF16 (as Qwen3's and Gemma's checkpoints are) is kept as
@@ -69,9 +71,11 @@ class Bfloat16TableTest {
     for (int layer = 0; layer < kept.layers().size(); layer++) {
       LayerWeights w = widened.layers().get(layer);
       LayerWeights k = kept.layers().get(layer);
+      FeedForward.Gated wf = (FeedForward.Gated) w.feedForward();
+      FeedForward.Gated kf = (FeedForward.Gated) k.feedForward();
       Matrix[][] pairs = {{w.inProjWeight(), k.inProjWeight()},
-          {w.outProjWeight(), k.outProjWeight()}, {w.ffnInWeight(), k.ffnInWeight()},
-          {w.ffnGateWeight(), k.ffnGateWeight()}, {w.ffnOutWeight(), k.ffnOutWeight()}};
+          {w.outProjWeight(), k.outProjWeight()}, {wf.activated(), kf.activated()},
+          {wf.linear(), kf.linear()}, {wf.out(), kf.out()}};
       for (Matrix[] pair : pairs) {
         assertEquals(Precision.BFLOAT16, pair[1].precision());
         assertEquals(pair[0].rows(), pair[1].rows());
@@ -83,8 +87,9 @@ class Bfloat16TableTest {
     // layers' float32 bytes (widened then rounded, it allocated as much as float32's and more)
     long layerBytes = 0;
     for (LayerWeights w : widened.layers()) {
-      for (Matrix m : new Matrix[] {w.inProjWeight(), w.outProjWeight(), w.ffnInWeight(),
-          w.ffnGateWeight(), w.ffnOutWeight()}) {
+      FeedForward.Gated f = (FeedForward.Gated) w.feedForward();
+      for (Matrix m : new Matrix[] {w.inProjWeight(), w.outProjWeight(), f.activated(),
+          f.linear(), f.out()}) {
         layerBytes += 4L * m.rows() * m.cols();
       }
     }
@@ -122,8 +127,9 @@ class Bfloat16TableTest {
           Precision.FLOAT32).encoder();
       assertEquals(one.layers().size(), two.layers().size());
       for (int l = 0; l < one.layers().size(); l++) {
-        assertArrayEquals(one.layers().get(l).ffnOutWeight().floats(),
-            two.layers().get(l).ffnOutWeight().floats(), "layer " + l);
+        assertArrayEquals(((FeedForward.Gated) one.layers().get(l).feedForward()).out().floats(),
+            ((FeedForward.Gated) two.layers().get(l).feedForward()).out().floats(),
+            "layer " + l);
       }
       Path broken = io.corpus.encoder.testing.FolderCopies.copy(QWEN3, tmp.resolve("broken"));
       Path weights = broken.resolve("model.safetensors");

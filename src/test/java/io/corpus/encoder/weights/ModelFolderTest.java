@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.testing.SharedModels;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -24,6 +25,7 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * Hugging Face model folders: settings from config.json and the sentence-transformers files;
@@ -138,7 +140,7 @@ class ModelFolderTest {
     assertArrayEquals(tensors.get("embeddings.LayerNorm.bias"), w.embeddings().beta());
     assertEquals(L, w.encoder().layerCount());
     assertArrayEquals(tensors.get("encoder.layer.1.output.dense.bias"),
-        w.encoder().layers().get(1).ffnOutBias());
+        RandomModels.plain(w.encoder().layers().get(1)).outBias());
   }
 
   @Test

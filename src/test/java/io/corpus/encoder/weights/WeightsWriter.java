@@ -1,10 +1,14 @@
 package io.corpus.encoder.weights;
 
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.FeedForward;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.Norm;
+import io.corpus.encoder.model.RandomModels;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
+
 
 /** Writes {@link EncoderWeights} as a safetensors file under either naming: the loader's inverse. */
 public final class WeightsWriter {
@@ -16,20 +20,23 @@ public final class WeightsWriter {
     SafetensorsWriter out = new SafetensorsWriter();
     for (int i = 0; i < w.layerCount(); i++) {
       LayerWeights l = w.layers().get(i);
+      FeedForward.Plain ff = RandomModels.plain(l);
+      Norm.Affine norm1 = RandomModels.affine(l.attentionNorm());
+      Norm.Affine norm2 = RandomModels.affine(l.feedForwardNorm());
       if (naming == TensorNaming.PYTORCH) {
         String p = "layers." + i + ".";
         out.put(p + "self_attn.in_proj_weight", l.inProjWeight().floats(), 3 * e, e)
             .put(p + "self_attn.in_proj_bias", l.inProjBias(), 3 * e)
             .put(p + "self_attn.out_proj.weight", l.outProjWeight().floats(), e, e)
             .put(p + "self_attn.out_proj.bias", l.outProjBias(), e)
-            .put(p + "linear1.weight", l.ffnInWeight().floats(), f, e)
-            .put(p + "linear1.bias", l.ffnInBias(), f)
-            .put(p + "linear2.weight", l.ffnOutWeight().floats(), e, f)
-            .put(p + "linear2.bias", l.ffnOutBias(), e)
-            .put(p + "norm1.weight", l.norm1Gamma(), e)
-            .put(p + "norm1.bias", l.norm1Beta(), e)
-            .put(p + "norm2.weight", l.norm2Gamma(), e)
-            .put(p + "norm2.bias", l.norm2Beta(), e);
+            .put(p + "linear1.weight", ff.in().floats(), f, e)
+            .put(p + "linear1.bias", ff.inBias(), f)
+            .put(p + "linear2.weight", ff.out().floats(), e, f)
+            .put(p + "linear2.bias", ff.outBias(), e)
+            .put(p + "norm1.weight", norm1.scale(), e)
+            .put(p + "norm1.bias", norm1.shift(), e)
+            .put(p + "norm2.weight", norm2.scale(), e)
+            .put(p + "norm2.bias", norm2.shift(), e);
       } else {
         String p = "encoder.layer." + i + ".";
         String[] qkv = {"query", "key", "value"};
@@ -41,14 +48,14 @@ public final class WeightsWriter {
         }
         out.put(p + "attention.output.dense.weight", l.outProjWeight().floats(), e, e)
             .put(p + "attention.output.dense.bias", l.outProjBias(), e)
-            .put(p + "intermediate.dense.weight", l.ffnInWeight().floats(), f, e)
-            .put(p + "intermediate.dense.bias", l.ffnInBias(), f)
-            .put(p + "output.dense.weight", l.ffnOutWeight().floats(), e, f)
-            .put(p + "output.dense.bias", l.ffnOutBias(), e)
-            .put(p + "attention.output.LayerNorm.weight", l.norm1Gamma(), e)
-            .put(p + "attention.output.LayerNorm.bias", l.norm1Beta(), e)
-            .put(p + "output.LayerNorm.weight", l.norm2Gamma(), e)
-            .put(p + "output.LayerNorm.bias", l.norm2Beta(), e);
+            .put(p + "intermediate.dense.weight", ff.in().floats(), f, e)
+            .put(p + "intermediate.dense.bias", ff.inBias(), f)
+            .put(p + "output.dense.weight", ff.out().floats(), e, f)
+            .put(p + "output.dense.bias", ff.outBias(), e)
+            .put(p + "attention.output.LayerNorm.weight", norm1.scale(), e)
+            .put(p + "attention.output.LayerNorm.bias", norm1.shift(), e)
+            .put(p + "output.LayerNorm.weight", norm2.scale(), e)
+            .put(p + "output.LayerNorm.bias", norm2.shift(), e);
       }
     }
     if (w.finalNormGamma() != null) {
