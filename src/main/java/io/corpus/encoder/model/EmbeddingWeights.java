@@ -14,37 +14,28 @@ import java.io.Serializable;
  *
  * @param word (V, E) one row per token id: float32, or bfloat16 where every value is one
  *     ({@link #in})
- * @param position (P, E) one row per position 0..P-1, or null
- * @param tokenType (S, E) one row per token type (segment) id, or null (then usesTokenTypes is
- *     false)
- * @param gamma (E) LayerNorm scale, or null when the embeddings are not normalized (Qwen)
- * @param beta (E) LayerNorm shift (zeros when the norm has none), null with gamma
+ * @param position (P, E) one row per position 0..P-1; empty where positions are not learned
+ *     rows (rotary, relative) ({@link #NO_TABLE})
+ * @param tokenType (S, E) one row per token type (segment) id; empty for none (then
+ *     usesTokenTypes is false)
+ * @param norm (E) the layer norm of the sum, or none when the embeddings are not normalized
+ *     (Qwen)
  * @param positionOffset the row of a sequence's first position (RoBERTa: padding index + 1)
  * @param usesTokenTypes false when the model embeds every token with type 0 whatever the
  *     tokenizer says (RoBERTa)
  * @param width E
  * @param scale what the word rows are multiplied by (Gemma's √E); 1 for the others
  */
-public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType, float[] gamma,
-    float[] beta, int positionOffset, boolean usesTokenTypes, int width, float scale)
+public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType, Norm norm,
+    int positionOffset, boolean usesTokenTypes, int width, float scale)
     implements Serializable {
 
-  /** Word rows (V·E values) multiplied by {@code scale}. */
-  public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
-      float[] beta, int positionOffset, boolean usesTokenTypes, int width, float scale) {
-    this(words(word, width), position, tokenType, gamma, beta, positionOffset, usesTokenTypes,
-        width, scale);
-  }
-
-  /** Word rows as they are. */
-  public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
-      float[] beta, int positionOffset, boolean usesTokenTypes, int width) {
-    this(word, position, tokenType, gamma, beta, positionOffset, usesTokenTypes, width, 1f);
-  }
+  /** A table a model has not: no rows. */
+  public static final float[] NO_TABLE = new float[0];
 
   /** These embeddings with the word rows multiplied by {@code factor}. */
   public EmbeddingWeights scaled(float factor) {
-    return new EmbeddingWeights(word, position, tokenType, gamma, beta, positionOffset,
+    return new EmbeddingWeights(word, position, tokenType, norm, positionOffset,
         usesTokenTypes, width, factor);
   }
 
@@ -56,24 +47,25 @@ public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType,
 
   /** Word rows only, no norm, no positions: a decoder's token embeddings. */
   public static EmbeddingWeights wordsOnly(float[] word, int width) {
-    return new EmbeddingWeights(word, null, null, null, null, 0, false, width);
+    return wordsOnly(words(word, width));
   }
 
   /** As {@link #wordsOnly(float[], int)}, from a (V, E) table in any precision. */
   public static EmbeddingWeights wordsOnly(Matrix word) {
-    return new EmbeddingWeights(word, null, null, null, null, 0, false, word.cols(), 1f);
+    return new EmbeddingWeights(word, NO_TABLE, NO_TABLE, Norm.none(), 0, false, word.cols(),
+        1f);
   }
 
-  /** With a norm whose width is E. */
+  /** Word rows (V·E values) as they are, with a layer norm of scale {@code gamma} (E). */
   public EmbeddingWeights(float[] word, float[] position, float[] tokenType, float[] gamma,
       float[] beta, int positionOffset, boolean usesTokenTypes) {
-    this(word, position, tokenType, gamma, beta, positionOffset, usesTokenTypes, gamma.length);
+    this(words(word, gamma.length), position, tokenType, new Norm.Affine(gamma, beta),
+        positionOffset, usesTokenTypes, gamma.length, 1f);
   }
 
   public EmbeddingWeights {
     int e = width;
-    if ((gamma == null) != (beta == null)
-        || (gamma != null && (gamma.length != e || beta.length != e))) {
+    if (norm instanceof Norm.Affine a && a.scale().length != e || norm instanceof Norm.Scale) {
       throw new IllegalArgumentException("An embedding norm has a scale and a shift of width "
           + e + ", or neither");
     }
@@ -82,18 +74,18 @@ public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType,
       throw new IllegalArgumentException("Embedding tables must be non-empty (rows, " + e
           + ") matrices");
     }
-    if (position == null ? positionOffset != 0
+    if (position.length == 0 ? positionOffset != 0
         : positionOffset < 0 || positionOffset >= position.length / e) {
       throw new IllegalArgumentException("The first position row " + positionOffset
           + " is outside the position table");
     }
-    if (tokenType == null && usesTokenTypes) {
+    if (tokenType.length == 0 && usesTokenTypes) {
       throw new IllegalArgumentException("Token types are used but there is no table of them");
     }
   }
 
   private static boolean table(float[] rows, int e) {
-    return rows == null || (rows.length > 0 && rows.length % e == 0);
+    return rows.length % e == 0;
   }
 
   /** The word table of V·E values as a (V, E) matrix; an error if it is not one. */
@@ -116,7 +108,7 @@ public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType,
         || !Bfloat16Matrix.holdsOnlyBfloat16(word.floats())) {
       return this;
     }
-    return new EmbeddingWeights(word.in(Precision.BFLOAT16), position, tokenType, gamma, beta,
+    return new EmbeddingWeights(word.in(Precision.BFLOAT16), position, tokenType, norm,
         positionOffset, usesTokenTypes, width, scale);
   }
 
@@ -127,12 +119,12 @@ public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType,
 
   /** S: token type ids are 0..S-1 (1 without a table: every token has type 0). */
   public int tokenTypes() {
-    return tokenType == null ? 1 : tokenType.length / width();
+    return tokenType.length == 0 ? 1 : tokenType.length / width();
   }
 
   /** Number of float parameters. */
   public long parameterCount() {
-    return (long) word.rows() * word.cols() + (position == null ? 0 : position.length)
-        + (tokenType == null ? 0 : tokenType.length) + (gamma == null ? 0 : 2L * width);
+    return (long) word.rows() * word.cols() + position.length + tokenType.length
+        + norm.parameterCount();
   }
 }

@@ -207,7 +207,7 @@ public final class Encoder {
       }
     }
     if (settings.finalNorm() && to == weights.layerCount()) {
-      norm(x, x, n, weights.finalNormGamma(), weights.finalNormBeta());
+      norm(x, x, n, weights.finalNorm());
     }
   }
 

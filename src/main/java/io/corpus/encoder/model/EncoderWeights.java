@@ -8,30 +8,27 @@ import java.util.List;
  * All parameters of an encoder stack; immutable once loaded, broadcast to executors as is.
  *
  * @param layers the L layers, in order (none: {@link #NONE})
- * @param finalNormGamma (E) or null when the weights hold no final norm
- * @param finalNormBeta (E) or null
- * @param positionTable (P, E) learned positions, or null
+ * @param finalNorm (E) the norm after the last layer, or none
+ * @param positionTable (P, E) learned positions; empty where the model has none
  * @param scoreBiasTable a table every layer's score bias reads (MPNet's (buckets, H)
- *     {@code relative_attention_bias}), or null
+ *     {@code relative_attention_bias}); empty where the model has none
  */
 public record EncoderWeights(
     List<LayerWeights> layers,
-    float[] finalNormGamma,
-    float[] finalNormBeta,
+    Norm finalNorm,
     float[] positionTable,
     float[] scoreBiasTable) implements Serializable {
 
-  /** Without a table of score biases. */
-  public EncoderWeights(List<LayerWeights> layers, float[] finalNormGamma, float[] finalNormBeta,
-      float[] positionTable) {
-    this(layers, finalNormGamma, finalNormBeta, positionTable, null);
+  /** Without tables of positions or score biases. */
+  public EncoderWeights(List<LayerWeights> layers, Norm finalNorm) {
+    this(layers, finalNorm, new float[0], new float[0]);
   }
 
   /**
    * No layer at all: a static embedding's, whose pooled vector is the mean of its token rows as
    * they are looked up.
    */
-  public static final EncoderWeights NONE = new EncoderWeights(List.of(), null, null, null);
+  public static final EncoderWeights NONE = new EncoderWeights(List.of(), Norm.none());
 
   public EncoderWeights {
     layers = List.copyOf(layers);
@@ -39,8 +36,8 @@ public record EncoderWeights(
 
   /** These weights with every layer's matrices in {@code precision}. */
   public EncoderWeights in(Precision precision) {
-    return new EncoderWeights(layers.stream().map(l -> l.in(precision)).toList(), finalNormGamma,
-        finalNormBeta, positionTable, scoreBiasTable);
+    return new EncoderWeights(layers.stream().map(l -> l.in(precision)).toList(), finalNorm,
+        positionTable, scoreBiasTable);
   }
 
   /** Bytes the weights take. */
@@ -69,23 +66,14 @@ public record EncoderWeights(
 
   /** P, the longest sequence the learned position table covers; 0 without a table. */
   public int maxPositions() {
-    return positionTable == null ? 0 : positionTable.length / width();
+    return positionTable.length == 0 ? 0 : positionTable.length / width();
   }
 
   /** Number of float parameters, for logs and memory estimates. */
   public long parameterCount() {
-    long count = 0;
+    long count = finalNorm.parameterCount() + positionTable.length + scoreBiasTable.length;
     for (LayerWeights l : layers) {
       count += l.parameterCount();
-    }
-    if (finalNormGamma != null) {
-      count += 2L * width();
-    }
-    if (positionTable != null) {
-      count += positionTable.length;
-    }
-    if (scoreBiasTable != null) {
-      count += scoreBiasTable.length;
     }
     return count;
   }

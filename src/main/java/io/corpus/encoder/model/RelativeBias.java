@@ -7,16 +7,16 @@ package io.corpus.encoder.model;
  */
 final class RelativeBias implements ScoreTerms {
   private final ScoreBias form;
-  private final float[] table;     // (buckets, H) of relative buckets, or null
+  private final float[] table;     // (buckets, H) of relative buckets; empty for ALiBi
   private final int heads;
   private int span = -1;           // distances −span..span are covered
   private float[] values = new float[0];   // (H, 2·span + 1)
 
   RelativeBias(ScoreBias form, float[] table, int heads) {
     if (form.kind() == ScoreBias.Kind.RELATIVE_BUCKETS
-        && (table == null || table.length != form.buckets() * heads)) {
+        && table.length != form.buckets() * heads) {
       throw new IllegalArgumentException("relative buckets need a (" + form.buckets() + ", "
-          + heads + ") table of biases, got " + (table == null ? "none" : table.length
+          + heads + ") table of biases, got " + (table.length == 0 ? "none" : table.length
           + " values"));
     }
     this.form = form;

@@ -80,16 +80,16 @@ public final class TokenEmbeddings {
           x[offset + i] *= weights.scale();
         }
       }
-      if (position != null) {
+      if (position.length > 0) {
         Vectors.add(position, p, x, offset, e);
       }
-      if (type != null) {
+      if (type.length > 0) {
         Vectors.add(type, s, x, offset, e);
       }
     }
-    if (first >= 0 && weights.gamma() != null) {
-      LayerNorm.apply(batch.tokens(), first, batch.tokens(), first, ids.length, weights.gamma(),
-          weights.beta(), eps);
+    if (first >= 0 && weights.norm() instanceof Norm.Affine norm) {
+      LayerNorm.apply(batch.tokens(), first, batch.tokens(), first, ids.length, norm.scale(),
+          norm.shift(), eps);
     }
     return batch.endSequence();
   }

@@ -53,9 +53,4 @@ abstract class BertLayers extends NamedFamily {
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     return TensorNaming.BERT.readLayer(read, i, model.width(), model.ffnWidth());
   }
-
-  @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
-  }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.Norm;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -56,8 +57,8 @@ abstract class DecoderFamily extends NamedFamily {
   }
 
   @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return new float[][] {read.take("norm.weight", model.width()), new float[model.width()]};
+  public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return new Norm.Affine(read.take("norm.weight", model.width()), new float[model.width()]);
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -108,8 +109,8 @@ final class Gemma3 extends NamedFamily {
   }
 
   @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return new float[][] {onePlus(read.take("norm.weight", model.width())),
-        new float[model.width()]};
+  public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return new Norm.Affine(onePlus(read.take("norm.weight", model.width())),
+        new float[model.width()]);
   }
 }

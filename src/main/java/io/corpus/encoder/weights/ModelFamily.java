@@ -4,10 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
-import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.Norm;
+import io.corpus.encoder.model.TokenClassifierHead;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -107,9 +108,9 @@ public interface ModelFamily {
   record OwnPooling(io.corpus.encoder.model.Pooling pooling, boolean normalize,
       boolean promptPooled, boolean appendsEos) {}
 
-  /** A table every layer's score bias reads (MPNet's relative buckets), or null. */
+  /** A table every layer's score bias reads (MPNet's relative buckets); empty for none. */
   default float[] scoreBiasTable(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
+    return new float[0];
   }
 
   /**
@@ -145,9 +146,9 @@ public interface ModelFamily {
   /** Layer i of the folder's checkpoint. */
   LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model);
 
-  /** The final norm's scale and shift, or null when the family has none. */
-  default float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
+  /** The norm after the last layer, if the family has one. */
+  default Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    return Norm.none();
   }
 
   /**

@@ -3,10 +3,11 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
-import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.model.Norm;
+import io.corpus.encoder.model.TokenClassifierHead;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -112,7 +113,7 @@ final class ModernBert extends NamedFamily {
     long vocabulary = Math.max(1, read.rows("embeddings.tok_embeddings.weight"));
     float[][] norm = norm(read, "embeddings.norm.", model);
     return new EmbeddingWeights(read.take("embeddings.tok_embeddings.weight", vocabulary, e),
-        null, null, norm[0], norm[1], 0, false);
+        EmbeddingWeights.NO_TABLE, EmbeddingWeights.NO_TABLE, norm[0], norm[1], 0, false);
   }
 
   @Override
@@ -143,8 +144,9 @@ final class ModernBert extends NamedFamily {
   }
 
   @Override
-  public float[][] finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return norm(read, "final_norm.", model);
+  public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
+    float[][] norm = norm(read, "final_norm.", model);
+    return new Norm.Affine(norm[0], norm[1]);
   }
 
   /** A norm's scale and shift; zeros for the shift when {@code norm_bias} is false. */

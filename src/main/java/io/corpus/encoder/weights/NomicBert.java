@@ -163,7 +163,8 @@ final class NomicBert extends NamedFamily {
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
     long types = read.rows("embeddings.token_type_embeddings.weight");
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        null, types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : null,
+        EmbeddingWeights.NO_TABLE,
+        types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : EmbeddingWeights.NO_TABLE,
         read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, tokenTypes && types > 0);
   }
 

@@ -12,6 +12,7 @@ import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.MultiVectorHead;
+import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenClassifierHead;
@@ -140,10 +141,8 @@ public final class WeightsLoader {
     // task adapters count what they merge: their layers are read in order, on this thread
     List<LayerWeights> layerWeights = readLayers(layers, adapted == null ? loadThreads() : 1,
         i -> family.layer(source, i, model).in(precision));
-    float[][] finalNorm = family.finalNorm(source, model);
-    EncoderWeights encoder = new EncoderWeights(layerWeights,
-        finalNorm == null ? null : finalNorm[0], finalNorm == null ? null : finalNorm[1], null,
-        family.scoreBiasTable(source, model));
+    EncoderWeights encoder = new EncoderWeights(layerWeights, family.finalNorm(source, model),
+        new float[0], family.scoreBiasTable(source, model));
     // a language model read as a reranker has no head of its own: its yes and no rows make one
     ClassifierHead head = model.reranker() != Reranker.NONE
         && !file.contains(family.headOutputTensor())
@@ -503,13 +502,9 @@ public final class WeightsLoader {
     for (int i = 0; i < layers; i++) {
       layerWeights.add(naming.readLayer(source, i, width, ffnWidth));
     }
-    float[] finalGamma = null;
-    float[] finalBeta = null;
-    if (settings.finalNorm()) {
-      finalGamma = source.take("norm.weight", width);
-      finalBeta = source.take("norm.bias", width);
-    }
-    float[] positions = null;
+    Norm finalNorm = !settings.finalNorm() ? Norm.none()
+        : new Norm.Affine(source.take("norm.weight", width), source.take("norm.bias", width));
+    float[] positions = new float[0];
     if (settings.positional() == PositionalEncoding.LEARNED) {
       if (!file.contains("positional.weight")) {
         throw new WeightsException("Tensor positional.weight is missing from " + path
@@ -518,7 +513,7 @@ public final class WeightsLoader {
       long maxPositions = file.info("positional.weight").shape()[0];
       positions = source.take("positional.weight", maxPositions, width);
     }
-    return new EncoderWeights(layerWeights, finalGamma, finalBeta, positions);
+    return new EncoderWeights(layerWeights, finalNorm, positions, new float[0]);
   }
 
   private static int countLayers(Checkpoint file, String layerPrefix, String naming) {

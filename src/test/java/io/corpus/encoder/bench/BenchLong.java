@@ -17,7 +17,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 
-
 /**
  * {@code jobs/benchmarks/bench-long [--layers L] [--rounds R]}: how the encoder's time per token grows with
  * the sequence length for ModernBERT-base layers (E = 768, 12 heads, gated F = 1,152, rotary),
@@ -112,6 +111,6 @@ public final class BenchLong {
               RandomModels.affine(w.feedForwardNorm()).scale(),
               RandomModels.affine(w.feedForwardNorm()).shift()).build());
     }
-    return new EncoderWeights(gated, plain.finalNormGamma(), plain.finalNormBeta(), null);
+    return new EncoderWeights(gated, plain.finalNorm());
   }
 }

@@ -9,6 +9,7 @@ import io.corpus.encoder.model.FeedForward;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.model.RotaryPositions;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-
 
 /**
  * The shape table's figures against measured ones, for a BERT-base-shaped and a
@@ -150,7 +150,7 @@ public final class ShapeFigures {
               gaussian(random, e * f, f))
           .norms(ones(e), ones(e)).build());
     }
-    return new EncoderWeights(layers, ones(e), new float[e], null);
+    return new EncoderWeights(layers, new Norm.Affine(ones(e), new float[e]));
   }
 
   private static float[] gaussian(Random random, int count, int fanIn) {

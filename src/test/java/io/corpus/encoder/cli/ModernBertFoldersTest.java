@@ -28,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-
 /**
  * ModernBERT folders (src/test/resources/modernbert-cases, made by
  * jobs/samples/make_modernbert_cases.py: random checkpoints saved as ModernBertModel, BF16, with a

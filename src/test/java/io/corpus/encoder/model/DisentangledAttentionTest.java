@@ -66,7 +66,7 @@ class DisentangledAttentionTest {
               c2p ? RandomModels.gaussian(random, 2 * span * width, 1) : new float[0],
               p2c ? RandomModels.gaussian(random, 2 * span * width, 1) : new float[0])));
     }
-    EncoderWeights weights = new EncoderWeights(layers, null, null, null);
+    EncoderWeights weights = new EncoderWeights(layers, Norm.none());
     List<GoldenCase.InputRow> rows = new ArrayList<>();
     for (int length : new int[] {70, 1, 33, 17, 40}) {
       float[][] x = new float[length][width];

@@ -150,7 +150,7 @@ class EncoderThreadsTest {
           .norms(ones, ones.clone())
           .build());
     }
-    return new EncoderWeights(layers, null, null, null);
+    return new EncoderWeights(layers, Norm.none());
   }
 
   /** A plain layer, then a layer of 4 experts of (24, 16) taking the top 2, width 16. */
@@ -175,6 +175,6 @@ class EncoderThreadsTest {
         .experts(new Experts(RandomModels.gaussian(random, 4 * 16, 1), in, out,
             RandomModels.gaussian(random, 16, 0.1), 2, 0))
         .build();
-    return new EncoderWeights(List.of(plain.layers().get(0), mixture), null, null, null);
+    return new EncoderWeights(List.of(plain.layers().get(0), mixture), Norm.none());
   }
 }

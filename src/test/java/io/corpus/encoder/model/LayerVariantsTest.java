@@ -72,8 +72,8 @@ class LayerVariantsTest {
         postNorm(ScoreBias.NONE, new LayerAttention(0, new RotaryPositions(1000, 4.0 / 6, false))),
         postNorm(ScoreBias.NONE, new LayerAttention(2, new RotaryPositions(500, 1, true))))) {
       EncoderWeights plain = modernWeights(random);
-      EncoderWeights weights = new EncoderWeights(plain.layers(), null, null, null,
-          settings.scoreBias().kind() == ScoreBias.Kind.RELATIVE_BUCKETS ? table : null);
+      EncoderWeights weights = new EncoderWeights(plain.layers(), Norm.none(), new float[0],
+          settings.scoreBias().kind() == ScoreBias.Kind.RELATIVE_BUCKETS ? table : new float[0]);
       List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 30, 4, 17, 30});
       ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
       PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);
@@ -125,8 +125,8 @@ class LayerVariantsTest {
       }
       layers.add(layer.build());
     }
-    EncoderWeights weights = new EncoderWeights(layers, near1(random, WIDTH), new float[WIDTH],
-        null);
+    EncoderWeights weights = new EncoderWeights(layers,
+        new Norm.Affine(near1(random, WIDTH), new float[WIDTH]));
     List<LayerAttention> attention = List.of(new LayerAttention(0, 10000),
         new LayerAttention(3, 10000), new LayerAttention(0, 1000000));
     ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.SILU, 1e-6)
@@ -208,8 +208,8 @@ class LayerVariantsTest {
         .preNormWithFinalNorm().layers(List.of(new LayerAttention(0, 10000))).build(), 0,
         PositionalEncoding.NONE);
     EncoderWeights weights = new EncoderWeights(modernWeights(random).layers().subList(1, 2),
-        RandomModels.gaussian(random, WIDTH, 0.1), RandomModels.gaussian(random, WIDTH, 0.1),
-        null);
+        new Norm.Affine(RandomModels.gaussian(random, WIDTH, 0.1),
+            RandomModels.gaussian(random, WIDTH, 0.1)));
     List<GoldenCase.InputRow> rows = rows(random, new int[] {6});
     float[][] x = rows.get(0).embeddings();
     float[][] swapped = {x[1], x[0], x[2], x[3], x[4], x[5]};
@@ -243,7 +243,7 @@ class LayerVariantsTest {
               RandomModels.affine(w.feedForwardNorm()).shift())
           .build());
     }
-    return new EncoderWeights(layers, plain.finalNormGamma(), plain.finalNormBeta(), null);
+    return new EncoderWeights(layers, plain.finalNorm());
   }
 
   /** Sharper attention than the random weights give, so windows and positions matter. */

@@ -34,9 +34,9 @@ public final class RandomModels {
           .build());
     }
     return new EncoderWeights(list,
-        finalNorm ? ones(random, width) : null,
-        finalNorm ? gaussian(random, width, 0.1) : null,
-        maxPositions > 0 ? gaussian(random, maxPositions * width, 0.5) : null);
+        finalNorm ? new Norm.Affine(ones(random, width), gaussian(random, width, 0.1))
+            : Norm.none(),
+        gaussian(random, maxPositions * width, 0.5), new float[0]);
   }
 
   static float[] gaussian(Random random, int count, double scale) {

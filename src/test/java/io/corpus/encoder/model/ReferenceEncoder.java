@@ -98,7 +98,7 @@ public final class ReferenceEncoder {
       }
     }
     if (settings.finalNorm() && to == weights.layerCount()) {
-      x = norm(x, weights.finalNormGamma(), weights.finalNormBeta());
+      x = norm(x, weights.finalNorm());
     }
     return x;
   }

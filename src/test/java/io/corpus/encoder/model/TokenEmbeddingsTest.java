@@ -51,7 +51,9 @@ class TokenEmbeddingsTest {
         int row = batch.firstRow(b) + t;
         assertEquals(t, batch.position(row));
         for (int i = 0; i < E; i++) {
-          double expected = (x[i] - mean) / Math.sqrt(var + EPS) * w.gamma()[i] + w.beta()[i];
+          Norm.Affine norm = (Norm.Affine) w.norm();
+          double expected = (x[i] - mean) / Math.sqrt(var + EPS) * norm.scale()[i]
+              + norm.shift()[i];
           assertEquals(expected, batch.tokens()[row * E + i], 2e-5, "sequence " + b + " token "
               + t + " feature " + i);
         }

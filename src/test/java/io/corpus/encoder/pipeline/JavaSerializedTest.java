@@ -28,7 +28,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import scala.reflect.ClassTag$;
 import scala.reflect.ClassTag;
 
-
 /**
  * A broadcast model reaches executors with its reduced-precision weights whatever
  * {@code spark.serializer} is: through Kryo (set in many clusters' spark-defaults.conf) as

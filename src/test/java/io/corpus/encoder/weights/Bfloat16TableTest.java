@@ -24,7 +24,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-
 /**
  * A decoder's token table saved in BF16 (as Qwen3's and Gemma's checkpoints are) is kept as
  * stored in bfloat16 and int8, straight from the mapped file into native memory, its rows equal

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.testing.SharedModels;
@@ -25,7 +26,6 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 
 /**
  * Hugging Face model folders: settings from config.json and the sentence-transformers files;
@@ -137,7 +137,7 @@ class ModelFolderTest {
 
   private static void assertLoadsAs(Map<String, float[]> tensors, FolderWeights w) {
     assertArrayEquals(tensors.get("embeddings.word_embeddings.weight"), w.embeddings().word().floats());
-    assertArrayEquals(tensors.get("embeddings.LayerNorm.bias"), w.embeddings().beta());
+    assertArrayEquals(tensors.get("embeddings.LayerNorm.bias"), ((Norm.Affine) w.embeddings().norm()).shift());
     assertEquals(L, w.encoder().layerCount());
     assertArrayEquals(tensors.get("encoder.layer.1.output.dense.bias"),
         RandomModels.plain(w.encoder().layers().get(1)).outBias());

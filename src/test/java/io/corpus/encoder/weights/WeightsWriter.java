@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 
-
 /** Writes {@link EncoderWeights} as a safetensors file under either naming: the loader's inverse. */
 public final class WeightsWriter {
   private WeightsWriter() {}
@@ -58,10 +57,10 @@ public final class WeightsWriter {
             .put(p + "output.LayerNorm.bias", norm2.shift(), e);
       }
     }
-    if (w.finalNormGamma() != null) {
-      out.put("norm.weight", w.finalNormGamma(), e).put("norm.bias", w.finalNormBeta(), e);
+    if (w.finalNorm() instanceof Norm.Affine norm) {
+      out.put("norm.weight", norm.scale(), e).put("norm.bias", norm.shift(), e);
     }
-    if (w.positionTable() != null) {
+    if (w.positionTable().length > 0) {
       out.put("positional.weight", w.positionTable(), w.maxPositions(), e);
     }
     out.write(path);
