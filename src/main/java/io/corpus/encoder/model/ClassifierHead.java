@@ -229,10 +229,4 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
     }
     return labels.get(best);
   }
-
-  /** Number of float parameters. */
-  public long parameterCount() {
-    return (long) poolerWeight.length + poolerBias.length + weight.length + bias.length
-        + (form.normGamma() == null ? 0 : 2L * form.normGamma().length);
-  }
 }

@@ -121,10 +121,4 @@ public record EmbeddingWeights(Matrix word, float[] position, float[] tokenType,
   public int tokenTypes() {
     return tokenType.length == 0 ? 1 : tokenType.length / width();
   }
-
-  /** Number of float parameters. */
-  public long parameterCount() {
-    return (long) word.rows() * word.cols() + position.length + tokenType.length
-        + norm.parameterCount();
-  }
 }

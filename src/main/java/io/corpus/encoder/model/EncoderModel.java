@@ -94,41 +94,15 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
   }
 
   /**
-   * Bytes the model takes as held: float32 but for the encoder's matrices and SPLADE's
-   * products in their precision (a reduced SPLADE decoder is a copy beside the tied table).
+   * Bytes the model takes as held: each matrix in its precision, the rest in float32
+   * ({@link Parameters#bytes}; a reduced SPLADE decoder is a copy beside the tied table).
    */
   public long bytes() {
-    long bytes = 4 * (parameterCount() - encoder.parameterCount()) + encoder.bytes();
-    if (splade != null && splade.decoderWeight().precision() != Precision.FLOAT32) {
-      bytes += splade.decoderWeight().bytes() + splade.transformWeight().bytes()
-          - 4L * splade.transformWeight().rows() * splade.transformWeight().cols();
-    }
-    return bytes;
+    return Parameters.bytes(this);
   }
 
-  /** Number of float parameters, for logs and memory estimates. */
+  /** Number of float parameters, for logs and memory estimates ({@link Parameters#count}). */
   public long parameterCount() {
-    long count = encoder.parameterCount();
-    if (embeddings != null) {
-      count += embeddings.parameterCount();
-    }
-    if (head != null) {
-      count += head.parameterCount();
-    }
-    if (tokenHead != null) {
-      count += tokenHead.parameterCount();
-    }
-    if (splade != null) {
-      count += splade.parameterCount();
-    }
-    if (latent != null) {
-      count += latent.parameterCount();
-    }
-    for (DenseLayer d : dense) {
-      count += d.weight().length + (d.bias() == null ? 0 : d.bias().length);
-    }
-    count += lexical == null ? 0 : lexical.parameterCount();
-    count += multiVector == null ? 0 : multiVector.parameterCount();
-    return count;
+    return Parameters.count(this);
   }
 }

@@ -40,13 +40,9 @@ public record EncoderWeights(
         positionTable, scoreBiasTable);
   }
 
-  /** Bytes the weights take. */
+  /** Bytes the weights take ({@link Parameters#bytes}). */
   public long bytes() {
-    long bytes = 4 * parameterCount();
-    for (LayerWeights l : layers) {
-      bytes += l.bytes() - 4 * l.parameterCount();
-    }
-    return bytes;
+    return Parameters.bytes(this);
   }
 
   /** E; 0 without layers. */
@@ -67,14 +63,5 @@ public record EncoderWeights(
   /** P, the longest sequence the learned position table covers; 0 without a table. */
   public int maxPositions() {
     return positionTable.length == 0 ? 0 : positionTable.length / width();
-  }
-
-  /** Number of float parameters, for logs and memory estimates. */
-  public long parameterCount() {
-    long count = finalNorm.parameterCount() + positionTable.length + scoreBiasTable.length;
-    for (LayerWeights l : layers) {
-      count += l.parameterCount();
-    }
-    return count;
   }
 }

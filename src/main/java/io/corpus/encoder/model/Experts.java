@@ -73,22 +73,6 @@ public record Experts(float[] router, Matrix[] in, Matrix[] out, float[] bias, i
         normalizeP);
   }
 
-  /** Float parameters. */
-  @Override
-  public long parameterCount() {
-    return router.length + bias.length + 2L * count() * ffnWidth() * bias.length;
-  }
-
-  /** Bytes the parameters take. */
-  @Override
-  public long bytes() {
-    long bytes = 4L * (router.length + bias.length);
-    for (int e = 0; e < count(); e++) {
-      bytes += in[e].bytes() + out[e].bytes();
-    }
-    return bytes;
-  }
-
   /**
    * y (rows, E) = addend + bias + Σ over each row's top experts of weight · expert(x); y may be
    * the addend or x (every row of x is read before y is written); addend null: none.

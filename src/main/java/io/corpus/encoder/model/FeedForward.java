@@ -20,12 +20,6 @@ public sealed interface FeedForward extends Serializable
   /** This feed-forward with its matrices in {@code precision}. */
   FeedForward in(Precision precision);
 
-  /** Float parameters. */
-  long parameterCount();
-
-  /** Bytes the parameters take. */
-  long bytes();
-
   /**
    * out(act(x·inᵀ + inBias)) + outBias.
    *
@@ -48,17 +42,6 @@ public sealed interface FeedForward extends Serializable
     @Override
     public Plain in(Precision precision) {
       return new Plain(in.in(precision), inBias, out.in(precision), outBias);
-    }
-
-    @Override
-    public long parameterCount() {
-      return (long) in.rows() * in.cols() + (long) out.rows() * out.cols() + inBias.length
-          + outBias.length;
-    }
-
-    @Override
-    public long bytes() {
-      return in.bytes() + out.bytes() + 4L * (inBias.length + outBias.length);
     }
   }
 
@@ -88,18 +71,6 @@ public sealed interface FeedForward extends Serializable
     public Gated in(Precision precision) {
       return new Gated(activated.in(precision), activatedBias, linear.in(precision), linearBias,
           out.in(precision), outBias);
-    }
-
-    @Override
-    public long parameterCount() {
-      return 2L * activated.rows() * activated.cols() + (long) out.rows() * out.cols()
-          + activatedBias.length + linearBias.length + outBias.length;
-    }
-
-    @Override
-    public long bytes() {
-      return activated.bytes() + linear.bytes() + out.bytes()
-          + 4L * (activatedBias.length + linearBias.length + outBias.length);
     }
   }
 }

@@ -141,16 +141,4 @@ public record LatentAttention(int width, int heads, int headWidth, float[][] que
       x[from + i] = (float) (p[i] / sum);
     }
   }
-
-  /** Number of float parameters, for logs and memory estimates. */
-  public long parameterCount() {
-    long count = 4L * width + (long) toQuery.rows() * toQuery.cols()
-        + (long) toOut.rows() * toOut.cols() + (long) feedForwardIn.rows() * feedForwardIn.cols()
-        + (long) feedForwardOut.rows() * feedForwardOut.cols() + feedForwardInBias.length
-        + feedForwardOutBias.length;
-    for (int h = 0; h < heads; h++) {
-      count += 2L * keys[h].rows() * keys[h].cols();
-    }
-    return count;
-  }
 }

@@ -266,17 +266,6 @@ public record LayerWeights(
         keyNorm, attentionOutputNorm, feedForwardOutputNorm, relative);
   }
 
-  /** Bytes the weights take. */
-  public long bytes() {
-    return inProjWeight.bytes() + outProjWeight.bytes() + feedForward.bytes()
-        + 4 * (parameterCount() - matrixValues() - feedForward.parameterCount());
-  }
-
-  private long matrixValues() {
-    return (long) inProjWeight.rows() * inProjWeight.cols()
-        + (long) outProjWeight.rows() * outProjWeight.cols();
-  }
-
   /** E, the model width. */
   public int width() {
     return outProjBias.length;
@@ -290,14 +279,5 @@ public record LayerWeights(
   /** Whether attention's and the feed-forward's outputs are normed before the residual. */
   public boolean normsOutputs() {
     return attentionOutputNorm.present();
-  }
-
-  /** Number of float parameters. */
-  public long parameterCount() {
-    return matrixValues() + inProjBias.length + outProjBias.length + feedForward.parameterCount()
-        + attentionNorm.parameterCount() + feedForwardNorm.parameterCount()
-        + queryNorm.parameterCount() + keyNorm.parameterCount()
-        + attentionOutputNorm.parameterCount() + feedForwardOutputNorm.parameterCount()
-        + relative.values();
   }
 }

@@ -11,10 +11,10 @@ import java.util.TreeMap;
  * ({@code _process_token_weights}).
  *
  * @param weight w, (E): {@code sparse_linear.weight}
- * @param bias b: {@code sparse_linear.bias}
+ * @param bias b, (1): {@code sparse_linear.bias}
  * @param specialIds the ids left out
  */
-public record LexicalHead(float[] weight, float bias, int[] specialIds) implements Serializable {
+public record LexicalHead(float[] weight, float[] bias, int[] specialIds) implements Serializable {
 
   public LexicalHead {
     specialIds = specialIds.clone();
@@ -32,7 +32,7 @@ public record LexicalHead(float[] weight, float bias, int[] specialIds) implemen
       if (Arrays.binarySearch(specialIds, ids[t]) >= 0) {
         continue;
       }
-      float w = bias;
+      float w = bias[0];
       int row = (firstRow + t) * width;
       for (int e = 0; e < width; e++) {
         w += weight[e] * states[row + e];
@@ -49,10 +49,5 @@ public record LexicalHead(float[] weight, float bias, int[] specialIds) implemen
       values[i++] = entry.getValue();
     }
     return new SpladeHead.Sparse(indices, values);
-  }
-
-  /** Number of float parameters. */
-  public long parameterCount() {
-    return weight.length + 1L;
   }
 }

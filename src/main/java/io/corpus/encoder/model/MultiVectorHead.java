@@ -68,13 +68,4 @@ public record MultiVectorHead(List<DenseLayer> layers) implements Serializable {
     }
     return x;
   }
-
-  /** Number of float parameters. */
-  public long parameterCount() {
-    long count = 0;
-    for (DenseLayer layer : layers) {
-      count += layer.weight().length + (layer.bias() == null ? 0 : layer.bias().length);
-    }
-    return count;
-  }
 }

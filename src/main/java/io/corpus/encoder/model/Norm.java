@@ -35,12 +35,4 @@ public sealed interface Norm extends Serializable permits Norm.Affine, Norm.Scal
   default boolean present() {
     return !(this instanceof None);
   }
-
-  /** Values of the scale and shift. */
-  default long parameterCount() {
-    if (this instanceof Affine a) {
-      return 2L * a.scale().length;
-    }
-    return this instanceof Scale s ? s.scale().length : 0;
-  }
 }

@@ -33,13 +33,14 @@ import java.util.Arrays;
  * @param normBeta its shift (E)
  * @param normEps its eps
  * @param decoderWeight W_d, (V, E): the word embedding table when tied (float32: a copy in
- *     another precision when the model's products are)
+ *     another precision when the model's products are); not counted among the model's
+ *     parameters ({@link Parameters.Tied}), its bytes are where it is a copy
  * @param decoderBias b_d, (V)
  * @param sum sum-pool over tokens instead of max-pool (the first SPLADE's)
  * @param twiceLog log(1 + log(1 + relu(z))), SpladePooling's {@code log1p_relu}
  */
 public record SpladeHead(Matrix transformWeight, float[] transformBias, Activation activation,
-    float[] normGamma, float[] normBeta, double normEps, Matrix decoderWeight,
+    float[] normGamma, float[] normBeta, double normEps, @Parameters.Tied Matrix decoderWeight,
     float[] decoderBias, boolean sum, boolean twiceLog) implements Serializable {
 
   /** The most logits one product holds (32 MB): its rows are this over V, 16 to 256. */
@@ -189,12 +190,5 @@ public record SpladeHead(Matrix transformWeight, float[] transformBias, Activati
       }
       return new Sparse(keptIndices, keptValues);
     }
-  }
-
-  /** Number of float parameters, the tied decoder counted once (with the embeddings). */
-  public long parameterCount() {
-    return (long) transformWeight.rows() * transformWeight.cols() + transformBias.length
-        + 2L * normGamma.length
-        + decoderBias.length;
   }
 }

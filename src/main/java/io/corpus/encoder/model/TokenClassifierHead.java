@@ -114,11 +114,4 @@ public record TokenClassifierHead(float[] denseWeight, float[] denseBias,
     }
     return labels.get(best);
   }
-
-  /** Number of float parameters. */
-  public long parameterCount() {
-    return (long) weight.length + bias.length
-        + (denseWeight == null ? 0 : denseWeight.length + (denseBias == null ? 0
-            : denseBias.length) + (form.normGamma() == null ? 0 : 2L * form.normGamma().length));
-  }
 }

@@ -33,7 +33,7 @@ final class M3Heads {
     Path file = model.folder().resolve(ModelFolder.SPARSE_LINEAR);
     Map<String, TorchStateDict.Tensor> t = linear(file);
     float[] weight = take(t, file, "weight", 1, model.width());
-    return new LexicalHead(weight, take(t, file, "bias", 1)[0], specialIds(model));
+    return new LexicalHead(weight, take(t, file, "bias", 1), specialIds(model));
   }
 
   /** {@code colbert_linear.pt}'s projection of every token. */

@@ -115,13 +115,18 @@ public final class ShapeFigures {
     return copy;
   }
 
+  private static long values(io.corpus.encoder.kernel.Matrix m) {
+    return (long) m.rows() * m.cols();
+  }
+
   private static long parameters(EncoderWeights weights) {
     long count = 0;
     for (LayerWeights l : weights.layers()) {
-      count += (long) l.inProjWeight().rows() * l.inProjWeight().cols()
-          + (long) l.outProjWeight().rows() * l.outProjWeight().cols()
-          + (l.feedForward().parameterCount() - l.width()
-              - (l.feedForward() instanceof FeedForward.Gated ? 2 : 1) * l.ffnWidth());
+      count += values(l.inProjWeight()) + values(l.outProjWeight())
+          + (l.feedForward() instanceof FeedForward.Gated g
+              ? values(g.activated()) + values(g.linear()) + values(g.out())
+              : values(((FeedForward.Plain) l.feedForward()).in())
+                  + values(((FeedForward.Plain) l.feedForward()).out()));
     }
     return count;
   }
