@@ -2,6 +2,29 @@ package io.corpus.encoder.model;
 
 /** Receives attention weights from the forward pass, one head of one sequence at a time. */
 public interface AttentionSink {
+  /** Wants nothing: no layer's maps, statistics or value norms. */
+  AttentionSink NONE = new AttentionSink() {
+    @Override
+    public boolean wantsLayer(int layer) {
+      return false;
+    }
+
+    @Override
+    public void accept(int layer, int sequence, int head, float[] weights, int offset,
+        int length) {
+    }
+
+    @Override
+    public boolean wantsWeights(int layer, int sequence) {
+      return false;
+    }
+
+    @Override
+    public boolean wantsStatistics() {
+      return false;
+    }
+  };
+
   /** Whether maps of this layer are wanted; a layer nobody wants is not handed out. */
   boolean wantsLayer(int layer);
 

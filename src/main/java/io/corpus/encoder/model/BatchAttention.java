@@ -63,16 +63,18 @@ final class BatchAttention {
   /**
    * context (N, H·D) = concat over heads of softmax(Q_h K_hᵀ / √D + terms + mask) V_h for each
    * sequence of the batch, from qkv. Sequences longer than the attention tile are tiled unless
-   * their maps are wanted; {@code sink} (or null) gets what it asks of layer {@code layer}.
+   * their maps are wanted; {@code sink} gets what it asks of layer {@code layer}
+   * ({@link AttentionSink#NONE} asks nothing).
    */
   void attend(TokenBatch batch, float[] qkv, float[] context, int layer, AttentionMask mask,
       AttentionSink sink, ValueNorms norms) {
     int tile = head().tile();
-    boolean statistics = sink != null && sink.wantsStatistics();
+    boolean listening = sink.wantsLayer(layer);
+    boolean statistics = sink.wantsStatistics();
     items.clear();
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int t = batch.length(b);
-      boolean read = sink != null && (t <= tile || sink.wantsWeights(layer, b)
+      boolean read = listening && (t <= tile || sink.wantsWeights(layer, b)
           || sink.wantsValueNorms(layer, b));
       if (read || disentangled != null) {
         attendAlone(batch, b, qkv, context, layer, mask, sink, norms);
@@ -148,28 +150,28 @@ final class BatchAttention {
     if (disentangled != null) {
       disentangled.sequence(batch, first, t);
     }
-    if (sink != null && sink.wantsValueNorms(layer, b)) {
+    if (sink.wantsValueNorms(layer, b)) {
       sink.acceptValueNorms(layer, b, norms.of(first, t), t);
     }
-    if (sink == null && t <= head.tile()) {
+    boolean listening = sink.wantsLayer(layer);
+    if (!listening && t <= head.tile()) {
       attendShort(batch, b, qkv, context, mask, head);
       return;
     }
     // the whole map where its weights are wanted; else tiled, with statistics if asked
-    boolean full = (sink != null && sink.wantsWeights(layer, b)) || t <= head.tile();
+    boolean full = sink.wantsWeights(layer, b) || t <= head.tile();
     if (!full && rounded != null) {
       roundForTiles(batch, b, qkv);
     }
     for (int h = 0; h < heads; h++) {
       if (full) {
         head.full(batch, first, t, keys, h, 1, mask, qkv, context);
-        if (sink != null) {
+        if (listening) {
           sink.accept(layer, b, h, head.weights(t), 0, t);
         }
         continue;
       }
-      double[] sum = sink == null || !sink.wantsStatistics() ? null
-          : new double[HeadStatistics.COUNT];
+      double[] sum = !sink.wantsStatistics() ? null : new double[HeadStatistics.COUNT];
       double[] partial = sum == null ? null : new double[HeadStatistics.COUNT];
       for (int q0 = 0; q0 < t; q0 += head.tile()) {
         if (partial != null) {

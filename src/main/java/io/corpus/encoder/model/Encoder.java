@@ -150,19 +150,22 @@ public final class Encoder {
     return weights;
   }
 
-  /**
-   * Runs every layer over the batch, replacing its tokens by the last layer's output. Attention
-   * weights go to {@code sink} for the layers it wants; pass null for none.
-   */
+  /** Runs every layer over the batch, replacing its tokens by the last layer's output. */
+  public void forward(TokenBatch batch) {
+    forward(batch, AttentionSink.NONE);
+  }
+
+  /** As {@link #forward(TokenBatch)}, attention maps going to {@code sink} where it wants. */
   public void forward(TokenBatch batch, AttentionSink sink) {
-    layers(batch, sink, 0, weights.layerCount(), null);
+    layers(batch, sink, 0, weights.layerCount(), HeadAblation.NONE);
   }
 
   /**
    * Runs layers [from, to) over the batch, whose tokens are the states entering layer
    * {@code from} (for 0, the embeddings, to which positions are added first), replacing them by
    * the states leaving layer {@code to - 1}; after the last layer, its final norm.
-   * {@code ablation}, when not null, removes a head of each sequence in one layer.
+   * {@code ablation} removes a head of each sequence in one layer ({@link HeadAblation#NONE}:
+   * none).
    */
   public void layers(TokenBatch batch, AttentionSink sink, int from, int to,
       HeadAblation ablation) {
@@ -174,8 +177,7 @@ public final class Encoder {
     }
     for (int l = from; l < to; l++) {
       LayerWeights w = weights.layers().get(l);
-      AttentionSink layerSink = sink != null && sink.wantsLayer(l) ? sink : null;
-      HeadAblation layerAblation = ablation != null && ablation.layer() == l ? ablation : null;
+      AttentionSink layerSink = sink.wantsLayer(l) ? sink : AttentionSink.NONE;
       if (settings.normFirst()) {
         // x = x + MHA(LN1(x)); x = x + FFN(LN2(x)); a layer without LN1 attends to x itself
         float[] attended = x;
@@ -183,7 +185,7 @@ public final class Encoder {
           norm(x, scratch, n, w.attentionNorm());
           attended = scratch;
         }
-        attention(batch, attended, w, l, layerSink, layerAblation);
+        attention(batch, attended, w, l, layerSink, ablation);
         if (!w.normsOutputs()) {
           residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
           norm(x, scratch, n, w.feedForwardNorm());
@@ -199,7 +201,7 @@ public final class Encoder {
       } else {
         // x = LN1(x + MHA(x)); x = LN2(x + FFN(x)), each sum and norm in place: a product's
         // rescaling then reads and writes the same rows, still in cache for the norm after it
-        attention(batch, x, w, l, layerSink, layerAblation);
+        attention(batch, x, w, l, layerSink, ablation);
         residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
         norm(x, x, n, w.attentionNorm());
         feedForward(x, w, x, x, n);
@@ -370,7 +372,7 @@ public final class Encoder {
     }
     sequences.attend(batch, qkv, context, layer, settings.mask(layer), sink,
         (first, t) -> valueNorms(w, layer, first, t));
-    if (ablation != null) {
+    if (ablation.layer() == layer) {
       removeHeads(batch, ablation);
     }
   }

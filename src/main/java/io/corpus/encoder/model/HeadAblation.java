@@ -9,6 +9,9 @@ package io.corpus.encoder.model;
  * @param heads (B): the head removed from sequence b, or -1 for none
  */
 public record HeadAblation(int layer, int[] heads) {
+  /** No head removed from any layer. */
+  public static final HeadAblation NONE = new HeadAblation(-1, new int[0]);
+
   public HeadAblation {
     heads = heads.clone();
   }

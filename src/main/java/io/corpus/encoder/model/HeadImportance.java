@@ -74,14 +74,14 @@ public final class HeadImportance {
           removed[c] = first + c;
         }
         TokenBatch ablated = batchOf(entering, count, width);
-        encoder.layers(ablated, null, l, layers, new HeadAblation(l, removed));
+        encoder.layers(ablated, AttentionSink.NONE, l, layers, new HeadAblation(l, removed));
         for (int c = 0; c < count; c++) {
           float[] without = pool.of(ablated.tokens(), ablated.firstRow(c), t);
           importance[l * heads + first + c] = 1 - cosine(pooled, without);
         }
       }
       if (l + 1 < layers) {
-        encoder.layers(state, null, l, l + 1, null);
+        encoder.layers(state, AttentionSink.NONE, l, l + 1, HeadAblation.NONE);
       }
     }
     return importance;

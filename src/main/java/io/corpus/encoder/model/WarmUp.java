@@ -35,7 +35,7 @@ public final class WarmUp {
       }
       batch.endSequence();
     }
-    new Encoder(settings, weights).forward(batch, null);
+    new Encoder(settings, weights).forward(batch);
     return batch.tokenCount();
   }
 }

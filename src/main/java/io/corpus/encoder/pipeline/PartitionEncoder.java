@@ -2,6 +2,7 @@ package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.model.AttentionSink;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.HeadImportance;
@@ -170,7 +171,7 @@ final class PartitionEncoder implements FlatMapFunction<Iterator<InternalRow>, I
         collector.reset(batch, kept);
       }
       if (encoder != null) {
-        encoder.forward(batch, collector);
+        encoder.forward(batch, collector == null ? AttentionSink.NONE : collector);
       }
       if (measured != null) {
         measureImportance(measured);

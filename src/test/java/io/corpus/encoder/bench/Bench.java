@@ -313,7 +313,7 @@ public final class Bench {
         lastFlops += t * shape.flopsPerToken(t);
       } while (batch.tokenCount() + lengths[next] <= shape.batchTokens());
       lastTokens = batch.tokenCount();
-      encoder.forward(batch, null);
+      encoder.forward(batch);
     }
 
     double lastFlops() {

@@ -85,7 +85,7 @@ public final class BenchLong {
       batch.endSequence();
     }
     long start = System.nanoTime();
-    encoder.forward(batch, null);
+    encoder.forward(batch);
     return (System.nanoTime() - start) / 1e9 / TOKENS;
   }
 

@@ -99,7 +99,7 @@ public final class BenchText {
       for (int i = first; i < texts.size(); i += stride) {
         embeddings.append(tokenizer.encode(texts.get(i)).ids(), null, batch);
         if (batch.tokenCount() >= batchTokens || i + stride >= texts.size()) {
-          encoder.forward(batch, null);
+          encoder.forward(batch);
           for (int b = 0; b < batch.sequenceCount(); b++) {
             float[] v = Pooling.MEAN.pool(batch.tokens(), batch.firstRow(b), batch.length(b),
                 folder.width());

@@ -76,15 +76,15 @@ public final class ShapeFigures {
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     System.gc();
     long before = heap.stream().mapToLong(p -> p.getUsage().getUsed()).sum();
-    encoder.forward(copy(batch, weights.width()), null);   // the first pass makes the buffers
+    encoder.forward(copy(batch, weights.width()));   // the first pass makes the buffers
     System.gc();
     long after = heap.stream().mapToLong(p -> p.getUsage().getUsed()).sum();
     for (int warm = 0; warm < 2; warm++) {   // the JIT compiles the vector kernels
-      encoder.forward(copy(batch, weights.width()), null);
+      encoder.forward(copy(batch, weights.width()));
     }
     long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
     long start = System.nanoTime();
-    encoder.forward(batch, null);
+    encoder.forward(batch);
     double seconds = (System.nanoTime() - start) / 1e9;
     long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
     double macs = shapes.multiplyAddsPerToken(SEQUENCE);

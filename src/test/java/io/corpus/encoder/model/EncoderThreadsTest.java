@@ -124,7 +124,8 @@ class EncoderThreadsTest {
         }
         Statistics sink = withStatistics ? new Statistics(2, 4) : null;
         try (ComputeThreads.Task task = run == 0 ? ComputeThreads.SERIAL : CORES.join(1)) {
-          new Encoder(settings, weights, 16, task).forward(batch, sink);
+          new Encoder(settings, weights, 16, task).forward(batch,
+              sink == null ? AttentionSink.NONE : sink);
         }
         vectors[run] = Arrays.copyOf(batch.tokens(), 2600 * 16);
         statistics[run] = sink == null ? null : sink.sums;

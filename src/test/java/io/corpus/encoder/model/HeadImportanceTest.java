@@ -40,7 +40,7 @@ class HeadImportanceTest {
     batch.endSequence();
     HeadImportance.Input copied = HeadImportance.Input.of(batch, 0);
     Encoder encoder = new Encoder(settings, weights);
-    encoder.forward(batch, null);
+    encoder.forward(batch);
     HeadImportance.PooledVector mean = (tokens, first, length) -> {
       float[] out = new float[width];
       for (int r = first; r < first + length; r++) {

@@ -58,7 +58,7 @@ class KeyLimitTest {
     if (keys < tokens.length) {
       batch.attendToFirst(b, keys);
     }
-    encoder.forward(batch, null);
+    encoder.forward(batch);
     return Arrays.copyOf(batch.tokens(), tokens.length * WIDTH);
   }
 

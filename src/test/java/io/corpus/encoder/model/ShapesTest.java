@@ -57,7 +57,7 @@ class ShapesTest {
       }
       batch.endSequence();
     }
-    encoder.forward(batch, null);
+    encoder.forward(batch);
     assertEquals(shapes.bufferFloats(17), encoder.bufferFloats(), folder.toString());
   }
 }

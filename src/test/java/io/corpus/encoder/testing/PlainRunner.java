@@ -61,7 +61,7 @@ public final class PlainRunner {
         }
       }
     }
-    encoder.forward(batch, !withMaps ? null : new AttentionSink() {
+    encoder.forward(batch, !withMaps ? AttentionSink.NONE : new AttentionSink() {
       @Override
       public boolean wantsLayer(int layer) {
         return true;

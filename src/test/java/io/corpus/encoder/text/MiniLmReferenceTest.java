@@ -57,7 +57,7 @@ class MiniLmReferenceTest {
       }
     }
     assertEquals(1, truncated, "one reference text is longer than max_seq_length");
-    new Encoder(model.settings(), weights.encoder()).forward(batch, null);
+    new Encoder(model.settings(), weights.encoder()).forward(batch);
 
     int e = model.width();
     double worstRelative = 0;
