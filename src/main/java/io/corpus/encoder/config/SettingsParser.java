@@ -142,10 +142,6 @@ public final class SettingsParser {
           + "output.attention.enabled or output.attention.stats = true (the head view), or a "
           + "pooled vector (output.pooling other than none or splade) for the corpus map");
     }
-    if (attention.importance() && !pooling.dense()) {
-      throw new SettingsException("output.attention.importance measures each head's effect on "
-          + "the pooled vector, and output.pooling = " + pooling.configName() + " writes none");
-    }
     Quantization quantize = choice(c, Settings.QUANTIZE, Quantization.values());
     String ranges = Settings.QUANTIZE_RANGES.read(c).isEmpty() ? ""
         : path(c, Settings.QUANTIZE_RANGES, baseDir);
@@ -155,11 +151,14 @@ public final class SettingsParser {
           + "output.quantize = " + quantize.configName() + " writes none: set "
           + "output.report.map-points = 0, or quantize in a job of its own");
     }
+    boolean normalize = AutoChoices.normalize(Settings.NORMALIZE.read(c), folder, pooling);
+    SettingRules.pooledVector(pooling, Settings.DIMENSIONS.read(c), normalize,
+        attention.importance(), SettingRules.Naming.KEYS);
     JobSettings.Output output = new JobSettings.Output(
         path(c, Settings.OUTPUT_PATH, baseDir),
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
         pooling,
-        AutoChoices.normalize(Settings.NORMALIZE.read(c), folder, pooling),
+        normalize,
         Settings.TOKEN_EMBEDDINGS.read(c),
         Settings.ENTITIES.read(c),
         attention,

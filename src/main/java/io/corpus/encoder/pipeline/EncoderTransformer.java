@@ -362,19 +362,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
     Pooling pooling = resolvedPooling();
     boolean splade = pooling == Pooling.SPLADE;
-    int cut = intValue(Settings.DIMENSIONS);
-    if (cut > 0 && !pooling.dense()) {
-      throw new IllegalArgumentException("dimensions = " + cut + " cuts the pooled vector, but "
-          + "pooling = " + pooling.configName() + " writes none");
-    }
-    if (splade && resolvedNormalize()) {
-      throw new IllegalArgumentException("pooling = splade writes a sparse vector, which is not "
-          + "L2-normalized: set normalize = false");
-    }
-    if (!$(importanceCol).isEmpty() && !pooling.dense()) {
-      throw new IllegalArgumentException("importanceCol measures each head's effect on the "
-          + "pooled vector, and pooling = " + pooling.configName() + " writes none");
-    }
+    SettingRules.pooledVector(pooling, intValue(Settings.DIMENSIONS), resolvedNormalize(),
+        !$(importanceCol).isEmpty(), SettingRules.Naming.PARAMS);
     boolean sparse = splade || resolvedLexical();
     OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
         pooling.dense() ? $(pooledCol) : "", sparse ? $(sparseIndicesCol) : "",
