@@ -60,7 +60,7 @@ public record LayerWeights(
 
   /**
    * A layer said by name, for a model of width E and feed-forward width F; a bias or a norm's
-   * shift left out is zeros (the checkpoint has none), a norm or gate left out is absent.
+   * shift left out is zeros (the checkpoint has none), a norm left out is absent.
    */
   public static Builder builder(int width, int ffnWidth) {
     return new Builder(width, ffnWidth);
@@ -74,22 +74,14 @@ public record LayerWeights(
     private float[] qkvBias;
     private Matrix out;
     private float[] outBias;
-    private Matrix ffnIn;
-    private float[] ffnInBias;
-    private Matrix ffnGate;
-    private float[] ffnGateBias;
-    private Matrix ffnOut;
-    private float[] ffnOutBias;
-    private float[] attentionNorm;
-    private float[] attentionNormShift;
-    private float[] feedForwardNorm;
-    private float[] feedForwardNormShift;
-    private float[] queryNorm;
-    private float[] keyNorm;
+    private FeedForward feedForward;
+    private Norm attentionNorm = Norm.none();
+    private Norm feedForwardNorm = Norm.none();
+    private Norm queryNorm = Norm.none();
+    private Norm keyNorm = Norm.none();
     private Norm attentionOutputNorm = Norm.none();
     private Norm feedForwardOutputNorm = Norm.none();
     private RelativePositions relative = RelativePositions.NONE;
-    private Experts experts;
 
     private Builder(int width, int ffnWidth) {
       this.width = width;
@@ -104,9 +96,9 @@ public record LayerWeights(
 
     /** {@link #attention(float[], float[])}, the matrices in the form the checkpoint gave. */
     public Builder attention(Matrix qkvWeight, Matrix outWeight) {
-      qkv = qkvWeight;
-      out = outWeight;
-      return this;
+      qkv = shaped("q, k, v projection", qkvWeight, qkvWeight.rows(), width);
+      out = shaped("output projection", outWeight, width, outWeight.cols());
+      return attentionBiases(new float[qkv.rows()], new float[width]);
     }
 
     public Builder attentionBiases(float[] qkvBias, float[] outBias) {
@@ -117,28 +109,34 @@ public record LayerWeights(
 
     /** A plain feed-forward: out(act(x·inᵀ + b)) + b. */
     public Builder feedForward(float[] in, float[] out) {
-      ffnIn = Matrix.of(in, ffnWidth, width);
-      ffnOut = Matrix.of(out, width, ffnWidth);
-      return this;
+      return feedForward(new FeedForward.Plain(
+          shaped("feed-forward input", Matrix.of(in, ffnWidth, width), ffnWidth, width),
+          new float[ffnWidth],
+          shaped("feed-forward output", Matrix.of(out, width, ffnWidth), width, ffnWidth),
+          new float[width]));
     }
 
     /** The biases of the feed-forward's (activated) input and of its output. */
     public Builder feedForwardBiases(float[] inBias, float[] outBias) {
-      ffnInBias = inBias;
-      ffnOutBias = outBias;
-      return this;
+      return feedForward(feedForward instanceof FeedForward.Gated g
+          ? new FeedForward.Gated(g.activated(), inBias, g.linear(), g.linearBias(), g.out(),
+              outBias)
+          : new FeedForward.Plain(plain().in(), inBias, plain().out(), outBias));
     }
 
     /** The bias of the feed-forward's output alone (its input has none). */
     public Builder feedForwardOutBias(float[] outBias) {
-      ffnOutBias = outBias;
-      return this;
+      return feedForward(feedForward instanceof FeedForward.Gated g
+          ? new FeedForward.Gated(g.activated(), g.activatedBias(), g.linear(), g.linearBias(),
+              g.out(), outBias)
+          : new FeedForward.Plain(plain().in(), plain().inBias(), plain().out(), outBias));
     }
 
     /** The bias of a gated feed-forward's linear half. */
     public Builder gateBias(float[] bias) {
-      ffnGateBias = bias;
-      return this;
+      FeedForward.Gated g = (FeedForward.Gated) feedForward;
+      return feedForward(new FeedForward.Gated(g.activated(), g.activatedBias(), g.linear(),
+          bias, g.out(), g.outBias()));
     }
 
     /** A gated feed-forward: down(act(x·activatedᵀ) ⊙ x·linearᵀ), as SwiGLU and GeGLU. */
@@ -149,36 +147,56 @@ public record LayerWeights(
 
     /** {@link #gatedFeedForward(float[], float[], float[])}, as the checkpoint gave them. */
     public Builder gatedFeedForward(Matrix activated, Matrix linear, Matrix down) {
-      ffnIn = activated;
-      ffnGate = linear;
-      ffnOut = down;
+      return feedForward(new FeedForward.Gated(
+          shaped("feed-forward input", activated, ffnWidth, width), new float[ffnWidth],
+          shaped("feed-forward gate", linear, ffnWidth, width), new float[ffnWidth],
+          shaped("feed-forward output", down, width, ffnWidth), new float[width]));
+    }
+
+    /** A mixture of experts as the layer's feed-forward, in place of a dense one. */
+    public Builder experts(Experts mixture) {
+      if (mixture.bias().length != width) {
+        throw new IllegalArgumentException("A layer of experts of width "
+            + mixture.bias().length + " in a model of width " + width);
+      }
+      return feedForward(mixture);
+    }
+
+    private Builder feedForward(FeedForward part) {
+      feedForward = part;
       return this;
+    }
+
+    private FeedForward.Plain plain() {
+      return (FeedForward.Plain) feedForward;
     }
 
     /** The scale of the norm around attention and of the one around the feed-forward. */
     public Builder norms(float[] attentionScale, float[] feedForwardScale) {
-      attentionNorm = attentionScale;
-      feedForwardNorm = feedForwardScale;
-      return this;
+      return norms(attentionScale, new float[width], feedForwardScale, new float[width]);
+    }
+
+    /** The norms around attention and the feed-forward, scales and shifts. */
+    public Builder norms(float[] attentionScale, float[] attentionShift,
+        float[] feedForwardScale, float[] feedForwardShift) {
+      return norms(new Norm.Affine(attentionScale, attentionShift),
+          new Norm.Affine(feedForwardScale, feedForwardShift));
     }
 
     /**
-     * The norms around attention and the feed-forward, scales and shifts; an attention scale of
-     * null: the layer attends to its input as it is (ModernBERT's first layer).
+     * The norms around attention and the feed-forward; an attention norm of none: the layer
+     * attends to its input as it is (ModernBERT's first layer).
      */
-    public Builder norms(float[] attentionScale, float[] attentionShift,
-        float[] feedForwardScale, float[] feedForwardShift) {
-      attentionNorm = attentionScale;
-      attentionNormShift = attentionShift;
-      feedForwardNorm = feedForwardScale;
-      feedForwardNormShift = feedForwardShift;
+    public Builder norms(Norm attention, Norm feedForward) {
+      attentionNorm = attention;
+      feedForwardNorm = feedForward;
       return this;
     }
 
     /** Each head's q and k normalized by these (D) scales before rotary positions. */
     public Builder queryKeyNorms(float[] query, float[] key) {
-      queryNorm = query;
-      keyNorm = key;
+      queryNorm = new Norm.Scale(query);
+      keyNorm = new Norm.Scale(key);
       return this;
     }
 
@@ -189,65 +207,32 @@ public record LayerWeights(
       return this;
     }
 
-    /** The relative embeddings projected as keys and queries, (2S, H·D) each or null. */
+    /**
+     * The relative embeddings projected as keys and queries, (2S, H·D) each, or empty where the
+     * model has not that term.
+     */
     public Builder relativePositions(float[] keys, float[] queries) {
-      relative = new RelativePositions(orZeros(keys, 0), orZeros(queries, 0));
+      relative = new RelativePositions(keys, queries);
       return this;
     }
 
-    /** A mixture of experts as the layer's feed-forward, in place of a dense one. */
-    public Builder experts(Experts mixture) {
-      experts = mixture;
-      return this;
-    }
-
+    /** The layer; an error if its attention, feed-forward or feed-forward norm is not said. */
     public LayerWeights build() {
-      shaped("q, k, v projection", qkv, qkv.rows(), width);
-      shaped("output projection", out, width, out.cols());
-      if ((queryNorm == null) != (keyNorm == null)) {
-        throw new IllegalArgumentException("A layer's q and k norms are both there or neither");
+      if (qkv == null || feedForward == null || !feedForwardNorm.present()) {
+        throw new IllegalStateException("A layer needs its attention, its feed-forward and the "
+            + "norm around it");
       }
-      return new LayerWeights(qkv, orZeros(qkvBias, qkv.rows()), out, orZeros(outBias, width),
-          attentionNorm == null ? Norm.none()
-              : new Norm.Affine(attentionNorm, orZeros(attentionNormShift, width)),
-          feedForward(), new Norm.Affine(feedForwardNorm, orZeros(feedForwardNormShift, width)),
-          scale(queryNorm), scale(keyNorm), attentionOutputNorm, feedForwardOutputNorm,
+      return new LayerWeights(qkv, qkvBias, out, outBias, attentionNorm, feedForward,
+          feedForwardNorm, queryNorm, keyNorm, attentionOutputNorm, feedForwardOutputNorm,
           relative);
     }
 
-    private FeedForward feedForward() {
-      if (experts != null) {
-        if (ffnIn != null || experts.bias().length != width) {
-          throw new IllegalArgumentException("A layer of experts of width "
-              + experts.bias().length + " has no dense feed-forward and the layer's width "
-              + width);
-        }
-        return experts;
-      }
-      shaped("feed-forward input", ffnIn, ffnWidth, width);
-      shaped("feed-forward output", ffnOut, width, ffnWidth);
-      if (ffnGate == null) {
-        return new FeedForward.Plain(ffnIn, orZeros(ffnInBias, ffnWidth), ffnOut,
-            orZeros(ffnOutBias, width));
-      }
-      shaped("feed-forward gate", ffnGate, ffnWidth, width);
-      return new FeedForward.Gated(ffnIn, orZeros(ffnInBias, ffnWidth), ffnGate,
-          orZeros(ffnGateBias, ffnWidth), ffnOut, orZeros(ffnOutBias, width));
-    }
-
-    private static Norm scale(float[] values) {
-      return values == null ? Norm.none() : new Norm.Scale(values);
-    }
-
-    private static void shaped(String what, Matrix m, int rows, int cols) {
+    private static Matrix shaped(String what, Matrix m, int rows, int cols) {
       if (m.rows() != rows || m.cols() != cols) {
         throw new IllegalArgumentException("The " + what + " is (" + m.rows() + ", "
             + m.cols() + "), expected (" + rows + ", " + cols + ")");
       }
-    }
-
-    private static float[] orZeros(float[] values, int length) {
-      return values != null ? values : new float[length];
+      return m;
     }
   }
 

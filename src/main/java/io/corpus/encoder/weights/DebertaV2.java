@@ -154,10 +154,10 @@ final class DebertaV2 extends NamedFamily {
       boolean shared = form.sharedProjections();
       layer.relativePositions(form.contentToPosition() ? DisentangledPositions.project(relative,
               shared ? keys : read.take(a + "pos_key_proj.weight", inner, e),
-              shared ? keyBias : read.take(a + "pos_key_proj.bias", inner)) : null,
+              shared ? keyBias : read.take(a + "pos_key_proj.bias", inner)) : new float[0],
           form.positionToContent() ? DisentangledPositions.project(relative,
               shared ? queries : read.take(a + "pos_query_proj.weight", inner, e),
-              shared ? queryBias : read.take(a + "pos_query_proj.bias", inner)) : null);
+              shared ? queryBias : read.take(a + "pos_query_proj.bias", inner)) : new float[0]);
     }
     return layer.build();
   }

@@ -125,17 +125,18 @@ final class ModernBert extends NamedFamily {
     boolean mlpBias = model.architecture().feedForwardBias();
     float[] wi = read.take(p + "mlp.Wi.weight", 2L * f, e);           // (2F, E): input, gate
     float[] wiBias = mlpBias ? read.take(p + "mlp.Wi.bias", 2L * f) : new float[2 * f];
-    float[][] attentionNorm = i == 0 ? new float[2][] : norm(read, p + "attn_norm.", model);
-    float[][] mlpNorm = norm(read, p + "mlp_norm.", model);
+    // the first layer attends to the embeddings as they are (attn_norm is nn.Identity)
+    Norm attentionNorm = i == 0 ? Norm.none() : affine(norm(read, p + "attn_norm.", model));
+    Norm mlpNorm = affine(norm(read, p + "mlp_norm.", model));
     LayerWeights.Builder layer = LayerWeights.builder(e, f)
         .attention(read.take(p + "attn.Wqkv.weight", 3L * e, e),
             read.take(p + "attn.Wo.weight", e, e))
         .gatedFeedForward(Arrays.copyOfRange(wi, 0, f * e),
             Arrays.copyOfRange(wi, f * e, 2 * f * e), read.take(p + "mlp.Wo.weight", e, f))
         .feedForwardBiases(Arrays.copyOfRange(wiBias, 0, f),
-            mlpBias ? read.take(p + "mlp.Wo.bias", e) : null)
+            mlpBias ? read.take(p + "mlp.Wo.bias", e) : new float[e])
         .gateBias(Arrays.copyOfRange(wiBias, f, 2 * f))
-        .norms(attentionNorm[0], attentionNorm[1], mlpNorm[0], mlpNorm[1]);
+        .norms(attentionNorm, mlpNorm);
     if (attentionBias) {
       layer.attentionBiases(read.take(p + "attn.Wqkv.bias", 3L * e),
           read.take(p + "attn.Wo.bias", e));
@@ -145,8 +146,11 @@ final class ModernBert extends NamedFamily {
 
   @Override
   public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    float[][] norm = norm(read, "final_norm.", model);
-    return new Norm.Affine(norm[0], norm[1]);
+    return affine(norm(read, "final_norm.", model));
+  }
+
+  private static Norm affine(float[][] scaleAndShift) {
+    return new Norm.Affine(scaleAndShift[0], scaleAndShift[1]);
   }
 
   /** A norm's scale and shift; zeros for the shift when {@code norm_bias} is false. */

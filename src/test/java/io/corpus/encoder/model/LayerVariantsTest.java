@@ -237,10 +237,7 @@ class LayerVariantsTest {
               RandomModels.plain(w).out().floats())
           .feedForwardBiases(RandomModels.plain(w).inBias(), RandomModels.plain(w).outBias())
           .gateBias(RandomModels.gaussian(random, FFN, 0.1))
-          .norms(attentionNorm ? RandomModels.affine(w.attentionNorm()).scale() : null,
-              attentionNorm ? RandomModels.affine(w.attentionNorm()).shift() : null,
-              RandomModels.affine(w.feedForwardNorm()).scale(),
-              RandomModels.affine(w.feedForwardNorm()).shift())
+          .norms(attentionNorm ? w.attentionNorm() : Norm.none(), w.feedForwardNorm())
           .build());
     }
     return new EncoderWeights(layers, plain.finalNorm());
