@@ -40,20 +40,29 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
    *
    * @param read which of the sequence's final states the head reads
    * @param activation what follows the dense layer, or NONE when there is no dense layer
-   * @param normGamma (E) a layer norm's scale after the activation, or null for none
-   * @param normBeta (E) its shift, or null
+   * @param norm (E) a layer norm after the activation, or none
    * @param normEps its eps
    * @param padId the pad token's id, which {@link Read#LAST_NOT_PAD} passes over; -1 for none
    */
-  public record Form(Read read, DenseActivation activation, float[] normGamma,
-      float[] normBeta, double normEps, int padId) implements Serializable {
+  public record Form(Read read, DenseActivation activation, Norm norm, double normEps,
+      int padId) implements Serializable {
     /** BERT's and XLM-R's: the first token, tanh, no norm. */
     public static final Form FIRST_TANH =
-        new Form(Read.FIRST, DenseActivation.TANH, null, null, 0, -1);
+        new Form(Read.FIRST, DenseActivation.TANH, Norm.none(), 0, -1);
+
+    /** No dense layer: the state goes to the output layer as it is. */
+    public static final Form LINEAR = new Form(Read.FIRST, DenseActivation.NONE, Norm.none(), 0,
+        -1);
 
     /** A decoder's score layer: no dense layer, the last token that is not {@code padId}. */
     public static Form lastNotPad(int padId) {
-      return new Form(Read.LAST_NOT_PAD, DenseActivation.NONE, null, null, 0, padId);
+      return new Form(Read.LAST_NOT_PAD, DenseActivation.NONE, Norm.none(), 0, padId);
+    }
+
+    /** After the dense layer and its activation: x through the norm, if there is one. */
+    double[] normed(double[] x) {
+      return norm instanceof Norm.Affine a ? LayerNorm.exact(x, a.scale(), a.shift(), normEps)
+          : x;
     }
   }
 
@@ -177,9 +186,7 @@ public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] w
         pooled[o] = form.activation().apply(sum);
       }
     }
-    if (form.normGamma() != null) {
-      pooled = LayerNorm.exact(pooled, form.normGamma(), form.normBeta(), form.normEps());
-    }
+    pooled = form.normed(pooled);
     float[] logits = new float[labels.size()];
     for (int l = 0; l < logits.length; l++) {
       double sum = bias[l];

@@ -7,7 +7,7 @@ import java.io.Serializable;
  * in double per pooled vector (EmbeddingGemma's 768 → 3072 → 768, LaBSE's tanh projection).
  *
  * @param weight W (out, in), row-major as PyTorch stores {@code linear.weight}
- * @param bias b (out), or null when the module has none
+ * @param bias b (out), or empty when the module has none ({@code bias=False})
  * @param inWidth in, the width it reads
  * @param activation what follows the product
  */
@@ -16,7 +16,7 @@ public record DenseLayer(float[] weight, float[] bias, int inWidth, Activation a
 
   public DenseLayer {
     if (inWidth < 1 || weight.length % inWidth != 0 || weight.length == 0
-        || (bias != null && bias.length != weight.length / inWidth)) {
+        || (bias.length > 0 && bias.length != weight.length / inWidth)) {
       throw new IllegalArgumentException("A dense layer's weight is (out, " + inWidth + ") and "
           + "its bias (out)");
     }
@@ -47,7 +47,7 @@ public record DenseLayer(float[] weight, float[] bias, int inWidth, Activation a
     int out = outWidth();
     float[] y = new float[out];
     for (int o = 0; o < out; o++) {
-      double sum = bias == null ? 0 : bias[o];
+      double sum = bias.length == 0 ? 0 : bias[o];
       for (int i = 0; i < in; i++) {
         sum += (double) weight[o * in + i] * x[i];
       }

@@ -49,11 +49,12 @@ public record MultiVectorHead(List<DenseLayer> layers) implements Serializable {
       int out = layer.outWidth();
       float[] y = new float[count * out];
       if (count > 0) {
-        if (layer.bias() != null) {
+        boolean biased = layer.bias().length > 0;
+        if (biased) {
           Vectors.fillRows(y, 0, count, layer.bias());
         }
         RowMajorBlas.gemm(false, true, count, out, in, 1f, x, 0, in, layer.weight(), 0, in,
-            layer.bias() != null ? 1f : 0f, y, 0, out);
+            biased ? 1f : 0f, y, 0, out);
         if (layer.activation() != DenseLayer.Activation.IDENTITY) {
           for (int i = 0; i < y.length; i++) {
             y[i] = (float) layer.activation().apply(y[i]);

@@ -20,9 +20,10 @@ import java.util.List;
  *
  * Computed in double precision: L·E multiply-adds per token (and E² with a dense layer).
  *
- * @param denseWeight W_d, (E, E) row-major, or null for none
- * @param denseBias b_d, (E), or null
- * @param form what follows the dense layer (its {@code mean} is not read)
+ * @param denseWeight W_d, (E, E) row-major; empty without a dense layer (the form's activation
+ *     is NONE)
+ * @param denseBias b_d, (E); empty with denseWeight
+ * @param form whether a dense layer comes first and what follows it (its read is not read)
  * @param weight W, (L, E)
  * @param bias b, (L)
  * @param labels the label of each logit (L)
@@ -35,17 +36,21 @@ public record TokenClassifierHead(float[] denseWeight, float[] denseBias,
     labels = List.copyOf(labels);
     int width = weight.length / Math.max(1, labels.size());
     if (weight.length != labels.size() * width || bias.length != labels.size()
-        || denseWeight != null && denseWeight.length != width * width) {
+        || denseWeight.length != (dense(form) ? width * width : 0)) {
       throw new IllegalArgumentException("Token classifier head shapes disagree: classifier "
-          + weight.length + " and " + bias.length + " for " + labels.size() + " labels"
-          + (denseWeight == null ? "" : ", dense " + denseWeight.length + " for E = " + width));
+          + weight.length + " and " + bias.length + " for " + labels.size() + " labels, dense "
+          + denseWeight.length + " for E = " + width);
     }
   }
 
   /** A plain linear layer on every token. */
   public static TokenClassifierHead linear(float[] weight, float[] bias, List<String> labels) {
-    return new TokenClassifierHead(null, null, ClassifierHead.Form.FIRST_TANH, weight, bias,
-        labels);
+    return new TokenClassifierHead(new float[0], new float[0], ClassifierHead.Form.LINEAR,
+        weight, bias, labels);
+  }
+
+  private static boolean dense(ClassifierHead.Form form) {
+    return form.activation() != ClassifierHead.DenseActivation.NONE;
   }
 
   public int labelCount() {
@@ -66,7 +71,7 @@ public record TokenClassifierHead(float[] denseWeight, float[] denseBias,
       for (int i = 0; i < width; i++) {
         x[i] = states[row + i];
       }
-      if (denseWeight != null) {
+      if (dense(form)) {
         x = transform(x, width);
       }
       double max = Double.NEGATIVE_INFINITY;
@@ -93,14 +98,13 @@ public record TokenClassifierHead(float[] denseWeight, float[] denseBias,
   private double[] transform(double[] x, int width) {
     double[] y = new double[width];
     for (int o = 0; o < width; o++) {
-      double sum = denseBias == null ? 0 : denseBias[o];
+      double sum = denseBias[o];
       for (int i = 0; i < width; i++) {
         sum += denseWeight[o * width + i] * x[i];
       }
       y[o] = form.activation().apply(sum);
     }
-    return form.normGamma() == null ? y
-        : LayerNorm.exact(y, form.normGamma(), form.normBeta(), form.normEps());
+    return form.normed(y);
   }
 
   /** The label of the largest score of token t of (T, L) {@code scores} (the first of equal). */

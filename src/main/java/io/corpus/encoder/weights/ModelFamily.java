@@ -213,7 +213,7 @@ public interface ModelFamily {
     return new ClassifierHead(read.take(t.get(0), width, width), read.take(t.get(1), width),
         read.take(t.get(2), labels, width), read.take(t.get(3), labels), classifier.labels(),
         classifier.scoring(), new ClassifierHead.Form(classifier.shape().read(),
-            classifier.shape().activation(), null, null, 0, classifier.shape().padId()));
+            classifier.shape().activation(), Norm.none(), 0, classifier.shape().padId()));
   }
 
   /**

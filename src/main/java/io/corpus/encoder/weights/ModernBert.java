@@ -194,13 +194,13 @@ final class ModernBert extends NamedFamily {
     int e = model.width();
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     HeadShape shape = classifier.shape();
-    float[][] norm = norm(read, "head.norm.", model);
+    Norm norm = affine(norm(read, "head.norm.", model));
     return new ClassifierHead(read.take("head.dense.weight", e, e),
         shape.denseBias() ? read.take("head.dense.bias", e) : new float[e],
         read.take("classifier.weight", labels, e), read.take("classifier.bias", labels),
         classifier.labels(), classifier.scoring(),
-        new ClassifierHead.Form(shape.read(), shape.activation(), norm[0], norm[1],
-            model.layerNormEps(), -1));
+        new ClassifierHead.Form(shape.read(), shape.activation(), norm, model.layerNormEps(),
+            -1));
   }
 
   /** {@code ModernBertForTokenClassification}: the same prediction head on every token. */

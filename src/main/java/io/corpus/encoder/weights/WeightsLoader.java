@@ -368,7 +368,7 @@ public final class WeightsLoader {
     }
     Source source = new Source(Checkpoint.of(weights), Precision.FLOAT32);
     float[] w = source.take("linear.weight", out, in);
-    float[] b = c.path("bias").asBoolean(true) ? source.take("linear.bias", out) : null;
+    float[] b = c.path("bias").asBoolean(true) ? source.take("linear.bias", out) : new float[0];
     source.checkAllUsed(settings);
     return new DenseLayer(w, b, in, activation);
   }
