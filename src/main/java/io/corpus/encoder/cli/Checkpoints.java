@@ -1,7 +1,7 @@
 package io.corpus.encoder.cli;
 
-import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.EnvironmentValues;
+import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.io.KeptPieces;
@@ -11,6 +11,7 @@ import io.corpus.encoder.io.SplitPlan;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.Shapes;
+import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.pipeline.LoadedModel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -115,7 +116,7 @@ final class Checkpoints {
       tokens = window;
     }
     double perToken = 2.0 * Shapes.of(loaded.settings(), w).multiplyAddsPerToken(window)
-        + (model.splade() == null ? 0 : 2.0 * w.width() * model.splade().vocabularySize());
+        + model.head(SpladeHead.class).map(s -> 2.0 * w.width() * s.vocabularySize()).orElse(0.0);
     double seconds = plan.rows() * Math.max(1, tokens) * perToken
         / (Math.max(0.1, gflops) * 1e9 * SHARE_OF_BLAS);
     return (int) Math.min(Integer.MAX_VALUE,

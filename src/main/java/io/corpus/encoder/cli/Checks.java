@@ -15,7 +15,6 @@ import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.LateInteraction;
 import io.corpus.encoder.text.StaticReading;
-import io.corpus.encoder.weights.ModelFolder;
 
 /**
  * {@code jobs/encode --config FILE --check}: every check a job makes before its first task (the
@@ -92,13 +91,13 @@ final class Checks {
     s.append("input: ").append(in.kind().name().toLowerCase(java.util.Locale.ROOT))
         .append(" from ").append(in.path()).append(": ").append(found.input())
         .append('\n');
-    ClassifierHead head = model.weights().head();
+    String classifier = model.weights().head(ClassifierHead.class).map(head -> "; classifier of "
+        + head.labelCount() + " labels " + head.labels() + ", scores "
+        + head.scoring().name().toLowerCase(java.util.Locale.ROOT)).orElse("");
     s.append("output: ").append(settings.output().path()).append("; pooling ")
         .append(settings.output().pooling().configName())
         .append(settings.output().normalize() ? ", normalized" : "")
-        .append(head == null ? "" : "; classifier of " + head.labelCount() + " labels "
-            + head.labels() + ", scores " + head.scoring().name().toLowerCase(
-                java.util.Locale.ROOT))
+        .append(classifier)
         .append(settings.output().multiVector() ? "; ColBERT multi-vectors" : "")
         .append(!model.isFolder() ? "" : model.folder().lateInteraction()
             .map(late -> colbert(late, in.maxTokens(),

@@ -3,12 +3,13 @@ package io.corpus.encoder.cli;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.Settings;
+import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.LateInteraction;
-import io.corpus.encoder.weights.ModelFolder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,14 +70,12 @@ final class Transformers {
           s.environment().hidden(Settings.PROMPT.key(), value)));
       model.folder().lateInteraction().ifPresent(late -> d.put("colbert",
           colbert(late, s.input().maxTokens(), "query".equals(s.used().get(Settings.ROLE.key())))));
-      if (model.weights().tokenHead() != null) {
-        d.put("token_labels", model.weights().tokenHead().labels());
-      }
-      if (model.weights().head() != null) {
-        d.put("classifier_labels", model.weights().head().labels());
-        d.put("classifier_scores", model.weights().head().scoring().name().toLowerCase(
-            java.util.Locale.ROOT));
-      }
+      model.weights().head(TokenClassifierHead.class)
+          .ifPresent(h -> d.put("token_labels", h.labels()));
+      model.weights().head(ClassifierHead.class).ifPresent(h -> {
+        d.put("classifier_labels", h.labels());
+        d.put("classifier_scores", h.scoring().name().toLowerCase(java.util.Locale.ROOT));
+      });
     } else {
       d.put("weights", s.environment().redact(s.weights().path()));
       d.put("naming", s.weights().naming().configName());

@@ -33,7 +33,7 @@ import io.corpus.encoder.kernel.LayerNorm;
  * @param form what the dense layer reads and what follows it
  */
 public record ClassifierHead(float[] poolerWeight, float[] poolerBias, float[] weight,
-    float[] bias, List<String> labels, Scoring scoring, Form form) implements Serializable {
+    float[] bias, List<String> labels, Scoring scoring, Form form) implements Head {
 
   /**
    * What the dense layer reads and what follows it.

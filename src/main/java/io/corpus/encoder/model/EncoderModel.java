@@ -2,43 +2,51 @@ package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.Precision;
 import java.io.Serializable;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * What the tasks compute with: the encoder layers and, for token-id and text inputs, the
- * embedding layer in front of them. Immutable once loaded; broadcast to executors as is.
+ * embedding layer in front of them; the heads on their final states, and the steps from them to
+ * the pooled vector. Immutable once loaded; broadcast to executors as is.
  *
  * @param embeddings the embedding layer (ids to the first layer's input), or null when the input
  *     is already embedded
  * @param encoder the encoder layers
- * @param head a sequence-classification head on the first token's final state, or null
- * @param tokenHead a token-classification head on every token's final state, or null
- * @param splade SPLADE's masked-LM head and pooling, or null
+ * @param heads what the model computes from the final states besides the pooled vector, at most
+ *     one of each kind ({@link #head})
  * @param dense the sentence-transformers Dense modules applied to the pooled vector, in order
- * @param lexical bge-m3's lexical weights, or null
- * @param multiVector ColBERT's projection of every token, or null
  * @param latent NV-Embed's latent-attention block, applied to the tokens that are pooled, or
  *     null
  */
 public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
-    ClassifierHead head, TokenClassifierHead tokenHead, SpladeHead splade,
-    List<DenseLayer> dense, LexicalHead lexical, MultiVectorHead multiVector,
-    LatentAttention latent) implements Serializable {
+    List<Head> heads, List<DenseLayer> dense, LatentAttention latent) implements Serializable {
 
-  /** Without Dense modules or a token head. */
-  public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, ClassifierHead head) {
-    this(embeddings, encoder, head, null, null, List.of(), null, null, null);
+  /** With {@code heads} and nothing between the final states and the pooled vector. */
+  public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, Head... heads) {
+    this(embeddings, encoder, List.of(heads), List.of(), null);
   }
 
   /**
-   * This model with its encoder's and SPLADE head's weight products in {@code precision} (the
-   * Dense modules and the classifier heads, small products, stay float32; the embedding table
-   * too, but where it holds only bfloat16 values: {@link EmbeddingWeights#in}).
+   * This model with its encoder's and heads' weight products in {@code precision} (the Dense
+   * modules and the classifier heads, small products, stay float32; the embedding table too,
+   * but where it holds only bfloat16 values: {@link EmbeddingWeights#in}).
    */
   public EncoderModel in(Precision precision) {
     return new EncoderModel(embeddings == null ? null : embeddings.in(precision),
-        encoder.in(precision), head, tokenHead,
-        splade == null ? null : splade.in(precision), dense, lexical, multiVector, latent);
+        encoder.in(precision), heads.stream().map(h -> h.in(precision)).toList(), dense, latent);
+  }
+
+  /** The model's head of this kind, if it has one. */
+  public <H extends Head> Optional<H> head(Class<H> kind) {
+    for (Head h : heads) {
+      if (kind.isInstance(h)) {
+        return Optional.of(kind.cast(h));
+      }
+    }
+    return Optional.empty();
   }
 
   /** The precision of the encoder's weight products. */
@@ -58,11 +66,16 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
   }
 
   public EncoderModel {
-    if (encoder == null) {
-      throw new IllegalArgumentException("An encoder model needs its encoder weights");
-    }
     if (encoder.layers().isEmpty() && embeddings == null) {
       throw new IllegalArgumentException("A model without encoder layers needs its embeddings");
+    }
+    heads = List.copyOf(heads);
+    Set<Class<?>> kinds = new HashSet<>();
+    for (Head h : heads) {
+      if (!kinds.add(h.getClass())) {
+        throw new IllegalArgumentException("A model has at most one " + h.getClass()
+            .getSimpleName() + ", got two");
+      }
     }
     dense = List.copyOf(dense);
     int width = width(encoder, embeddings);
@@ -83,14 +96,9 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     return encoder.layers().isEmpty() ? embeddings.width() : encoder.width();
   }
 
-  /** An encoder with its embedding layer and no head. */
-  public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder) {
-    this(embeddings, encoder, null);
-  }
-
   /** An encoder over already-embedded inputs. */
   public static EncoderModel layersOnly(EncoderWeights encoder) {
-    return new EncoderModel(null, encoder, null);
+    return new EncoderModel(null, encoder);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.corpus.encoder.model;
 
-import java.io.Serializable;
 import java.util.Arrays;
 import java.util.TreeMap;
 
@@ -14,7 +13,7 @@ import java.util.TreeMap;
  * @param bias b, (1): {@code sparse_linear.bias}
  * @param specialIds the ids left out
  */
-public record LexicalHead(float[] weight, float[] bias, int[] specialIds) implements Serializable {
+public record LexicalHead(float[] weight, float[] bias, int[] specialIds) implements Head {
 
   public LexicalHead {
     specialIds = specialIds.clone();

@@ -2,7 +2,6 @@ package io.corpus.encoder.model;
 
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.kernel.Vectors;
-import java.io.Serializable;
 import java.util.List;
 
 /**
@@ -13,7 +12,7 @@ import java.util.List;
  *
  * @param layers the projections, in order, the first reading E values
  */
-public record MultiVectorHead(List<DenseLayer> layers) implements Serializable {
+public record MultiVectorHead(List<DenseLayer> layers) implements Head {
 
   public MultiVectorHead {
     if (layers.isEmpty()) {

@@ -4,7 +4,6 @@ import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.LayerNorm;
 import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.Precision;
-import java.io.Serializable;
 import java.util.Arrays;
 
 /**
@@ -41,7 +40,7 @@ import java.util.Arrays;
  */
 public record SpladeHead(Matrix transformWeight, float[] transformBias, Activation activation,
     float[] normGamma, float[] normBeta, double normEps, @Parameters.Tied Matrix decoderWeight,
-    float[] decoderBias, boolean sum, boolean twiceLog) implements Serializable {
+    float[] decoderBias, boolean sum, boolean twiceLog) implements Head {
 
   /** The most logits one product holds (32 MB): its rows are this over V, 16 to 256. */
   static final int BLOCK_FLOATS = 8 << 20;
@@ -61,6 +60,7 @@ public record SpladeHead(Matrix transformWeight, float[] transformBias, Activati
   }
 
   /** This head with its two products in {@code precision}. */
+  @Override
   public SpladeHead in(Precision precision) {
     return new SpladeHead(transformWeight.in(precision), transformBias, activation, normGamma,
         normBeta, normEps, decoderWeight.in(precision), decoderBias, sum, twiceLog);

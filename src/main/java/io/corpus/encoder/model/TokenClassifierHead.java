@@ -1,7 +1,5 @@
 package io.corpus.encoder.model;
 
-import io.corpus.encoder.kernel.LayerNorm;
-import java.io.Serializable;
 import java.util.List;
 
 /**
@@ -30,7 +28,7 @@ import java.util.List;
  */
 public record TokenClassifierHead(float[] denseWeight, float[] denseBias,
     ClassifierHead.Form form, float[] weight, float[] bias, List<String> labels)
-    implements Serializable {
+    implements Head {
 
   public TokenClassifierHead {
     labels = List.copyOf(labels);

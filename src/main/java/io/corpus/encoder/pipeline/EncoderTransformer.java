@@ -12,15 +12,16 @@ import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.QuantizeRanges;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.model.LexicalHead;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
+import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.text.Entities;
 import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TaskAdapter;
-import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.nio.file.Path;
@@ -505,7 +506,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkOutputs(m.weights().pooledWidth());
-    if (layout.withSparse() && m.weights().splade() == null && m.weights().lexical() == null) {
+    if (layout.withSparse() && m.weights().head(SpladeHead.class).isEmpty()
+        && m.weights().head(LexicalHead.class).isEmpty()) {
       throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
           + "whose checkpoint has its masked-language-model head");
     }

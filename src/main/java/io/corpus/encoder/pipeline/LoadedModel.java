@@ -73,9 +73,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
       tokenizer = TokenizerConfig.wrapped(tokenizer, folder.reranker().prefix(),
           folder.reranker().middle(), folder.reranker().suffix());
     }
-    return new LoadedModel(new EncoderModel(w.embeddings(), w.encoder(), w.head(), w.tokenHead(),
-        w.splade(), w.dense(), w.lexical(), w.multiVector(), w.latent()).in(precision),
-        settings, folder, tokenizer);
+    return new LoadedModel(w.model().in(precision), settings, folder, tokenizer);
   }
 
   /**

@@ -5,6 +5,8 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.LexicalHead;
+import io.corpus.encoder.model.MultiVectorHead;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.model.SpladeHead;
@@ -77,12 +79,11 @@ final class OutputRows implements Serializable {
   /**
    * The output row of sequence b of the batch, read from {@code input} as {@code read};
    * {@code collector} holds the batch's attention outputs (null when none are asked for);
-   * {@code model} gives the classifier head (null when it has none) and the Dense modules that
-   * follow pooling; {@code sparse} is the sequence's SPLADE vector (V), when written.
+   * {@code model} gives the heads the layout writes and the Dense modules that follow pooling;
+   * {@code sparse} is the sequence's SPLADE vector (V), when written.
    */
   InternalRow build(InternalRow input, SequenceRead.Accepted read, TokenBatch batch, int b,
       AttentionCollector collector, EncoderModel model, float[] sparse) {
-    ClassifierHead head = model.head();
     int length = read.length();
     AttentionOutputs attention = layout.attention();
     Object[] values = new Object[layout.width()];
@@ -108,15 +109,16 @@ final class OutputRows implements Serializable {
     }
     if (layout.withSparse()) {
       SpladeHead.Sparse entries = sparse != null ? SpladeHead.sparse(sparse, sparseTopK)
-          : model.lexical().weights(batch.tokens(), batch.firstRow(b), batch.length(b),
-              rowIds(read.ids(), batch, b)).largest(sparseTopK);
+          : model.head(LexicalHead.class).orElseThrow().weights(batch.tokens(),
+              batch.firstRow(b), batch.length(b), rowIds(read.ids(), batch, b))
+              .largest(sparseTopK);
       values[c++] = UnsafeArrayData.fromPrimitiveArray(entries.indices());
       values[c++] = UnsafeArrayData.fromPrimitiveArray(entries.values());
     }
     if (layout.withMultiVectors()) {
       int[] rows = multiVectorRows(read.ids(), batch.firstRow(b), batch.length(b));
-      float[] vectors = model.multiVector().vectors(batch.tokens(), rows);
-      values[c++] = rows(vectors, rows.length, model.multiVector().width());
+      MultiVectorHead colbert = model.head(MultiVectorHead.class).orElseThrow();
+      values[c++] = rows(colbert.vectors(batch.tokens(), rows), rows.length, colbert.width());
     }
     if (attention.enabled()) {
       values[c++] = attention.format() == AttentionOutputs.MapFormat.TOP_K
@@ -138,6 +140,7 @@ final class OutputRows implements Serializable {
     if (layout.withLogits() || layout.withScores() || layout.withLabel()) {
       // The head reads the sequence's final states: the first ([CLS]), their mean, or a
       // decoder's last that is not the pad token.
+      ClassifierHead head = model.head(ClassifierHead.class).orElseThrow();
       int from = head.readFrom(read.ids(), batch.length(b));
       float[] logits = head.logits(batch.tokens(), (batch.firstRow(b) + from) * batch.width(),
           batch.length(b) - from);
@@ -152,7 +155,7 @@ final class OutputRows implements Serializable {
       }
     }
     if (layout.withTokenLabels() || layout.withEntities()) {
-      TokenClassifierHead tokenHead = model.tokenHead();
+      TokenClassifierHead tokenHead = model.head(TokenClassifierHead.class).orElseThrow();
       int first = batch.firstRow(b);
       int real = batch.length(b);
       float[] scores = tokenHead.scores(batch.tokens(), first, real, batch.width());
@@ -267,7 +270,8 @@ final class OutputRows implements Serializable {
    * null when none is written.
    */
   float[][] sparseVectors(TokenBatch batch, EncoderModel model) {
-    return layout.withSparse() && model.splade() != null ? model.splade().pool(batch) : null;
+    return !layout.withSparse() ? null
+        : model.head(SpladeHead.class).map(splade -> splade.pool(batch)).orElse(null);
   }
 
   /** Whether a text's windows become one row ({@link #mergeWindows}). */

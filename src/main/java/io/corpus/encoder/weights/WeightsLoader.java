@@ -7,7 +7,9 @@ import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.Head;
 import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -102,8 +104,8 @@ public final class WeightsLoader {
             + "head");
       }
       refuseIfTooLarge(lookup.heapBytes(), Runtime.getRuntime().maxMemory(), model, precision);
-      return new FolderWeights(lookup.load(), EncoderWeights.NONE, null, null, null, List.of(),
-          dense(model.dense(), model), null, null, null);
+      return new FolderWeights(new EncoderModel(lookup.load(), EncoderWeights.NONE, List.of(),
+          dense(model.dense(), model), null), List.of());
     }
     boolean splade = heads.splade();
     ModelFamily family = model.family();
@@ -143,27 +145,35 @@ public final class WeightsLoader {
         i -> family.layer(source, i, model).in(precision));
     EncoderWeights encoder = new EncoderWeights(layerWeights, family.finalNorm(source, model),
         new float[0], family.scoreBiasTable(source, model));
+    List<Head> asked = new ArrayList<>();
     // a language model read as a reranker has no head of its own: its yes and no rows make one
-    ClassifierHead head = model.reranker() != Reranker.NONE
-        && !file.contains(family.headOutputTensor())
-        ? rerankerHead(file, stored, model, embeddings)
-        : model.classifier().filter(c -> !c.perToken())
-            .map(c -> classifierHead(file, stored, model, c)).orElse(null);
-    TokenClassifierHead tokenHead = model.classifier().filter(ModelFolder.Classifier::perToken)
-        .map(c -> tokenHead(file, stored, model, c)).orElse(null);
-    SpladeHead mlmHead = splade ? spladeHead(file, stored, model, embeddings) : null;
+    if (model.reranker() != Reranker.NONE && !file.contains(family.headOutputTensor())) {
+      asked.add(rerankerHead(file, stored, model, embeddings));
+    } else {
+      model.classifier().filter(c -> !c.perToken())
+          .map(c -> classifierHead(file, stored, model, c)).ifPresent(asked::add);
+    }
+    model.classifier().filter(ModelFolder.Classifier::perToken)
+        .map(c -> tokenHead(file, stored, model, c)).ifPresent(asked::add);
+    if (splade) {
+      asked.add(spladeHead(file, stored, model, embeddings));
+    }
     LatentAttention latent = family.latentAttention(stored, model);
     stored.checkAllUsed(model.settings());
     if (adapted != null) {
       adapted.checkAllMerged();
     }
-    MultiVectorHead multiVector = !heads.multiVector() ? null
-        : model.lateInteraction().isPresent()
-            ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))
-            : M3Heads.colbert(model);
-    return new FolderWeights(embeddings, encoder, head, tokenHead, mlmHead, file.leftOut(),
-        dense(model.dense(), model), heads.lexical() ? M3Heads.lexical(model) : null,
-        multiVector, latent);
+    if (heads.multiVector()) {
+      asked.add(model.lateInteraction().isPresent()
+          ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))
+          : M3Heads.colbert(model));
+    }
+    List<DenseLayer> dense = dense(model.dense(), model);
+    if (heads.lexical()) {
+      asked.add(M3Heads.lexical(model));
+    }
+    return new FolderWeights(new EncoderModel(embeddings, encoder, asked, dense, latent),
+        file.leftOut());
   }
 
   /**

@@ -50,7 +50,7 @@ class ParametersTest {
         new float[E], Activation.GELU, new float[E], new float[E], 1e-12,
         Matrix.of(embeddings.word().floats(), V, E), new float[V], false, false);
     EncoderModel model = new EncoderModel(embeddings, RandomModels.weights(random, 1, E, F,
-        false, 0), null, null, splade, List.of(), null, null, null);
+        false, 0), splade);
     long head = E * E + 3 * E + V;
     long embedded = V * E + 16 * E + 2 * E + 2 * E;
     assertEquals(LAYER + embedded + head, model.parameterCount());
