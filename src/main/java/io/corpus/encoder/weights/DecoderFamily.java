@@ -7,6 +7,7 @@ import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.Norm;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What the Llama-shaped decoder families (Qwen2, Qwen3, Mistral) share, as transformers saves
@@ -80,13 +81,13 @@ abstract class DecoderFamily extends NamedFamily {
   /** The last token that is not {@code pad_token_id} (any token when config.json has none). */
   @Override
   public HeadShape headShape(JsonNode config, Path file) {
-    JsonNode pad = config.get("pad_token_id");
-    if (pad != null && !pad.isNull() && (!pad.canConvertToInt() || pad.asInt() < 0)) {
-      throw new WeightsException(file + ": pad_token_id is " + pad + ", expected a token id "
-          + "or null");
+    Optional<JsonNode> pad = ModelFamily.given(config, "pad_token_id");
+    if (pad.isPresent() && (!pad.get().canConvertToInt() || pad.get().asInt() < 0)) {
+      throw new WeightsException(file + ": pad_token_id is " + pad.get() + ", expected a token "
+          + "id or null");
     }
     return new HeadShape(ClassifierHead.Read.LAST_NOT_PAD, ClassifierHead.DenseActivation.NONE,
-        false, pad == null || pad.isNull() ? -1 : pad.asInt());
+        false, pad.map(JsonNode::asInt).orElse(-1));
   }
 
   @Override

@@ -67,12 +67,9 @@ final class DecoderTensors {
    * {@code type}) is llama3; any other type refused in one line.
    */
   static FrequencyScaling ropeScaling(JsonNode config, Path file) {
-    JsonNode scaling = config.get("rope_scaling");
-    String key = "rope_scaling";
-    if (scaling == null || scaling.isNull()) {
-      scaling = config.path("rope_parameters");
-      key = "rope_parameters";
-    }
+    String key = ModelFamily.given(config, "rope_scaling").isPresent() ? "rope_scaling"
+        : "rope_parameters";
+    JsonNode scaling = config.path(key);
     String type = scaling.path("rope_type").asText(scaling.path("type").asText("default"));
     if (type.equals("default")) {
       return FrequencyScaling.NONE;
@@ -95,10 +92,9 @@ final class DecoderTensors {
 
   /** Refuses a config.json key that is set (not absent, not null), in one line. */
   static void refuseSet(JsonNode config, String key, Path file) {
-    JsonNode value = config.get(key);
-    if (value != null && !value.isNull()) {
+    ModelFamily.given(config, key).ifPresent(value -> {
       throw new WeightsException(file + ": " + key + " " + value + " is not supported (null)");
-    }
+    });
   }
 
   /**

@@ -11,6 +11,7 @@ import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Gemma3 text models (EmbeddingGemma, {@code model_type} gemma3_text), as
@@ -55,9 +56,9 @@ final class Gemma3 extends NamedFamily {
     int window = bidirectional ? slidingWindow / 2 : slidingWindow - 1;
     int pattern = config.path("_sliding_window_pattern")
         .asInt(config.path("sliding_window_pattern").asInt(6));
-    JsonNode types = config.get("layer_types");
-    if (types != null && !types.isNull() && types.size() != layers) {
-      throw new WeightsException(file + ": layer_types has " + types.size() + " entries for "
+    Optional<JsonNode> types = ModelFamily.given(config, "layer_types");
+    if (types.isPresent() && types.get().size() != layers) {
+      throw new WeightsException(file + ": layer_types has " + types.get().size() + " entries for "
           + layers + " layers (num_hidden_layers); expected one per layer");
     }
     RotaryPositions local = RotaryPositions.halves(
@@ -65,8 +66,9 @@ final class Gemma3 extends NamedFamily {
     RotaryPositions global = RotaryPositions.halves(config.path("rope_theta").asDouble(1e6));
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
-      boolean sliding = types != null && !types.isNull()
-          ? types.path(i).asText("").equals(SLIDING) : (i + 1) % pattern != 0;
+      int layer = i;
+      boolean sliding = types.map(t -> t.path(layer).asText("").equals(SLIDING))
+          .orElse((i + 1) % pattern != 0);
       attention.add(sliding ? new LayerAttention(Math.max(window, 1), local)
           : new LayerAttention(0, global));
     }

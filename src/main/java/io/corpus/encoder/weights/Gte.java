@@ -74,8 +74,8 @@ final class Gte extends NamedFamily {
 
   /** The NTK factor of {@code rope_scaling} ({@code type} or {@code rope_type} ntk), else 1. */
   private static double ntkFactor(JsonNode config, Path file) {
-    JsonNode scaling = config.get("rope_scaling");
-    if (scaling == null || scaling.isNull()) {
+    JsonNode scaling = config.path("rope_scaling");
+    if (ModelFamily.given(config, "rope_scaling").isEmpty()) {
       return 1;
     }
     String type = scaling.path("type").asText(scaling.path("rope_type").asText(""));

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What differs between the encoder families a Hugging Face folder may hold, each one class: the
@@ -297,13 +298,23 @@ public interface ModelFamily {
 
   /** A positive integer config.json must hold under {@code key}, or a refusal naming it. */
   static int positiveInt(JsonNode config, String key, Path file) {
-    JsonNode value = config.get(key);
-    if (value == null || !value.isNumber() || !value.canConvertToInt() || value.asInt() < 1
+    JsonNode value = config.path(key);
+    if (!value.isNumber() || !value.canConvertToInt() || value.asInt() < 1
         || value.asDouble() != value.asInt()) {   // 32.5 is no count (asInt would make it 32)
       throw new WeightsException(file + ": " + key + " is "
-          + (value == null ? "missing" : value.toString()) + ", expected a positive integer");
+          + (value.isMissingNode() ? "missing" : value.toString())
+          + ", expected a positive integer");
     }
     return value.asInt();
+  }
+
+  /**
+   * What a config.json holds under {@code key}, unless it is absent or null: either way the
+   * library's default applies, as PretrainedConfig's attributes default.
+   */
+  static Optional<JsonNode> given(JsonNode config, String key) {
+    JsonNode value = config.path(key);
+    return value.isMissingNode() || value.isNull() ? Optional.empty() : Optional.of(value);
   }
 
   /** The activation a config.json key names, or a refusal naming it. */

@@ -658,9 +658,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       Map<String, String> byName = new LinkedHashMap<>();
       c.path("prompts").fields().forEachRemaining(e -> byName.put(e.getKey(),
           e.getValue().asText()));
-      JsonNode name = c.get("default_prompt_name");
-      return new Prompts(byName, name == null || name.isNull() ? Optional.empty()
-          : Optional.of(name.asText()), pooled);
+      return new Prompts(byName, ModelFamily.given(c, "default_prompt_name")
+          .map(JsonNode::asText), pooled);
     }
 
     private static Pooling poolingMode(Path config) {
@@ -700,9 +699,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
   public Optional<String> specialToken(String role) {
     for (String name : List.of("special_tokens_map.json", "tokenizer_config.json")) {
       Path file = folder.resolve(name);
-      JsonNode n = Files.isRegularFile(file) ? json(file).get(role) : null;
-      if (n != null && !n.isNull()) {
-        return Optional.of(n.isTextual() ? n.asText() : n.path("content").asText());
+      Optional<JsonNode> n = Files.isRegularFile(file) ? ModelFamily.given(json(file), role)
+          : Optional.empty();
+      if (n.isPresent()) {
+        return n.map(token -> token.isTextual() ? token.asText() : token.path("content").asText());
       }
     }
     return Optional.empty();

@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * ModernBERT, as {@code modeling_modernbert.py} computes it: token embeddings then a norm (no
@@ -50,24 +52,24 @@ final class ModernBert extends NamedFamily {
       throw new WeightsException(file + ": global_attn_every_n_layers = " + every
           + " and local_attention = " + localAttention + ", expected at least 1 and 2");
     }
-    JsonNode scaling = config.get("rope_scaling");
-    if (scaling != null && !scaling.isNull()) {
+    ModelFamily.given(config, "rope_scaling").ifPresent(scaling -> {
       throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported (only "
           + "the default rotary positions)");
-    }
+    });
     double globalTheta = theta(config, GLOBAL, "global_rope_theta", 160_000.0, file);
     double localTheta = config.path("local_rope_theta").isNull()
         && !config.has("rope_parameters") ? globalTheta
         : theta(config, LOCAL, "local_rope_theta", 10_000.0, file);
-    JsonNode types = config.get("layer_types");
-    if (types != null && !types.isNull() && types.size() != layers) {
+    Optional<JsonNode> given = ModelFamily.given(config, "layer_types");
+    JsonNode types = given.orElse(MissingNode.getInstance());
+    if (given.isPresent() && types.size() != layers) {
       throw new WeightsException(file + ": layer_types has " + types.size() + " entries for "
           + layers + " layers (num_hidden_layers); expected one per layer");
     }
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
       boolean global = i % every == 0;
-      if (types != null && !types.isNull()) {
+      if (given.isPresent()) {
         String type = types.path(i).asText("");
         if (!type.equals(global ? GLOBAL : LOCAL)) {
           throw new WeightsException(file + ": layer_types[" + i + "] is '" + type + "' but "
@@ -103,8 +105,7 @@ final class ModernBert extends NamedFamily {
         return parameters.get("rope_theta").asDouble();
       }
     }
-    JsonNode value = config.get(key);
-    return value == null || value.isNull() ? fallback : value.asDouble();
+    return ModelFamily.given(config, key).map(JsonNode::asDouble).orElse(fallback);
   }
 
   @Override

@@ -48,11 +48,11 @@ final class NomicBert extends NamedFamily {
   @Override
   public Shape shape(JsonNode config, Path file) {
     int width = ModelFamily.positiveInt(config, "n_embd", file);
-    JsonNode inner = config.get("n_inner");
     return new Shape(ModelFamily.positiveInt(config, "n_layer", file), width,
         ModelFamily.positiveInt(config, "n_head", file),
-        inner == null || inner.isNull() ? 4 * width : ModelFamily.positiveInt(config, "n_inner",
-            file), ModelFamily.positiveInt(config, "n_positions", file));
+        ModelFamily.given(config, "n_inner").isEmpty() ? 4 * width
+            : ModelFamily.positiveInt(config, "n_inner", file),
+        ModelFamily.positiveInt(config, "n_positions", file));
   }
 
   @Override
@@ -63,7 +63,7 @@ final class NomicBert extends NamedFamily {
       }
     }
     for (String key : List.of("rotary_scaling_factor", "rotary_emb_scale_base")) {
-      if (!config.path(key).isMissingNode() && !config.path(key).isNull()) {
+      if (ModelFamily.given(config, key).isPresent()) {
         throw new WeightsException(file + ": " + key + " = " + config.get(key) + " is not "
             + "supported (null: the rotary positions as trained)");
       }
@@ -94,8 +94,7 @@ final class NomicBert extends NamedFamily {
    * number: that p), each expert a plain feed-forward ({@code activation_function} not swiglu).
    */
   private static ExpertLayers experts(JsonNode config, Path file) {
-    JsonNode every = config.get("moe_every_n_layers");
-    if (every == null || every.isNull() || every.asInt(0) == 0) {
+    if (ModelFamily.given(config, "moe_every_n_layers").map(n -> n.asInt(0)).orElse(0) == 0) {
       return ExpertLayers.NONE;
     }
     int n = ModelFamily.positiveInt(config, "moe_every_n_layers", file);
