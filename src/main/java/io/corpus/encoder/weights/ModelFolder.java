@@ -376,13 +376,13 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     if (labels.size() != id2label.size()) {
       throw new WeightsException(file + ": id2label's ids are not 0.." + (id2label.size() - 1));
     }
-    JsonNode numLabels = config.get("num_labels");
+    JsonNode numLabels = config.path("num_labels");
     if (labels.isEmpty()) {
-      int n = numLabels != null ? numLabels.asInt() : 2;   // PretrainedConfig's default
+      int n = numLabels.isMissingNode() ? 2 : numLabels.asInt();   // PretrainedConfig's default
       for (int id = 0; id < n; id++) {
         labels.add("LABEL_" + id);
       }
-    } else if (numLabels != null && numLabels.asInt() != labels.size()) {
+    } else if (!numLabels.isMissingNode() && numLabels.asInt() != labels.size()) {
       throw new WeightsException(file + ": num_labels = " + numLabels.asInt() + " but id2label "
           + "has " + labels.size() + " labels");
     }

@@ -294,11 +294,11 @@ public final class SafetensorsFile {
 
   private static TensorInfo parseEntry(Path path, String name, JsonNode node, long dataStart,
       long dataLength) {
-    JsonNode dtypeNode = node.get("dtype");
-    JsonNode shapeNode = node.get("shape");
-    JsonNode offsetsNode = node.get("data_offsets");
-    if (dtypeNode == null || !dtypeNode.isTextual() || shapeNode == null || !shapeNode.isArray()
-        || offsetsNode == null || !offsetsNode.isArray() || offsetsNode.size() != 2) {
+    JsonNode dtypeNode = node.path("dtype");
+    JsonNode shapeNode = node.path("shape");
+    JsonNode offsetsNode = node.path("data_offsets");
+    if (!dtypeNode.isTextual() || !shapeNode.isArray() || !offsetsNode.isArray()
+        || offsetsNode.size() != 2) {
       throw new WeightsException("Tensor " + name + " has a malformed header entry " + node
           + " (expected dtype, shape and two data_offsets): " + path);
     }

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -131,9 +132,9 @@ public final class WeightsLoader {
     refuseIfTooLarge(heapBytes(file, family.names().layerPrefix(), precision),
         Runtime.getRuntime().maxMemory(), model, precision);
     Source stored = new Source(file, precision);
-    TaskAdapter.Adapted adapted = model.task()
-        .map(t -> t.merging(stored, file, family.names().taskPrefix())).orElse(null);
-    TensorNaming.TensorSource source = adapted != null ? adapted : stored;
+    Optional<TaskAdapter.Adapted> adapted = model.task()
+        .map(t -> t.merging(stored, file, family.names().taskPrefix()));
+    TensorNaming.TensorSource source = adapted.isPresent() ? adapted.get() : stored;
     EmbeddingWeights embeddings = family.embeddings(source, model);
     int layers = countLayers(file, family.names().layerPrefix(), "model_type " + family.name());
     if (layers != model.layers()) {
@@ -141,7 +142,7 @@ public final class WeightsLoader {
           + " but the weights in " + file.path() + " have " + layers);
     }
     // task adapters count what they merge: their layers are read in order, on this thread
-    List<LayerWeights> layerWeights = readLayers(layers, adapted == null ? loadThreads() : 1,
+    List<LayerWeights> layerWeights = readLayers(layers, adapted.isEmpty() ? loadThreads() : 1,
         i -> family.layer(source, i, model).in(precision));
     EncoderWeights encoder = new EncoderWeights(layerWeights, family.finalNorm(source, model),
         new float[0], family.scoreBiasTable(source, model));
@@ -160,9 +161,7 @@ public final class WeightsLoader {
     }
     LatentAttention latent = family.latentAttention(stored, model);
     stored.checkAllUsed(model.settings());
-    if (adapted != null) {
-      adapted.checkAllMerged();
-    }
+    adapted.ifPresent(TaskAdapter.Adapted::checkAllMerged);
     if (heads.multiVector()) {
       asked.add(model.lateInteraction().isPresent()
           ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))
