@@ -33,7 +33,7 @@ final class BatchAttention {
   private final int headWidth;
   private final int inner;        // H·D
   private final ComputeThreads.Task threads;
-  private final DisentangledBias disentangled;   // or null
+  private final ScoreTerms terms;                // made per sequence where terms.perSequence()
   private final Supplier<HeadAttention> newHead;
   private final HeadAttention[] lanes;           // each lane's, made on its first use
   private final AttentionItems items = new AttentionItems();
@@ -44,13 +44,13 @@ final class BatchAttention {
    * layers' products are bfloat16), its q, k and v rounded once per layer.
    */
   BatchAttention(int heads, int headWidth, ComputeThreads.Task threads,
-      DisentangledBias disentangled, Supplier<HeadAttention> newHead, boolean bfloat16Tiles) {
+      ScoreTerms terms, Supplier<HeadAttention> newHead, boolean bfloat16Tiles) {
     this.rounded = bfloat16Tiles ? new Bfloat16Rows() : null;
     this.heads = heads;
     this.headWidth = headWidth;
     this.inner = heads * headWidth;
     this.threads = threads;
-    this.disentangled = disentangled;
+    this.terms = terms;
     this.newHead = newHead;
     this.lanes = new HeadAttention[threads.lanes()];
   }
@@ -76,7 +76,7 @@ final class BatchAttention {
       int t = batch.length(b);
       boolean read = listening && (t <= tile || sink.wantsWeights(layer, b)
           || sink.wantsValueNorms(layer, b));
-      if (read || disentangled != null) {
+      if (read || terms.perSequence()) {
         attendAlone(batch, b, qkv, context, layer, mask, sink, norms);
       } else if (t <= tile) {
         items.add(b, -1, 0);
@@ -147,9 +147,7 @@ final class BatchAttention {
     int first = batch.firstRow(b);
     int t = batch.length(b);
     int keys = batch.keys(b);
-    if (disentangled != null) {
-      disentangled.sequence(batch, first, t);
-    }
+    terms.sequence(batch, first, t);
     if (sink.wantsValueNorms(layer, b)) {
       sink.acceptValueNorms(layer, b, norms.of(first, t), t);
     }

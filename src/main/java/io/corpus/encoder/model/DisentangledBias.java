@@ -47,15 +47,22 @@ final class DisentangledBias implements ScoreTerms {
   }
 
   /** The layer's relative tables and the q, k, v rows its sequences are attended from. */
-  void layer(LayerWeights.RelativePositions layerTables, float[] fusedQkv) {
-    tables = layerTables;
+  @Override
+  public void layer(TokenBatch batch, LayerWeights w, float[] fusedQkv) {
+    tables = w.relative();
     qkv = fusedQkv;
     first = -1;
     head = -1;
   }
 
+  @Override
+  public boolean perSequence() {
+    return true;
+  }
+
   /** The sequence of {@code t} rows from row {@code first} whose heads follow. */
-  void sequence(TokenBatch batch, int firstRow, int t) {
+  @Override
+  public void sequence(TokenBatch batch, int firstRow, int t) {
     first = firstRow;
     length = t;
     head = -1;

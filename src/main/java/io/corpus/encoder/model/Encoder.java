@@ -41,8 +41,7 @@ public final class Encoder {
   private final float[][] laneGate;
   private final Experts.Scratch[] laneExperts;  // (lanes): each lane's routing buffers
   private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
-  private final RelativeBias bias; // the model's score bias, or null
-  private final DisentangledBias disentangled; // DeBERTa's position terms, or null
+  private final ScoreTerms terms;  // the score bias or DeBERTa's position terms; or none
   private final float[][] outputProjections;  // (L): W_O as floats, made when norms are asked
 
   private int capacity;          // rows the buffers below hold
@@ -82,16 +81,16 @@ public final class Encoder {
     this.inner = heads * headWidth;
     this.ffnWidth = weights.ffnWidth();
     this.shapes = Shapes.of(settings, weights);
-    this.bias = settings.scoreBias().any()
-        ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads) : null;
-    this.disentangled = settings.disentangled().any() ? new DisentangledBias(
-        settings.disentangled(), heads, kvHeads, headWidth, settings.scoreScale(headWidth)) : null;
+    this.terms = settings.scoreBias().any()
+        ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads)
+        : settings.disentangled().any() ? new DisentangledBias(settings.disentangled(), heads,
+            kvHeads, headWidth, settings.scoreScale(headWidth)) : ScoreTerms.NONE;
     this.laneHidden = new float[threads.lanes()][];
     this.laneGate = new float[threads.lanes()][];
     this.laneExperts = new Experts.Scratch[threads.lanes()];
-    this.sequences = new BatchAttention(heads, headWidth, threads, disentangled,
+    this.sequences = new BatchAttention(heads, headWidth, threads, terms,
         () -> new HeadAttention(heads, kvHeads, headWidth, settings.scoreScale(headWidth),
-            attentionTile, bias != null ? bias : disentangled), bfloat16Tiles(weights));
+            attentionTile, terms), bfloat16Tiles(weights));
     this.head = sequences.head();
     this.zeros = new float[width];
     checkShapes();
@@ -364,12 +363,7 @@ public final class Encoder {
     if (rotary[layer] != null) {
       rotate(batch, rotary[layer]);
     }
-    if (bias != null) {
-      bias.cover(longest(batch));
-    }
-    if (disentangled != null) {
-      disentangled.layer(w.relative(), qkv);
-    }
+    terms.layer(batch, w, qkv);
     sequences.attend(batch, qkv, context, layer, settings.mask(layer), sink,
         (first, t) -> valueNorms(w, layer, first, t));
     if (ablation.layer() == layer) {
@@ -424,19 +418,11 @@ public final class Encoder {
   }
 
   /** One more than the largest position of the batch. */
-  private static int longest(TokenBatch batch) {
-    int last = 0;
-    for (int r = 0; r < batch.tokenCount(); r++) {
-      last = Math.max(last, batch.position(r));
-    }
-    return last + 1;
-  }
-
   /** Rotates every q and k head (N rows of the fused qkv buffer) by its token's position. */
   private void rotate(TokenBatch batch, Rotary table) {
     int n = batch.tokenCount();
     int qkvWidth = head.qkvWidth();
-    table.cover(longest(batch));
+    table.cover(batch.positionsCovered());
     for (int r = 0; r < n; r++) {
       int position = batch.position(r);
       for (int h = 0; h < heads + kvHeads; h++) {          // q heads, then the k heads after them

@@ -34,7 +34,8 @@ final class HeadAttention {
   private final int qkvWidth;     // (H + 2·Hkv)·D: row stride of the fused q, k, v
   private final float scoreScale; // 1 / √D unless the model says otherwise
   private final int tile;
-  private final ScoreTerms terms;           // added to every score, or null
+  private final ScoreTerms terms;           // added to every score
+  private final boolean anyTerms;           // terms other than none
   private float[] keyScores = new float[0];   // (T_k, count·T_q) for full: Sᵀ, a row per key
   private float[] queryMax = new float[0];    // (count·T_q) scratch of the softmax
   private float[] querySum = new float[0];    // (count·T_q) sum of exp(score − max) per query
@@ -48,16 +49,17 @@ final class HeadAttention {
 
   /** H heads of D values, as many KV heads, scores scaled by 1/√D, no bias. */
   HeadAttention(int heads, int headWidth, int tile) {
-    this(heads, heads, headWidth, 1.0 / Math.sqrt(headWidth), tile, null);
+    this(heads, heads, headWidth, 1.0 / Math.sqrt(headWidth), tile, ScoreTerms.NONE);
   }
 
   /**
    * H query heads and Hkv KV heads of D values, the rows of the fused buffer q (H·D), k (Hkv·D)
-   * then v (Hkv·D); scores scaled by {@code scoreScale}, with {@code terms} (or null) added.
+   * then v (Hkv·D); scores scaled by {@code scoreScale}, with {@code terms} added.
    */
   HeadAttention(int heads, int kvHeads, int headWidth, double scoreScale, int tile,
       ScoreTerms terms) {
     this.terms = terms;
+    this.anyTerms = terms != ScoreTerms.NONE;
     this.heads = heads;
     this.kvHeads = kvHeads;
     this.width = heads * headWidth;
@@ -121,7 +123,7 @@ final class HeadAttention {
       int k = row + keyOffset(h0 + h);
       RowMajorBlas.gemm(false, true, keys, t, headWidth, scoreScale, qkv, k, ld, qkv, q, ld,
           0f, keyScores, h * t, cols);                                    // Sᵀ_h (T_k, T_q)
-      if (terms != null) {
+      if (anyTerms) {
         terms.add(batch, first, h0 + h, keyScores, h * t, 0, t, 0, keys, 1, cols);
       }
       if (rule.any()) {
@@ -233,7 +235,7 @@ final class HeadAttention {
         bfloat16.scores(rounded, q + (long) q0 * ld, k + (long) k0 * ld, ld, bq, bk, headWidth,
             scoreScale, tileScores, 0);
       }
-      if (terms != null) {
+      if (anyTerms) {
         terms.add(batch, first, h, tileScores, 0, q0, bq, k0, bk, bk, 1);
       }
       if (rule.any()) {

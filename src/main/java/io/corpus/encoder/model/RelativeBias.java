@@ -25,6 +25,12 @@ final class RelativeBias implements ScoreTerms {
   }
 
   /** Makes the table cover sequences of up to {@code length} positions. */
+  /** Covers the batch's positions. */
+  @Override
+  public void layer(TokenBatch batch, LayerWeights w, float[] qkv) {
+    cover(batch.positionsCovered());
+  }
+
   void cover(int length) {
     if (length - 1 <= span) {
       return;

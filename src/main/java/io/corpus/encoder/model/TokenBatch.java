@@ -84,6 +84,15 @@ public final class TokenBatch {
     keys[b] = count;
   }
 
+  /** One more than the largest position of any row: the positions tables must cover. */
+  public int positionsCovered() {
+    int last = 0;
+    for (int r = 0; r < tokenCount(); r++) {
+      last = Math.max(last, position(r));
+    }
+    return last + 1;
+  }
+
   /** Position within its sequence of stacked row r. */
   public int position(int row) {
     return positions[row];
