@@ -37,7 +37,8 @@ final class BatchAttention {
   private final Supplier<HeadAttention> newHead;
   private final HeadAttention[] lanes;           // each lane's, made on its first use
   private final AttentionItems items = new AttentionItems();
-  private final Bfloat16Rows rounded;            // long sequences' q, k, v; null: float32 tiles
+  private final boolean bfloat16Tiles;           // long sequences' tiles multiply in bfloat16
+  private final Bfloat16Rows rounded;            // their q, k, v rounded; null: float32 tiles
 
   /**
    * {@code bfloat16Tiles}: a long sequence's tiles multiply in bfloat16 with float32 sums (the
@@ -45,6 +46,7 @@ final class BatchAttention {
    */
   BatchAttention(int heads, int headWidth, ComputeThreads.Task threads,
       ScoreTerms terms, Supplier<HeadAttention> newHead, boolean bfloat16Tiles) {
+    this.bfloat16Tiles = bfloat16Tiles;
     this.rounded = bfloat16Tiles ? new Bfloat16Rows() : null;
     this.heads = heads;
     this.headWidth = headWidth;
@@ -95,7 +97,8 @@ final class BatchAttention {
       if (items.head(i) < 0) {
         attendShort(batch, b, qkv, context, mask, lane(lane));
       } else {
-        double[] partial = statistics ? new double[HeadStatistics.COUNT] : null;
+        double[] partial = statistics ? new double[HeadStatistics.COUNT]
+            : HeadAttention.NO_STATISTICS;
         attendTile(batch, b, items.head(i), items.queryTile(i), qkv, context, mask, lane(lane),
             partial);
         if (statistics) {
@@ -120,7 +123,7 @@ final class BatchAttention {
   /** With bfloat16 tiles: the q, k, v rows of each sequence cut into tiles, rounded. */
   private void roundTiledSequences(TokenBatch batch, float[] qkv) {
     int last = -1;
-    for (int i = 0; i < items.count() && rounded != null; i++) {
+    for (int i = 0; i < items.count() && bfloat16Tiles; i++) {
       int b = items.sequence(i);
       if (items.head(i) >= 0 && b != last) {
         roundForTiles(batch, b, qkv);
@@ -158,7 +161,7 @@ final class BatchAttention {
     }
     // the whole map where its weights are wanted; else tiled, with statistics if asked
     boolean full = sink.wantsWeights(layer, b) || t <= head.tile();
-    if (!full && rounded != null) {
+    if (!full && bfloat16Tiles) {
       roundForTiles(batch, b, qkv);
     }
     for (int h = 0; h < heads; h++) {
@@ -169,18 +172,16 @@ final class BatchAttention {
         }
         continue;
       }
-      double[] sum = !sink.wantsStatistics() ? null : new double[HeadStatistics.COUNT];
-      double[] partial = sum == null ? null : new double[HeadStatistics.COUNT];
+      boolean statistics = sink.wantsStatistics();
+      double[] sum = new double[statistics ? HeadStatistics.COUNT : 0];
+      double[] partial = statistics ? new double[HeadStatistics.COUNT]
+          : HeadAttention.NO_STATISTICS;
       for (int q0 = 0; q0 < t; q0 += head.tile()) {
-        if (partial != null) {
-          Arrays.fill(partial, 0);
-        }
+        Arrays.fill(partial, 0);
         attendTile(batch, b, h, q0, qkv, context, mask, head, partial);
-        if (partial != null) {
-          addTo(sum, partial);
-        }
+        addTo(sum, partial);
       }
-      if (sum != null) {
+      if (statistics) {
         sink.acceptStatistics(layer, b, h, sum);
       }
     }

@@ -45,7 +45,10 @@ final class HeadAttention {
   private final float[] tileScores;        // (tile, tile)
   private final float[] rowMax;            // (tile) running max per query row
   private final float[] rowSum;            // (tile) running sum of exp per query row
-  private OnlineStatistics online;         // made when statistics are first asked of a tile
+  private final OnlineStatistics online;   // the statistics of a tile's rows, when asked
+
+  /** No statistics asked of a tile ({@link #tiled}). */
+  static final double[] NO_STATISTICS = new double[0];
 
   /** H heads of D values, as many KV heads, scores scaled by 1/√D, no bias. */
   HeadAttention(int heads, int headWidth, int tile) {
@@ -68,6 +71,7 @@ final class HeadAttention {
     this.scoreScale = (float) scoreScale;
     this.tile = tile;
     this.tileScores = new float[tile * tile];
+    this.online = new OnlineStatistics(tile);
     this.rowMax = new float[tile];
     this.rowSum = new float[tile];
   }
@@ -195,28 +199,28 @@ final class HeadAttention {
   /**
    * Tiled attention of head h for the query tile starting at query {@code q0} (its
    * {@link #tile()} queries, fewer at the end): same arguments and result as {@link #full} for
-   * those rows, no maps; with {@code statistics} (else null), the head's {@link HeadStatistics}
+   * those rows, no maps; with {@code statistics} of {@link HeadStatistics#COUNT} values (else
+   * empty, {@link #NO_STATISTICS}), the head's {@link HeadStatistics}
    * summed over the tile's query rows are added to {@code statistics[0, COUNT)}, gathered during
    * the online softmax. A query tile reads the whole of K and V and writes only its own rows, so
    * tiles may run on different threads, each with its own instance. With {@code rounded} (the
-   * fused rows in bfloat16; else null) both products run in bfloat16 with float32 sums
+   * fused rows in bfloat16; null for float32 tiles) both products run in bfloat16 with float32
+   * sums
    * ({@link Bfloat16Tiles}), the softmax between them in float32 as before.
    */
   void tiled(TokenBatch batch, int first, int t, int keys, int h, int q0, AttentionMask rule,
       float[] qkv, int q, int k, int v, float[] context, int out, double[] statistics,
       Bfloat16Rows rounded) {
-    Bfloat16Tiles bfloat16 = rounded == null ? null : Bfloat16Tiles.forThisThread();
+    boolean reduced = rounded != null;
+    Bfloat16Tiles bfloat16 = reduced ? Bfloat16Tiles.forThisThread() : null;
     int ld = qkvWidth;
-    OnlineStatistics stats = null;
-    if (statistics != null) {
-      online = online == null ? new OnlineStatistics(tile) : online;
-      stats = online;
-    }
+    boolean gathering = statistics.length > 0;
+    OnlineStatistics stats = online;
     int bq = Math.min(tile, t - q0);
     int acc = out + q0 * width;                      // (bq, D) output rows, row stride H·D
     Arrays.fill(rowMax, 0, bq, Float.NEGATIVE_INFINITY);
     Arrays.fill(rowSum, 0, bq, 0f);
-    if (stats != null) {
+    if (gathering) {
       stats.startTile(bq);
     }
     for (int i = 0; i < bq; i++) {
@@ -228,7 +232,7 @@ final class HeadAttention {
           batch.position(first + k0), batch.position(first + k0 + bk - 1))) {
         continue;
       }
-      if (bfloat16 == null) {
+      if (!reduced) {
         RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
             qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                // (bq, bk)
       } else {
@@ -241,13 +245,13 @@ final class HeadAttention {
       if (rule.any()) {
         mask(batch, first, rule, tileScores, 0, q0, bq, k0, bk, bk, 1);
       }
-      if (stats != null) {
+      if (gathering) {
         stats.startKeyTile(batch, first, k0, bk);
       }
       for (int i = 0; i < bq; i++) {
-        rescaleRow(i, bk, context, acc + i * width, stats, batch, first, q0 + i, k0);
+        rescaleRow(i, bk, context, acc + i * width, gathering, batch, first, q0 + i, k0);
       }
-      if (bfloat16 == null) {
+      if (!reduced) {
         RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
             qkv, v + k0 * ld, ld, 1f, context, acc, width);               // (bq, D) +=
       } else {
@@ -255,7 +259,7 @@ final class HeadAttention {
             context, acc, width);
       }
     }
-    if (stats != null) {
+    if (gathering) {
       stats.endTile(q0, bq, rowMax, rowSum, batch, first, t, statistics);
     }
     for (int i = 0; i < bq; i++) {
@@ -271,7 +275,7 @@ final class HeadAttention {
    * Online softmax of tile row i: scores become exp(s − max so far), the row's sum and max are
    * updated, and the output row accumulated so far is rescaled to the new max.
    */
-  private void rescaleRow(int i, int bk, float[] context, int outRow, OnlineStatistics stats,
+  private void rescaleRow(int i, int bk, float[] context, int outRow, boolean gathering,
       TokenBatch batch, int first, int query, int k0) {
     int row = i * bk;
     float newMax = Math.max(rowMax[i], MATH.max(tileScores, row, bk));
@@ -282,11 +286,11 @@ final class HeadAttention {
     double shrink = Math.exp(rowMax[i] - newMax);     // 0 on the first live tile
     float correction = (float) shrink;
     float exps;
-    if (stats == null) {
+    if (!gathering) {
       exps = MATH.expShifted(tileScores, row, bk, newMax);
     } else {
-      stats.beforeExp(i, tileScores, row, bk, batch, first, query, k0);
-      exps = stats.exp(i, tileScores, row, bk, rowMax[i], newMax, rowSum[i], shrink, batch,
+      online.beforeExp(i, tileScores, row, bk, batch, first, query, k0);
+      exps = online.exp(i, tileScores, row, bk, rowMax[i], newMax, rowSum[i], shrink, batch,
           first, query);
     }
     rowSum[i] = rowSum[i] * correction + exps;
