@@ -13,8 +13,9 @@ import java.util.Arrays;
 public final class Rollout {
   private final int t;
   private final float[] layerSum;   // (T, T) sum of the current layer's heads
-  private float[] product;          // (T, T) Â_l ⋯ Â_1 so far; null before the first layer
+  private float[] product;          // (T, T) Â_l ⋯ Â_1 so far, once a layer has ended
   private float[] spare;            // (T, T) the next product
+  private int layers;               // the layers ended so far
 
   public Rollout(int t) {
     this.t = t;
@@ -43,7 +44,7 @@ public final class Rollout {
         layerSum[row + j] /= sum;
       }
     }
-    if (product == null) {
+    if (layers++ == 0) {
       product = layerSum.clone();
       spare = new float[t * t];
     } else {
@@ -58,7 +59,7 @@ public final class Rollout {
 
   /** R (T, T) after the layers ended so far; the identity before any. */
   public float[] result() {
-    if (product != null) {
+    if (layers > 0) {
       return product;
     }
     float[] identity = new float[t * t];

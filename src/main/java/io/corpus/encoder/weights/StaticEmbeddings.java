@@ -143,10 +143,12 @@ public record StaticEmbeddings(String name, Path home, String table, StaticReadi
     int rows = Math.toIntExact(shape[0]);
     int width = Math.toIntExact(shape[1]);
     float[] stored = storedTable(file);
-    double[] mapping = file.contains("mapping") ? file.readNumbers("mapping") : null;
-    double[] weights = file.contains("weights") ? file.readNumbers("weights") : null;
-    int tokens = mapping != null ? mapping.length : rows;
-    if (weights != null && weights.length != tokens) {
+    boolean mapped = file.contains("mapping");      // model2vec's token → row; else row = token
+    boolean weighted = file.contains("weights");    // its per-token scale; else 1
+    double[] mapping = mapped ? file.readNumbers("mapping") : new double[0];
+    double[] weights = weighted ? file.readNumbers("weights") : new double[0];
+    int tokens = mapped ? mapping.length : rows;
+    if (weighted && weights.length != tokens) {
       throw new WeightsException(file.path() + ": weights has " + weights.length + " values for "
           + tokens + " tokens");
     }
@@ -157,14 +159,14 @@ public record StaticEmbeddings(String name, Path home, String table, StaticReadi
     float[] word = new float[tokens * width];
     for (int t = 0; t < tokens; t++) {
       int row = t;
-      if (mapping != null) {
+      if (mapped) {
         row = (int) mapping[t];
         if (row < 0 || row >= rows || row != mapping[t]) {
           throw new WeightsException(file.path() + ": mapping sends token " + t + " to row "
               + mapping[t] + ", outside " + table + "'s 0.." + (rows - 1));
         }
       }
-      double scale = weights == null ? 1 : weights[t];
+      double scale = weighted ? weights[t] : 1;
       for (int i = 0; i < width; i++) {
         word[t * width + i] = (float) (stored[row * width + i] * scale);
       }
