@@ -118,7 +118,8 @@ final class DebertaV2 extends NamedFamily {
     }
     return new EmbeddingWeights(read.take(p + "word_embeddings.weight", vocabulary, e),
         added ? read.take(positions, model.maxPositions(), e) : EmbeddingWeights.NO_TABLE,
-        types > 0 ? read.take(p + "token_type_embeddings.weight", types, e) : EmbeddingWeights.NO_TABLE,
+        types > 0 ? read.take(p + "token_type_embeddings.weight", types, e)
+            : EmbeddingWeights.NO_TABLE,
         read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e), 0, types > 0);
   }
 

@@ -47,7 +47,8 @@ final class DistilBert extends NamedFamily {
     int e = model.width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        read.take("embeddings.position_embeddings.weight", model.maxPositions(), e), EmbeddingWeights.NO_TABLE,
+        read.take("embeddings.position_embeddings.weight", model.maxPositions(), e),
+        EmbeddingWeights.NO_TABLE,
         read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
         0, false);
   }

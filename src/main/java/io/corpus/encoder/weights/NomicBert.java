@@ -163,7 +163,8 @@ final class NomicBert extends NamedFamily {
     long types = read.rows("embeddings.token_type_embeddings.weight");
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
         EmbeddingWeights.NO_TABLE,
-        types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e) : EmbeddingWeights.NO_TABLE,
+        types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e)
+            : EmbeddingWeights.NO_TABLE,
         read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, tokenTypes && types > 0);
   }
 

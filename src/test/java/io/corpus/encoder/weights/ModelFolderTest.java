@@ -137,7 +137,8 @@ class ModelFolderTest {
 
   private static void assertLoadsAs(Map<String, float[]> tensors, FolderWeights w) {
     assertArrayEquals(tensors.get("embeddings.word_embeddings.weight"), w.embeddings().word().floats());
-    assertArrayEquals(tensors.get("embeddings.LayerNorm.bias"), ((Norm.Affine) w.embeddings().norm()).shift());
+    assertArrayEquals(tensors.get("embeddings.LayerNorm.bias"),
+        ((Norm.Affine) w.embeddings().norm()).shift());
     assertEquals(L, w.encoder().layerCount());
     assertArrayEquals(tensors.get("encoder.layer.1.output.dense.bias"),
         RandomModels.plain(w.encoder().layers().get(1)).outBias());
