@@ -102,17 +102,12 @@ public final class SettingRules {
   }
 
   /**
-   * The pooled vector's rules: a Matryoshka cut and head importances need one (a pooling other
-   * than none or splade), and SPLADE's sparse vector is not L2-normalized. Throws the first
-   * rule broken.
+   * The pooled vector's rules: head importances need one (a pooling other than none or splade),
+   * and SPLADE's sparse vector is not L2-normalized. Throws the first rule broken.
    */
-  public static void pooledVector(Pooling pooling, int dimensions, boolean normalize,
-      boolean importance, Naming n) {
+  public static void pooledVector(Pooling pooling, boolean normalize, boolean importance,
+      Naming n) {
     String poolingIs = n.of(Settings.POOLING) + " = " + pooling.configName();
-    if (dimensions > 0 && !pooling.dense()) {
-      throw n.refusal(n.of(Settings.DIMENSIONS) + " = " + dimensions + " cuts the pooled "
-          + "vector, but " + poolingIs + " writes none");
-    }
     if (pooling == Pooling.SPLADE && normalize) {
       throw n.refusal(poolingIs + " writes a sparse vector, which is not L2-normalized: set "
           + n.of(Settings.NORMALIZE) + " = false");

@@ -152,8 +152,8 @@ public final class SettingsParser {
           + "output.report.map-points = 0, or quantize in a job of its own");
     }
     boolean normalize = AutoChoices.normalize(Settings.NORMALIZE.read(c), folder, pooling);
-    SettingRules.pooledVector(pooling, Settings.DIMENSIONS.read(c), normalize,
-        attention.importance(), SettingRules.Naming.KEYS);
+    SettingRules.pooledVector(pooling, normalize, attention.importance(),
+        SettingRules.Naming.KEYS);
     JobSettings.Output output = new JobSettings.Output(
         path(c, Settings.OUTPUT_PATH, baseDir),
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),

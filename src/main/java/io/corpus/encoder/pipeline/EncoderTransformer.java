@@ -363,8 +363,13 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
     Pooling pooling = resolvedPooling();
     boolean splade = pooling == Pooling.SPLADE;
-    SettingRules.pooledVector(pooling, intValue(Settings.DIMENSIONS), resolvedNormalize(),
-        !$(importanceCol).isEmpty(), SettingRules.Naming.PARAMS);
+    int cut = intValue(Settings.DIMENSIONS);
+    if (cut > 0 && !pooling.dense()) {
+      throw new IllegalArgumentException("dimensions = " + cut + " cuts the pooled vector, but "
+          + "pooling = " + pooling.configName() + " writes none");
+    }
+    SettingRules.pooledVector(pooling, resolvedNormalize(), !$(importanceCol).isEmpty(),
+        SettingRules.Naming.PARAMS);
     boolean sparse = splade || resolvedLexical();
     OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
         pooling.dense() ? $(pooledCol) : "", sparse ? $(sparseIndicesCol) : "",

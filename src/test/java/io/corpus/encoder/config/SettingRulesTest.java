@@ -75,20 +75,19 @@ class SettingRulesTest {
   }
 
   @Test
-  void aCutASparseNormAndImportancesWithoutAPooledVectorAreRefusedInEitherReadersNames() {
-    refused("output.dimensions = 64 cuts the pooled vector, but output.pooling = none writes "
-        + "none", SettingsException.class,
-        () -> SettingRules.pooledVector(Pooling.NONE, 64, false, false, Naming.KEYS));
+  void aSparseNormAndImportancesWithoutAPooledVectorAreRefusedInEitherReadersNames() {
     refused("pooling = splade writes a sparse vector, which is not L2-normalized: set "
         + "normalize = false", IllegalArgumentException.class,
-        () -> SettingRules.pooledVector(Pooling.SPLADE, 0, true, false, Naming.PARAMS));
+        () -> SettingRules.pooledVector(Pooling.SPLADE, true, false, Naming.PARAMS));
+    refused("output.pooling = splade writes a sparse vector, which is not L2-normalized: set "
+        + "output.normalize = false", SettingsException.class,
+        () -> SettingRules.pooledVector(Pooling.SPLADE, true, false, Naming.KEYS));
     refused("output.attention.importance measures each head's effect on the pooled vector, and "
         + "output.pooling = splade writes none", SettingsException.class,
-        () -> SettingRules.pooledVector(Pooling.SPLADE, 0, false, true, Naming.KEYS));
+        () -> SettingRules.pooledVector(Pooling.SPLADE, false, true, Naming.KEYS));
     refused("importanceCol measures each head's effect on the pooled vector, and pooling = "
         + "none writes none", IllegalArgumentException.class,
-        () -> SettingRules.pooledVector(Pooling.NONE, 0, false, true, Naming.PARAMS));
-    assertDoesNotThrow(() -> SettingRules.pooledVector(Pooling.MEAN, 64, true, true,
-        Naming.KEYS));
+        () -> SettingRules.pooledVector(Pooling.NONE, false, true, Naming.PARAMS));
+    assertDoesNotThrow(() -> SettingRules.pooledVector(Pooling.MEAN, true, true, Naming.KEYS));
   }
 }
