@@ -40,7 +40,7 @@ public final class Encoder {
   private final float[][] laneHidden;        // (lanes): lane ≥ 1's feed-forward blocks
   private final float[][] laneGate;
   private final Experts.Scratch[] laneExperts;  // (lanes): each lane's routing buffers
-  private final Rotary[] rotary;  // (L): layer l's rotary tables, shared by equal forms; or null
+  private final Rotary[] rotary;  // (L): the rotary tables of each layer that rotates, by form
   private final ScoreTerms terms;  // the score bias or DeBERTa's position terms; or none
   private final float[][] outputProjections;  // (L): W_O as floats, made when norms are asked
 
@@ -360,7 +360,7 @@ public final class Encoder {
         RmsNorm.apply(qkv, keys, qkv, keys, kvHeads, headWidth, k.scale(), eps());
       }
     }
-    if (rotary[layer] != null) {
+    if (settings.layer(layer).rotary().any()) {
       rotate(batch, rotary[layer]);
     }
     terms.layer(batch, w, qkv);

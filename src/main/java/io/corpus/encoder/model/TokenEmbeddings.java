@@ -49,13 +49,22 @@ public final class TokenEmbeddings {
    * ({@link #firstIdOutside}, {@link #firstTypeIdOutside}) and T ≤ P.
    */
   public int append(int[] ids, int[] typeIds, TokenBatch batch) {
-    return append(ids, typeIds, null, batch);
+    return append(ids, typeIds, positions(ids.length), batch);
+  }
+
+  /** Positions 0..T-1, a sequence's own. */
+  public static int[] positions(int t) {
+    int[] positions = new int[t];
+    for (int i = 0; i < t; i++) {
+      positions[i] = i;
+    }
+    return positions;
   }
 
   /**
    * As {@link #append(int[], int[], TokenBatch)}, with each token's position given: the real
-   * tokens of a padded row keep the positions they had in it. {@code positions} (T) null means
-   * 0..T-1; every position must be below P less the offset.
+   * tokens of a padded row keep the positions they had in it ({@link #positions}: 0..T-1);
+   * every position in {@code positions} (T) must be below P less the offset.
    */
   public int append(int[] ids, int[] typeIds, int[] positions, TokenBatch batch) {
     int e = weights.width();
@@ -66,7 +75,7 @@ public final class TokenEmbeddings {
     boolean types = typeIds != null && weights.usesTokenTypes();
     int first = -1;
     for (int t = 0; t < ids.length; t++) {
-      int at = positions == null ? t : positions[t];   // the position in the sequence
+      int at = positions[t];                   // the position in the sequence
       int offset = batch.appendToken(at);
       if (first < 0) {
         first = offset;

@@ -104,7 +104,7 @@ final class IdsSource extends EmbeddedSource {
     if (truncated) {
       ids = cut(ids, maxTokens);
       types = cut(types, maxTokens);
-      positions = null;                  // 0..maxTokens-1, as the cut text would have
+      positions = TokenEmbeddings.positions(ids.length);   // as the cut text would have
     }
     // Every position is below maxTokens, which is at most P (ModelFolder.tokenLimit).
     embeddings.append(ids, types, positions, batch);
