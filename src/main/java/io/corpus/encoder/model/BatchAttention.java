@@ -173,7 +173,8 @@ final class BatchAttention {
         continue;
       }
       boolean statistics = sink.wantsStatistics();
-      double[] sum = new double[statistics ? HeadStatistics.COUNT : 0];
+      double[] sum = statistics ? new double[HeadStatistics.COUNT]
+          : HeadAttention.NO_STATISTICS;
       double[] partial = statistics ? new double[HeadStatistics.COUNT]
           : HeadAttention.NO_STATISTICS;
       for (int q0 = 0; q0 < t; q0 += head.tile()) {

@@ -47,15 +47,6 @@ public record LayerWeights(
     /** No relative positions. */
     public static final RelativePositions NONE =
         new RelativePositions(new float[0], new float[0]);
-
-    /** 2S, the rows of either table, for a context of width H·D. */
-    public int rows(int inner) {
-      return Math.max(keys.length, queries.length) / inner;
-    }
-
-    long values() {
-      return keys.length + queries.length;
-    }
   }
 
   /**

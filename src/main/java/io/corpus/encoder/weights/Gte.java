@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * GTE v1.5 and gte-multilingual ({@code model_type} new), as Alibaba-NLP/new-impl's
@@ -74,10 +75,11 @@ final class Gte extends NamedFamily {
 
   /** The NTK factor of {@code rope_scaling} ({@code type} or {@code rope_type} ntk), else 1. */
   private static double ntkFactor(JsonNode config, Path file) {
-    JsonNode scaling = config.path("rope_scaling");
-    if (ModelFamily.given(config, "rope_scaling").isEmpty()) {
+    Optional<JsonNode> given = ModelFamily.given(config, "rope_scaling");
+    if (given.isEmpty()) {
       return 1;
     }
+    JsonNode scaling = given.get();
     String type = scaling.path("type").asText(scaling.path("rope_type").asText(""));
     double factor = scaling.path("factor").asDouble(0);
     if (!type.equals("ntk") || !(factor >= 1) || scaling.has("mixed_b")) {
