@@ -3,7 +3,7 @@ package io.corpus.encoder.cli;
 import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
-import io.corpus.encoder.config.Settings;
+import io.corpus.encoder.config.SettingRules;
 import io.corpus.encoder.kernel.PrecisionCalibration;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
@@ -101,7 +101,7 @@ final class Checks {
         .append(settings.output().multiVector() ? "; ColBERT multi-vectors" : "")
         .append(!model.isFolder() ? "" : model.folder().lateInteraction()
             .map(late -> colbert(late, in.maxTokens(),
-                "query".equals(settings.used().get(Settings.ROLE.key())))).orElse(""));
+                SettingRules.queries(settings))).orElse(""));
     return s.toString();
   }
 

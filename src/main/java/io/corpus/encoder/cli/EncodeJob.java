@@ -177,7 +177,7 @@ public final class EncodeJob {
         .withColumn(UpdatePlan.HASH_COLUMN, UpdatePlan.inputHash(settings.input()));
     Dataset<Row> toEncode = update == null ? hashed : update.toEncode(hashed);
     if (calibrates) {
-      transformer.setQuantize(Quantization.NONE.configName());
+      transformer.setFloatPooled();
     } else if (rangesUngiven) {   // an update: the earlier output's
       transformer.setQuantizeRanges(out.target().suffix("/run-summary.json").toString());
     }

@@ -2,6 +2,7 @@ package io.corpus.encoder.cli;
 
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.SettingRules;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EncoderWeights;
@@ -69,7 +70,7 @@ final class Transformers {
       fromSettings(s).resolvedPrompt().described().forEach((key, value) -> d.put(key,
           s.environment().hidden(Settings.PROMPT.key(), value)));
       model.folder().lateInteraction().ifPresent(late -> d.put("colbert",
-          colbert(late, s.input().maxTokens(), "query".equals(s.used().get(Settings.ROLE.key())))));
+          colbert(late, s.input().maxTokens(), SettingRules.queries(s))));
       model.weights().head(TokenClassifierHead.class)
           .ifPresent(h -> d.put("token_labels", h.labels()));
       model.weights().head(ClassifierHead.class).ifPresent(h -> {

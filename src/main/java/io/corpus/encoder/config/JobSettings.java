@@ -7,7 +7,6 @@ import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.weights.ModelFolder;
-import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.Serializable;
 import java.util.Collections;
@@ -31,7 +30,7 @@ public record JobSettings(
     Execution execution,
     EnvironmentValues environment,
     Map<String, Object> given,
-    Map<String, Object> used) implements Serializable {
+    Map<String, Object> used) implements SettingValues, Serializable {
 
   public JobSettings {
     given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
@@ -47,24 +46,32 @@ public record JobSettings(
     return Settings.rowShaping(Settings.ALL, key -> environment.hidden(key, used.get(key)));
   }
 
-  /**
-   * The model folder ({@code model.path}) as the job reads it: with {@code model.reranker}
-   * applied.
-   */
+  /** The model folder ({@code model.path}) as the job reads it: {@link #readFolder}. */
   public ModelFolder modelFolder() {
-    return readFolder(weights.folder(), value(Settings.RERANKER), value(Settings.TASK));
+    return readFolder(weights.folder(), this);
   }
 
   /**
-   * The folder at {@code path}, read as the {@code model.reranker} value says, with the adapter
-   * of {@code model.task}.
+   * The folder at {@code path} as {@code v} reads it: its pairs in the reranker's template
+   * ({@link SettingRules#reranker}), with the adapter of {@code model.task}.
    */
-  public static ModelFolder readFolder(String path, String reranker, String task) {
-    return ModelFolder.read(java.nio.file.Path.of(path)).withReranker(
-        ConfigName.parse(Reranker.values(), reranker, Settings.RERANKER.key())).withTask(task);
+  public static ModelFolder readFolder(String path, SettingValues v) {
+    return ModelFolder.read(java.nio.file.Path.of(path)).withReranker(SettingRules.reranker(v))
+        .withTask(v.value(Settings.TASK));
+  }
+
+  /** What {@link #readFolder} reads the folder as: equal for equal folders. */
+  public static String folderKey(String path, SettingValues v) {
+    return path + "|" + SettingRules.reranker(v).configName() + "|" + v.value(Settings.TASK);
+  }
+
+  @Override
+  public SettingRules.Naming naming() {
+    return SettingRules.Naming.KEYS;
   }
 
   /** A setting's value as the job uses it: what {@code used} holds for its key. */
+  @Override
   @SuppressWarnings("unchecked")
   public <T> T value(Setting<T> setting) {
     if (!used.containsKey(setting.key())) {

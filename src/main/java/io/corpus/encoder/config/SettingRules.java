@@ -1,8 +1,10 @@
 package io.corpus.encoder.config;
 
+import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.LateChunking;
+import io.corpus.encoder.weights.Reranker;
 
 /**
  * The rules between settings, each written once for the job's file and for the ML
@@ -84,21 +86,36 @@ public final class SettingRules {
     }
   }
 
+  /** Whether the texts are queries ({@code input.role = query}), else documents. */
+  public static boolean queries(SettingValues v) {
+    return v.value(Settings.ROLE).equals("query");
+  }
+
+  /** The template a reranker folder's pairs go into ({@code model.reranker}); NONE: none. */
+  public static Reranker reranker(SettingValues v) {
+    return ConfigName.parse(Reranker.values(), v.value(Settings.RERANKER),
+        v.naming().of(Settings.RERANKER));
+  }
+
   /**
-   * Quantization's rules: it quantizes the pooled vector, so it needs one; only int8 and uint8
-   * take ranges. Throws the first rule broken.
+   * How the pooled vector is written ({@code output.quantize}), by quantization's rules: it
+   * quantizes the pooled vector, so it needs one ({@code pooling} writes it); only int8 and
+   * uint8 take ranges. Throws the first rule broken.
    */
-  public static void quantization(Quantization quantize, Pooling pooling,
-      boolean ranges, Naming n) {
+  public static Quantization quantization(SettingValues v, Pooling pooling) {
+    Naming n = v.naming();
     String name = n.of(Settings.QUANTIZE);
+    Quantization quantize = ConfigName.parse(Quantization.values(), v.value(Settings.QUANTIZE),
+        name);
     if (quantize != Quantization.NONE && !pooling.dense()) {
       throw n.refusal(name + " = " + quantize.configName() + " quantizes the pooled vector, "
           + "and " + n.of(Settings.POOLING) + " = " + pooling.configName() + " writes none");
     }
-    if (!quantize.ranged() && ranges) {
+    if (!quantize.ranged() && !v.value(Settings.QUANTIZE_RANGES).isEmpty()) {
       throw n.refusal(n.of(Settings.QUANTIZE_RANGES) + " gives int8 and uint8 their ranges; "
           + name + " = " + quantize.configName() + " takes none");
     }
+    return quantize;
   }
 
   /**

@@ -97,11 +97,24 @@ public final class SettingsParser {
     return ConfigFactory.parseMap(values, "defaults of io.corpus.encoder.config.Settings");
   }
 
+  /** The settings of a job's file, as read (defaults filled in), for the shared readings. */
+  private record FileValues(Config c) implements SettingValues {
+    @Override
+    public <T> T value(Setting<T> setting) {
+      return setting.read(c);
+    }
+
+    @Override
+    public SettingRules.Naming naming() {
+      return SettingRules.Naming.KEYS;
+    }
+  }
+
   private static JobSettings build(Config user, Config c, File baseDir) {
     JobSettings.Weights weights = weights(c, baseDir);
+    FileValues values = new FileValues(c);
     ModelFolder folder = weights.isFolder()
-        ? JobSettings.readFolder(weights.folder(), Settings.RERANKER.read(c),
-            Settings.TASK.read(c)) : null;
+        ? JobSettings.readFolder(weights.folder(), values) : null;
     JobSettings.Input input = input(user, c, baseDir, folder);
     ModelSettings model = folder != null
         ? folder.settings(givenModelKeys(user, c))
@@ -142,10 +155,9 @@ public final class SettingsParser {
           + "output.attention.enabled or output.attention.stats = true (the head view), or a "
           + "pooled vector (output.pooling other than none or splade) for the corpus map");
     }
-    Quantization quantize = choice(c, Settings.QUANTIZE, Quantization.values());
+    Quantization quantize = SettingRules.quantization(values, pooling);
     String ranges = Settings.QUANTIZE_RANGES.read(c).isEmpty() ? ""
         : path(c, Settings.QUANTIZE_RANGES, baseDir);
-    SettingRules.quantization(quantize, pooling, !ranges.isEmpty(), SettingRules.Naming.KEYS);
     if (quantize != Quantization.NONE && report.enabled() && report.mapPoints() > 0) {
       throw new SettingsException("output.report's corpus map reads float pooled vectors, and "
           + "output.quantize = " + quantize.configName() + " writes none: set "
@@ -279,7 +291,7 @@ public final class SettingsParser {
             + "token ids and text set input.max-tokens");
       }
       maxTokens = folder.tokenLimit(maxTokens, "input.max-tokens",
-          Settings.ROLE.read(c).equals("query"));
+          SettingRules.queries(new FileValues(c)));
     } else if (maxTokens > 0) {
       throw new SettingsException("input.max-tokens applies to token ids and text; for "
           + "input.embeddings-column set input.max-length");

@@ -1,6 +1,8 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.Setting;
+import io.corpus.encoder.config.SettingRules;
+import io.corpus.encoder.config.SettingValues;
 import io.corpus.encoder.config.Settings;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,7 +33,7 @@ import scala.Function1;
  * The input: exactly one of {@code inputCol} (token vectors), {@code idsCol} (token ids) and
  * {@code textCol} (text).
  */
-public abstract class EncoderParams extends Transformer {
+public abstract class EncoderParams extends Transformer implements SettingValues {
   private final String uid;
   /** The params that mirror a job setting, by the setting's key, made from its declaration. */
   private final Map<String, Param<?>> mirrored = new LinkedHashMap<>();
@@ -214,6 +216,23 @@ public abstract class EncoderParams extends Transformer {
       all = found;
     }
     return found;
+  }
+
+  /** The value of the param that mirrors {@code setting}: an array param's as a list. */
+  @Override
+  @SuppressWarnings("unchecked")
+  public <T> T value(Setting<T> setting) {
+    Object v = $(param(setting));
+    if (v instanceof int[] indices) {
+      return (T) Arrays.stream(indices).boxed().toList();
+    }
+    return (T) (v instanceof String[] strings ? List.of(strings) : v);
+  }
+
+  /** A refusal names the params. */
+  @Override
+  public SettingRules.Naming naming() {
+    return SettingRules.Naming.PARAMS;
   }
 
   /** The value of the param that mirrors a string setting. */

@@ -21,7 +21,6 @@ import io.corpus.encoder.text.Entities;
 import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.ModelFolder;
-import io.corpus.encoder.weights.TaskAdapter;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.nio.file.Path;
@@ -78,6 +77,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   private transient LoadedModel loaded;
   private transient String loadedKey;
   private transient ModelFolder folder;
+  private transient String folderKey;              // how folder was read
   private transient EncodeMetrics metrics;
   private transient WeightsHandle handle;          // of handleModel, in handleContext
   private transient LoadedModel handleModel;
@@ -174,6 +174,15 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return this;
   }
 
+  /**
+   * Writes the pooled vectors as floats, unquantized whatever {@code quantize} said: for a
+   * caller that quantizes them itself, as the encode job does when it calibrates int8 ranges on
+   * its corpus first.
+   */
+  public EncoderTransformer setFloatPooled() {
+    return setQuantize(Quantization.NONE.configName());
+  }
+
   /** Counters this transformer's tasks add to; without them, fresh ones are made per call. */
   public EncoderTransformer setMetrics(EncodeMetrics metrics) {
     this.metrics = metrics;
@@ -186,8 +195,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
    */
   public EncoderTransformer setLoadedModel(LoadedModel model) {
     loaded = model;
-    loadedKey = modelKey();
     folder = model.folder();
+    folderKey = folder == null ? null : JobSettings.folderKey(string(Settings.MODEL_PATH), this);
+    loadedKey = modelKey();
     return this;
   }
 
@@ -205,11 +215,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The model folder named by {@code modelPath}, read once (its JSON files only). */
   ModelFolder folder() {
-    if (folder == null || !folder.folder().equals(Path.of(string(Settings.MODEL_PATH)))
-        || !folder.reranker().configName().equals(string(Settings.RERANKER))
-        || !folder.task().map(TaskAdapter::task).orElse("").equals(string(Settings.TASK))) {
-      folder = JobSettings.readFolder(string(Settings.MODEL_PATH), string(Settings.RERANKER),
-          string(Settings.TASK));
+    String key = JobSettings.folderKey(string(Settings.MODEL_PATH), this);
+    if (folder == null || !key.equals(folderKey)) {
+      folder = JobSettings.readFolder(string(Settings.MODEL_PATH), this);
+      folderKey = key;
     }
     return folder;
   }
@@ -250,9 +259,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   private String modelKey() {
-    return string(Settings.MODEL_PATH) + "|" + string(Settings.MODEL_WEIGHTS) + "|" + string(Settings.NAMING) + "|" + modelSettings() + "|"
-        + (fromFolder() ? heads() : "") + "|" + string(Settings.PRECISION) + "|"
-        + string(Settings.RERANKER);
+    return (fromFolder() ? JobSettings.folderKey(string(Settings.MODEL_PATH), this) + "|"
+        + heads() : string(Settings.MODEL_WEIGHTS) + "|" + string(Settings.NAMING)) + "|"
+        + modelSettings() + "|" + string(Settings.PRECISION);
   }
 
   /** The heads beyond the folder's own the params ask for: SPLADE's, bge-m3's two. */
@@ -263,11 +272,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** How the pooled vector is written: floats, or quantized; refused without one. */
   public Quantization resolvedQuantization() {
-    Quantization q = ConfigName.parse(Quantization.values(), string(Settings.QUANTIZE),
-        "quantize");
-    SettingRules.quantization(q, resolvedPooling(), !string(Settings.QUANTIZE_RANGES).isEmpty(),
-        SettingRules.Naming.PARAMS);
-    return q;
+    return SettingRules.quantization(this, resolvedPooling());
   }
 
   /**
@@ -594,6 +599,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     that.loaded = loaded;
     that.loadedKey = loadedKey;
     that.folder = folder;
+    that.folderKey = folderKey;
     that.metrics = metrics;
     return that;
   }

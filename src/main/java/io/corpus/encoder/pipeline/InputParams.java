@@ -70,12 +70,13 @@ final class InputParams {
             + "padding");
       }
     }
-    boolean reranker = !t.string(Settings.RERANKER).equals(Reranker.NONE.configName());
-    if (reranker && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length == 0)) {
-      throw new IllegalArgumentException("reranker = " + t.string(Settings.RERANKER) + " scores "
+    Reranker reranker = SettingRules.reranker(t);
+    if (reranker != Reranker.NONE
+        && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length == 0)) {
+      throw new IllegalArgumentException("reranker = " + reranker.configName() + " scores "
           + "text pairs: set textPairCols (input.text-pair-columns), the query then the document");
     }
-    if (!reranker && !t.string(Settings.INSTRUCTION).isEmpty()) {
+    if (reranker == Reranker.NONE && !t.string(Settings.INSTRUCTION).isEmpty()) {
       throw new IllegalArgumentException("instruction goes with reranker (model.reranker), "
           + "which writes it into each pair's template");
     }
@@ -115,7 +116,7 @@ final class InputParams {
 
   /** Whether the texts are queries (role = query), else documents. */
   boolean query() {
-    return t.string(Settings.ROLE).equals("query");
+    return SettingRules.queries(t);
   }
 
   /** The source that checks rows and turns them into the encoder's input. */

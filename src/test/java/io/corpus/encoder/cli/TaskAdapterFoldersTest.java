@@ -2,11 +2,13 @@ package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.pipeline.EncoderTransformer;
+import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.WeightsException;
@@ -116,6 +118,21 @@ class TaskAdapterFoldersTest {
           + worst.states());
       assertTrue(worst.cosine() <= 1e-6, task.getKey() + ": pooled vectors " + worst.cosine());
     }
+  }
+
+  /**
+   * The Transformer keeps the model it read while its params ask for the same one, and reads
+   * it again for another task: each task's adapter is merged into its own weights.
+   */
+  @Test
+  void anotherTaskIsAnotherModel() {
+    EncoderTransformer t = new EncoderTransformer().setModelPath(cases().folder(NAME).toString())
+        .setTextCol("text").setTask("retrieval");
+    LoadedModel retrieval = t.model();
+    assertSame(retrieval, t.model(), "the same params keep the model read");
+    LoadedModel matching = t.setTask("text-matching").model();
+    assertTrue(retrieval != matching, "text-matching read again");
+    assertEquals("text-matching", matching.folder().task().orElseThrow().task());
   }
 
   /**

@@ -2,13 +2,17 @@ package io.corpus.encoder.config;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.config.SettingRules.Naming;
 import io.corpus.encoder.config.SettingRules.Texts;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.LateChunking.SpanRule;
+import io.corpus.encoder.weights.Reranker;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -65,13 +69,42 @@ class SettingRulesTest {
   @Test
   void quantizingNeedsAPooledVectorAndOnlyInt8AndUint8TakeRanges() {
     refused("quantize = int8 quantizes the pooled vector, and pooling = none writes none",
-        IllegalArgumentException.class, () -> SettingRules.quantization(Quantization.INT8,
-            Pooling.NONE, false, Naming.PARAMS));
+        IllegalArgumentException.class, () -> SettingRules.quantization(
+            values(Naming.PARAMS, Map.of(Settings.QUANTIZE, "int8")), Pooling.NONE));
     refused("output.quantize-ranges gives int8 and uint8 their ranges; output.quantize = binary "
-        + "takes none", SettingsException.class,
-        () -> SettingRules.quantization(Quantization.BINARY, Pooling.MEAN, true, Naming.KEYS));
-    assertDoesNotThrow(() -> SettingRules.quantization(Quantization.UINT8, Pooling.MEAN, true,
-        Naming.KEYS));
+        + "takes none", SettingsException.class, () -> SettingRules.quantization(
+            values(Naming.KEYS, Map.of(Settings.QUANTIZE, "binary",
+                Settings.QUANTIZE_RANGES, "ranges.json")), Pooling.MEAN));
+    assertEquals(Quantization.UINT8, SettingRules.quantization(values(Naming.KEYS,
+        Map.of(Settings.QUANTIZE, "uint8", Settings.QUANTIZE_RANGES, "ranges.json")),
+        Pooling.MEAN));
+    assertEquals(Quantization.NONE, SettingRules.quantization(values(Naming.KEYS, Map.of()),
+        Pooling.NONE), "the default quantizes nothing, and needs no pooled vector");
+  }
+
+  @Test
+  void theRoleAndTheRerankerAreReadAsEitherReaderGivesThem() {
+    assertTrue(SettingRules.queries(values(Naming.PARAMS, Map.of(Settings.ROLE, "query"))));
+    assertFalse(SettingRules.queries(values(Naming.KEYS, Map.of())), "documents by default");
+    assertEquals(Reranker.NONE, SettingRules.reranker(values(Naming.KEYS, Map.of())));
+    assertEquals("qwen3", SettingRules.reranker(values(Naming.PARAMS,
+        Map.of(Settings.RERANKER, "qwen3"))).configName());
+  }
+
+  /** Settings as a reader naming them {@code n} holds them: {@code given}, else the default. */
+  private static SettingValues values(Naming n, Map<Setting<?>, Object> given) {
+    return new SettingValues() {
+      @Override
+      @SuppressWarnings("unchecked")
+      public <T> T value(Setting<T> setting) {
+        return (T) given.getOrDefault(setting, setting.defaultValue());
+      }
+
+      @Override
+      public Naming naming() {
+        return n;
+      }
+    };
   }
 
   @Test

@@ -37,10 +37,41 @@ class SettingsReachTest {
     assertTrue(tooWide.isEmpty(), String.join("\n", tooWide));
   }
 
+  /**
+   * These four are read by the job and by the Transformer alike, through the readings they share
+   * ({@link SettingRules}); their last parts are words of the domain as well (a reranker, to
+   * quantize, a role), so they are counted by what reads or sets them: the constant, the key
+   * looked up as a string, the Transformer's setter. A message naming a key is not counted.
+   */
+  @Test
+  void theSettingsBothReadersReadAreReadInAtMostThreeFiles() throws Exception {
+    List<String> tooWide = new ArrayList<>();
+    for (Setting<?> s : List.of(Settings.RERANKER, Settings.MULTI_VECTOR, Settings.QUANTIZE,
+        Settings.ROLE)) {
+      Set<Path> files = filesReading(s);
+      if (files.size() > MOST_FILES) {
+        tooWide.add(s.key() + " in " + files.size() + ": " + files);
+      }
+    }
+    assertTrue(tooWide.isEmpty(), String.join("\n", tooWide));
+  }
+
   @Test
   void theCountFindsASettingNamedAnywhere() throws Exception {
     assertTrue(filesNaming(Settings.POOLING).size() > MOST_FILES,
         "pooling, read in many places, is found in many files");
+    assertTrue(filesReading(Settings.POOLING).size() > MOST_FILES,
+        "pooling, read in many places, is found reading in many files");
+  }
+
+  /** The main source files that name {@code s}'s constant, its key as a string, or its setter. */
+  static Set<Path> filesReading(Setting<?> s) throws IOException, IllegalAccessException {
+    String tail = s.key().substring(s.key().lastIndexOf('.') + 1);
+    String setter = "set" + Character.toUpperCase(camel(tail).charAt(0))
+        + camel(tail).substring(1) + "(";
+    Pattern reads = Pattern.compile("\\b" + constant(s) + "\\b|" + Pattern.quote("\"" + s.key()
+        + "\"") + "|\\b" + Pattern.quote(setter));
+    return matching(reads, "");
   }
 
   /** The main source files that name {@code s} in any of its forms, as whole words. */
@@ -53,11 +84,16 @@ class SettingsReachTest {
     }
     Pattern named = Pattern.compile(forms.stream().distinct().map(Pattern::quote)
         .map(f -> "(?<![\\w.-])" + f + "(?![\\w-])").reduce((a, b) -> a + "|" + b).orElseThrow());
+    return matching(named, s.key());
+  }
+
+  /** The main source files {@code pattern} finds in, or that hold {@code text} (unless ""). */
+  private static Set<Path> matching(Pattern pattern, String text) throws IOException {
     Set<Path> files = new TreeSet<>();
     try (Stream<Path> paths = Files.walk(MAIN)) {
       for (Path p : paths.filter(f -> f.toString().endsWith(".java")).toList()) {
-        String text = Files.readString(p);
-        if (named.matcher(text).find() || text.contains(s.key())) {
+        String source = Files.readString(p);
+        if (pattern.matcher(source).find() || !text.isEmpty() && source.contains(text)) {
           files.add(MAIN.relativize(p));
         }
       }
