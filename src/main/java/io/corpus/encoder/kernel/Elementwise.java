@@ -14,6 +14,12 @@ import java.util.logging.Logger;
 public interface Elementwise {
   Elementwise INSTANCE = Choice.choose();
 
+  /**
+   * The length of {@link #expShiftedMoments}' {@code moments}: its two results, then room for
+   * five vectors of up to 64 lanes.
+   */
+  int MOMENTS = 2 + 5 * 64;
+
   /** Which implementation, and its vector width: {@code VectorElementwise (512-bit)}. */
   String describe();
 
@@ -30,7 +36,8 @@ public interface Elementwise {
    * {@link #expShifted}, gathering in the same pass, over the exponentials e = exp(x − shift),
    * Σ e · (shift − x) into {@code moments[0]} and Σ e · |positions[j] − center| into
    * {@code moments[1]}: a tiled attention row's statistics (its entropy and distance terms).
-   * An entry at −∞ becomes 0 and adds nothing to either. Returns Σ e.
+   * An entry at −∞ becomes 0 and adds nothing to either. Returns Σ e. {@code moments} holds
+   * {@link #MOMENTS} floats, the rest scratch.
    */
   float expShiftedMoments(float[] x, int offset, int length, float shift, float[] positions,
       float center, float[] moments);

@@ -28,7 +28,7 @@ final class OnlineStatistics {
   private final float[] selfScore;
   private final float[] previousScore;
   private final float[] nextScore;
-  private final float[] moments = new float[2];   // a row's entropy and distance terms
+  private final float[] moments = new float[Elementwise.MOMENTS];  // entropy and distance terms
   private final float[] keyPositions;    // (tile) the positions of the key tile's tokens
 
   OnlineStatistics(int tile) {

@@ -165,7 +165,7 @@ class ElementwiseTest {
             distance += w * Math.abs(positions[j] - 11.5);
           }
         }
-        float[] moments = new float[2];
+        float[] moments = new float[Elementwise.MOMENTS];
         float sum = e.expShiftedMoments(x, 3, length, shift, positions, 11.5f, moments);
         String what = e.getClass().getSimpleName() + " length " + length;
         assertEquals(plainSum, sum, what);
