@@ -511,15 +511,19 @@ public final class EncodeJob {
 
     /**
      * The kernels compiled while Spark starts, for the tasks that share this JVM ({@link
-     * WarmUp}), on a thread of its own that nothing waits for; a pass that fails is only
-     * logged, the job goes on without it.
+     * WarmUp}, once a JVM and precision), on a thread of its own that nothing waits for; a pass
+     * that fails is only logged, the job goes on without it.
      */
     private static void warmUp(LoadedModel model) {
       long begin = System.nanoTime();
       try {
-        int tokens = WarmUp.run(model.settings(), model.weights().encoder());
-        LOG.info("kernels warmed up on {} synthetic tokens in {} s", tokens,
-            String.format("%.2f", (System.nanoTime() - begin) / 1e9));
+        int tokens = WarmUp.once(model.settings(), model.weights().encoder());
+        if (tokens == 0) {
+          LOG.info("kernels warmed up by an earlier job in this JVM");
+        } else {
+          LOG.info("kernels warmed up on {} synthetic tokens in {} s", tokens,
+              String.format("%.2f", (System.nanoTime() - begin) / 1e9));
+        }
       } catch (RuntimeException e) {
         LOG.warn("kernel warm-up skipped: {}", e.toString());
       }

@@ -1,6 +1,9 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Precision;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One forward pass over a small synthetic batch, for a local job to run while Spark starts.
@@ -14,7 +17,26 @@ public final class WarmUp {
   /** Tokens a synthetic sequence holds. */
   static final int LENGTH = 32;
 
+  /** The precisions whose kernels this JVM has run a pass in. */
+  private static final Set<Precision> WARMED = ConcurrentHashMap.newKeySet();
+
   private WarmUp() {}
+
+  /**
+   * {@link #run}, unless this JVM has run a pass in the layers' precision before: an earlier job
+   * in the same JVM (a notebook's next call, a test suite's next job) has had its kernels
+   * compiled. Returns the tokens it ran, 0 when it ran none.
+   */
+  public static int once(ModelSettings settings, EncoderWeights weights) {
+    return once(settings, weights, WARMED);
+  }
+
+  /** {@link #once}, with {@code warmed} the precisions already run, to which it adds. */
+  public static int once(ModelSettings settings, EncoderWeights weights,
+      Set<Precision> warmed) {
+    return warmed.add(weights.layers().get(0).inProjWeight().precision())
+        ? run(settings, weights) : 0;
+  }
 
   /**
    * The pass: 96 / layers sequences of {@link #LENGTH} tokens (at least 2), so that a deep model

@@ -2,9 +2,12 @@ package io.corpus.encoder.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.WarmUp;
 import io.corpus.encoder.weights.ModelFolder;
 import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,5 +31,21 @@ class WarmUpTest {
       assertEquals(32 * Math.max(2, 96 / layers),
           WarmUp.run(loaded.settings(), loaded.weights().encoder()), folder);
     }
+  }
+
+  /** A JVM runs the pass once a precision: a later job's kernels are already compiled. */
+  @Test
+  void aPassRunsOnceAPrecision() {
+    ModelFolder model = ModelFolder.read(CASES.resolve("bert-cases/whole-relu-deep"));
+    LoadedModel loaded = LoadedModel.fromFolder(model, model.settings());
+    Set<Precision> warmed = EnumSet.noneOf(Precision.class);
+    int layers = loaded.weights().encoder().layerCount();
+    assertEquals(32 * Math.max(2, 96 / layers),
+        WarmUp.once(loaded.settings(), loaded.weights().encoder(), warmed));
+    assertEquals(0, WarmUp.once(loaded.settings(), loaded.weights().encoder(), warmed));
+    assertEquals(Set.of(Precision.FLOAT32), warmed);
+    LoadedModel int8 = loaded.in(Precision.INT8);
+    assertEquals(32 * Math.max(2, 96 / layers),
+        WarmUp.once(int8.settings(), int8.weights().encoder(), warmed), "another precision");
   }
 }
