@@ -45,11 +45,16 @@ public final class TokenEmbeddings {
 
   /**
    * Embeds one sequence of T = {@code ids.length} tokens at positions 0..T-1 into {@code batch}
-   * as a new sequence and returns its index b. Ids and type ids (null: all 0) must be in range
+   * as a new sequence and returns its index b. Ids and type ids (T) must be in range
    * ({@link #firstIdOutside}, {@link #firstTypeIdOutside}) and T ≤ P.
    */
   public int append(int[] ids, int[] typeIds, TokenBatch batch) {
     return append(ids, typeIds, positions(ids.length), batch);
+  }
+
+  /** As {@link #append(int[], int[], TokenBatch)}, every token of type 0: a single text. */
+  public int append(int[] ids, TokenBatch batch) {
+    return append(ids, new int[ids.length], batch);
   }
 
   /** Positions 0..T-1, a sequence's own. */
@@ -72,7 +77,7 @@ public final class TokenEmbeddings {
     float[] position = weights.position();     // (P, E)
     float[] type = weights.tokenType();        // (S, E)
     int offset0 = weights.positionOffset();
-    boolean types = typeIds != null && weights.usesTokenTypes();
+    boolean types = weights.usesTokenTypes();
     int first = -1;
     for (int t = 0; t < ids.length; t++) {
       int at = positions[t];                   // the position in the sequence

@@ -234,7 +234,7 @@ final class TextSource extends EmbeddedSource {
     if (outside != null) {
       return outside;
     }
-    embeddings.append(tokens.ids(), null, batch);
+    embeddings.append(tokens.ids(), batch);
     return new SequenceRead.Accepted(tokens.ids().length, tokens.ids(), tokens.tokens(), null,
         tokens.truncated(), null, null, prompted);
   }
@@ -296,7 +296,7 @@ final class TextSource extends EmbeddedSource {
     int j = 0;
     for (int t = 0; t < given.length; t++, j++) {
       ids[j] = given[t];
-      typeIds[j] = tokens.typeIds() == null ? 0 : tokens.typeIds()[t];
+      typeIds[j] = tokens.typeIds()[t];
       pieces[j] = tokens.tokens()[t];
       if (t == 0 && late.prefixId() >= 0) {
         j++;
@@ -396,7 +396,7 @@ final class TextSource extends EmbeddedSource {
     LateDocument document = new LateDocument(tokens.ids(), tokens.tokens(), plan, starts, ends);
     List<SequenceRead.Accepted> windows = document.windows();
     return new SequenceRead.Chunks(windows,
-        (k, batch) -> embeddings.append(windows.get(k).ids(), null, batch), document);
+        (k, batch) -> embeddings.append(windows.get(k).ids(), batch), document);
   }
 
   /** A single text of no token, whose tokenizer adds none of its own. */

@@ -97,7 +97,7 @@ public final class BenchText {
     try (TextTokenizer tokenizer = TextTokenizer.open(folder.tokenizer().orElseThrow(),
         folder.maxTokens())) {
       for (int i = first; i < texts.size(); i += stride) {
-        embeddings.append(tokenizer.encode(texts.get(i)).ids(), null, batch);
+        embeddings.append(tokenizer.encode(texts.get(i)).ids(), batch);
         if (batch.tokenCount() >= batchTokens || i + stride >= texts.size()) {
           encoder.forward(batch);
           for (int b = 0; b < batch.sequenceCount(); b++) {

@@ -134,7 +134,7 @@ class AttentionAnalyticsTest {
     int width = model.weights().encoder().width();
     TokenBatch batch = new TokenBatch(width, ids.length);
     new TokenEmbeddings(model.weights().embeddings(), model.settings().layerNormEps())
-        .append(ids, null, batch);
+        .append(ids, batch);
     batch.endSequence();
     float[][] rows = new float[ids.length][];
     for (int t = 0; t < ids.length; t++) {

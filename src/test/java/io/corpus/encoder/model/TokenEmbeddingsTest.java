@@ -30,8 +30,9 @@ class TokenEmbeddingsTest {
     int[][] ids = {{1, 7, 49, 0, 3}, {10, 11}};
     int[][] types = {null, {0, 1}};
     TokenBatch batch = new TokenBatch(E, 4);   // grows while appending
-    for (int b = 0; b < ids.length; b++) {
-      assertEquals(b, layer.append(ids[b], types[b], batch));
+    for (int b = 0; b < ids.length; b++) {   // a single text's types: the overload's zeros
+      assertEquals(b, types[b] == null ? layer.append(ids[b], batch)
+          : layer.append(ids[b], types[b], batch));
     }
     assertEquals(7, batch.tokenCount());
     for (int b = 0; b < ids.length; b++) {
