@@ -110,8 +110,7 @@ public final class Encoder {
    * do ({@code model.precision = bfloat16}, oneDNN loaded).
    */
   private static boolean bfloat16Tiles(EncoderWeights weights) {
-    return weights.layerCount() > 0
-        && weights.layers().get(0).inProjWeight().precision() == Precision.BFLOAT16;
+    return weights.precision() == Precision.BFLOAT16;
   }
 
   /** Each layer's projections as the heads' shape needs them, or an error naming the layer. */
@@ -417,7 +416,6 @@ public final class Encoder {
     return norms;
   }
 
-  /** One more than the largest position of the batch. */
   /** Rotates every q and k head (N rows of the fused qkv buffer) by its token's position. */
   private void rotate(TokenBatch batch, Rotary table) {
     int n = batch.tokenCount();

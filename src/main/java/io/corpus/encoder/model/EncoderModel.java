@@ -51,8 +51,7 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
 
   /** The precision of the encoder's weight products. */
   public Precision precision() {
-    return encoder.layers().isEmpty() ? Precision.FLOAT32
-        : encoder.layers().get(0).inProjWeight().precision();
+    return encoder.precision();
   }
 
   /** E: the width of every token's state. */

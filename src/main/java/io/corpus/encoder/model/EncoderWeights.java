@@ -40,6 +40,11 @@ public record EncoderWeights(
         positionTable, scoreBiasTable);
   }
 
+  /** The precision of the layers' products; float32 without layers. */
+  public Precision precision() {
+    return layers.isEmpty() ? Precision.FLOAT32 : layers.get(0).inProjWeight().precision();
+  }
+
   /** Bytes the weights take ({@link Parameters#bytes}). */
   public long bytes() {
     return Parameters.bytes(this);

@@ -24,13 +24,13 @@ final class RelativeBias implements ScoreTerms {
     this.heads = heads;
   }
 
-  /** Makes the table cover sequences of up to {@code length} positions. */
   /** Covers the batch's positions. */
   @Override
   public void layer(TokenBatch batch, LayerWeights w, float[] qkv) {
     cover(batch.positionsCovered());
   }
 
+  /** Makes the table cover sequences of up to {@code length} positions. */
   void cover(int length) {
     if (length - 1 <= span) {
       return;

@@ -34,8 +34,7 @@ public final class WarmUp {
   /** {@link #once}, with {@code warmed} the precisions already run, to which it adds. */
   public static int once(ModelSettings settings, EncoderWeights weights,
       Set<Precision> warmed) {
-    return warmed.add(weights.layers().get(0).inProjWeight().precision())
-        ? run(settings, weights) : 0;
+    return warmed.add(weights.precision()) ? run(settings, weights) : 0;
   }
 
   /**
