@@ -63,10 +63,14 @@ public final class EncodeJob {
   private final JobPhases phases;
   private Quantization.Ranges quantizeRanges;   // int8 and uint8's, once known
 
-  /** {@code reuseKey}: {@link UpdatePlan#reuseKey} of these settings and model. */
+  /**
+   * {@code reuseKey}: {@link UpdatePlan#reuseKey} of these settings and model. The job runs on a
+   * session of {@code spark}'s application with SQL settings of its own
+   * ({@link SessionSettings#isolated}).
+   */
   public EncodeJob(SparkSession spark, JobSettings settings, LoadedModel model,
       Map<String, Object> reuseKey, long startNanos) {
-    this.spark = spark;
+    this.spark = SessionSettings.isolated(spark);
     this.settings = settings;
     this.model = model;
     this.reuseKey = reuseKey;

@@ -29,6 +29,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Texts that already begin with the prompt the job is about to put before them (or another of
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stands plain ({@code t-k}) and some stand again with a prefix written into them, so that a
  * text encoded as given is compared with its plain twin in the same run.
  */
+@Isolated
 class AlreadyPromptedTest {
   private static final String[] TEXTS = {
       "The cat sat on the mat by the door.",

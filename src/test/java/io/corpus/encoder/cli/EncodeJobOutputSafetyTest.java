@@ -1,6 +1,7 @@
 package io.corpus.encoder.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.io.OutputFolder;
@@ -20,15 +21,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * What the job may replace, through its command line: never what it reads, nor a folder it did
  * not write; two jobs on one output path: one writes, the other refuses; the caller's session is
- * left as it was.
+ * left as it was, even while a job runs, and its own settings reach the job.
  */
+@Isolated
 class EncodeJobOutputSafetyTest {
   @TempDir
   Path tmp;
@@ -159,5 +164,45 @@ class EncodeJobOutputSafetyTest {
     assertEquals(listeners, spark.sparkContext().listenerBus().listeners().size());
     assertEquals(minPartitions,
         spark.conf().getOption("spark.sql.files.minPartitionNum").toString());
+  }
+
+  /**
+   * A job runs on a session of its own: the caller's run-time SQL settings reach it (here its
+   * Parquet codec), and its own (the list layout it writes, its input splits) are never set on
+   * the caller's session, not even while it runs, so another job or a notebook's query beside it
+   * reads and writes as it was told to.
+   */
+  @Test
+  void theCallersSettingsReachTheJobAndTheJobsOwnStayInItsSession() throws Exception {
+    SparkSession spark = SparkTestSession.get();
+    Path out = tmp.resolve("gzip-out");
+    Path config = config(out, "overwrite");
+    String legacy = "spark.sql.parquet.writeLegacyFormat";
+    String before = spark.conf().getOption(legacy).toString();
+    List<String> seenByCaller = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SparkListener watcher = new SparkListener() {
+      @Override
+      public void onJobStart(SparkListenerJobStart start) {
+        seenByCaller.add(spark.conf().getOption(legacy).toString());
+      }
+    };
+    spark.conf().set("spark.sql.parquet.compression.codec", "gzip");
+    spark.sparkContext().addSparkListener(watcher);
+    try {
+      Result run = run(config);
+      assertEquals(0, run.code(), run.error());
+    } finally {
+      spark.sparkContext().removeSparkListener(watcher);
+      spark.conf().unset("spark.sql.parquet.compression.codec");
+    }
+    try (var files = Files.list(out.resolve("embeddings"))) {
+      List<String> parts = files.map(p -> p.getFileName().toString())
+          .filter(name -> name.startsWith("part-")).toList();
+      assertFalse(parts.isEmpty(), "no part files");
+      parts.forEach(name -> assertTrue(name.endsWith(".gz.parquet"), name));
+    }
+    assertFalse(seenByCaller.isEmpty(), "no job started");
+    assertEquals(List.of(before), seenByCaller.stream().distinct().toList(),
+        "the caller's " + legacy + " while the job ran");
   }
 }

@@ -33,6 +33,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The job from a text or token-id column and a Hugging Face model folder: all-MiniLM-L6-v2 on its
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * sentence-transformers' vectors; bad rows go to rejects/ with a reason; a wrong folder, key or
  * column is refused in one line before any task runs.
  */
+@Isolated
 class EncodeJobTextTest {
   @TempDir
   Path tmp;

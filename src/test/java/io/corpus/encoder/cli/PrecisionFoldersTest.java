@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * cosine 1 − 1e-2 (3e-2 with 7-bit activations) of ONNX Runtime's float32 ones (ONNX Runtime's own int8 export of this model
  * reaches 0.941 at worst on 10,000 real texts; this job's int8 0.994 on these 30).
  */
+@Isolated
 class PrecisionFoldersTest {
   // 8-bit activations (VNNI or AMX); 7-bit ones, where u8·s8 pairs saturate, measured with oneDNN
   // capped at AVX2: pooled 3.4e-3 (GTE), states 14.5 % (ModernBERT); MiniLM in Tolerances

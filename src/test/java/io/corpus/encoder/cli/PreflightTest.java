@@ -19,11 +19,13 @@ import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The job's refusals, each made before Spark does any work, and {@code --check} giving the same
  * line: a config per refusal, run both ways through the command line.
  */
+@Isolated
 class PreflightTest {
   @TempDir
   Path tmp;

@@ -27,6 +27,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code output.mode = update} on all-MiniLM-L6-v2's 30 reference texts: after rows are deleted,
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the others keep the earlier output's vectors bit for bit, and the output equals a full run on
  * the new table; what the earlier output was made with must not have changed.
  */
+@Isolated
 class UpdateModeTest {
   @TempDir
   Path tmp;

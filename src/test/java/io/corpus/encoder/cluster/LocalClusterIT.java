@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.bench.BenchJob;
 import io.corpus.encoder.io.RunSummary;
-import io.corpus.encoder.testing.GoldenCase;
-import io.corpus.encoder.testing.GoldenJobs;
 import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
@@ -35,10 +33,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The job on a real standalone cluster on this machine: {@code jobs/local-cluster up} with two
- * one-core workers, jobs sent with {@code jobs/submit}, executors in JVMs of their own. Checks a
- * golden case against PyTorch's values, then kills an executor and, separately, the
- * driver in the middle of a job that takes tens of seconds; the driver's rerun resumes from the
- * pieces the executors had committed.
+ * one-core workers, jobs sent with {@code jobs/submit}, executors in JVMs of their own. Checks
+ * text in on executors against the reference's ids and vectors, then kills an executor and,
+ * separately, the driver in the middle of a job that takes tens of seconds; the driver's rerun
+ * resumes from the pieces the executors had committed, and both outputs equal local mode's bit
+ * for bit. (That every golden case's model crosses to an executor with its values, through Java
+ * serialization or Kryo, {@code JavaSerializedTest} shows without a cluster; a job here costs
+ * twenty seconds.)
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LocalClusterIT {
@@ -83,42 +84,12 @@ class LocalClusterIT {
   }
 
   /**
-   * One of the cases copied from ../shared/fixtures: padded rows in batches through a pre-norm
-   * stack. That every case's model crosses to an executor with its values, through Java
-   * serialization or Kryo, {@code JavaSerializedTest} shows without a cluster; the big job below
-   * gives local mode's bits on executors; a job here costs twenty seconds.
-   */
-  static Stream<GoldenCase> clusterCases() {
-    return Stream.of("padded-prenorm-gelu").map(GoldenCase::named);
-  }
-
-  @Test
-  @Order(1)
-  void aGoldenCaseOnTheClusterEqualsPyTorch() throws Exception {
-    SparkSession spark = SparkTestSession.get();
-    for (GoldenCase c : clusterCases().toList()) {
-      Path dir = Files.createDirectories(WORK.resolve("golden").resolve(c.name()));
-      Path output = dir.resolve("out");
-      Path config = GoldenJobs.writeConfig(c, SparkInputs.parquet(spark, c, dir), output, dir);
-      scripts.run(JOB_TIMEOUT, "golden-" + c.name(), "submit", "--master", master,
-          "--executor-memory", "1g", "--conf", "spark.ui.enabled=false",
-          "--config", config.toString());
-      RunSummary summary = GoldenJobs.assertOutputMatches(spark, c, output);
-      assertFalse(summary.executors().isEmpty());
-      summary.executors().forEach((id, blas) -> {
-        assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors());
-        assertTrue(blas.startsWith("OpenBLAS 0."), id + ": " + blas);
-      });
-    }
-  }
-
-  /**
    * Text in on executors of their own, in int8, with Kryo as {@code spark.serializer} (as many
    * clusters set it): the app jar's tokenizer (DJL with its native library) gives
    * all-MiniLM-L6-v2's reference ids, and the broadcast embedding layer and int8 layers, held in
    * native memory, reach the executors with their values: the vectors stay within int8's
-   * tolerance of the reference. (That float32 on executors gives local mode's bits, the golden
-   * cases and the big job show.)
+   * tolerance of the reference, and every executor multiplied on OpenBLAS. (That float32 on
+   * executors gives local mode's bits, the big job shows.)
    */
   @Test
   @Order(1)
@@ -162,12 +133,17 @@ class LocalClusterIT {
     return output;
   }
 
-  /** The run summary of {@code output}, whose tasks all ran on executors, none in the driver. */
+  /**
+   * The run summary of {@code output}, whose tasks all ran on executors, none in the driver,
+   * each of which multiplied on OpenBLAS (the app jar's, or the node's).
+   */
   private static RunSummary ranOnExecutors(Path output) throws IOException {
     RunSummary summary = RunSummary.read(output.resolve("run-summary.json"));
     assertFalse(summary.executors().isEmpty());
-    summary.executors().keySet().forEach(id ->
-        assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors()));
+    summary.executors().forEach((id, blas) -> {
+      assertFalse(id.equals("driver"), "tasks ran in the driver: " + summary.executors());
+      assertTrue(blas.startsWith("OpenBLAS 0."), id + ": " + blas);
+    });
     return summary;
   }
 

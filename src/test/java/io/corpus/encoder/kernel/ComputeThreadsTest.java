@@ -9,8 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** Tasks share a process's cores: a task alone borrows the idle ones, busy slots lend none. */
+@Isolated
 class ComputeThreadsTest {
   /** Runs items that each wait until {@code together} items run at once, or time out. */
   private static Set<Integer> runTogether(ComputeThreads.Task task, int items, int together) {

@@ -10,6 +10,7 @@ import io.corpus.encoder.weights.WeightsLoader;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * idle cores: a batch's product blocks, its short sequences and a long sequence's (head, query
  * tile) pairs are cut the same way however many threads take them.
  */
+@Isolated
 class EncoderThreadsTest {
   private static final ComputeThreads CORES = new ComputeThreads(3);
 

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A decoder's token table saved in BF16 (as Qwen3's and Gemma's checkpoints are) is kept as
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * read the same way (the q, k and v projections stacked natively), equal to float32's; a non-finite value in it is refused
  * naming where; a float32 table is held in bfloat16 only where every value already is one.
  */
+@Isolated
 class Bfloat16TableTest {
   private static final Path QWEN3 = Path.of("src/test/resources/qwen3-cases/qwen3-embedding");
   private static final String TABLE = "embed_tokens.weight";
