@@ -126,13 +126,13 @@ public final class EncodeJob {
       throw e;
     } finally {
       out.close();
-      spark.sparkContext().removeSparkListener(phases);   // a shared session outlives the job
+      phases.stopListening(spark.sparkContext());   // a shared session outlives the job
     }
   }
 
   private RunSummary write(OutputFolder out, PrintStream console, SessionSettings session) {
     phases.end("start");
-    spark.sparkContext().addSparkListener(phases);
+    phases.listenTo(spark.sparkContext());
     LOG.info("Spark session up, {} s since start", elapsed());
     session.set("spark.sql.parquet.columnarReaderBatchSize",
         String.valueOf(settings.execution().readerBatchRows()));

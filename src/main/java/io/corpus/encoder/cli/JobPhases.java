@@ -3,18 +3,34 @@ package io.corpus.encoder.cli;
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
 /**
  * Where a job's wall time goes, phase by phase, and how long its tasks ran: for the log and the
  * run summary. Phases are marked on the driver as the job passes them; the first, {@code jvm}, is
  * the JVM's own start-up before {@code main}. Driver only.
+ *
+ * <p>Tasks count only if they belong to this job's Spark jobs: those submitted from the thread
+ * that {@link #listenTo} marked (and threads it starts), so that a job beside it in the same
+ * application (a notebook's query, another encode job) adds nothing to its task seconds.
  */
 final class JobPhases extends SparkListener {
+  /** The local property that marks this job's Spark jobs. */
+  static final String RUN_PROPERTY = "corpus.encoder.run";
+
   private final Map<String, Double> seconds = new LinkedHashMap<>();
+  private final String run = UUID.randomUUID().toString();
+  private final Set<Integer> stages = ConcurrentHashMap.newKeySet();
   private long last;
   private volatile long taskRunMillis;
+  private Properties propertiesBefore;
 
   /** Starts the clock at {@code mainStartNanos}, when {@code main} began. */
   JobPhases(long mainStartNanos) {
@@ -45,14 +61,50 @@ final class JobPhases extends SparkListener {
     return Math.round(seconds * 100) / 100.0;
   }
 
-  /** Run time of every task that ended, summed (Spark's executorRunTime). */
+  /** Run time of every task of this job that ended, summed (Spark's executorRunTime). */
   double taskSeconds() {
     return taskRunMillis / 1e3;
   }
 
+  /**
+   * Marks the Spark jobs this thread submits from now on, and those of the threads it starts
+   * from now on, as this job's, and listens to their tasks; {@link #stopListening} undoes both.
+   * The mark goes into a new set of local properties: Spark's {@code setLocalProperty} would
+   * write into the set that threads started earlier from this one read through (Spark hands a
+   * new thread its parent's set as defaults, not a copy), and mark their jobs too.
+   */
+  void listenTo(SparkContext context) {
+    propertiesBefore = context.getLocalProperties();
+    Properties marked = new Properties();
+    for (String key : propertiesBefore.stringPropertyNames()) {
+      marked.setProperty(key, propertiesBefore.getProperty(key));
+    }
+    marked.setProperty(RUN_PROPERTY, run);
+    context.setLocalProperties(marked);
+    context.addSparkListener(this);
+  }
+
+  /** Stops listening and gives this thread its local properties back as they were. */
+  void stopListening(SparkContext context) {
+    context.removeSparkListener(this);
+    if (propertiesBefore != null) {
+      context.setLocalProperties(propertiesBefore);
+    }
+  }
+
+  @Override
+  public void onJobStart(SparkListenerJobStart start) {
+    if (start.properties() != null
+        && run.equals(start.properties().getProperty(RUN_PROPERTY))) {
+      for (Object stage : scala.jdk.javaapi.CollectionConverters.asJava(start.stageIds())) {
+        stages.add((Integer) stage);
+      }
+    }
+  }
+
   @Override
   public void onTaskEnd(SparkListenerTaskEnd end) {
-    if (end.taskMetrics() != null) {
+    if (end.taskMetrics() != null && stages.contains(end.stageId())) {
       synchronized (this) {
         taskRunMillis += end.taskMetrics().executorRunTime();
       }
