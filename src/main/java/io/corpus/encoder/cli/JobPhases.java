@@ -71,7 +71,8 @@ final class JobPhases extends SparkListener {
    * from now on, as this job's, and listens to their tasks; {@link #stopListening} undoes both.
    * The mark goes into a new set of local properties: Spark's {@code setLocalProperty} would
    * write into the set that threads started earlier from this one read through (Spark hands a
-   * new thread its parent's set as defaults, not a copy), and mark their jobs too.
+   * new thread its parent's set as defaults, not a copy), and mark their jobs too. (The
+   * accessors for the whole set are Spark's {@code private[spark]} ones, public to Java.)
    */
   void listenTo(SparkContext context) {
     propertiesBefore = context.getLocalProperties();
