@@ -109,9 +109,8 @@ public final class EncodeJob {
     OutputFolder out = OutputFolder.open(settings.output().path(), hadoop,
         replaces(settings.output().mode()),
         settings.execution().resume() && Checkpoints.whyNone(settings) == null);
-    // The session's settings this job changes, put back as they were when it ends.
-    try (SessionSettings session = SessionSettings.of(spark)) {
-      RunSummary summary = write(out, console, session);
+    try {
+      RunSummary summary = write(out, console);
       if (!summary.balanced()) {
         throw new IllegalStateException("Rows do not add up: " + summary.rowsRead() + " read, "
             + summary.rowsWritten() + " written, " + summary.rowsRejected() + " rejected; "
@@ -130,20 +129,22 @@ public final class EncodeJob {
     }
   }
 
-  private RunSummary write(OutputFolder out, PrintStream console, SessionSettings session) {
+  /** Encodes and writes every table; the settings it sets are on the job's own session. */
+  private RunSummary write(OutputFolder out, PrintStream console) {
     phases.end("start");
     phases.listenTo(spark.sparkContext());
     LOG.info("Spark session up, {} s since start", elapsed());
-    session.set("spark.sql.parquet.columnarReaderBatchSize",
+    spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
         String.valueOf(settings.execution().readerBatchRows()));
     // Lists in Parquet's 2-level layout (repeated values, no group per element): the same
     // array<array<float>> to every reader, written a third faster (8.5 -> 5.8 task-seconds for
     // 256 x 128 x 768 floats here). Spark reads this from the session, not from writer options.
-    session.set("spark.sql.parquet.writeLegacyFormat", "true");
+    spark.conf().set("spark.sql.parquet.writeLegacyFormat", "true");
     // Read splits of about a quarter of a task slot's share: Spark packs small files into splits
     // of up to 128 MB, which on a few large-row files made as few partitions as slots, unequal
     // ones, and left cores idle at the end. Splitting when reading costs no shuffle.
-    session.set("spark.sql.files.minPartitionNum", String.valueOf(PARTITIONS_PER_SLOT * slots()));
+    spark.conf().set("spark.sql.files.minPartitionNum",
+        String.valueOf(PARTITIONS_PER_SLOT * slots()));
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     Preflight.checkColumns(settings, input.schema());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();

@@ -23,7 +23,7 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
  */
 final class JobPhases extends SparkListener {
   /** The local property that marks this job's Spark jobs. */
-  static final String RUN_PROPERTY = "corpus.encoder.run";
+  private static final String RUN_PROPERTY = "corpus.encoder.run";
 
   private final Map<String, Double> seconds = new LinkedHashMap<>();
   private final String run = UUID.randomUUID().toString();
