@@ -308,8 +308,10 @@ class OutputFolderTest {
   }
 
   private int runProbe(Path target, OutputFolder.CommitStep kill, String swap) throws Exception {
+    // a short-lived JVM: the client compiler only, and no collector threads to start
     Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", System.getProperty("java.class.path"),
+        .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+        System.getProperty("java.class.path"),
         CommitKillProbe.class.getName(), target.toString(), kill.name(), swap)
         .redirectErrorStream(true).redirectOutput(dir.resolve("probe.log").toFile()).start();
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "probe did not finish");
