@@ -9,6 +9,7 @@ import io.corpus.encoder.testing.LogLines;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.ThreadsJobs;
 import io.corpus.encoder.testing.Tolerances;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -18,18 +19,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.logging.log4j.Level;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Texts that already begin with the prompt the job is about to put before them (or another of
@@ -39,7 +36,6 @@ import org.junit.jupiter.api.parallel.Isolated;
  * stands plain ({@code t-k}) and some stand again with a prefix written into them, so that a
  * text encoded as given is compared with its plain twin in the same run.
  */
-@Isolated
 class AlreadyPromptedTest {
   private static final String[] TEXTS = {
       "The cat sat on the mat by the door.",
@@ -132,22 +128,12 @@ class AlreadyPromptedTest {
 
   /** The job refused under fail, in one line, before Spark ran a job of its own. */
   private String refused(String... lines) throws Exception {
-    AtomicInteger jobs = new AtomicInteger();
-    SparkListener counter = new SparkListener() {
-      @Override
-      public void onJobStart(SparkListenerJobStart start) {
-        jobs.incrementAndGet();
-      }
-    };
-    SparkTestSession.get().sparkContext().addSparkListener(counter);
-    try {
+    try (ThreadsJobs counted = ThreadsJobs.count()) {
       JobRunner.Result result = JobRunner.run(tmp, lines);
       assertEquals(1, result.code(), result.error());
       assertEquals(1, result.error().lines().count(), result.error());
-      assertEquals(0, jobs.get(), "Spark jobs run before the refusal");
+      assertEquals(0, counted.jobs(), "Spark jobs run before the refusal");
       return result.error();
-    } finally {
-      SparkTestSession.get().sparkContext().removeSparkListener(counter);
     }
   }
 

@@ -26,14 +26,12 @@ import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * What the job may replace, through its command line: never what it reads, nor a folder it did
  * not write; two jobs on one output path: one writes, the other refuses; the caller's session is
  * left as it was, even while a job runs, and its own settings reach the job.
  */
-@Isolated
 class EncodeJobOutputSafetyTest {
   @TempDir
   Path tmp;
@@ -172,9 +170,13 @@ class EncodeJobOutputSafetyTest {
    * the caller's session, not even while it runs, so another job or a notebook's query beside it
    * reads and writes as it was told to.
    */
+  /**
+   * The caller's session is this thread's active one (as a notebook's is), a session of the
+   * shared context with settings of its own, which the job takes up.
+   */
   @Test
   void theCallersSettingsReachTheJobAndTheJobsOwnStayInItsSession() throws Exception {
-    SparkSession spark = SparkTestSession.get();
+    SparkSession spark = SparkTestSession.get().newSession();
     Path out = tmp.resolve("gzip-out");
     Path config = config(out, "overwrite");
     String legacy = "spark.sql.parquet.writeLegacyFormat";
@@ -187,13 +189,19 @@ class EncodeJobOutputSafetyTest {
       }
     };
     spark.conf().set("spark.sql.parquet.compression.codec", "gzip");
+    scala.Option<SparkSession> active = SparkSession.getActiveSession();
+    SparkSession.setActiveSession(spark);
     spark.sparkContext().addSparkListener(watcher);
     try {
       Result run = run(config);
       assertEquals(0, run.code(), run.error());
     } finally {
       spark.sparkContext().removeSparkListener(watcher);
-      spark.conf().unset("spark.sql.parquet.compression.codec");
+      if (active.isDefined()) {
+        SparkSession.setActiveSession(active.get());
+      } else {
+        SparkSession.clearActiveSession();
+      }
     }
     try (var files = Files.list(out.resolve("embeddings"))) {
       List<String> parts = files.map(p -> p.getFileName().toString())

@@ -9,6 +9,7 @@ import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkInputs;
+import io.corpus.encoder.testing.ThreadsJobs;
 import io.corpus.encoder.testing.Tolerances;
 import io.corpus.encoder.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
@@ -21,10 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerTaskStart;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -33,7 +31,6 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The job from a text or token-id column and a Hugging Face model folder: all-MiniLM-L6-v2 on its
@@ -41,7 +38,6 @@ import org.junit.jupiter.api.parallel.Isolated;
  * sentence-transformers' vectors; bad rows go to rejects/ with a reason; a wrong folder, key or
  * column is refused in one line before any task runs.
  */
-@Isolated
 class EncodeJobTextTest {
   @TempDir
   Path tmp;
@@ -234,13 +230,6 @@ class EncodeJobTextTest {
     SparkSession spark = SparkTestSession.get();
     Path folder = SharedModels.miniLm();
     Path texts = folder.resolve("expected/texts.parquet");
-    AtomicInteger tasks = new AtomicInteger();
-    SparkListener counter = new SparkListener() {
-      @Override
-      public void onTaskStart(SparkListenerTaskStart taskStart) {
-        tasks.incrementAndGet();
-      }
-    };
     Path pickleOnly = Files.createDirectories(tmp.resolve("pickle"));
     Files.copy(folder.resolve("config.json"), pickleOnly.resolve("config.json"));
     Files.writeString(pickleOnly.resolve("pytorch_model.bin"), "not really");
@@ -258,9 +247,7 @@ class EncodeJobTextTest {
         .write().parquet(numbers.toString());
     String out = "output.path = " + quoted(tmp.resolve("never"));
 
-    spark.sparkContext().listenerBus().waitUntilEmpty();   // events of the writes above
-    spark.sparkContext().addSparkListener(counter);
-    try {
+    try (ThreadsJobs counted = ThreadsJobs.count()) {
       List<Run> runs = List.of(
           run(config("input.path = " + quoted(texts), "input.text-column = text",
               "model.path = " + quoted(pickleOnly), out)),
@@ -291,10 +278,7 @@ class EncodeJobTextTest {
         assertEquals(1, r.err.strip().lines().count(), "one line: " + r.err);
         assertTrue(r.err.startsWith("error: ") && r.err.contains(expected.get(i)), r.err);
       }
-      spark.sparkContext().listenerBus().waitUntilEmpty();
-      assertEquals(0, tasks.get(), "no task ran");
-    } finally {
-      spark.sparkContext().removeSparkListener(counter);
+      assertEquals(0, counted.jobs(), "no Spark job ran");
     }
     assertFalse(Files.exists(tmp.resolve("never")));
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.SharedModels;
 import io.corpus.encoder.testing.SparkTestSession;
+import io.corpus.encoder.testing.ThreadsJobs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -12,20 +13,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The job's refusals, each made before Spark does any work, and {@code --check} giving the same
  * line: a config per refusal, run both ways through the command line.
  */
-@Isolated
 class PreflightTest {
   @TempDir
   Path tmp;
@@ -173,16 +169,9 @@ class PreflightTest {
             + "or use a SPLADE model folder (pooling splade) or bge-m3's lexical weights");
     cases.put(data, "--config " + data + " is a folder; name the job's .conf file in it");
 
-    AtomicInteger sparkJobs = new AtomicInteger();
-    SparkListener counter = new SparkListener() {
-      @Override
-      public void onJobStart(SparkListenerJobStart start) {
-        sparkJobs.incrementAndGet();
-      }
-    };
-    spark.sparkContext().addSparkListener(counter);
     List<String> wrong = new ArrayList<>();
-    try {
+    int sparkJobs;
+    try (ThreadsJobs counted = ThreadsJobs.count()) {
       for (Map.Entry<Path, String> c : cases.entrySet()) {
         JobRunner.Result checked = JobRunner.runConfig(c.getKey(), "--check");
         JobRunner.Result job = JobRunner.runConfig(c.getKey());
@@ -192,12 +181,10 @@ class PreflightTest {
           wrong.add(name + ": --check " + checked + ", job " + job);
         }
       }
-    } finally {
-      spark.sparkContext().removeSparkListener(counter);
+      sparkJobs = counted.jobs();
     }
     assertTrue(wrong.isEmpty(), String.join("\n", wrong));
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    assertEquals(0, sparkJobs.get(), "a refused job ran Spark work");
+    assertEquals(0, sparkJobs, "a refused job ran Spark work");
     assertTrue(Files.exists(locked.resolveSibling(".locked.lock")), "another job's lock kept");
     assertEquals("mine", Files.readString(notOurs.resolve("notes.txt")));
   }

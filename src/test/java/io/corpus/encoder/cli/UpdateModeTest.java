@@ -27,7 +27,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code output.mode = update} on all-MiniLM-L6-v2's 30 reference texts: after rows are deleted,
@@ -35,7 +34,6 @@ import org.junit.jupiter.api.parallel.Isolated;
  * the others keep the earlier output's vectors bit for bit, and the output equals a full run on
  * the new table; what the earlier output was made with must not have changed.
  */
-@Isolated
 class UpdateModeTest {
   @TempDir
   Path tmp;
@@ -306,13 +304,10 @@ class UpdateModeTest {
         + "removed since); it holds repeated ids, for example "), repeated.err);
     Files.delete(copy);
     Path lost = tmp.resolve("lost");
-    spark.conf().set("spark.sql.parquet.writeLegacyFormat", "true");   // as the job writes
-    try {
-      spark.read().parquet(part.toString()).drop("pooled").coalesce(1).write()
-          .parquet(lost.toString());
-    } finally {
-      spark.conf().unset("spark.sql.parquet.writeLegacyFormat");
-    }
+    SparkSession legacy = spark.newSession();   // as the job writes
+    legacy.conf().set("spark.sql.parquet.writeLegacyFormat", "true");
+    legacy.read().parquet(part.toString()).drop("pooled").coalesce(1).write()
+        .parquet(lost.toString());
     try (java.util.stream.Stream<Path> files = Files.list(lost)) {
       Files.copy(files.filter(f -> f.getFileName().toString().endsWith(".parquet"))
           .findFirst().orElseThrow(), embeddings.resolve("part-99999-lost.parquet"));

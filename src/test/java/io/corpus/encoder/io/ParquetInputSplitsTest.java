@@ -25,16 +25,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Real Parquet layouts through Spark's reader: a file with one row group (as pandas, pyarrow or
  * DuckDB write a table) must still reach every task slot; many files are read as they lie.
  */
-@Isolated
 class ParquetInputSplitsTest {
   private static final int SLOTS = 2;
-  private final SparkSession spark = SparkTestSession.get();
+  /** A session of its own: the split settings below stay out of the shared one's. */
+  private final SparkSession spark = SparkTestSession.get().newSession();
 
   @TempDir
   Path tmp;

@@ -12,12 +12,14 @@ import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
 /**
- * The messages the encoder's loggers write at a level or above while it is open: what a user
- * reads in the log, for tests of warnings.
+ * The messages the encoder's loggers write at a level or above, on the thread that opened it,
+ * while it is open: what a user reads in the log of a job run on that thread, for tests of
+ * warnings (not those of test classes running beside it).
  */
 public final class LogLines extends AbstractAppender implements AutoCloseable {
   private final List<String> lines = new ArrayList<>();
   private final LoggerConfig logger;
+  private final long thread = Thread.currentThread().getId();
 
   private LogLines(Level level, LoggerConfig logger) {
     super("test-log-lines-" + System.nanoTime(), null, null, true, Property.EMPTY_ARRAY);
@@ -37,6 +39,9 @@ public final class LogLines extends AbstractAppender implements AutoCloseable {
 
   @Override
   public synchronized void append(LogEvent event) {
+    if (event.getThreadId() != thread) {
+      return;
+    }
     lines.add(event.getMessage().getFormattedMessage());
   }
 
