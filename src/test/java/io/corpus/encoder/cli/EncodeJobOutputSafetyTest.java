@@ -26,12 +26,15 @@ import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * What the job may replace, through its command line: never what it reads, nor a folder it did
  * not write; two jobs on one output path: one writes, the other refuses; the caller's session is
- * left as it was, even while a job runs, and its own settings reach the job.
+ * left as it was, even while a job runs, and its own settings reach the job. Isolated: it counts
+ * the listeners of the shared context, which the jobs of a class beside it would add to.
  */
+@Isolated
 class EncodeJobOutputSafetyTest {
   @TempDir
   Path tmp;
