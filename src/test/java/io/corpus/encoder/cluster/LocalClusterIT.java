@@ -157,6 +157,21 @@ class LocalClusterIT {
     long killedPid = waitForRowsThen(job, () -> {
       List<Long> pids = scripts.executorPids();
       assertFalse(pids.isEmpty(), "no executor JVM found");
+      // killed while a task computes on it (the first progress line may come before its first
+      // task does, on a loaded machine), so that the task is lost
+      long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+      Map<Long, Long> before = Scripts.taskThreadTicks(pids.get(0));
+      while (true) {
+        Thread.sleep(100);
+        Map<Long, Long> now = Scripts.taskThreadTicks(pids.get(0));
+        if (now.entrySet().stream().anyMatch(t -> t.getValue()
+            >= before.getOrDefault(t.getKey(), 0L) + 3)) {
+          break;   // 30 ms of a task thread's CPU in 100
+        }
+        before.putAll(now);
+        assertTrue(job.process().isAlive() && System.nanoTime() < deadline,
+            "no task computed on the executor:\n" + job.output());
+      }
       ProcessHandle.of(pids.get(0)).orElseThrow().destroyForcibly();   // kill -9
       return pids.get(0);
     });

@@ -160,6 +160,32 @@ final class Scripts {
         .map(Map.Entry::getKey).toList();
   }
 
+  /**
+   * The CPU time, in clock ticks, of each of the process's task threads: those of the executor's
+   * task pool ("Executor task launch worker ...", which Linux cuts to 15 characters), made when a
+   * task is launched and kept, idle, after it ends. A task runs while its thread's time grows.
+   */
+  static Map<Long, Long> taskThreadTicks(long pid) throws IOException {
+    Map<Long, Long> ticks = new TreeMap<>();
+    try (DirectoryStream<Path> threads = Files.newDirectoryStream(Path.of("/proc", String
+        .valueOf(pid), "task"))) {
+      for (Path thread : threads) {
+        try {
+          if (Files.readString(thread.resolve("comm")).startsWith("Executor task")) {
+            // after the name in parentheses: state, then 10 fields, then utime and stime
+            String stat = Files.readString(thread.resolve("stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            ticks.put(Long.parseLong(thread.getFileName().toString()),
+                Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+          }
+        } catch (IOException gone) {
+          // the thread ended while we looked
+        }
+      }
+    }
+    return ticks;
+  }
+
   /** Every process whose command line names this test's cluster folder, abbreviated. */
   List<String> clusterProcesses() throws IOException {
     return processes().entrySet().stream()
