@@ -171,11 +171,8 @@ class EncodeJobOutputSafetyTest {
    * A job runs on a session of its own: the caller's run-time SQL settings reach it (here its
    * Parquet codec), and its own (the list layout it writes, its input splits) are never set on
    * the caller's session, not even while it runs, so another job or a notebook's query beside it
-   * reads and writes as it was told to.
-   */
-  /**
-   * The caller's session is this thread's active one (as a notebook's is), a session of the
-   * shared context with settings of its own, which the job takes up.
+   * reads and writes as it was told to. The caller's session is this thread's active one (as a
+   * notebook's is), a session of the shared context with settings of its own.
    */
   @Test
   void theCallersSettingsReachTheJobAndTheJobsOwnStayInItsSession() throws Exception {
