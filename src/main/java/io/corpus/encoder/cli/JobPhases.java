@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import io.corpus.encoder.common.ThreadMark;
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -68,20 +69,11 @@ final class JobPhases extends SparkListener {
 
   /**
    * Marks the Spark jobs this thread submits from now on, and those of the threads it starts
-   * from now on, as this job's, and listens to their tasks; {@link #stopListening} undoes both.
-   * The mark goes into a new set of local properties: Spark's {@code setLocalProperty} would
-   * write into the set that threads started earlier from this one read through (Spark hands a
-   * new thread its parent's set as defaults, not a copy), and mark their jobs too. (The
-   * accessors for the whole set are Spark's {@code private[spark]} ones, public to Java.)
+   * from now on, as this job's ({@link ThreadMark}), and listens to their tasks;
+   * {@link #stopListening} undoes both.
    */
   void listenTo(SparkContext context) {
-    propertiesBefore = context.getLocalProperties();
-    Properties marked = new Properties();
-    for (String key : propertiesBefore.stringPropertyNames()) {
-      marked.setProperty(key, propertiesBefore.getProperty(key));
-    }
-    marked.setProperty(RUN_PROPERTY, run);
-    context.setLocalProperties(marked);
+    propertiesBefore = ThreadMark.mark(context, RUN_PROPERTY, run);
     context.addSparkListener(this);
   }
 

@@ -1,5 +1,6 @@
 package io.corpus.encoder.testing;
 
+import io.corpus.encoder.common.ThreadMark;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -9,9 +10,8 @@ import org.apache.spark.scheduler.SparkListenerJobStart;
 
 /**
  * Counts the Spark jobs that this thread, and the threads it starts while counting, submit: the
- * jobs of test classes running beside it on the shared context are not counted. The mark goes
- * into a new set of this thread's local properties (as {@code JobPhases} marks a run's jobs), so
- * threads it started earlier are not marked.
+ * jobs of test classes running beside it on the shared context are not counted ({@link
+ * ThreadMark}, as a job marks its own).
  */
 public final class ThreadsJobs implements AutoCloseable {
   private static final String MARK = "corpus.encoder.test.counted";
@@ -32,13 +32,7 @@ public final class ThreadsJobs implements AutoCloseable {
   private ThreadsJobs(SparkContext context) {
     this.context = context;
     drain();   // the events of jobs before this
-    before = context.getLocalProperties();
-    Properties marked = new Properties();
-    for (String key : before.stringPropertyNames()) {
-      marked.setProperty(key, before.getProperty(key));
-    }
-    marked.setProperty(MARK, mark);
-    context.setLocalProperties(marked);
+    before = ThreadMark.mark(context, MARK, mark);
     context.addSparkListener(listener);
   }
 
