@@ -159,19 +159,7 @@ class LocalClusterIT {
       assertFalse(pids.isEmpty(), "no executor JVM found");
       // killed while a task computes on it (the first progress line may come before its first
       // task does, on a loaded machine), so that the task is lost
-      long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-      Map<Long, Long> before = Scripts.taskThreadTicks(pids.get(0));
-      while (true) {
-        Thread.sleep(100);
-        Map<Long, Long> now = Scripts.taskThreadTicks(pids.get(0));
-        if (now.entrySet().stream().anyMatch(t -> t.getValue()
-            >= before.getOrDefault(t.getKey(), 0L) + 3)) {
-          break;   // 30 ms of a task thread's CPU in 100
-        }
-        before.putAll(now);
-        assertTrue(job.process().isAlive() && System.nanoTime() < deadline,
-            "no task computed on the executor:\n" + job.output());
-      }
+      awaitComputingTask(job, pids.get(0));
       ProcessHandle.of(pids.get(0)).orElseThrow().destroyForcibly();   // kill -9
       return pids.get(0);
     });
@@ -197,13 +185,8 @@ class LocalClusterIT {
     Path output = bigJob.resolve("driver-kill-out");
     Scripts.Running job = startBigJob("driver-kill", config);
     // killed once the executors have committed two of the job's eight pieces
-    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-    while (StagingPieces.committed(output) < 2) {
-      assertTrue(job.process().isAlive(), "the job ended before two pieces were committed:\n"
-          + job.output());
-      assertTrue(System.nanoTime() < deadline, "no two pieces within " + JOB_TIMEOUT);
-      Thread.sleep(20);
-    }
+    awaitWhileRunning(job, "two pieces were committed", 20,
+        () -> StagingPieces.committed(output) >= 2);
     job.process().destroyForcibly();   // jobs/submit execs the driver's JVM: this is kill -9
     job.process().waitFor();
     assertFalse(Files.exists(output), "a killed driver left " + output);
@@ -245,8 +228,8 @@ class LocalClusterIT {
   }
 
   /**
-   * Waits (woken by the job's output, not a timer) until the job reports some rows done but not
-   * all, then acts; returns the action's.
+   * Waits (woken by the job's output, not a timer) for the job's first progress line, which must
+   * not count every row done, then acts while the job runs; returns the action's.
    */
   private static long waitForRowsThen(Scripts.Running job, Action action) throws Exception {
     long done = job.awaitProgress(JOB_TIMEOUT);
@@ -256,6 +239,40 @@ class LocalClusterIT {
     assertTrue(job.process().isAlive(), "the job ended before it could be disturbed:\n"
         + job.output());
     return action.run();
+  }
+
+  private interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  /**
+   * Polls {@code condition} every {@code millis} until it holds; fails, naming {@code what}, if
+   * the job ends first or {@link #JOB_TIMEOUT} passes.
+   */
+  private static void awaitWhileRunning(Scripts.Running job, String what, long millis,
+      Condition condition) throws Exception {
+    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+    while (!condition.holds()) {
+      assertTrue(job.process().isAlive(), "the job ended before " + what + ":\n"
+          + job.output());
+      assertTrue(System.nanoTime() < deadline, "waited " + JOB_TIMEOUT + " for: " + what);
+      Thread.sleep(millis);
+    }
+  }
+
+  /**
+   * Waits until a task computes on the executor {@code pid}: one of its task threads' CPU time
+   * grows by 3 clock ticks (30 ms) between two looks 100 ms apart.
+   */
+  private static void awaitComputingTask(Scripts.Running job, long pid) throws Exception {
+    Map<Long, Long> seen = Scripts.taskThreadTicks(pid);
+    awaitWhileRunning(job, "a task computed on executor " + pid, 100, () -> {
+      Map<Long, Long> now = Scripts.taskThreadTicks(pid);
+      boolean grew = now.entrySet().stream()
+          .anyMatch(t -> t.getValue() >= seen.getOrDefault(t.getKey(), 0L) + 3);
+      seen.putAll(now);
+      return grew;
+    });
   }
 
   private static Scripts.Running startBigJob(String name, Path config) throws IOException {
