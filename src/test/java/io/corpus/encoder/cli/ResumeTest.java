@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.testing.ChildJvm;
 import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.Slow;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.StagingPieces;
 import io.corpus.encoder.testing.Tolerances;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * started again with the same settings, reuses those pieces, computes the rest, and commits an
  * output equal to an uninterrupted run's: every id once, the same vectors.
  */
+@Slow
 class ResumeTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir"));
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.corpus.encoder.testing.Slow;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -279,6 +280,7 @@ class OutputFolderTest {
    * next run to the path puts the old one back. Either way the next run finds a whole output and
    * leaves nothing of the killed run behind, and the neighbour is untouched.
    */
+  @Slow
   @ParameterizedTest
   @EnumSource(OutputFolder.CommitStep.class)
   void aKillAtAnyCommitStepNeverLosesBothOutputs(OutputFolder.CommitStep kill) throws Exception {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.corpus.encoder.testing.Slow;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import org.apache.commons.math3.special.Erf;
@@ -109,6 +110,7 @@ class ElementwiseTest {
    * The same bits interpreted and compiled: a JVM running with -Xint computes the fingerprint of
    * every vector pass, this one computes it after the JIT has compiled them.
    */
+  @Slow
   @Test
   void vectorPassesGiveTheSameBitsInterpretedAndCompiled() throws Exception {
     for (int i = 0; i < 20_000; i++) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.ChildJvm;
+import io.corpus.encoder.testing.Slow;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * come out wrong by thousands of percent (measured while building this: every value of a
  * 64 × 96 product wrong). bfloat16 is refused on both, naming the instruction set.
  */
+@Slow
 class OlderProcessorTest {
   private static Map<String, String> probe(String isa) throws Exception {
     ChildJvm.Result r = ChildJvm.run(Int8Probe.class, Map.of(),

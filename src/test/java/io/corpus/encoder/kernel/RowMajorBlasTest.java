@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.ChildJvm;
+import io.corpus.encoder.testing.Slow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -99,6 +100,7 @@ class RowMajorBlasTest {
    * LD_LIBRARY_PATH, which the dynamic linker would load): the job computes on OpenBLAS instead,
    * and says why.
    */
+  @Slow
   @Test
   void referenceBlasAsLibblasIsPassedOverForOpenBlas(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("libblas.so.3"), "not OpenBLAS: sgemm_ xerbla_ libc.so.6");

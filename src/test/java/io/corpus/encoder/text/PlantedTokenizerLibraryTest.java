@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.ChildJvm;
 import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.testing.Slow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * DJL would load whatever file sits at its cache path; the job loads only its own checked copy of
  * the tokenizers library, and refuses a library named by RUST_LIBRARY_PATH that it cannot trust.
  */
+@Slow
 class PlantedTokenizerLibraryTest {
   private static final String HELLO_WORLD = "[101, 7592, 1010, 2088, 102]";
 
