@@ -11,32 +11,19 @@ final class Bert extends BertLayers {
   Bert() {
     super(new Names("bert", List.of("bert"), "BERT, BGE, E5, MiniLM",
         "bert.", TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
-        List.of("pooler.", "classifier.")));
+        List.of("pooler.", "classifier."))
+        .withHeads(HeadTensors.classifier("pooler.dense.weight", "pooler.dense.bias",
+            "classifier.weight", "classifier.bias").withMlm(
+            // BertForMaskedLM's cls.predictions
+            "cls.predictions.transform.dense.weight", "cls.predictions.transform.dense.bias",
+            "cls.predictions.transform.LayerNorm.weight",
+            "cls.predictions.transform.LayerNorm.bias", "cls.predictions.decoder.weight",
+            "cls.predictions.bias", "cls.predictions.decoder.bias")), true);
   }
 
   /** A {@code bert} config.json that does not name Jina's implementation (JinaBERT reads that). */
   @Override
   public boolean reads(JsonNode config) {
     return config.path("model_type").asText("").equals("bert") && !JinaBert.implemented(config);
-  }
-
-  @Override
-  public boolean usesTokenTypes() {
-    return true;
-  }
-
-  /** {@code BertForMaskedLM}'s {@code cls.predictions}. */
-  @Override
-  public List<String> mlmHeadTensors() {
-    String p = "cls.predictions.";
-    return List.of(p + "transform.dense.weight", p + "transform.dense.bias",
-        p + "transform.LayerNorm.weight", p + "transform.LayerNorm.bias", p + "decoder.weight",
-        p + "bias", p + "decoder.bias");
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of("pooler.dense.weight", "pooler.dense.bias", "classifier.weight",
-        "classifier.bias");
   }
 }

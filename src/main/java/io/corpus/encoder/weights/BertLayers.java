@@ -14,8 +14,16 @@ import java.nio.file.Path;
 abstract class BertLayers extends NamedFamily {
   private static final String EMBEDDINGS = "embeddings.";
 
-  BertLayers(Names names) {
+  private final boolean tokenTypes;
+
+  /**
+   * {@code tokenTypes}: whether the tokenizer's token types reach the model. Hugging Face's
+   * RoBERTa tokenizers do not pass {@code token_type_ids} to the model (their
+   * {@code model_input_names}), which then embeds every token with type 0.
+   */
+  BertLayers(Names names, boolean tokenTypes) {
     super(names);
+    this.tokenTypes = tokenTypes;
   }
 
   @Override
@@ -46,7 +54,7 @@ abstract class BertLayers extends NamedFamily {
         read.take(p + "position_embeddings.weight", model.maxPositions(), e),
         read.take(p + "token_type_embeddings.weight", types, e),
         read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e),
-        model.positionOffset(), usesTokenTypes());
+        model.positionOffset(), tokenTypes);
   }
 
   @Override

@@ -31,7 +31,9 @@ final class DebertaV2 extends NamedFamily {
   DebertaV2() {
     super(new Names("deberta-v2", List.of("deberta-v2"),
         "DeBERTa-v3 cross-encoders, mxbai-rerank-v1", "deberta.", LAYERS,
-        List.of("embeddings.", "encoder."), List.of("pooler.", "classifier.")));
+        List.of("embeddings.", "encoder."), List.of("pooler.", "classifier."))
+        .withHeads(HeadTensors.classifier("pooler.dense.weight", "pooler.dense.bias",
+            "classifier.weight", "classifier.bias")));
   }
 
   @Override
@@ -99,12 +101,6 @@ final class DebertaV2 extends NamedFamily {
     }
   }
 
-  /** DeBERTa's tokenizer passes token types; the model embeds them when it has a table. */
-  @Override
-  public boolean usesTokenTypes() {
-    return true;
-  }
-
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
     int e = model.width();
@@ -161,12 +157,6 @@ final class DebertaV2 extends NamedFamily {
               shared ? queryBias : read.take(a + "pos_query_proj.bias", inner)) : new float[0]);
     }
     return layer.build();
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of("pooler.dense.weight", "pooler.dense.bias", "classifier.weight",
-        "classifier.bias");
   }
 
   /** The ContextPooler: {@code pooler_hidden_act} (gelu unless said) on the first token. */

@@ -22,6 +22,8 @@ import java.util.Optional;
 abstract class DecoderFamily extends NamedFamily {
   private static final String LAYERS = "layers.";
   private static final String SCORE = "score.weight";
+  /** The sequence classifier's {@code score}; no token classifier is read for a decoder. */
+  static final HeadTensors HEADS = HeadTensors.score(SCORE);
   private final DecoderTensors.Parts parts;
 
   /** A family of these names whose layers have these of the shared tensors. */
@@ -37,7 +39,7 @@ abstract class DecoderFamily extends NamedFamily {
    */
   static Names names(String name, List<String> modelTypes, String examples) {
     return new Names(name, modelTypes, examples, "model.", LAYERS,
-        List.of("embed_tokens.", LAYERS, "norm."), List.of("score."));
+        List.of("embed_tokens.", LAYERS, "norm."), List.of("score."), HEADS);
   }
 
   @Override
@@ -60,22 +62,6 @@ abstract class DecoderFamily extends NamedFamily {
   @Override
   public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
     return new Norm.Affine(read.take("norm.weight", model.width()), new float[model.width()]);
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of(SCORE);
-  }
-
-  /** No token-classification head is read for a decoder. */
-  @Override
-  public List<String> tokenHeadTensors() {
-    return List.of();
-  }
-
-  @Override
-  public String headOutputTensor() {
-    return SCORE;
   }
 
   /** The last token that is not {@code pad_token_id} (any token when config.json has none). */

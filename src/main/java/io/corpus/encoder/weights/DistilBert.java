@@ -26,7 +26,11 @@ final class DistilBert extends NamedFamily {
   DistilBert() {
     super(new Names("distilbert", List.of("distilbert"),
         "distilbert-base, msmarco-distilbert, distilbert-sst-2", "distilbert.", LAYERS,
-        List.of("embeddings.", "transformer."), List.of("pre_classifier.", "classifier.")));
+        List.of("embeddings.", "transformer."), List.of("pre_classifier.", "classifier."))
+        .withHeads(HeadTensors.classifier("pre_classifier.weight", "pre_classifier.bias",
+            "classifier.weight", "classifier.bias").withMlm("vocab_transform.weight",
+            "vocab_transform.bias", "vocab_layer_norm.weight", "vocab_layer_norm.bias",
+            "vocab_projector.weight", "vocab_projector.bias")));
   }
 
   @Override
@@ -57,19 +61,6 @@ final class DistilBert extends NamedFamily {
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     return BertLayerNames.DISTILBERT.read(read, LAYERS + i + ".", model.width(),
         model.ffnWidth());
-  }
-
-  /** {@code DistilBertForMaskedLM}'s {@code vocab_transform}, norm and projector. */
-  @Override
-  public List<String> mlmHeadTensors() {
-    return List.of("vocab_transform.weight", "vocab_transform.bias", "vocab_layer_norm.weight",
-        "vocab_layer_norm.bias", "vocab_projector.weight", "vocab_projector.bias");
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of("pre_classifier.weight", "pre_classifier.bias", "classifier.weight",
-        "classifier.bias");
   }
 
   @Override

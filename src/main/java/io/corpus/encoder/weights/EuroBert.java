@@ -31,11 +31,4 @@ final class EuroBert extends DecoderFamily {
   public Architecture architecture(JsonNode config, Path file) {
     return Llama.layers(config, 250_000, 1e-5, true, file);
   }
-
-  /** EuroBERT's classifier is not {@code score}; the job reads none. */
-  @Override
-  public List<String> headTensors() {
-    return List.of();
-  }
-
 }

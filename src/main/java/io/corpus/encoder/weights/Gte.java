@@ -90,11 +90,6 @@ final class Gte extends NamedFamily {
   }
 
   @Override
-  public boolean usesTokenTypes() {
-    return true;
-  }
-
-  @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
     int e = model.width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));

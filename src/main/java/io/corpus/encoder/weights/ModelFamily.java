@@ -20,8 +20,8 @@ import java.util.Optional;
  * What differs between the encoder families a Hugging Face folder may hold, each one class: the
  * {@code model_type} values it reads, how its layers compute ({@link Architecture}, from
  * {@code config.json}), the one table of its tensor names (embeddings, layers, final norm), the
- * prefix its task checkpoints put before them, where its positions start, whether token types
- * reach the model, and its sequence-classification head.
+ * prefix its task checkpoints put before them and where its heads' tensors are
+ * ({@link Names}), where its positions start, and its sequence-classification head.
  */
 public interface ModelFamily {
   /**
@@ -36,13 +36,28 @@ public interface ModelFamily {
    * @param modelPrefixes the tensor prefixes (after the task prefix is removed) the model reads;
    *     others are listed as left out
    * @param headPrefixes those a sequence classifier's head reads besides
+   * @param heads where its heads' tensors are
    */
   record Names(String name, List<String> modelTypes, String examples, String taskPrefix,
-      String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes) {
+      String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes,
+      HeadTensors heads) {
+    /** A family's names with no head read ({@link HeadTensors#NONE}). */
+    public Names(String name, List<String> modelTypes, String examples, String taskPrefix,
+        String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes) {
+      this(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes, headPrefixes,
+          HeadTensors.NONE);
+    }
+
+    /** The same, with its heads' tensors where {@code tensors} says. */
+    Names withHeads(HeadTensors tensors) {
+      return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
+          headPrefixes, tensors);
+    }
+
     /** The same, with no classifier head read. */
     public Names withoutHead() {
       return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
-          List.of());
+          List.of(), heads.withoutClassifier());
     }
   }
 
@@ -123,15 +138,6 @@ public interface ModelFamily {
   }
 
   /**
-   * Whether the tokenizer's token types reach the model. Hugging Face's RoBERTa tokenizers do
-   * not pass {@code token_type_ids} to the model (their {@code model_input_names}), which then
-   * embeds every token with type 0.
-   */
-  default boolean usesTokenTypes() {
-    return false;
-  }
-
-  /**
    * The tensor prefixes (after the task prefix is removed) the model reads, with the head's
    * when it is a {@code classifier}; others are listed.
    */
@@ -152,50 +158,13 @@ public interface ModelFamily {
     return Norm.none();
   }
 
-  /**
-   * The names of the classifier head's tensors that must be in a classifier's checkpoint; the
-   * third is the output layer (labels, E), whose rows must be config.json's labels.
-   */
-  default List<String> headTensors() {
-    return List.of();
-  }
-
-  /** The output layer among {@link #headTensors}, (labels, E): the third. */
-  default String headOutputTensor() {
-    return headTensors().get(2);
-  }
-
-  /**
-   * The names of the token-classification head's tensors, the last two the output layer
-   * (labels, E) and its bias; empty when the family has no such head here. Most families' is one
-   * linear layer, {@code classifier}.
-   */
-  default List<String> tokenHeadTensors() {
-    return headTensors().isEmpty() ? List.of() : List.of("classifier.weight", "classifier.bias");
-  }
-
-  /** Where the token-classification head's tensors are: {@code classifier.}. */
-  default List<String> tokenHeadPrefixes() {
-    return List.of("classifier.");
-  }
-
   /** The token-classification head: {@code classifier} on every token's state. */
   default TokenClassifierHead tokenHead(TensorNaming.TensorSource read, ModelFolder model,
       int labels) {
-    List<String> t = tokenHeadTensors();
+    List<String> t = names().heads().token();
     int width = model.width();
     return TokenClassifierHead.linear(read.take(t.get(t.size() - 2), labels, width),
         read.take(t.get(t.size() - 1), labels), model.classifier().orElseThrow().labels());
-  }
-
-  /**
-   * The masked-language-model head's tensors, for SPLADE, as stored (BERT's {@code cls.*} lie
-   * outside its task prefix): the transform's weight (E, E) and bias, its norm's scale and
-   * shift, the decoder's weight (V, E), absent when tied to the word embeddings, and bias (V);
-   * then names that may hold the same bias again. Empty when the family has none here.
-   */
-  default List<String> mlmHeadTensors() {
-    return List.of();
   }
 
   /** What config.json says of the classifier head beyond its labels. */
@@ -208,7 +177,7 @@ public interface ModelFamily {
    * otherwise) on the first token's state, then out (labels, E).
    */
   default ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
-    List<String> t = headTensors();
+    List<String> t = names().heads().classifier();
     int width = model.width();
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     return new ClassifierHead(read.take(t.get(0), width, width), read.take(t.get(1), width),

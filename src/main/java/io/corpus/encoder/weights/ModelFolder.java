@@ -360,11 +360,11 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       return Optional.empty();
     }
     boolean tokens = perToken;
-    if ((tokens ? family.tokenHeadTensors() : family.headTensors()).isEmpty()) {
+    if (family.names().heads().ofClassifier(tokens).isEmpty()) {
       throw new WeightsException(file + ": architectures " + config.path("architectures")
           + " names a " + (perToken ? "token" : "sequence") + "-classification head, which "
           + "this job reads for " + ModelFamily.Registry.list(ModelFamily.ALL.stream()
-              .filter(f -> !(tokens ? f.tokenHeadTensors() : f.headTensors()).isEmpty())
+              .filter(f -> !f.names().heads().ofClassifier(tokens).isEmpty())
               .map(ModelFamily::name).toList(), "and")
           + " but not for " + family.name());
     }

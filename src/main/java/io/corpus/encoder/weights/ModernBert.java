@@ -40,7 +40,12 @@ final class ModernBert extends NamedFamily {
   ModernBert() {
     super(new Names("modernbert", List.of("modernbert"),
         "gte-modernbert, modernbert-embed", "model.", "layers.",
-        List.of("embeddings.", "layers.", "final_norm."), List.of("head.", "classifier.")));
+        List.of("embeddings.", "layers.", "final_norm."), List.of("head.", "classifier."))
+        // ModernBertForSequenceClassification's head; ModernBertForTokenClassification's is
+        // the same prediction head on every token
+        .withHeads(HeadTensors.classifier("head.dense.weight", "head.norm.weight",
+            "classifier.weight", "classifier.bias").withTokenAsClassifier("head.",
+            "classifier.")));
   }
 
   @Override
@@ -168,12 +173,6 @@ final class ModernBert extends NamedFamily {
    * {@code classifier_activation} (gelu), {@code head.norm}, then {@code classifier}.
    */
   @Override
-  public List<String> headTensors() {
-    return List.of("head.dense.weight", "head.norm.weight", "classifier.weight",
-        "classifier.bias");
-  }
-
-  @Override
   public HeadShape headShape(JsonNode config, Path file) {
     String pooling = config.path("classifier_pooling").asText("cls");
     String activation = config.path("classifier_activation").asText("gelu");
@@ -202,17 +201,6 @@ final class ModernBert extends NamedFamily {
         classifier.labels(), classifier.scoring(),
         new ClassifierHead.Form(shape.read(), shape.activation(), norm, model.layerNormEps(),
             -1));
-  }
-
-  /** {@code ModernBertForTokenClassification}: the same prediction head on every token. */
-  @Override
-  public List<String> tokenHeadTensors() {
-    return headTensors();
-  }
-
-  @Override
-  public List<String> tokenHeadPrefixes() {
-    return List.of("head.", "classifier.");
   }
 
   @Override

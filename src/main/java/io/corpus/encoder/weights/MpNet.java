@@ -27,7 +27,9 @@ final class MpNet extends NamedFamily {
   MpNet() {
     super(new Names("mpnet", List.of("mpnet"),
         "all-mpnet-base-v2, multi-qa-mpnet", "mpnet.", LAYERS, List.of("embeddings.", "encoder."),
-        List.of("classifier.")));
+        List.of("classifier."))
+        .withHeads(HeadTensors.classifier("classifier.dense.weight", "classifier.dense.bias",
+            "classifier.out_proj.weight", "classifier.out_proj.bias")));
   }
 
   @Override
@@ -67,11 +69,5 @@ final class MpNet extends NamedFamily {
   @Override
   public float[] scoreBiasTable(TensorNaming.TensorSource read, ModelFolder model) {
     return read.take(BIAS_TABLE, model.architecture().scoreBias().buckets(), model.heads());
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of("classifier.dense.weight", "classifier.dense.bias",
-        "classifier.out_proj.weight", "classifier.out_proj.bias");
   }
 }

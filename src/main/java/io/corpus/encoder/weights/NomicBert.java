@@ -142,11 +142,6 @@ final class NomicBert extends NamedFamily {
   }
 
   @Override
-  public boolean usesTokenTypes() {
-    return true;
-  }
-
-  @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
     return flashEmbeddings(read, model, true);
   }

@@ -16,7 +16,13 @@ final class Roberta extends BertLayers {
     super(new Names("xlm-roberta", List.of("xlm-roberta", "roberta", "camembert"),
         "multilingual-e5, paraphrase-multilingual, bge-m3, camembert", "roberta.",
         TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
-        List.of("classifier.")));
+        List.of("classifier."))
+        .withHeads(HeadTensors.classifier("classifier.dense.weight", "classifier.dense.bias",
+            "classifier.out_proj.weight", "classifier.out_proj.bias").withMlm(
+            // XLMRobertaForMaskedLM's lm_head
+            "lm_head.dense.weight", "lm_head.dense.bias", "lm_head.layer_norm.weight",
+            "lm_head.layer_norm.bias", "lm_head.decoder.weight", "lm_head.bias",
+            "lm_head.decoder.bias")), false);
   }
 
   /** A config.json whose positions are not rotary (jina-embeddings-v3's: JinaXlmRoberta). */
@@ -42,19 +48,5 @@ final class Roberta extends BertLayers {
           + "token's id, after which RoBERTa's positions start");
     }
     return padding + 1;
-  }
-
-  /** {@code XLMRobertaForMaskedLM}'s {@code lm_head}. */
-  @Override
-  public List<String> mlmHeadTensors() {
-    return List.of("lm_head.dense.weight", "lm_head.dense.bias", "lm_head.layer_norm.weight",
-        "lm_head.layer_norm.bias", "lm_head.decoder.weight", "lm_head.bias",
-        "lm_head.decoder.bias");
-  }
-
-  @Override
-  public List<String> headTensors() {
-    return List.of("classifier.dense.weight", "classifier.dense.bias",
-        "classifier.out_proj.weight", "classifier.out_proj.bias");
   }
 }

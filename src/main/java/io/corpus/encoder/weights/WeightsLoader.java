@@ -115,18 +115,18 @@ public final class WeightsLoader {
     List<String> kept = new ArrayList<>(family.keptPrefixes(
         model.classifier().isPresent() && !perToken));
     if (perToken) {
-      kept.addAll(family.tokenHeadPrefixes());
+      kept.addAll(family.names().heads().tokenPrefixes());
     }
     if (model.reranker() != Reranker.NONE) {
       kept.add(LM_HEAD);
     }
     if (splade) {
-      if (family.mlmHeadTensors().isEmpty()) {
+      if (family.names().heads().mlm().isEmpty()) {
         throw new WeightsException("SPLADE (output.pooling = splade) needs a masked-language-"
             + "model head, which this job reads for bert, xlm-roberta and distilbert but not for "
             + family.name() + " (" + model.folder() + ")");
       }
-      kept.addAll(family.mlmHeadTensors());
+      kept.addAll(family.names().heads().mlm());
     }
     Checkpoint file = Checkpoint.of(model, kept);
     refuseIfTooLarge(heapBytes(file, family.names().layerPrefix(), precision),
@@ -148,7 +148,7 @@ public final class WeightsLoader {
         new float[0], family.scoreBiasTable(source, model));
     List<Head> asked = new ArrayList<>();
     // a language model read as a reranker has no head of its own: its yes and no rows make one
-    if (model.reranker() != Reranker.NONE && !file.contains(family.headOutputTensor())) {
+    if (model.reranker() != Reranker.NONE && !file.contains(family.names().heads().classifierOutput())) {
       asked.add(rerankerHead(file, stored, model, embeddings));
     } else {
       model.classifier().filter(c -> !c.perToken())
@@ -389,9 +389,9 @@ public final class WeightsLoader {
    */
   private static ClassifierHead classifierHead(Checkpoint file, Source source, ModelFolder model,
       ModelFolder.Classifier classifier) {
+    HeadTensors heads = model.family().names().heads();
     return model.family().head(source, model,
-        labelRows(file, model.family().headTensors(), model.family().headOutputTensor(),
-            classifier, "sequence"));
+        labelRows(file, heads.classifier(), heads.classifierOutput(), classifier, "sequence"));
   }
 
   /**
@@ -464,7 +464,7 @@ public final class WeightsLoader {
    */
   private static SpladeHead spladeHead(Checkpoint file, Source source, ModelFolder model,
       EmbeddingWeights embeddings) {
-    List<String> t = model.family().mlmHeadTensors();
+    List<String> t = model.family().names().heads().mlm();
     int e = model.width();
     int v = embeddings.vocabularySize();
     for (int i : new int[] {0, 1, 2, 3, 5}) {
@@ -491,7 +491,7 @@ public final class WeightsLoader {
   /** The family's token-classification head; its output rows must be config.json's labels. */
   private static TokenClassifierHead tokenHead(Checkpoint file, Source source, ModelFolder model,
       ModelFolder.Classifier classifier) {
-    List<String> names = model.family().tokenHeadTensors();
+    List<String> names = model.family().names().heads().token();
     return model.family().tokenHead(source, model,
         labelRows(file, names, names.get(names.size() - 2), classifier, "token"));
   }
