@@ -19,12 +19,8 @@ import java.util.List;
 final class EuroBert extends DecoderFamily {
   EuroBert() {
     super(DecoderFamily.names("eurobert", List.of("eurobert"),
-        "EuroBERT-210m, 610m, 2.1B").withoutHead(), new DecoderTensors.Parts(true, false));
-  }
-
-  @Override
-  public boolean implementsCustomCode(JsonNode config) {
-    return ModelFamily.autoMapNames(config.path("auto_map"), "EuroBert");
+        "EuroBERT-210m, 610m, 2.1B").withoutHead().withCustomCode("EuroBert"),
+        new DecoderTensors.Parts(true, false));
   }
 
   @Override

@@ -28,7 +28,8 @@ final class JinaXlmRoberta extends NamedFamily {
   JinaXlmRoberta() {
     super(new Names("jina-xlm-roberta", List.of("xlm-roberta"),
         "jina-embeddings-v3, its position_embedding_type rotary", "roberta.", LAYERS,
-        List.of("embeddings.", "emb_ln.", "encoder."), List.of()));
+        List.of("embeddings.", "emb_ln.", "encoder."), List.of())
+        .withCustomCode("XLMRoberta"));
   }
 
   /** Whether an xlm-roberta config.json's positions are rotary. */
@@ -39,12 +40,6 @@ final class JinaXlmRoberta extends NamedFamily {
   @Override
   public boolean reads(JsonNode config) {
     return super.reads(config) && rotary(config);
-  }
-
-  /** jina's XLMRoberta… classes (XLMRobertaLoRA, XLMRobertaFlashConfig), which it carries. */
-  @Override
-  public boolean implementsCustomCode(JsonNode config) {
-    return ModelFamily.autoMapNames(config.path("auto_map"), "XLMRoberta");
   }
 
   @Override

@@ -30,13 +30,9 @@ final class Llama extends DecoderFamily {
 
   Llama() {
     super(DecoderFamily.names("llama", List.of("llama", "llama_bidirec"),
-        "llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 by its last token"),
+        "llama-nemotron-embed-1b-v2, llama-embed-nemotron-8b, Llama 3 by its last token")
+        .withCustomCode(BIDIRECTIONAL_CLASS),
         new DecoderTensors.Parts(true, false));
-  }
-
-  @Override
-  public boolean implementsCustomCode(JsonNode config) {
-    return ModelFamily.autoMapNames(config.path("auto_map"), BIDIRECTIONAL_CLASS);
   }
 
   /** Whether the folder's model attends both ways (see the class comment). */

@@ -37,27 +37,37 @@ public interface ModelFamily {
    *     others are listed as left out
    * @param headPrefixes those a sequence classifier's head reads besides
    * @param heads where its heads' tensors are
+   * @param customCode how the classes of the family's own modelling code begin ({@code New},
+   *     {@code NomicBert}): a config.json whose {@code auto_map} names only such classes is the
+   *     family's, which the job carries instead of running ({@link #implementsCustomCode});
+   *     "" when there is none
    */
   record Names(String name, List<String> modelTypes, String examples, String taskPrefix,
       String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes,
-      HeadTensors heads) {
-    /** A family's names with no head read ({@link HeadTensors#NONE}). */
+      HeadTensors heads, String customCode) {
+    /** A family's names with no head read ({@link HeadTensors#NONE}) and no custom code. */
     public Names(String name, List<String> modelTypes, String examples, String taskPrefix,
         String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes) {
       this(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes, headPrefixes,
-          HeadTensors.NONE);
+          HeadTensors.NONE, "");
     }
 
     /** The same, with its heads' tensors where {@code tensors} says. */
     Names withHeads(HeadTensors tensors) {
       return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
-          headPrefixes, tensors);
+          headPrefixes, tensors, customCode);
+    }
+
+    /** The same, carrying the custom code whose classes begin with {@code classes}. */
+    Names withCustomCode(String classes) {
+      return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
+          headPrefixes, heads, classes);
     }
 
     /** The same, with no classifier head read. */
     public Names withoutHead() {
       return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
-          List.of(), heads.withoutClassifier());
+          List.of(), heads.withoutClassifier(), customCode);
     }
   }
 
@@ -87,10 +97,11 @@ public interface ModelFamily {
   /**
    * Whether the family runs a folder whose config.json has an {@code auto_map} (custom
    * modelling code, which the job never runs): only when the family carries its own
-   * implementation of the architecture it names.
+   * implementation of the architecture it names ({@link Names#customCode}).
    */
   default boolean implementsCustomCode(JsonNode config) {
-    return false;
+    String classes = names().customCode();
+    return !classes.isEmpty() && autoMapNames(config.path("auto_map"), classes);
   }
 
   /**

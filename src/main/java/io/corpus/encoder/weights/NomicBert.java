@@ -37,12 +37,8 @@ final class NomicBert extends NamedFamily {
   NomicBert() {
     super(new Names("nomic_bert", List.of("nomic_bert"),
         "nomic-embed-text-v1, v1.5, v2-moe", "bert.", LAYERS,
-        List.of("embeddings.", "emb_ln.", "encoder."), List.of()));
-  }
-
-  @Override
-  public boolean implementsCustomCode(JsonNode config) {
-    return ModelFamily.autoMapNames(config.path("auto_map"), "NomicBert");
+        List.of("embeddings.", "emb_ln.", "encoder."), List.of())
+        .withCustomCode("NomicBert"));
   }
 
   @Override

@@ -35,12 +35,7 @@ final class NvEmbed extends DecoderFamily {
   NvEmbed() {
     super(new Names("nvembed", List.of("nvembed"), "NV-Embed-v2",
         "embedding_model.", "layers.", List.of("embed_tokens.", "layers.", "norm.", LATENT),
-        List.of(), DecoderFamily.HEADS), new DecoderTensors.Parts(false, false));
-  }
-
-  @Override
-  public boolean implementsCustomCode(JsonNode config) {
-    return ModelFamily.autoMapNames(config.path("auto_map"), "NVEmbed");
+        List.of(), DecoderFamily.HEADS, "NVEmbed"), new DecoderTensors.Parts(false, false));
   }
 
   @Override

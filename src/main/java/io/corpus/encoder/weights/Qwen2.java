@@ -25,12 +25,8 @@ import java.util.List;
 final class Qwen2 extends DecoderFamily {
   Qwen2() {
     super(DecoderFamily.names("qwen2", List.of("qwen2"),
-        "gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct"), new DecoderTensors.Parts(false, false));
-  }
-
-  @Override
-  public boolean implementsCustomCode(JsonNode config) {
-    return ModelFamily.autoMapNames(config.path("auto_map"), "Qwen2");
+        "gte-Qwen2-1.5B-instruct, gte-Qwen2-7B-instruct").withCustomCode("Qwen2"),
+        new DecoderTensors.Parts(false, false));
   }
 
   @Override

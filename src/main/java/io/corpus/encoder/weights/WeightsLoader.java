@@ -110,23 +110,24 @@ public final class WeightsLoader {
     }
     boolean splade = heads.splade();
     ModelFamily family = model.family();
+    HeadTensors headTensors = family.names().heads();
     boolean perToken = model.classifier().map(ModelFolder.Classifier::perToken).orElse(false);
     // a token classifier's checkpoint keeps its head, not a pooler it may still carry
     List<String> kept = new ArrayList<>(family.keptPrefixes(
         model.classifier().isPresent() && !perToken));
     if (perToken) {
-      kept.addAll(family.names().heads().tokenPrefixes());
+      kept.addAll(headTensors.tokenPrefixes());
     }
     if (model.reranker() != Reranker.NONE) {
       kept.add(LM_HEAD);
     }
     if (splade) {
-      if (family.names().heads().mlm().isEmpty()) {
+      if (headTensors.mlm().isEmpty()) {
         throw new WeightsException("SPLADE (output.pooling = splade) needs a masked-language-"
             + "model head, which this job reads for bert, xlm-roberta and distilbert but not for "
             + family.name() + " (" + model.folder() + ")");
       }
-      kept.addAll(family.names().heads().mlm());
+      kept.addAll(headTensors.mlm());
     }
     Checkpoint file = Checkpoint.of(model, kept);
     refuseIfTooLarge(heapBytes(file, family.names().layerPrefix(), precision),
@@ -148,7 +149,7 @@ public final class WeightsLoader {
         new float[0], family.scoreBiasTable(source, model));
     List<Head> asked = new ArrayList<>();
     // a language model read as a reranker has no head of its own: its yes and no rows make one
-    if (model.reranker() != Reranker.NONE && !file.contains(family.names().heads().classifierOutput())) {
+    if (model.reranker() != Reranker.NONE && !file.contains(headTensors.classifierOutput())) {
       asked.add(rerankerHead(file, stored, model, embeddings));
     } else {
       model.classifier().filter(c -> !c.perToken())
