@@ -5,6 +5,7 @@ import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingRules;
 import io.corpus.encoder.kernel.PrecisionCalibration;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
@@ -46,14 +47,15 @@ final class Checks {
             + ")" : "", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
         model.weights().parameterCount()));
     ModelSettings m = model.settings();
+    Architecture a = m.architecture();
     int headWidth = m.headWidth(w.width());
-    if (m.kvHeads() != m.heads() || m.heads() * headWidth != w.width() || m.causal()
-        || m.norm() != NormKind.LAYER) {
+    if (m.kvHeads() != m.heads() || m.heads() * headWidth != w.width() || a.causal()
+        || a.norm() != NormKind.LAYER) {
       s.append(String.format("attention: %d heads of %d values on %d KV heads; %s norms%s%n",
-          m.heads(), headWidth, m.kvHeads(), m.norm() == NormKind.RMS ? "RMS" : "layer",
-          m.causal() ? "; causal" : ""));
+          m.heads(), headWidth, m.kvHeads(), a.norm() == NormKind.RMS ? "RMS" : "layer",
+          a.causal() ? "; causal" : ""));
     }
-    if (model.isFolder() && !m.layers().isEmpty()) {
+    if (model.isFolder() && !a.layers().isEmpty()) {
       s.append("layers: ").append(layerPattern(m)).append('\n');
     }
     s.append(memory(model, settings.execution().batchTokens())).append('\n');
@@ -145,8 +147,9 @@ final class Checks {
   static String layerPattern(ModelSettings m) {
     StringBuilder s = new StringBuilder();
     int start = 0;
-    for (int l = 1; l <= m.layers().size(); l++) {
-      if (l == m.layers().size() || !m.layer(l).equals(m.layer(start))) {
+    int layers = m.architecture().layers().size();
+    for (int l = 1; l <= layers; l++) {
+      if (l == layers || !m.layer(l).equals(m.layer(start))) {
         LayerAttention a = m.layer(start);
         s.append(s.length() == 0 ? "" : ", ").append(start).append(l - 1 > start ? "-" + (l - 1)
             : "").append(a.window() > 0 ? " window ±" + a.window() : " global")

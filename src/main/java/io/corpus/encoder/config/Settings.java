@@ -283,13 +283,14 @@ public final class Settings {
    * config.json answers for them (the inverse of {@link #weightsFileModel}).
    */
   static Map<String, Object> architectureOf(ModelSettings model) {
+    Architecture a = model.architecture();
     Map<String, Object> values = new LinkedHashMap<>();
     values.put(HEADS.key(), model.heads());
-    values.put(ACTIVATION.key(), model.activation().configName());
-    values.put(NORM_FIRST.key(), model.normFirst());
-    values.put(FINAL_NORM.key(), model.finalNorm());
-    values.put(LAYER_NORM_EPS.key(), model.layerNormEps());
-    values.put(CAUSAL.key(), model.causal());
+    values.put(ACTIVATION.key(), a.activation().configName());
+    values.put(NORM_FIRST.key(), a.normFirst());
+    values.put(FINAL_NORM.key(), a.finalNorm());
+    values.put(LAYER_NORM_EPS.key(), a.layerNormEps());
+    values.put(CAUSAL.key(), a.causal());
     values.put(WINDOW.key(), model.window());
     values.put(POSITIONAL.key(), model.positional().configName());
     return values;

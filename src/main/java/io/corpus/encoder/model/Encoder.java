@@ -26,6 +26,7 @@ public final class Encoder {
   static final int ATTENTION_TILE = 256;
 
   private final ModelSettings settings;
+  private final Architecture architecture;   // settings' own
   private final EncoderWeights weights;
   private final int width;       // E
   private final int heads;       // H
@@ -72,6 +73,7 @@ public final class Encoder {
   Encoder(ModelSettings settings, EncoderWeights weights, int attentionTile,
       ComputeThreads.Task threads) {
     this.settings = settings;
+    this.architecture = settings.architecture();
     this.threads = threads;
     this.weights = weights;
     this.width = weights.width();
@@ -81,9 +83,10 @@ public final class Encoder {
     this.inner = heads * headWidth;
     this.ffnWidth = weights.ffnWidth();
     this.shapes = Shapes.of(settings, weights);
-    this.terms = settings.scoreBias().any()
-        ? new RelativeBias(settings.scoreBias(), weights.scoreBiasTable(), heads)
-        : settings.disentangled().any() ? new DisentangledBias(settings.disentangled(), heads,
+    this.terms = architecture.scoreBias().any()
+        ? new RelativeBias(architecture.scoreBias(), weights.scoreBiasTable(), heads)
+        : architecture.disentangled().any()
+        ? new DisentangledBias(architecture.disentangled(), heads,
             kvHeads, headWidth, settings.scoreScale(headWidth)) : ScoreTerms.NONE;
     this.laneHidden = new float[threads.lanes()][];
     this.laneGate = new float[threads.lanes()][];
@@ -125,7 +128,7 @@ public final class Encoder {
             + " heads and " + kvHeads + " KV heads of " + headWidth + " values in a width of "
             + width);
       }
-      DisentangledPositions form = settings.disentangled();
+      DisentangledPositions form = architecture.disentangled();
       LayerWeights.RelativePositions relative = w.relative();
       if (form.any() && (!table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
           || !table(relative.queries(), form.positionToContent(), 2 * form.span() * inner))) {
@@ -176,7 +179,7 @@ public final class Encoder {
     for (int l = from; l < to; l++) {
       LayerWeights w = weights.layers().get(l);
       AttentionSink layerSink = sink.wantsLayer(l) ? sink : AttentionSink.NONE;
-      if (settings.normFirst()) {
+      if (architecture.normFirst()) {
         // x = x + MHA(LN1(x)); x = x + FFN(LN2(x)); a layer without LN1 attends to x itself
         float[] attended = x;
         if (w.attentionNorm().present()) {
@@ -206,7 +209,7 @@ public final class Encoder {
         norm(x, x, n, w.feedForwardNorm());
       }
     }
-    if (settings.finalNorm() && to == weights.layerCount()) {
+    if (architecture.finalNorm() && to == weights.layerCount()) {
       norm(x, x, n, weights.finalNorm());
     }
   }
@@ -233,11 +236,11 @@ public final class Encoder {
 
   /** N rows of width E normalized from in to out, as the model's norm kind says. */
   private void norm(float[] in, float[] out, int n, float[] gamma, float[] beta) {
-    settings.norm().apply(in, 0, out, 0, n, gamma, beta, eps());
+    architecture.norm().apply(in, 0, out, 0, n, gamma, beta, eps());
   }
 
   private float eps() {
-    return (float) settings.layerNormEps();
+    return (float) architecture.layerNormEps();
   }
 
   private void addPositions(TokenBatch batch, float[] x) {
@@ -301,17 +304,17 @@ public final class Encoder {
         if (laneExperts[lane] == null) {
           laneExperts[lane] = new Experts.Scratch();
         }
-        experts.apply(rows, in, first * width, settings.activation(), residual,
+        experts.apply(rows, in, first * width, architecture.activation(), residual,
             first * width, out, first * width, laneExperts[lane]);
       } else if (w.feedForward() instanceof FeedForward.Plain plain) {
         plain.in().feedForward(rows, in, first * width, plain.inBias(),
-            settings.activation(), plain.out(), plain.outBias(), residual, first * width,
+            architecture.activation(), plain.out(), plain.outBias(), residual, first * width,
             out, first * width, hidden(lane));
       } else if (w.feedForward() instanceof FeedForward.Gated gated) {
         float[] hidden = hidden(lane);
         float[] gate = gate(lane);
         gated.activated().activatedLinear(rows, in, first * width, gated.activatedBias(),
-            settings.activation(), hidden);                                  // (rows, F)
+            architecture.activation(), hidden);                         // (rows, F)
         gated.linear().linear(rows, in, first * width, gated.linearBias(), null, 0, gate, 0);
         Vectors.multiply(gate, 0, hidden, 0, rows * ffnWidth);
         gated.out().linear(rows, hidden, 0, gated.outBias(), residual, first * width, out,

@@ -1,6 +1,5 @@
 package io.corpus.encoder.model;
 
-import io.corpus.encoder.kernel.Activation;
 import java.io.Serializable;
 import java.util.List;
 
@@ -56,65 +55,17 @@ public record ModelSettings(int heads, Architecture architecture, int window,
     }
   }
 
-  /** The feed-forward's activation. */
-  public Activation activation() {
-    return architecture.activation();
-  }
-
-  /** Pre-norm layers. */
-  public boolean normFirst() {
-    return architecture.normFirst();
-  }
-
-  /** A norm after the last layer. */
-  public boolean finalNorm() {
-    return architecture.finalNorm();
-  }
-
-  /** Eps inside the square root of every norm. */
-  public double layerNormEps() {
-    return architecture.layerNormEps();
-  }
-
-  /** No query sees a later key. */
-  public boolean causal() {
-    return architecture.causal();
-  }
-
-  /** How each layer attends, when layers differ; empty when every layer is plain. */
-  public List<LayerAttention> layers() {
-    return architecture.layers();
-  }
-
-  /** The bias every layer adds to its scores by distance, or NONE. */
-  public ScoreBias scoreBias() {
-    return architecture.scoreBias();
-  }
-
-  /** DeBERTa's position terms in every score, or NONE. */
-  public DisentangledPositions disentangled() {
-    return architecture.disentangled();
-  }
-
-  /** The heads' shape beyond H. */
-  public AttentionHeads attention() {
-    return architecture.attention();
-  }
-
-  /** LayerNorm or RMSNorm. */
-  public NormKind norm() {
-    return architecture.norm();
-  }
-
   /** Hkv. */
   public int kvHeads() {
-    return attention().kvHeads() > 0 ? attention().kvHeads() : heads;
+    int given = architecture.attention().kvHeads();
+    return given > 0 ? given : heads;
   }
 
   /** D for a model of width E. */
   public int headWidth(int width) {
-    if (attention().headWidth() > 0) {
-      return attention().headWidth();
+    int given = architecture.attention().headWidth();
+    if (given > 0) {
+      return given;
     }
     if (width % heads != 0) {
       throw new IllegalArgumentException("heads = " + heads + " does not divide the width E = "
@@ -125,18 +76,19 @@ public record ModelSettings(int heads, Architecture architecture, int window,
 
   /** What q·k is multiplied by, for heads of width D. */
   public double scoreScale(int headWidth) {
-    return attention().scoreScale() > 0 ? attention().scoreScale()
-        : 1.0 / Math.sqrt(headWidth);
+    double given = architecture.attention().scoreScale();
+    return given > 0 ? given : 1.0 / Math.sqrt(headWidth);
   }
 
   /** How layer l attends. */
   public LayerAttention layer(int l) {
-    return layers().isEmpty() ? LayerAttention.PLAIN : layers().get(l);
+    List<LayerAttention> layers = architecture.layers();
+    return layers.isEmpty() ? LayerAttention.PLAIN : layers.get(l);
   }
 
   /** The keys a query of layer l may see: the causal rule, and its window or the model's. */
   AttentionMask mask(int l) {
     int own = layer(l).window();
-    return new AttentionMask(causal(), own > 0 ? own : window);
+    return new AttentionMask(architecture.causal(), own > 0 ? own : window);
   }
 }

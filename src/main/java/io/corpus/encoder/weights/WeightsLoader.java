@@ -485,8 +485,9 @@ public final class WeightsLoader {
     }
     ModelFolder.Splade pooling = model.splade();
     return new SpladeHead(Matrix.of(source.take(t.get(0), e, e), e, e), source.take(t.get(1), e),
-        model.settings().activation(), source.take(t.get(2), e), source.take(t.get(3), e),
-        model.layerNormEps(), Matrix.of(decoder, v, e), bias, pooling.sum(), pooling.twiceLog());
+        model.settings().architecture().activation(), source.take(t.get(2), e),
+        source.take(t.get(3), e), model.layerNormEps(), Matrix.of(decoder, v, e), bias,
+        pooling.sum(), pooling.twiceLog());
   }
 
   /** The family's token-classification head; its output rows must be config.json's labels. */
@@ -512,7 +513,7 @@ public final class WeightsLoader {
     for (int i = 0; i < layers; i++) {
       layerWeights.add(naming.readLayer(source, i, width, ffnWidth));
     }
-    Norm finalNorm = !settings.finalNorm() ? Norm.none()
+    Norm finalNorm = !settings.architecture().finalNorm() ? Norm.none()
         : new Norm.Affine(source.take("norm.weight", width), source.take("norm.bias", width));
     float[] positions = new float[0];
     if (settings.positional() == PositionalEncoding.LEARNED) {
@@ -677,7 +678,7 @@ public final class WeightsLoader {
       }
       if (!unexpected.isEmpty()) {
         String hint = "";
-        if (unexpected.contains("norm.weight") && !settings.finalNorm()) {
+        if (unexpected.contains("norm.weight") && !settings.architecture().finalNorm()) {
           hint = " (set model.final-norm = true to use norm.*)";
         } else if (unexpected.contains("positional.weight")) {
           hint = " (set model.positional = learned to use positional.weight)";

@@ -133,7 +133,8 @@ class AttentionAnalyticsTest {
   private static float[][] embedded(int[] ids) {
     int width = model.weights().encoder().width();
     TokenBatch batch = new TokenBatch(width, ids.length);
-    new TokenEmbeddings(model.weights().embeddings(), model.settings().layerNormEps())
+    new TokenEmbeddings(model.weights().embeddings(),
+        model.settings().architecture().layerNormEps())
         .append(ids, batch);
     batch.endSequence();
     float[][] rows = new float[ids.length][];

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.weights.TensorNaming;
@@ -41,8 +42,8 @@ class SettingsParserTest {
     assertEquals(JobSettings.OnInvalid.QUARANTINE, s.input().onInvalid());
     assertEquals(TensorNaming.PYTORCH, s.weights().naming());
     assertEquals(4, s.model().heads());
-    assertEquals(Activation.RELU, s.model().activation());
-    assertEquals(1e-5, s.model().layerNormEps());
+    assertEquals(Activation.RELU, s.model().architecture().activation());
+    assertEquals(1e-5, s.model().architecture().layerNormEps());
     assertEquals(PositionalEncoding.NONE, s.model().positional());
     assertEquals(JobSettings.OutputMode.ERROR_IF_EXISTS, s.output().mode());
     assertEquals(Pooling.MEAN, s.output().pooling());
@@ -94,8 +95,9 @@ class SettingsParserTest {
     assertEquals(512, s.input().maxLength());
     assertEquals(JobSettings.OnInvalid.FAIL, s.input().onInvalid());
     assertEquals(TensorNaming.BERT, s.weights().naming());
-    assertEquals(Activation.GELU_TANH, s.model().activation());
-    assertTrue(s.model().normFirst() && s.model().finalNorm() && s.model().causal());
+    assertEquals(Activation.GELU_TANH, s.model().architecture().activation());
+    Architecture a = s.model().architecture();
+    assertTrue(a.normFirst() && a.finalNorm() && a.causal());
     assertEquals(16, s.model().window());
     assertEquals(PositionalEncoding.LEARNED, s.model().positional());
     assertEquals(Pooling.MAX, s.output().pooling());

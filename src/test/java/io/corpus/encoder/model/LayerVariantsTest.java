@@ -73,7 +73,8 @@ class LayerVariantsTest {
         postNorm(ScoreBias.NONE, new LayerAttention(2, new RotaryPositions(500, 1, true))))) {
       EncoderWeights plain = modernWeights(random);
       EncoderWeights weights = new EncoderWeights(plain.layers(), Norm.none(), new float[0],
-          settings.scoreBias().kind() == ScoreBias.Kind.RELATIVE_BUCKETS ? table : new float[0]);
+          settings.architecture().scoreBias().kind() == ScoreBias.Kind.RELATIVE_BUCKETS ? table
+              : new float[0]);
       List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 30, 4, 17, 30});
       ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
       PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);
@@ -82,7 +83,7 @@ class LayerVariantsTest {
       for (int r = 0; r < rows.size(); r++) {
         ReferenceEncoder.Result expected = reference.encode(rows.get(r).embeddings(),
             rows.get(r).valid());
-        String what = settings.scoreBias() + " " + settings.layer(0) + " row " + r;
+        String what = settings.architecture().scoreBias() + " " + settings.layer(0) + " row " + r;
         assertVectorsClose(expected.embeddings(), withMaps[r].embeddings(), what);
         assertVectorsClose(expected.embeddings(), tiled[r].embeddings(), "tiled " + what);
         for (int h = 0; h < HEADS; h++) {

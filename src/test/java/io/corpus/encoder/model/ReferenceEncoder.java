@@ -9,6 +9,7 @@ import io.corpus.encoder.kernel.RmsNorm;
  */
 public final class ReferenceEncoder {
   private final ModelSettings settings;
+  private final Architecture architecture;   // settings' own
   private final EncoderWeights weights;
   private final int width;
 
@@ -23,6 +24,7 @@ public final class ReferenceEncoder {
 
   public ReferenceEncoder(ModelSettings settings, EncoderWeights weights) {
     this.settings = settings;
+    this.architecture = settings.architecture();
     this.weights = weights;
     this.width = weights.width();
   }
@@ -86,7 +88,7 @@ public final class ReferenceEncoder {
       double[][][] norms) {
     for (int l = from; l < to; l++) {
       LayerWeights w = weights.layers().get(l);
-      if (settings.normFirst()) {
+      if (architecture.normFirst()) {
         double[][] attended = norm(x, w.attentionNorm());
         double[][] a = attention(attended, w, real, maps, norms, l);
         x = add(x, norm(a, w.attentionOutputNorm()));
@@ -97,7 +99,7 @@ public final class ReferenceEncoder {
         x = norm(add(x, feedForward(x, w)), w.feedForwardNorm());
       }
     }
-    if (settings.finalNorm() && to == weights.layerCount()) {
+    if (architecture.finalNorm() && to == weights.layerCount()) {
       x = norm(x, weights.finalNorm());
     }
     return x;
@@ -124,7 +126,7 @@ public final class ReferenceEncoder {
         for (int h = 0; h < heads + kvHeads; h++) {                  // q heads, then k heads
           double[] head = java.util.Arrays.copyOfRange(qkv[i], h * d, (h + 1) * d);
           double[] normed = RmsNorm.exact(head, h < heads ? q.scale() : k.scale(),
-              settings.layerNormEps());
+              architecture.layerNormEps());
           System.arraycopy(normed, 0, qkv[i], h * d, d);
         }
       }
@@ -154,7 +156,7 @@ public final class ReferenceEncoder {
           for (int c = 0; c < d; c++) {
             dot += qkv[i][h * d + c] * qkv[j][keys + (h / group) * d + c];
           }
-          double bias = settings.scoreBias().value(h, heads, j - i, weights.scoreBiasTable());
+          double bias = architecture.scoreBias().value(h, heads, j - i, weights.scoreBiasTable());
           s[j] = allowed ? dot * scale + bias : Double.NEGATIVE_INFINITY;
           max = Math.max(max, s[j]);
         }
@@ -223,7 +225,7 @@ public final class ReferenceEncoder {
   private double[][] activated(double[][] h, double[][] gate) {
     for (int r = 0; r < h.length; r++) {
       for (int i = 0; i < h[r].length; i++) {
-        h[r][i] = settings.activation().exact(h[r][i]) * (gate == null ? 1 : gate[r][i]);
+        h[r][i] = architecture.activation().exact(h[r][i]) * (gate == null ? 1 : gate[r][i]);
       }
     }
     return h;
@@ -264,7 +266,7 @@ public final class ReferenceEncoder {
   private double[][] norm(double[][] x, float[] gamma, float[] beta) {
     double[][] y = new double[x.length][];
     for (int r = 0; r < x.length; r++) {
-      y[r] = settings.norm().exact(x[r], gamma, beta, settings.layerNormEps());
+      y[r] = architecture.norm().exact(x[r], gamma, beta, architecture.layerNormEps());
     }
     return y;
   }
