@@ -39,8 +39,8 @@ public interface ModelFamily {
    * @param heads where its heads' tensors are
    * @param customCode how the classes of the family's own modelling code begin ({@code New},
    *     {@code NomicBert}): a config.json whose {@code auto_map} names only such classes is the
-   *     family's, which the job carries instead of running ({@link #implementsCustomCode});
-   *     "" when there is none
+   *     family's, which the job carries instead of running
+   *     ({@link ModelFamily#implementsCustomCode}); "" when there is none
    */
   record Names(String name, List<String> modelTypes, String examples, String taskPrefix,
       String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes,
