@@ -81,7 +81,6 @@ ensure_built() {
     # stripped, so that a log file of the job holds none.
     (cd "$ROOT" && mvn -q -B -ntp -DskipTests package) 2>&1 | sed $'s/\x1b\\[[0-9;]*m//g' >&2
     touch "$BUILD_STAMP"
-    rm -f "$CDS_ARCHIVE"
   fi
   if ! archive_current && [ -d "$ROOT/data-samples/texts.parquet" ]; then
     rm -f "$CDS_ARCHIVE"

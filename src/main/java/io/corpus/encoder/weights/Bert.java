@@ -10,8 +10,7 @@ import java.util.List;
 final class Bert extends BertLayers {
   Bert() {
     super(new Names("bert", List.of("bert"), "BERT, BGE, E5, MiniLM",
-        "bert.", TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
-        List.of("pooler.", "classifier."))
+        "bert.", TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."))
         .withHeads(HeadTensors.classifier("pooler.dense.weight", "pooler.dense.bias",
             "classifier.weight", "classifier.bias").withMlm(
             // BertForMaskedLM's cls.predictions

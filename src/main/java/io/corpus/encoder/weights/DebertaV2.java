@@ -31,7 +31,7 @@ final class DebertaV2 extends NamedFamily {
   DebertaV2() {
     super(new Names("deberta-v2", List.of("deberta-v2"),
         "DeBERTa-v3 cross-encoders, mxbai-rerank-v1", "deberta.", LAYERS,
-        List.of("embeddings.", "encoder."), List.of("pooler.", "classifier."))
+        List.of("embeddings.", "encoder."))
         .withHeads(HeadTensors.classifier("pooler.dense.weight", "pooler.dense.bias",
             "classifier.weight", "classifier.bias")));
   }

@@ -39,7 +39,7 @@ abstract class DecoderFamily extends NamedFamily {
    */
   static Names names(String name, List<String> modelTypes, String examples) {
     return new Names(name, modelTypes, examples, "model.", LAYERS,
-        List.of("embed_tokens.", LAYERS, "norm."), List.of("score."), HEADS, "");
+        List.of("embed_tokens.", LAYERS, "norm."), HEADS, "");
   }
 
   @Override

@@ -26,7 +26,7 @@ final class DistilBert extends NamedFamily {
   DistilBert() {
     super(new Names("distilbert", List.of("distilbert"),
         "distilbert-base, msmarco-distilbert, distilbert-sst-2", "distilbert.", LAYERS,
-        List.of("embeddings.", "transformer."), List.of("pre_classifier.", "classifier."))
+        List.of("embeddings.", "transformer."))
         .withHeads(HeadTensors.classifier("pre_classifier.weight", "pre_classifier.bias",
             "classifier.weight", "classifier.bias").withMlm("vocab_transform.weight",
             "vocab_transform.bias", "vocab_layer_norm.weight", "vocab_layer_norm.bias",

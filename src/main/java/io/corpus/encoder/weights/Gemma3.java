@@ -37,8 +37,7 @@ final class Gemma3 extends NamedFamily {
 
   Gemma3() {
     super(new Names("gemma3", List.of("gemma3_text"),
-        "embeddinggemma-300m", "model.", LAYERS, List.of("embed_tokens.", LAYERS, "norm."),
-        List.of()));
+        "embeddinggemma-300m", "model.", LAYERS, List.of("embed_tokens.", LAYERS, "norm.")));
   }
 
   @Override

@@ -31,7 +31,7 @@ final class Gte extends NamedFamily {
   Gte() {
     super(new Names("gte", List.of("new"),
         "gte-base-en-v1.5, gte-large-en-v1.5, gte-multilingual-base", "new.", LAYERS,
-        List.of("embeddings.", "encoder."), List.of()).withCustomCode("New"));
+        List.of("embeddings.", "encoder.")).withCustomCode("New"));
   }
 
   @Override

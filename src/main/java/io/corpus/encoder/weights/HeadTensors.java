@@ -13,26 +13,22 @@ import java.util.List;
  *     "" when there is none
  * @param token the token classifier's, its output layer (labels, E) and bias last; empty when the
  *     job reads none
- * @param tokenPrefixes where the token classifier's tensors are
  * @param mlm the masked-language-model head's, for SPLADE: the transform's weight (E, E) and bias,
  *     its norm's scale and shift, the decoder's weight (V, E), absent when tied to the word
  *     embeddings, and bias (V); then names that may hold the same bias again. Empty when the job
  *     reads none for the family
  */
 record HeadTensors(List<String> classifier, String classifierOutput, List<String> token,
-    List<String> tokenPrefixes, List<String> mlm) {
+    List<String> mlm) {
   /** Most families' token classifier: one linear layer, {@code classifier}. */
   private static final List<String> LINEAR = List.of("classifier.weight", "classifier.bias");
-  private static final List<String> LINEAR_PREFIXES = List.of("classifier.");
 
   /** No head read. */
-  static final HeadTensors NONE = new HeadTensors(List.of(), "", List.of(), LINEAR_PREFIXES,
-      List.of());
+  static final HeadTensors NONE = new HeadTensors(List.of(), "", List.of(), List.of());
 
   HeadTensors {
     classifier = List.copyOf(classifier);
     token = List.copyOf(token);
-    tokenPrefixes = List.copyOf(tokenPrefixes);
     mlm = List.copyOf(mlm);
   }
 
@@ -43,12 +39,26 @@ record HeadTensors(List<String> classifier, String classifierOutput, List<String
   static HeadTensors classifier(String denseWeight, String denseBias, String outWeight,
       String outBias) {
     return new HeadTensors(List.of(denseWeight, denseBias, outWeight, outBias), outWeight, LINEAR,
-        LINEAR_PREFIXES, List.of());
+        List.of());
   }
 
   /** A decoder's: {@code output} alone classifies, and no token classifier is read. */
   static HeadTensors score(String output) {
-    return new HeadTensors(List.of(output), output, List.of(), LINEAR_PREFIXES, List.of());
+    return new HeadTensors(List.of(output), output, List.of(), List.of());
+  }
+
+  /** The prefixes the sequence classifier's tensors are under ({@code pooler.}, {@code score.}). */
+  List<String> classifierPrefixes() {
+    return prefixes(classifier);
+  }
+
+  /** The prefixes the token classifier's tensors are under ({@code classifier.}). */
+  List<String> tokenPrefixes() {
+    return prefixes(token);
+  }
+
+  private static List<String> prefixes(List<String> tensors) {
+    return tensors.stream().map(t -> t.substring(0, t.indexOf('.') + 1)).distinct().toList();
   }
 
   /** The token classifier's tensors when {@code perToken}, else the sequence classifier's. */
@@ -58,16 +68,16 @@ record HeadTensors(List<String> classifier, String classifierOutput, List<String
 
   /** These, with the masked-language-model head's {@code tensors} ({@link #mlm}). */
   HeadTensors withMlm(String... tensors) {
-    return new HeadTensors(classifier, classifierOutput, token, tokenPrefixes, List.of(tensors));
+    return new HeadTensors(classifier, classifierOutput, token, List.of(tensors));
   }
 
-  /** These, with the token classifier the sequence classifier's tensors, under {@code prefixes}. */
-  HeadTensors withTokenAsClassifier(String... prefixes) {
-    return new HeadTensors(classifier, classifierOutput, classifier, List.of(prefixes), mlm);
+  /** These, with the token classifier the sequence classifier's tensors. */
+  HeadTensors withTokenAsClassifier() {
+    return new HeadTensors(classifier, classifierOutput, classifier, mlm);
   }
 
   /** These without the sequence classifier (its output's name kept, for a reranker's look). */
   HeadTensors withoutClassifier() {
-    return new HeadTensors(List.of(), classifierOutput, token, tokenPrefixes, mlm);
+    return new HeadTensors(List.of(), classifierOutput, token, mlm);
   }
 }

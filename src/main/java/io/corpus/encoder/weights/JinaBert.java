@@ -29,8 +29,8 @@ final class JinaBert extends NamedFamily {
 
   JinaBert() {
     super(new Names("jinabert", List.of("bert"),
-        "jina-embeddings-v2, by its auto_map", "bert.", LAYERS, List.of("embeddings.", "encoder."),
-        List.of()));
+        "jina-embeddings-v2, by its auto_map", "bert.", LAYERS,
+        List.of("embeddings.", "encoder.")));
   }
 
   @Override

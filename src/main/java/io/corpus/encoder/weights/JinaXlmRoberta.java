@@ -28,7 +28,7 @@ final class JinaXlmRoberta extends NamedFamily {
   JinaXlmRoberta() {
     super(new Names("jina-xlm-roberta", List.of("xlm-roberta"),
         "jina-embeddings-v3, its position_embedding_type rotary", "roberta.", LAYERS,
-        List.of("embeddings.", "emb_ln.", "encoder."), List.of())
+        List.of("embeddings.", "emb_ln.", "encoder."))
         .withCustomCode("XLMRoberta"));
   }
 

@@ -35,7 +35,6 @@ public interface ModelFamily {
    * @param layerPrefix names of layer tensors start with this, then the layer index and a dot
    * @param modelPrefixes the tensor prefixes (after the task prefix is removed) the model reads;
    *     others are listed as left out
-   * @param headPrefixes those a sequence classifier's head reads besides
    * @param heads where its heads' tensors are
    * @param customCode how the classes of the family's own modelling code begin ({@code New},
    *     {@code NomicBert}): a config.json whose {@code auto_map} names only such classes is the
@@ -43,31 +42,29 @@ public interface ModelFamily {
    *     ({@link ModelFamily#implementsCustomCode}); "" when there is none
    */
   record Names(String name, List<String> modelTypes, String examples, String taskPrefix,
-      String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes,
-      HeadTensors heads, String customCode) {
+      String layerPrefix, List<String> modelPrefixes, HeadTensors heads, String customCode) {
     /** A family's names with no head read ({@link HeadTensors#NONE}) and no custom code. */
     public Names(String name, List<String> modelTypes, String examples, String taskPrefix,
-        String layerPrefix, List<String> modelPrefixes, List<String> headPrefixes) {
-      this(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes, headPrefixes,
-          HeadTensors.NONE, "");
+        String layerPrefix, List<String> modelPrefixes) {
+      this(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes, HeadTensors.NONE,
+          "");
     }
 
     /** The same, with its heads' tensors where {@code tensors} says. */
     Names withHeads(HeadTensors tensors) {
       return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
-          headPrefixes, tensors, customCode);
+          tensors, customCode);
     }
 
     /** The same, carrying the custom code whose classes begin with {@code classes}. */
     Names withCustomCode(String classes) {
       return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
-          headPrefixes, heads, classes);
+          heads, classes);
     }
 
     /** The same, with no classifier head read. */
     public Names withoutHead() {
-      return new Names(name, modelTypes, examples, taskPrefix, layerPrefix, modelPrefixes,
-          List.of(), heads.withoutClassifier(), customCode);
+      return withHeads(heads.withoutClassifier());
     }
   }
 
@@ -154,7 +151,7 @@ public interface ModelFamily {
    */
   default List<String> keptPrefixes(boolean classifier) {
     List<String> kept = new ArrayList<>(names().modelPrefixes());
-    kept.addAll(classifier ? names().headPrefixes() : List.of());
+    kept.addAll(classifier ? names().heads().classifierPrefixes() : List.of());
     return List.copyOf(kept);
   }
 

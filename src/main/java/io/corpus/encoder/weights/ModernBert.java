@@ -40,12 +40,11 @@ final class ModernBert extends NamedFamily {
   ModernBert() {
     super(new Names("modernbert", List.of("modernbert"),
         "gte-modernbert, modernbert-embed", "model.", "layers.",
-        List.of("embeddings.", "layers.", "final_norm."), List.of("head.", "classifier."))
+        List.of("embeddings.", "layers.", "final_norm."))
         // ModernBertForSequenceClassification's head; ModernBertForTokenClassification's is
         // the same prediction head on every token
         .withHeads(HeadTensors.classifier("head.dense.weight", "head.norm.weight",
-            "classifier.weight", "classifier.bias").withTokenAsClassifier("head.",
-            "classifier.")));
+            "classifier.weight", "classifier.bias").withTokenAsClassifier()));
   }
 
   @Override

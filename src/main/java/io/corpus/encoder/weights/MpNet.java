@@ -26,8 +26,7 @@ final class MpNet extends NamedFamily {
 
   MpNet() {
     super(new Names("mpnet", List.of("mpnet"),
-        "all-mpnet-base-v2, multi-qa-mpnet", "mpnet.", LAYERS, List.of("embeddings.", "encoder."),
-        List.of("classifier."))
+        "all-mpnet-base-v2, multi-qa-mpnet", "mpnet.", LAYERS, List.of("embeddings.", "encoder."))
         .withHeads(HeadTensors.classifier("classifier.dense.weight", "classifier.dense.bias",
             "classifier.out_proj.weight", "classifier.out_proj.bias")));
   }

@@ -37,7 +37,7 @@ final class NomicBert extends NamedFamily {
   NomicBert() {
     super(new Names("nomic_bert", List.of("nomic_bert"),
         "nomic-embed-text-v1, v1.5, v2-moe", "bert.", LAYERS,
-        List.of("embeddings.", "emb_ln.", "encoder."), List.of())
+        List.of("embeddings.", "emb_ln.", "encoder."))
         .withCustomCode("NomicBert"));
   }
 

@@ -35,7 +35,7 @@ final class NvEmbed extends DecoderFamily {
   NvEmbed() {
     super(new Names("nvembed", List.of("nvembed"), "NV-Embed-v2",
         "embedding_model.", "layers.", List.of("embed_tokens.", "layers.", "norm.", LATENT),
-        List.of(), DecoderFamily.HEADS, "NVEmbed"), new DecoderTensors.Parts(false, false));
+        DecoderFamily.HEADS, "NVEmbed"), new DecoderTensors.Parts(false, false));
   }
 
   @Override

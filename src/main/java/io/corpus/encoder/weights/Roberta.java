@@ -15,8 +15,7 @@ final class Roberta extends BertLayers {
   Roberta() {
     super(new Names("xlm-roberta", List.of("xlm-roberta", "roberta", "camembert"),
         "multilingual-e5, paraphrase-multilingual, bge-m3, camembert", "roberta.",
-        TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."),
-        List.of("classifier."))
+        TensorNaming.BERT.layerPrefix(), List.of("embeddings.", "encoder."))
         .withHeads(HeadTensors.classifier("classifier.dense.weight", "classifier.dense.bias",
             "classifier.out_proj.weight", "classifier.out_proj.bias").withMlm(
             // XLMRobertaForMaskedLM's lm_head

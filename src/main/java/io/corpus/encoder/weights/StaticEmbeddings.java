@@ -192,7 +192,7 @@ public record StaticEmbeddings(String name, Path home, String table, StaticReadi
   public Names names() {
     return new Names(name, List.of("model2vec"),
         "model2vec's potion models, sentence-transformers' StaticEmbedding", "", "layers.",
-        List.of(table), List.of());
+        List.of(table));
   }
 
   @Override
