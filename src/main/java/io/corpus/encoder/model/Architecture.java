@@ -19,7 +19,8 @@ import java.util.List;
  * @param normBias whether the norms have a shift
  * @param layers how each layer attends, when layers differ; empty when all are plain
  * @param scoreBias a bias by distance every layer adds to its scores, or NONE
- * @param attention KV heads, head width and score scale, where the family sets them
+ * @param attention the heads' shape: the width split evenly, or KV heads, head width and score
+ *     scale as the family states them
  * @param norm LayerNorm or RMSNorm
  * @param causal a decoder's attention: no query sees a later key
  * @param disentangled DeBERTa's position terms in every score, or NONE
@@ -29,7 +30,7 @@ import java.util.List;
  */
 public record Architecture(Activation activation, double layerNormEps, boolean normFirst,
     boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
-    List<LayerAttention> layers, ScoreBias scoreBias, ModelSettings.AttentionHeads attention,
+    List<LayerAttention> layers, ScoreBias scoreBias, AttentionHeads attention,
     NormKind norm, boolean causal, DisentangledPositions disentangled, boolean positionTable,
     ExpertLayers experts) implements Serializable {
 
@@ -42,7 +43,7 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     if (activation == null || scoreBias == null || attention == null || norm == null
         || disentangled == null || experts == null) {
       throw new IllegalArgumentException("an architecture without a score bias, head shape, "
-          + "norm kind, position terms or experts has ScoreBias.NONE, AttentionHeads.PLAIN, "
+          + "norm kind, position terms or experts has ScoreBias.NONE, AttentionHeads.SPLIT, "
           + "NormKind.LAYER, DisentangledPositions.NONE, ExpertLayers.NONE");
     }
     if (scoreBias.any() && disentangled.any()) {
@@ -54,7 +55,7 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
   /**
    * A bidirectional encoder's, to be told what differs by name: post-norm layers without a
    * final norm, biases on the projections, the feed-forward and the norms, every layer plain,
-   * no score bias, plain heads, LayerNorm.
+   * no score bias, heads splitting the width, LayerNorm.
    */
   public static Builder encoder(Activation activation, double layerNormEps) {
     return new Builder(activation, layerNormEps);
@@ -71,7 +72,7 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     private boolean normBias = true;
     private List<LayerAttention> layers = List.of();
     private ScoreBias scoreBias = ScoreBias.NONE;
-    private ModelSettings.AttentionHeads attention = ModelSettings.AttentionHeads.PLAIN;
+    private AttentionHeads attention = AttentionHeads.SPLIT;
     private NormKind norm = NormKind.LAYER;
     private boolean causal;
     private DisentangledPositions disentangled = DisentangledPositions.NONE;
@@ -129,7 +130,7 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     }
 
     /** KV heads, head width and score scale. */
-    public Builder attention(ModelSettings.AttentionHeads shape) {
+    public Builder attention(AttentionHeads shape) {
       attention = shape;
       return this;
     }

@@ -18,27 +18,6 @@ import java.util.List;
 public record ModelSettings(int heads, Architecture architecture, int window,
     PositionalEncoding positional) implements Serializable {
 
-  /**
-   * The heads' shape beyond H, where a family sets it.
-   *
-   * @param kvHeads Hkv, the key and value heads (grouped-query attention: query head h reads KV
-   *     head h / (H / Hkv)); 0 means H
-   * @param headWidth D; 0 means E / H (then H must divide E)
-   * @param scoreScale what q·k is multiplied by; 0 means 1/√D
-   */
-  public record AttentionHeads(int kvHeads, int headWidth, double scoreScale)
-      implements Serializable {
-    /** H heads of E / H values, KV heads as many, scores scaled by 1/√D: most encoders. */
-    public static final AttentionHeads PLAIN = new AttentionHeads(0, 0, 0);
-
-    public AttentionHeads {
-      if (kvHeads < 0 || headWidth < 0 || !(scoreScale >= 0) || Double.isInfinite(scoreScale)) {
-        throw new IllegalArgumentException("KV heads, head width and score scale are 0 (the "
-            + "default) or positive, got " + kvHeads + ", " + headWidth + ", " + scoreScale);
-      }
-    }
-  }
-
   public ModelSettings {
     if (heads < 1) {
       throw new IllegalArgumentException("heads must be at least 1, got " + heads);
@@ -49,23 +28,23 @@ public record ModelSettings(int heads, Architecture architecture, int window,
     if (architecture == null || positional == null) {
       throw new IllegalArgumentException("a model has an architecture and positions (NONE)");
     }
-    if (architecture.attention().kvHeads() > 0 && heads % architecture.attention().kvHeads() != 0) {
-      throw new IllegalArgumentException("KV heads = " + architecture.attention().kvHeads()
+    if (architecture.attention() instanceof AttentionHeads.Shaped shaped
+        && heads % shaped.kvHeads() != 0) {
+      throw new IllegalArgumentException("KV heads = " + shaped.kvHeads()
           + " does not divide the heads H = " + heads);
     }
   }
 
   /** Hkv. */
   public int kvHeads() {
-    int given = architecture.attention().kvHeads();
-    return given > 0 ? given : heads;
+    return architecture.attention() instanceof AttentionHeads.Shaped shaped
+        ? shaped.kvHeads() : heads;
   }
 
   /** D for a model of width E. */
   public int headWidth(int width) {
-    int given = architecture.attention().headWidth();
-    if (given > 0) {
-      return given;
+    if (architecture.attention() instanceof AttentionHeads.Shaped shaped) {
+      return shaped.headWidth();
     }
     if (width % heads != 0) {
       throw new IllegalArgumentException("heads = " + heads + " does not divide the width E = "
@@ -76,8 +55,8 @@ public record ModelSettings(int heads, Architecture architecture, int window,
 
   /** What q·k is multiplied by, for heads of width D. */
   public double scoreScale(int headWidth) {
-    double given = architecture.attention().scoreScale();
-    return given > 0 ? given : 1.0 / Math.sqrt(headWidth);
+    return architecture.attention() instanceof AttentionHeads.Shaped shaped
+        ? shaped.scoreScale() : 1.0 / Math.sqrt(headWidth);
   }
 
   /** How layer l attends. */

@@ -2,11 +2,11 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DisentangledPositions;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerWeights;
-import io.corpus.encoder.model.ModelSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +58,7 @@ final class DebertaV2 extends NamedFamily {
     Architecture.Builder architecture = Architecture.encoder(
             ModelFamily.activation(config, "hidden_act", file),
             config.path("layer_norm_eps").asDouble(1e-7))
-        .attention(new ModelSettings.AttentionHeads(0, headWidth, scale))
+        .attention(new AttentionHeads.Shaped(heads, headWidth, scale))
         .positionTable(config.path("position_biased_input").asBoolean(true));
     if (config.path("relative_attention").asBoolean(false) && (c2p || p2c)) {
       int maxRelative = config.path("max_relative_positions").asInt(-1);

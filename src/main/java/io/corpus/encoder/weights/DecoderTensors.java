@@ -52,13 +52,23 @@ final class DecoderTensors {
 
   /**
    * D: config.json's {@code head_dim}, else the family's configuration class default
-   * {@code absent} (transformers' Qwen3Config 128, Gemma3TextConfig 256; 0, meaning
-   * hidden_size / num_attention_heads, for Qwen2 and Mistral), as the modelling code reads it. A
-   * {@code head_dim} of null is the same as none.
+   * {@code absent} (transformers' Qwen3Config 128, Gemma3TextConfig 256), or for {@code absent}
+   * 0 (Qwen2, Mistral, Llama) {@code hidden_size / heads}, refused when H does not divide it, as
+   * the modelling code reads it. A {@code head_dim} of null is the same as none.
    */
-  static int headWidth(JsonNode config, int absent, Path file) {
-    return config.hasNonNull("head_dim") ? ModelFamily.positiveInt(config, "head_dim", file)
-        : absent;
+  static int headWidth(JsonNode config, int heads, int absent, Path file) {
+    if (config.hasNonNull("head_dim")) {
+      return ModelFamily.positiveInt(config, "head_dim", file);
+    }
+    if (absent > 0) {
+      return absent;
+    }
+    int width = ModelFamily.positiveInt(config, "hidden_size", file);
+    if (width % heads != 0) {
+      throw new WeightsException(file + ": num_attention_heads = " + heads + " does not divide "
+          + "hidden_size = " + width + " and no head_dim is given");
+    }
+    return width / heads;
   }
 
   /**

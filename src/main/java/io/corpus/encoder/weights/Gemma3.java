@@ -2,10 +2,10 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
-import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
@@ -47,7 +47,7 @@ final class Gemma3 extends NamedFamily {
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 4, file);
-    int headWidth = DecoderTensors.headWidth(config, 256, file);
+    int headWidth = DecoderTensors.headWidth(config, heads, 256, file);
     int scalar = config.has("query_pre_attn_scalar")
         ? ModelFamily.positiveInt(config, "query_pre_attn_scalar", file) : 256;
     boolean bidirectional = config.path("use_bidirectional_attention").asBoolean(false);
@@ -76,7 +76,7 @@ final class Gemma3 extends NamedFamily {
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention)
-        .attention(new ModelSettings.AttentionHeads(kvHeads, headWidth, 1 / Math.sqrt(scalar)))
+        .attention(new AttentionHeads.Shaped(kvHeads, headWidth, 1 / Math.sqrt(scalar)))
         .causal(!bidirectional).build();
   }
 

@@ -3,8 +3,8 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -71,9 +71,9 @@ final class Llama extends DecoderFamily {
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(Collections.nCopies(layers, new LayerAttention(0, rotary)))
-        .attention(new ModelSettings.AttentionHeads(
+        .attention(AttentionHeads.grouped(
             DecoderTensors.kvHeads(config, heads, heads, file),
-            DecoderTensors.headWidth(config, 0, file), 0))
+            DecoderTensors.headWidth(config, heads, 0, file)))
         .causal(!bidirectional).build();
   }
 }

@@ -2,8 +2,8 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -62,8 +62,8 @@ final class Mistral extends DecoderFamily {
             config.path("rms_norm_eps").asDouble(1e-6))
         .preNormWithFinalNorm().rmsNorm().projectionBias(false).feedForwardBias(false)
         .layers(Collections.nCopies(layers, attention))
-        .attention(new ModelSettings.AttentionHeads(kvHeads,
-            DecoderTensors.headWidth(config, 0, file), 0))
+        .attention(AttentionHeads.grouped(kvHeads,
+            DecoderTensors.headWidth(config, heads, 0, file)))
         .causal(causal).build();
   }
 }

@@ -2,8 +2,8 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,7 +70,7 @@ final class Qwen3 extends DecoderFamily {
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
-    int headWidth = DecoderTensors.headWidth(config, 128, file);
+    int headWidth = DecoderTensors.headWidth(config, heads, 128, file);
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
       attention.add(new LayerAttention(0, RotaryPositions.halves(theta)));
@@ -79,7 +79,7 @@ final class Qwen3 extends DecoderFamily {
             config.path("rms_norm_eps").asDouble(1e-6))
         .preNormWithFinalNorm().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
-        .layers(attention).attention(new ModelSettings.AttentionHeads(kvHeads, headWidth, 0))
+        .layers(attention).attention(AttentionHeads.grouped(kvHeads, headWidth))
         .causal(!pplx(config) && !config.path("use_bidirectional_attention").asBoolean(false))
         .build();
   }

@@ -3,6 +3,7 @@ package io.corpus.encoder.bench;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.FeedForward;
@@ -136,7 +137,7 @@ public final class ShapeFigures {
         new LayerAttention(0, RotaryPositions.halves(1_000_000)));
     return new ModelSettings(16, Architecture.encoder(Activation.SILU, 1e-6).preNormWithFinalNorm()
         .rmsNorm().causal(true).layers(layers)
-        .attention(new ModelSettings.AttentionHeads(8, 128, 0)).build(), 0,
+        .attention(AttentionHeads.grouped(8, 128)).build(), 0,
         PositionalEncoding.NONE);
   }
 

@@ -55,7 +55,7 @@ class DisentangledAttentionTest {
     DisentangledPositions form = new DisentangledPositions(span, buckets, 20, c2p, p2c, true,
         false);
     ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.GELU, 1e-7)
-        .disentangled(form).attention(new ModelSettings.AttentionHeads(0, 0,
+        .disentangled(form).attention(new AttentionHeads.Shaped(heads, width / heads,
             1 / Math.sqrt(4.0 * 3))).build(), 0, PositionalEncoding.NONE);
     EncoderWeights plain = RandomModels.weights(random, 2, width, 32, false, 0);
     List<LayerWeights> layers = new ArrayList<>();

@@ -132,7 +132,7 @@ class LayerVariantsTest {
         new LayerAttention(3, 10000), new LayerAttention(0, 1000000));
     ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.SILU, 1e-6)
         .preNormWithFinalNorm().rmsNorm().causal(true).layers(attention)
-        .attention(new ModelSettings.AttentionHeads(kvHeads, d, 0.2)).build(), 0,
+        .attention(new AttentionHeads.Shaped(kvHeads, d, 0.2)).build(), 0,
         PositionalEncoding.NONE);
     List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 23, 4, 17, 30});
     ReferenceEncoder reference = new ReferenceEncoder(settings, weights);

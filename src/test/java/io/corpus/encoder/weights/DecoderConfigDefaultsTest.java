@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.AttentionHeads;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -26,13 +26,14 @@ class DecoderConfigDefaultsTest {
     return c;
   }
 
-  private static ModelSettings.AttentionHeads heads(ObjectNode config) {
-    return ModelFamily.of(config, FILE).architecture(config, FILE).attention();
+  private static AttentionHeads.Shaped heads(ObjectNode config) {
+    return (AttentionHeads.Shaped) ModelFamily.of(config, FILE).architecture(config, FILE)
+        .attention();
   }
 
   @Test
   void qwen3HeadsAre128WideAndKvHeadsDefaultTo32WhenTheKeysAreAbsent() {
-    ModelSettings.AttentionHeads h = heads(config("qwen3", 32));
+    AttentionHeads.Shaped h = heads(config("qwen3", 32));
     assertEquals(128, h.headWidth());
     assertEquals(32, h.kvHeads());
     ObjectNode nullKv = config("qwen3", 8);
@@ -45,7 +46,7 @@ class DecoderConfigDefaultsTest {
 
   @Test
   void gemma3HeadsAre256WideWithFourKvHeadsWhenTheKeysAreAbsent() {
-    ModelSettings.AttentionHeads h = heads(config("gemma3_text", 8));
+    AttentionHeads.Shaped h = heads(config("gemma3_text", 8));
     assertEquals(256, h.headWidth());
     assertEquals(4, h.kvHeads());
     ObjectNode given = config("gemma3_text", 8);
@@ -59,23 +60,30 @@ class DecoderConfigDefaultsTest {
     ObjectNode absent = config("mistral", 16);
     absent.remove("sliding_window");
     Architecture a = ModelFamily.of(absent, FILE).architecture(absent, FILE);
-    assertEquals(8, a.attention().kvHeads());
-    assertEquals(0, a.attention().headWidth(), "0: hidden_size / num_attention_heads");
+    assertEquals(8, heads(absent).kvHeads());
+    assertEquals(4, heads(absent).headWidth(), "hidden_size / num_attention_heads");
+    assertEquals(0.5, heads(absent).scoreScale(), "1/√D");
     assertEquals(4095, a.layers().get(0).window(), "4,096 keys: the query and 4,095 before it");
     assertTrue(a.causal());
     ObjectNode none = config("mistral", 16);
     none.putNull("sliding_window").putNull("head_dim");
     a = ModelFamily.of(none, FILE).architecture(none, FILE);
     assertEquals(0, a.layers().get(1).window(), "null: every earlier key");
-    assertEquals(0, a.attention().headWidth());
+    assertEquals(4, heads(none).headWidth());
+    ObjectNode uneven = config("mistral", 24);
+    WeightsException e = assertThrows(WeightsException.class, () -> heads(uneven));
+    assertTrue(e.getMessage().contains("num_attention_heads = 24 does not divide hidden_size = "
+        + "64 and no head_dim is given"), e.getMessage());
+    uneven.put("head_dim", 8);
+    assertEquals(8, heads(uneven).headWidth(), "head_dim, when given, need not be E / H");
   }
 
   @Test
   void qwen2HasThirtyTwoKvHeadsWhenAbsentAndIsCausalUnlessConfigSaysOtherwise() {
     Architecture a = ModelFamily.of(config("qwen2", 32), FILE)
         .architecture(config("qwen2", 32), FILE);
-    assertEquals(32, a.attention().kvHeads());
-    assertEquals(0, a.attention().headWidth());
+    assertEquals(32, heads(config("qwen2", 32)).kvHeads());
+    assertEquals(2, heads(config("qwen2", 32)).headWidth());
     assertTrue(a.causal());
     assertTrue(a.projectionBias());
     ObjectNode bidirectional = config("qwen2", 32);
