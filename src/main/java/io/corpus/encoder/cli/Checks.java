@@ -50,9 +50,9 @@ final class Checks {
     Architecture a = m.architecture();
     int headWidth = m.headWidth(w.width());
     if (m.kvHeads() != m.heads() || m.heads() * headWidth != w.width() || a.causal()
-        || a.norm() != NormKind.LAYER) {
+        || a.norms().kind() != NormKind.LAYER) {
       s.append(String.format("attention: %d heads of %d values on %d KV heads; %s norms%s%n",
-          m.heads(), headWidth, m.kvHeads(), a.norm() == NormKind.RMS ? "RMS" : "layer",
+          m.heads(), headWidth, m.kvHeads(), a.norms().kind() == NormKind.RMS ? "RMS" : "layer",
           a.causal() ? "; causal" : ""));
     }
     if (model.isFolder() && !a.layers().isEmpty()) {

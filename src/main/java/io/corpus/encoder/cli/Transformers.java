@@ -97,9 +97,9 @@ final class Transformers {
     d.put("parameters", model.weights().parameterCount());
     Architecture a = m.architecture();
     d.put("activation", a.activation().configName());
-    d.put("norm_first", a.normFirst());
-    d.put("final_norm", a.finalNorm());
-    d.put("layer_norm_eps", a.layerNormEps());
+    d.put("norm_first", a.norms().placement().first());
+    d.put("final_norm", a.norms().finalNorm());
+    d.put("layer_norm_eps", a.norms().eps());
     d.put("causal", a.causal());
     d.put("window", m.window());
     d.put("positional", m.positional().configName());

@@ -287,9 +287,9 @@ public final class Settings {
     Map<String, Object> values = new LinkedHashMap<>();
     values.put(HEADS.key(), model.heads());
     values.put(ACTIVATION.key(), a.activation().configName());
-    values.put(NORM_FIRST.key(), a.normFirst());
-    values.put(FINAL_NORM.key(), a.finalNorm());
-    values.put(LAYER_NORM_EPS.key(), a.layerNormEps());
+    values.put(NORM_FIRST.key(), a.norms().placement().first());
+    values.put(FINAL_NORM.key(), a.norms().finalNorm());
+    values.put(LAYER_NORM_EPS.key(), a.norms().eps());
     values.put(CAUSAL.key(), a.causal());
     values.put(WINDOW.key(), model.window());
     values.put(POSITIONAL.key(), model.positional().configName());

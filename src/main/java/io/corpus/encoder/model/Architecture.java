@@ -11,40 +11,31 @@ import java.util.List;
  * what only a weights file can ask for.
  *
  * @param activation the feed-forward's activation
- * @param layerNormEps eps of every norm
- * @param normFirst pre-norm layers (x + f(norm(x))) rather than post-norm (norm(x + f(x)))
- * @param finalNorm a norm after the last layer
+ * @param norms the norms' kind, eps and placement, and whether a final norm follows
  * @param projectionBias whether the attention's projections have biases
  * @param feedForwardBias whether the feed-forward's have
- * @param normBias whether the norms have a shift
  * @param layers how each layer attends, when layers differ; empty when all are plain
  * @param scoreBias a bias by distance every layer adds to its scores, or NONE
  * @param attention the heads' shape: the width split evenly, or KV heads, head width and score
  *     scale as the family states them
- * @param norm LayerNorm or RMSNorm
  * @param causal a decoder's attention: no query sees a later key
  * @param disentangled DeBERTa's position terms in every score, or NONE
  * @param positionTable the embedding layer adds the checkpoint's learned position table, when it
  *     has one (DeBERTa-v3's checkpoints keep a table its embeddings do not add)
  * @param experts which layers' feed-forwards are mixtures of experts, or NONE
  */
-public record Architecture(Activation activation, double layerNormEps, boolean normFirst,
-    boolean finalNorm, boolean projectionBias, boolean feedForwardBias, boolean normBias,
-    List<LayerAttention> layers, ScoreBias scoreBias, AttentionHeads attention,
-    NormKind norm, boolean causal, DisentangledPositions disentangled, boolean positionTable,
-    ExpertLayers experts) implements Serializable {
+public record Architecture(Activation activation, Norms norms, boolean projectionBias,
+    boolean feedForwardBias, List<LayerAttention> layers, ScoreBias scoreBias,
+    AttentionHeads attention, boolean causal, DisentangledPositions disentangled,
+    boolean positionTable, ExpertLayers experts) implements Serializable {
 
   public Architecture {
-    if (!(layerNormEps > 0) || Double.isInfinite(layerNormEps)) {
-      throw new IllegalArgumentException("layer-norm-eps must be a positive number, got "
-          + layerNormEps);
-    }
     layers = List.copyOf(layers);
-    if (activation == null || scoreBias == null || attention == null || norm == null
+    if (activation == null || norms == null || scoreBias == null || attention == null
         || disentangled == null || experts == null) {
       throw new IllegalArgumentException("an architecture without a score bias, head shape, "
-          + "norm kind, position terms or experts has ScoreBias.NONE, AttentionHeads.SPLIT, "
-          + "NormKind.LAYER, DisentangledPositions.NONE, ExpertLayers.NONE");
+          + "position terms or experts has ScoreBias.NONE, AttentionHeads.SPLIT, "
+          + "DisentangledPositions.NONE, ExpertLayers.NONE");
     }
     if (scoreBias.any() && disentangled.any()) {
       throw new IllegalArgumentException("a score bias by distance and disentangled position "
@@ -65,15 +56,15 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
   public static final class Builder {
     private final Activation activation;
     private final double layerNormEps;
-    private boolean normFirst;
+    private Norms.Placement placement = Norms.Placement.POST;
     private boolean finalNorm;
     private boolean projectionBias = true;
     private boolean feedForwardBias = true;
-    private boolean normBias = true;
+    private boolean normShift = true;
     private List<LayerAttention> layers = List.of();
     private ScoreBias scoreBias = ScoreBias.NONE;
     private AttentionHeads attention = AttentionHeads.SPLIT;
-    private NormKind norm = NormKind.LAYER;
+    private NormKind normKind = NormKind.LAYER;
     private boolean causal;
     private DisentangledPositions disentangled = DisentangledPositions.NONE;
     private boolean positionTable = true;
@@ -86,14 +77,20 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
 
     /** Pre-norm layers, x + f(norm(x)), and a final norm after the last. */
     public Builder preNormWithFinalNorm() {
-      normFirst = true;
+      placement = Norms.Placement.PRE;
       finalNorm = true;
       return this;
     }
 
     /** Pre-norm layers (when {@code first}), as a weights file's settings say. */
     public Builder normFirst(boolean first) {
-      normFirst = first;
+      placement = first ? Norms.Placement.PRE : Norms.Placement.POST;
+      return this;
+    }
+
+    /** Pre-norm layers that norm each sublayer's output again before adding it (Gemma3). */
+    public Builder sandwichNorms() {
+      placement = Norms.Placement.SANDWICH;
       return this;
     }
 
@@ -113,8 +110,8 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
       return this;
     }
 
-    public Builder normBias(boolean present) {
-      normBias = present;
+    public Builder normShift(boolean present) {
+      normShift = present;
       return this;
     }
 
@@ -137,8 +134,8 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
 
     /** RMSNorm in place of LayerNorm (and no norm shifts). */
     public Builder rmsNorm() {
-      norm = NormKind.RMS;
-      normBias = false;
+      normKind = NormKind.RMS;
+      normShift = false;
       return this;
     }
 
@@ -167,9 +164,10 @@ public record Architecture(Activation activation, double layerNormEps, boolean n
     }
 
     public Architecture build() {
-      return new Architecture(activation, layerNormEps, normFirst, finalNorm, projectionBias,
-          feedForwardBias, normBias, layers, scoreBias, attention, norm, causal, disentangled,
-          positionTable, experts);
+      return new Architecture(activation,
+          new Norms(normKind, layerNormEps, placement, finalNorm, normShift), projectionBias,
+          feedForwardBias, layers, scoreBias, attention, causal, disentangled, positionTable,
+          experts);
     }
   }
 }

@@ -128,6 +128,13 @@ public final class Encoder {
             + " heads and " + kvHeads + " KV heads of " + headWidth + " values in a width of "
             + width);
       }
+      boolean sandwich = architecture.norms().placement() == Norms.Placement.SANDWICH;
+      if (w.normsOutputs() != sandwich
+          || w.feedForwardOutputNorm().present() != w.normsOutputs()) {
+        throw new IllegalArgumentException("layer " + l + (sandwich ? " lacks the norms"
+            : " has norms") + " of its attention's and feed-forward's outputs, which "
+            + architecture.norms().placement() + " norms " + (sandwich ? "need" : "do not have"));
+      }
       DisentangledPositions form = architecture.disentangled();
       LayerWeights.RelativePositions relative = w.relative();
       if (form.any() && (!table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
@@ -179,7 +186,7 @@ public final class Encoder {
     for (int l = from; l < to; l++) {
       LayerWeights w = weights.layers().get(l);
       AttentionSink layerSink = sink.wantsLayer(l) ? sink : AttentionSink.NONE;
-      if (architecture.normFirst()) {
+      if (architecture.norms().placement().first()) {
         // x = x + MHA(LN1(x)); x = x + FFN(LN2(x)); a layer without LN1 attends to x itself
         float[] attended = x;
         if (w.attentionNorm().present()) {
@@ -187,7 +194,7 @@ public final class Encoder {
           attended = scratch;
         }
         attention(batch, attended, w, l, layerSink, ablation);
-        if (!w.normsOutputs()) {
+        if (architecture.norms().placement() == Norms.Placement.PRE) {
           residualLinear(context, w.outProjWeight(), w.outProjBias(), x, x, n);
           norm(x, scratch, n, w.feedForwardNorm());
           feedForward(scratch, w, x, x, n);
@@ -209,7 +216,7 @@ public final class Encoder {
         norm(x, x, n, w.feedForwardNorm());
       }
     }
-    if (architecture.finalNorm() && to == weights.layerCount()) {
+    if (architecture.norms().finalNorm() && to == weights.layerCount()) {
       norm(x, x, n, weights.finalNorm());
     }
   }
@@ -236,11 +243,11 @@ public final class Encoder {
 
   /** N rows of width E normalized from in to out, as the model's norm kind says. */
   private void norm(float[] in, float[] out, int n, float[] gamma, float[] beta) {
-    architecture.norm().apply(in, 0, out, 0, n, gamma, beta, eps());
+    architecture.norms().kind().apply(in, 0, out, 0, n, gamma, beta, eps());
   }
 
   private float eps() {
-    return (float) architecture.layerNormEps();
+    return (float) architecture.norms().eps();
   }
 
   private void addPositions(TokenBatch batch, float[] x) {

@@ -15,7 +15,8 @@ import io.corpus.encoder.kernel.Matrix;
  * @param headWidth D
  * @param ffnWidth F
  * @param gated whether a layer's feed-forward is gated (a second (F, E) product, a gate buffer)
- * @param postNorms whether a layer norms its sublayers' outputs before adding them (a buffer)
+ * @param postNorms whether a layer norms its sublayers' outputs before adding them (sandwich
+ *     norms: a buffer)
  * @param ffnBlock rows of the feed-forward done at a time ({@link Matrix#blockRows})
  */
 public record Shapes(int layers, int width, int heads, int kvHeads, int headWidth, int ffnWidth,
@@ -26,7 +27,7 @@ public record Shapes(int layers, int width, int heads, int kvHeads, int headWidt
     return new Shapes(weights.layerCount(), width, settings.heads(), settings.kvHeads(),
         settings.headWidth(width), weights.ffnWidth(),
         weights.layers().stream().anyMatch(l -> l.feedForward() instanceof FeedForward.Gated),
-        weights.layers().stream().anyMatch(LayerWeights::normsOutputs),
+        settings.architecture().norms().placement() == Norms.Placement.SANDWICH,
         weights.layers().stream().mapToInt(l -> l.feedForward().blockRows()).min()
             .orElse(Matrix.BLOCK_ROWS));
   }

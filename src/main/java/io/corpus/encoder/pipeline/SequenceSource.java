@@ -45,7 +45,7 @@ abstract class SequenceSource implements Serializable {
   static SequenceSource of(InputColumns columns, LoadedModel m, int maxLength, int maxTokens,
       boolean rejectTooLong, int chunkOverlap, LateChunking.Asked lateChunking, String prompt,
       boolean spans, String instruction, boolean query, HeldPrompts held) {
-    double eps = m.settings().architecture().layerNormEps();
+    double eps = m.settings().architecture().norms().eps();
     return switch (columns.kind()) {
       case EMBEDDINGS -> {
         int limit = maxLength;

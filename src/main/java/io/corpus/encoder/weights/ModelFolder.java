@@ -132,7 +132,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** Eps of every norm. */
   public double layerNormEps() {
-    return architecture.layerNormEps();
+    return architecture.norms().eps();
   }
 
   /**
@@ -158,11 +158,13 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         case "activation" -> agree(g, activation().configName(),
             "its hidden_act is activation " + activation().configName());
         case "layer-norm-eps" -> agree(g, layerNormEps(), "layer_norm_eps = " + layerNormEps());
-        case "norm-first" -> agree(g, architecture.normFirst(), "model_type = "
-            + family.name() + ", whose layers are " + (architecture.normFirst() ? "pre" : "post")
+        case "norm-first" -> agree(g, architecture.norms().placement().first(), "model_type = "
+            + family.name() + ", whose layers are "
+            + (architecture.norms().placement().first() ? "pre" : "post")
             + "-LN");
-        case "final-norm" -> agree(g, architecture.finalNorm(), "model_type = " + family.name()
-            + (architecture.finalNorm() ? ", which has" : ", which has no") + " final LayerNorm");
+        case "final-norm" -> agree(g, architecture.norms().finalNorm(), "model_type = "
+            + family.name() + (architecture.norms().finalNorm() ? ", which has" : ", which has no")
+            + " final LayerNorm");
         case "positional" -> agree(g, PositionalEncoding.NONE.configName(),
             "model_type = " + family.name() + ", whose positions are "
             + (architecture.layers().isEmpty() ? "in its embedding layer" : "rotary"));

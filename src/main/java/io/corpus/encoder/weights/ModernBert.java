@@ -89,7 +89,7 @@ final class ModernBert extends NamedFamily {
         .preNormWithFinalNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false))
         .feedForwardBias(config.path("mlp_bias").asBoolean(false))
-        .normBias(config.path("norm_bias").asBoolean(false)).layers(attention).build();
+        .normShift(config.path("norm_bias").asBoolean(false)).layers(attention).build();
   }
 
   /**
@@ -161,7 +161,7 @@ final class ModernBert extends NamedFamily {
   /** A norm's scale and shift; zeros for the shift when {@code norm_bias} is false. */
   private static float[][] norm(TensorNaming.TensorSource read, String prefix, ModelFolder model) {
     int e = model.width();
-    boolean bias = model.architecture().normBias();
+    boolean bias = model.architecture().norms().shift();
     return new float[][] {read.take(prefix + "weight", e),
         bias ? read.take(prefix + "bias", e) : new float[e]};
   }

@@ -513,7 +513,7 @@ public final class WeightsLoader {
     for (int i = 0; i < layers; i++) {
       layerWeights.add(naming.readLayer(source, i, width, ffnWidth));
     }
-    Norm finalNorm = !settings.architecture().finalNorm() ? Norm.none()
+    Norm finalNorm = !settings.architecture().norms().finalNorm() ? Norm.none()
         : new Norm.Affine(source.take("norm.weight", width), source.take("norm.bias", width));
     float[] positions = new float[0];
     if (settings.positional() == PositionalEncoding.LEARNED) {
@@ -678,7 +678,7 @@ public final class WeightsLoader {
       }
       if (!unexpected.isEmpty()) {
         String hint = "";
-        if (unexpected.contains("norm.weight") && !settings.architecture().finalNorm()) {
+        if (unexpected.contains("norm.weight") && !settings.architecture().norms().finalNorm()) {
           hint = " (set model.final-norm = true to use norm.*)";
         } else if (unexpected.contains("positional.weight")) {
           hint = " (set model.positional = learned to use positional.weight)";

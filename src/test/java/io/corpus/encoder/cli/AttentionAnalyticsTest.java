@@ -134,7 +134,7 @@ class AttentionAnalyticsTest {
     int width = model.weights().encoder().width();
     TokenBatch batch = new TokenBatch(width, ids.length);
     new TokenEmbeddings(model.weights().embeddings(),
-        model.settings().architecture().layerNormEps())
+        model.settings().architecture().norms().eps())
         .append(ids, batch);
     batch.endSequence();
     float[][] rows = new float[ids.length][];

@@ -43,7 +43,7 @@ class SettingsParserTest {
     assertEquals(TensorNaming.PYTORCH, s.weights().naming());
     assertEquals(4, s.model().heads());
     assertEquals(Activation.RELU, s.model().architecture().activation());
-    assertEquals(1e-5, s.model().architecture().layerNormEps());
+    assertEquals(1e-5, s.model().architecture().norms().eps());
     assertEquals(PositionalEncoding.NONE, s.model().positional());
     assertEquals(JobSettings.OutputMode.ERROR_IF_EXISTS, s.output().mode());
     assertEquals(Pooling.MEAN, s.output().pooling());
@@ -97,7 +97,7 @@ class SettingsParserTest {
     assertEquals(TensorNaming.BERT, s.weights().naming());
     assertEquals(Activation.GELU_TANH, s.model().architecture().activation());
     Architecture a = s.model().architecture();
-    assertTrue(a.normFirst() && a.finalNorm() && a.causal());
+    assertTrue(a.norms().placement().first() && a.norms().finalNorm() && a.causal());
     assertEquals(16, s.model().window());
     assertEquals(PositionalEncoding.LEARNED, s.model().positional());
     assertEquals(Pooling.MAX, s.output().pooling());

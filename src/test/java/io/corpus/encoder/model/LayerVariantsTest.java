@@ -3,6 +3,7 @@ package io.corpus.encoder.model;
 import static io.corpus.encoder.testing.Tolerances.assertMapClose;
 import static io.corpus.encoder.testing.Tolerances.assertVectorsClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.kernel.Activation;
@@ -130,10 +131,19 @@ class LayerVariantsTest {
         new Norm.Affine(near1(random, WIDTH), new float[WIDTH]));
     List<LayerAttention> attention = List.of(new LayerAttention(0, 10000),
         new LayerAttention(3, 10000), new LayerAttention(0, 1000000));
-    ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.SILU, 1e-6)
+    Architecture.Builder spec = Architecture.encoder(Activation.SILU, 1e-6)
         .preNormWithFinalNorm().rmsNorm().causal(true).layers(attention)
-        .attention(new AttentionHeads.Shaped(kvHeads, d, 0.2)).build(), 0,
+        .attention(new AttentionHeads.Shaped(kvHeads, d, 0.2));
+    ModelSettings settings = new ModelSettings(heads,
+        (postNorms ? spec.sandwichNorms() : spec).build(), 0, PositionalEncoding.NONE);
+    ModelSettings otherNorms = new ModelSettings(heads,
+        (postNorms ? spec.normFirst(true) : spec.sandwichNorms()).build(), 0,
         PositionalEncoding.NONE);
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> new Encoder(otherNorms, weights));
+    assertEquals("layer 0 " + (postNorms ? "has norms" : "lacks the norms") + " of its "
+        + "attention's and feed-forward's outputs, which " + (postNorms ? "PRE" : "SANDWICH")
+        + " norms " + (postNorms ? "do not have" : "need"), refused.getMessage());
     List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 23, 4, 17, 30});
     ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
     PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);

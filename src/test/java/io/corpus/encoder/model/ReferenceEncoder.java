@@ -88,7 +88,7 @@ public final class ReferenceEncoder {
       double[][][] norms) {
     for (int l = from; l < to; l++) {
       LayerWeights w = weights.layers().get(l);
-      if (architecture.normFirst()) {
+      if (architecture.norms().placement().first()) {
         double[][] attended = norm(x, w.attentionNorm());
         double[][] a = attention(attended, w, real, maps, norms, l);
         x = add(x, norm(a, w.attentionOutputNorm()));
@@ -99,7 +99,7 @@ public final class ReferenceEncoder {
         x = norm(add(x, feedForward(x, w)), w.feedForwardNorm());
       }
     }
-    if (architecture.finalNorm() && to == weights.layerCount()) {
+    if (architecture.norms().finalNorm() && to == weights.layerCount()) {
       x = norm(x, weights.finalNorm());
     }
     return x;
@@ -126,7 +126,7 @@ public final class ReferenceEncoder {
         for (int h = 0; h < heads + kvHeads; h++) {                  // q heads, then k heads
           double[] head = java.util.Arrays.copyOfRange(qkv[i], h * d, (h + 1) * d);
           double[] normed = RmsNorm.exact(head, h < heads ? q.scale() : k.scale(),
-              architecture.layerNormEps());
+              architecture.norms().eps());
           System.arraycopy(normed, 0, qkv[i], h * d, d);
         }
       }
@@ -266,7 +266,7 @@ public final class ReferenceEncoder {
   private double[][] norm(double[][] x, float[] gamma, float[] beta) {
     double[][] y = new double[x.length][];
     for (int r = 0; r < x.length; r++) {
-      y[r] = architecture.norm().exact(x[r], gamma, beta, architecture.layerNormEps());
+      y[r] = architecture.norms().kind().exact(x[r], gamma, beta, architecture.norms().eps());
     }
     return y;
   }
