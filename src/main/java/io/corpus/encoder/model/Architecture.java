@@ -15,31 +15,26 @@ import java.util.List;
  * @param projectionBias whether the attention's projections have biases
  * @param feedForwardBias whether the feed-forward's have
  * @param layers how each layer attends, when layers differ; empty when all are plain
- * @param scoreBias a bias by distance every layer adds to its scores, or NONE
+ * @param positionTerms what every score adds by where its key stands from its query: a bias by
+ *     distance, DeBERTa's disentangled terms, or NONE
  * @param attention the heads' shape: the width split evenly, or KV heads, head width and score
  *     scale as the family states them
  * @param causal a decoder's attention: no query sees a later key
- * @param disentangled DeBERTa's position terms in every score, or NONE
  * @param positionTable the embedding layer adds the checkpoint's learned position table, when it
  *     has one (DeBERTa-v3's checkpoints keep a table its embeddings do not add)
  * @param experts which layers' feed-forwards are mixtures of experts, or NONE
  */
 public record Architecture(Activation activation, Norms norms, boolean projectionBias,
-    boolean feedForwardBias, List<LayerAttention> layers, ScoreBias scoreBias,
-    AttentionHeads attention, boolean causal, DisentangledPositions disentangled,
-    boolean positionTable, ExpertLayers experts) implements Serializable {
+    boolean feedForwardBias, List<LayerAttention> layers, PositionTerms positionTerms,
+    AttentionHeads attention, boolean causal, boolean positionTable, ExpertLayers experts)
+    implements Serializable {
 
   public Architecture {
     layers = List.copyOf(layers);
-    if (activation == null || norms == null || scoreBias == null || attention == null
-        || disentangled == null || experts == null) {
-      throw new IllegalArgumentException("an architecture without a score bias, head shape, "
-          + "position terms or experts has ScoreBias.NONE, AttentionHeads.SPLIT, "
-          + "DisentangledPositions.NONE, ExpertLayers.NONE");
-    }
-    if (scoreBias.any() && disentangled.any()) {
-      throw new IllegalArgumentException("a score bias by distance and disentangled position "
-          + "terms do not go together");
+    if (activation == null || norms == null || positionTerms == null || attention == null
+        || experts == null) {
+      throw new IllegalArgumentException("an architecture without position terms, head shape "
+          + "or experts has PositionTerms.NONE, AttentionHeads.SPLIT, ExpertLayers.NONE");
     }
   }
 
@@ -62,11 +57,10 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
     private boolean feedForwardBias = true;
     private boolean normShift = true;
     private List<LayerAttention> layers = List.of();
-    private ScoreBias scoreBias = ScoreBias.NONE;
+    private PositionTerms positionTerms = PositionTerms.NONE;
     private AttentionHeads attention = AttentionHeads.SPLIT;
     private NormKind normKind = NormKind.LAYER;
     private boolean causal;
-    private DisentangledPositions disentangled = DisentangledPositions.NONE;
     private boolean positionTable = true;
     private ExpertLayers experts = ExpertLayers.NONE;
 
@@ -121,8 +115,9 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
       return this;
     }
 
+    /** A bias by distance every layer adds to its scores. */
     public Builder scoreBias(ScoreBias bias) {
-      scoreBias = bias;
+      positionTerms = bias;
       return this;
     }
 
@@ -147,7 +142,7 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
 
     /** DeBERTa's content-to-position and position-to-content terms. */
     public Builder disentangled(DisentangledPositions terms) {
-      disentangled = terms;
+      positionTerms = terms;
       return this;
     }
 
@@ -166,8 +161,7 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
     public Architecture build() {
       return new Architecture(activation,
           new Norms(normKind, layerNormEps, placement, finalNorm, normShift), projectionBias,
-          feedForwardBias, layers, scoreBias, attention, causal, disentangled, positionTable,
-          experts);
+          feedForwardBias, layers, positionTerms, attention, causal, positionTable, experts);
     }
   }
 }

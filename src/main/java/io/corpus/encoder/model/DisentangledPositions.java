@@ -3,7 +3,6 @@ package io.corpus.encoder.model;
 import io.corpus.encoder.kernel.LayerNorm;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.kernel.Vectors;
-import java.io.Serializable;
 
 /**
  * DeBERTa's disentangled attention: besides q_i·k_j, each score gets a content-to-position term
@@ -26,23 +25,17 @@ import java.io.Serializable;
  */
 public record DisentangledPositions(int span, int buckets, int maxRelative,
     boolean contentToPosition, boolean positionToContent, boolean sharedProjections,
-    boolean normalized) implements Serializable {
-
-  /** Attention without position terms. */
-  public static final DisentangledPositions NONE =
-      new DisentangledPositions(0, 0, 0, false, false, false, false);
+    boolean normalized) implements PositionTerms {
 
   public DisentangledPositions {
-    if (any() && (span < 1 || buckets < 0 || buckets == 1 || maxRelative < 1)) {
+    if (!contentToPosition && !positionToContent) {
+      throw new IllegalArgumentException("disentangled attention has a c2p or a p2c term");
+    }
+    if (span < 1 || buckets < 0 || buckets == 1 || maxRelative < 1) {
       throw new IllegalArgumentException("disentangled attention needs a positive span, no "
           + "buckets or at least 2 and a positive maximum distance, got " + span + ", "
           + buckets + ", " + maxRelative);
     }
-  }
-
-  /** Whether scores get position terms at all. */
-  public boolean any() {
-    return contentToPosition || positionToContent;
   }
 
   /**

@@ -83,11 +83,11 @@ public final class Encoder {
     this.inner = heads * headWidth;
     this.ffnWidth = weights.ffnWidth();
     this.shapes = Shapes.of(settings, weights);
-    this.terms = architecture.scoreBias().any()
-        ? new RelativeBias(architecture.scoreBias(), weights.scoreBiasTable(), heads)
-        : architecture.disentangled().any()
-        ? new DisentangledBias(architecture.disentangled(), heads,
-            kvHeads, headWidth, settings.scoreScale(headWidth)) : ScoreTerms.NONE;
+    this.terms = architecture.positionTerms() instanceof ScoreBias bias
+        ? new RelativeBias(bias, weights.scoreBiasTable(), heads)
+        : architecture.positionTerms() instanceof DisentangledPositions form
+        ? new DisentangledBias(form, heads, kvHeads, headWidth, settings.scoreScale(headWidth))
+        : ScoreTerms.NONE;
     this.laneHidden = new float[threads.lanes()][];
     this.laneGate = new float[threads.lanes()][];
     this.laneExperts = new Experts.Scratch[threads.lanes()];
@@ -135,9 +135,8 @@ public final class Encoder {
             : " has norms") + " of its attention's and feed-forward's outputs, which "
             + architecture.norms().placement() + " norms " + (sandwich ? "need" : "do not have"));
       }
-      DisentangledPositions form = architecture.disentangled();
       LayerWeights.RelativePositions relative = w.relative();
-      if (form.any() && (!table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
+      if (architecture.positionTerms() instanceof DisentangledPositions form && (!table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
           || !table(relative.queries(), form.positionToContent(), 2 * form.span() * inner))) {
         throw new IllegalArgumentException("layer " + l + " lacks the (" + 2 * form.span()
             + ", " + inner + ") relative key and query tables its position terms read");

@@ -1,7 +1,5 @@
 package io.corpus.encoder.model;
 
-import java.io.Serializable;
-
 /**
  * A bias added to every attention score by how far the key stands from the query, the same for
  * every layer: MPNet's learned relative buckets, JinaBERT's ALiBi. It is added after the 1/√D
@@ -12,11 +10,10 @@ import java.io.Serializable;
  *     {@code relative_attention_num_buckets}); 0 otherwise
  * @param maxDistance of relative buckets: the distance at which the log-spaced buckets end
  */
-public record ScoreBias(Kind kind, int buckets, int maxDistance) implements Serializable {
+public record ScoreBias(Kind kind, int buckets, int maxDistance) implements PositionTerms {
 
   /** The biases this job computes. */
   public enum Kind {
-    NONE,
     /**
      * T5's bidirectional buckets as MPNet computes them: a learned (buckets, H) table
      * ({@code relative_attention_bias}) read at the bucket of key − query.
@@ -26,9 +23,10 @@ public record ScoreBias(Kind kind, int buckets, int maxDistance) implements Seri
     ALIBI
   }
 
-  public static final ScoreBias NONE = new ScoreBias(Kind.NONE, 0, 0);
-
   public ScoreBias {
+    if (kind == null) {
+      throw new IllegalArgumentException("a score bias has a kind");
+    }
     if (kind == Kind.RELATIVE_BUCKETS && (buckets < 4 || buckets % 2 != 0 || maxDistance < 1)) {
       throw new IllegalArgumentException("relative buckets need an even count of at least 4 "
           + "and a positive maximum distance, got " + buckets + " and " + maxDistance);
@@ -43,11 +41,6 @@ public record ScoreBias(Kind kind, int buckets, int maxDistance) implements Seri
   /** ALiBi's linear penalty by distance. */
   public static ScoreBias alibi() {
     return new ScoreBias(Kind.ALIBI, 0, 0);
-  }
-
-  /** Whether scores get a bias at all. */
-  public boolean any() {
-    return kind != Kind.NONE;
   }
 
   /**
@@ -92,7 +85,6 @@ public record ScoreBias(Kind kind, int buckets, int maxDistance) implements Seri
    */
   public double value(int h, int heads, int relative, float[] table) {
     return switch (kind) {
-      case NONE -> 0;
       case RELATIVE_BUCKETS -> table[bucket(relative) * heads + h];
       case ALIBI -> -alibiSlope(h, heads) * Math.abs(relative);
     };

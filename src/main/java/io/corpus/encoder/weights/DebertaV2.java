@@ -143,8 +143,7 @@ final class DebertaV2 extends NamedFamily {
         .norms(read.take(p + "attention.output.LayerNorm.weight", e),
             read.take(p + "attention.output.LayerNorm.bias", e),
             read.take(p + "output.LayerNorm.weight", e), read.take(p + "output.LayerNorm.bias", e));
-    DisentangledPositions form = model.architecture().disentangled();
-    if (form.any()) {
+    if (model.architecture().positionTerms() instanceof DisentangledPositions form) {
       float[] relative = DisentangledPositions.normalized(read.take(RELATIVE, 2L * form.span(), e),
           form.normalized() ? read.take(RELATIVE_NORM + "weight", e) : null,
           form.normalized() ? read.take(RELATIVE_NORM + "bias", e) : null, model.layerNormEps());

@@ -67,6 +67,7 @@ final class MpNet extends NamedFamily {
 
   @Override
   public float[] scoreBiasTable(TensorNaming.TensorSource read, ModelFolder model) {
-    return read.take(BIAS_TABLE, model.architecture().scoreBias().buckets(), model.heads());
+    ScoreBias bias = (ScoreBias) model.architecture().positionTerms();   // as architecture() says
+    return read.take(BIAS_TABLE, bias.buckets(), model.heads());
   }
 }

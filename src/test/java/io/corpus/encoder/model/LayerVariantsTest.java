@@ -70,12 +70,12 @@ class LayerVariantsTest {
     for (ModelSettings settings : List.of(
         postNorm(ScoreBias.relativeBuckets(12, 20), LayerAttention.PLAIN),
         postNorm(ScoreBias.alibi(), LayerAttention.PLAIN),
-        postNorm(ScoreBias.NONE, new LayerAttention(0, new RotaryPositions(1000, 4.0 / 6, false))),
-        postNorm(ScoreBias.NONE, new LayerAttention(2, new RotaryPositions(500, 1, true))))) {
+        postNorm(PositionTerms.NONE, new LayerAttention(0, new RotaryPositions(1000, 4.0 / 6, false))),
+        postNorm(PositionTerms.NONE, new LayerAttention(2, new RotaryPositions(500, 1, true))))) {
       EncoderWeights plain = modernWeights(random);
       EncoderWeights weights = new EncoderWeights(plain.layers(), Norm.none(), new float[0],
-          settings.architecture().scoreBias().kind() == ScoreBias.Kind.RELATIVE_BUCKETS ? table
-              : new float[0]);
+          settings.architecture().positionTerms() instanceof ScoreBias bias
+              && bias.kind() == ScoreBias.Kind.RELATIVE_BUCKETS ? table : new float[0]);
       List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 30, 4, 17, 30});
       ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
       PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);
@@ -84,7 +84,7 @@ class LayerVariantsTest {
       for (int r = 0; r < rows.size(); r++) {
         ReferenceEncoder.Result expected = reference.encode(rows.get(r).embeddings(),
             rows.get(r).valid());
-        String what = settings.architecture().scoreBias() + " " + settings.layer(0) + " row " + r;
+        String what = settings.architecture().positionTerms() + " " + settings.layer(0) + " row " + r;
         assertVectorsClose(expected.embeddings(), withMaps[r].embeddings(), what);
         assertVectorsClose(expected.embeddings(), tiled[r].embeddings(), "tiled " + what);
         for (int h = 0; h < HEADS; h++) {
@@ -202,13 +202,17 @@ class LayerVariantsTest {
     assertEquals(Math.pow(2, -3.5), ScoreBias.alibiSlope(11, 12), 1e-15);
   }
 
-  private static ModelSettings postNorm(ScoreBias bias, LayerAttention attention) {
+  private static ModelSettings postNorm(PositionTerms terms, LayerAttention attention) {
     List<LayerAttention> layers = new ArrayList<>();
     for (int l = 0; l < LAYERS.size(); l++) {
       layers.add(attention);
     }
-    return new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5).normFirst(true)
-        .layers(layers).scoreBias(bias).build(), 0, PositionalEncoding.NONE);
+    Architecture.Builder spec = Architecture.encoder(Activation.GELU, 1e-5).normFirst(true)
+        .layers(layers);
+    if (terms instanceof ScoreBias bias) {
+      spec.scoreBias(bias);
+    }
+    return new ModelSettings(HEADS, spec.build(), 0, PositionalEncoding.NONE);
   }
 
   /** Rotary positions make attention depend on where tokens stand: moved, the output changes. */

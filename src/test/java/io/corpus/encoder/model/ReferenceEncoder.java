@@ -156,7 +156,8 @@ public final class ReferenceEncoder {
           for (int c = 0; c < d; c++) {
             dot += qkv[i][h * d + c] * qkv[j][keys + (h / group) * d + c];
           }
-          double bias = architecture.scoreBias().value(h, heads, j - i, weights.scoreBiasTable());
+          double bias = architecture.positionTerms() instanceof ScoreBias b
+              ? b.value(h, heads, j - i, weights.scoreBiasTable()) : 0;
           s[j] = allowed ? dot * scale + bias : Double.NEGATIVE_INFINITY;
           max = Math.max(max, s[j]);
         }
