@@ -14,6 +14,8 @@ import java.util.List;
  * @param norms the norms' kind, eps and placement, and whether a final norm follows
  * @param projectionBias whether the attention's projections have biases
  * @param feedForwardBias whether the feed-forward's have
+ * @param gated whether a layer's feed-forward is gated, out(act(x·aᵀ) ⊙ x·gᵀ) (GLU: SwiGLU,
+ *     GeGLU), rather than plain, out(act(x·inᵀ)); a layer of experts is neither
  * @param layers how each layer attends, when layers differ; empty when all are plain
  * @param positionTerms what every score adds by where its key stands from its query: a bias by
  *     distance, DeBERTa's disentangled terms, or NONE
@@ -25,8 +27,8 @@ import java.util.List;
  * @param experts which layers' feed-forwards are mixtures of experts, or NONE
  */
 public record Architecture(Activation activation, Norms norms, boolean projectionBias,
-    boolean feedForwardBias, List<LayerAttention> layers, PositionTerms positionTerms,
-    AttentionHeads attention, boolean causal, boolean positionTable, ExpertLayers experts)
+    boolean feedForwardBias, boolean gated, List<LayerAttention> layers,
+    PositionTerms positionTerms, AttentionHeads attention, boolean causal, boolean positionTable, ExpertLayers experts)
     implements Serializable {
 
   public Architecture {
@@ -40,8 +42,8 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
 
   /**
    * A bidirectional encoder's, to be told what differs by name: post-norm layers without a
-   * final norm, biases on the projections, the feed-forward and the norms, every layer plain,
-   * no score bias, heads splitting the width, LayerNorm.
+   * final norm, biases on the projections, the feed-forward and the norms, plain feed-forwards,
+   * every layer attending alike, no position terms, heads splitting the width, LayerNorm.
    */
   public static Builder encoder(Activation activation, double layerNormEps) {
     return new Builder(activation, layerNormEps);
@@ -55,6 +57,7 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
     private boolean finalNorm;
     private boolean projectionBias = true;
     private boolean feedForwardBias = true;
+    private boolean gated;
     private boolean normShift = true;
     private List<LayerAttention> layers = List.of();
     private PositionTerms positionTerms = PositionTerms.NONE;
@@ -96,6 +99,12 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
 
     public Builder projectionBias(boolean present) {
       projectionBias = present;
+      return this;
+    }
+
+    /** Gated feed-forwards (GLU), out(act(x·aᵀ) ⊙ x·gᵀ), when {@code gated}. */
+    public Builder gated(boolean gated) {
+      this.gated = gated;
       return this;
     }
 
@@ -161,7 +170,7 @@ public record Architecture(Activation activation, Norms norms, boolean projectio
     public Architecture build() {
       return new Architecture(activation,
           new Norms(normKind, layerNormEps, placement, finalNorm, normShift), projectionBias,
-          feedForwardBias, layers, positionTerms, attention, causal, positionTable, experts);
+          feedForwardBias, gated, layers, positionTerms, attention, causal, positionTable, experts);
     }
   }
 }

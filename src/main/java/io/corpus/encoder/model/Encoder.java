@@ -96,7 +96,7 @@ public final class Encoder {
             attentionTile, terms), bfloat16Tiles(weights));
     this.head = sequences.head();
     this.zeros = new float[width];
-    checkShapes();
+    checkFits(settings, weights);
     this.outputProjections = new float[weights.layerCount()][];
     this.rotary = new Rotary[weights.layerCount()];
     Map<RotaryPositions, Rotary> byForm = new HashMap<>();
@@ -116,17 +116,27 @@ public final class Encoder {
     return weights.precision() == Precision.BFLOAT16;
   }
 
-  /** Each layer's projections as the heads' shape needs them, or an error naming the layer. */
-  private void checkShapes() {
+  /**
+   * Whether {@code weights} are what {@code settings} compute with: each layer's projections as
+   * the heads' shape needs them, its norms and feed-forward of the spec's form, the relative
+   * tables its position terms read; else an {@link IllegalArgumentException} naming the layer.
+   * The loader calls it once on the driver, before any task; every encoder checks again.
+   */
+  public static void checkFits(ModelSettings settings, EncoderWeights weights) {
+    Architecture architecture = settings.architecture();
+    Shapes shapes = Shapes.of(settings, weights);
+    int width = shapes.width();
+    int headWidth = shapes.headWidth();
+    int inner = shapes.inner();
     for (int l = 0; l < weights.layerCount(); l++) {
       LayerWeights w = weights.layers().get(l);
       if (w.inProjWeight().rows() != shapes.qkvWidth() || w.inProjWeight().cols() != width
           || w.outProjWeight().rows() != width || w.outProjWeight().cols() != shapes.inner()
           || (w.queryNorm() instanceof Norm.Scale q && w.keyNorm() instanceof Norm.Scale k
           && (q.scale().length != headWidth || k.scale().length != headWidth))) {
-        throw new IllegalArgumentException("layer " + l + "'s projections do not fit " + heads
-            + " heads and " + kvHeads + " KV heads of " + headWidth + " values in a width of "
-            + width);
+        throw new IllegalArgumentException("layer " + l + "'s projections do not fit "
+            + shapes.heads() + " heads and " + shapes.kvHeads() + " KV heads of " + headWidth
+            + " values in a width of " + width);
       }
       boolean sandwich = architecture.norms().placement() == Norms.Placement.SANDWICH;
       if (w.normsOutputs() != sandwich
@@ -135,8 +145,17 @@ public final class Encoder {
             : " has norms") + " of its attention's and feed-forward's outputs, which "
             + architecture.norms().placement() + " norms " + (sandwich ? "need" : "do not have"));
       }
+      FeedForward ffn = w.feedForward();
+      boolean experts = architecture.experts().at(l);
+      if (experts != ffn instanceof Experts
+          || (!experts && architecture.gated() != ffn instanceof FeedForward.Gated)) {
+        throw new IllegalArgumentException("layer " + l + "'s feed-forward is "
+            + ffn.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) + " where the "
+            + "model's are " + (experts ? "experts" : architecture.gated() ? "gated" : "plain"));
+      }
       LayerWeights.RelativePositions relative = w.relative();
-      if (architecture.positionTerms() instanceof DisentangledPositions form && (!table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
+      if (architecture.positionTerms() instanceof DisentangledPositions form
+          && (!table(relative.keys(), form.contentToPosition(), 2 * form.span() * inner)
           || !table(relative.queries(), form.positionToContent(), 2 * form.span() * inner))) {
         throw new IllegalArgumentException("layer " + l + " lacks the (" + 2 * form.span()
             + ", " + inner + ") relative key and query tables its position terms read");

@@ -26,7 +26,7 @@ public record Shapes(int layers, int width, int heads, int kvHeads, int headWidt
     int width = weights.width();
     return new Shapes(weights.layerCount(), width, settings.heads(), settings.kvHeads(),
         settings.headWidth(width), weights.ffnWidth(),
-        weights.layers().stream().anyMatch(l -> l.feedForward() instanceof FeedForward.Gated),
+        settings.architecture().gated(),
         settings.architecture().norms().placement() == Norms.Placement.SANDWICH,
         weights.layers().stream().mapToInt(l -> l.feedForward().blockRows()).min()
             .orElse(Matrix.BLOCK_ROWS));

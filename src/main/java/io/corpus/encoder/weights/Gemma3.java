@@ -73,7 +73,7 @@ final class Gemma3 extends NamedFamily {
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
             config.path("rms_norm_eps").asDouble(1e-6))
-        .preNormWithFinalNorm().sandwichNorms().rmsNorm()
+        .preNormWithFinalNorm().gated(true).sandwichNorms().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention)
         .attention(new AttentionHeads.Shaped(kvHeads, headWidth, 1 / Math.sqrt(scalar)))

@@ -57,7 +57,7 @@ final class Gte extends NamedFamily {
       layers.add(new LayerAttention(0, rotary));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-        config.path("layer_norm_eps").asDouble(1e-12)).layers(layers).build();
+        config.path("layer_norm_eps").asDouble(1e-12)).gated(true).layers(layers).build();
   }
 
   private static void expect(JsonNode config, String key, String value, Path file) {

@@ -64,7 +64,7 @@ final class JinaBert extends NamedFamily {
           + "' is not supported (geglu, reglu)");
     };
     return Architecture.encoder(activation, config.path("layer_norm_eps").asDouble(1e-12))
-        .scoreBias(ScoreBias.alibi()).build();
+        .gated(true).scoreBias(ScoreBias.alibi()).build();
   }
 
   @Override

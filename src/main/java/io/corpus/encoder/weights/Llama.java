@@ -68,7 +68,7 @@ final class Llama extends DecoderFamily {
     return Architecture.encoder(config.has("hidden_act")
             ? ModelFamily.activation(config, "hidden_act", file) : Activation.SILU,
             config.path("rms_norm_eps").asDouble(epsAbsent))
-        .preNormWithFinalNorm().rmsNorm()
+        .preNormWithFinalNorm().gated(true).rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(Collections.nCopies(layers, new LayerAttention(0, rotary)))
         .attention(AttentionHeads.grouped(

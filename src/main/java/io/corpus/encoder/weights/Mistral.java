@@ -60,7 +60,7 @@ final class Mistral extends DecoderFamily {
         RotaryPositions.halves(config.path("rope_theta").asDouble(10_000)));
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
             config.path("rms_norm_eps").asDouble(1e-6))
-        .preNormWithFinalNorm().rmsNorm().projectionBias(false).feedForwardBias(false)
+        .preNormWithFinalNorm().gated(true).rmsNorm().projectionBias(false).feedForwardBias(false)
         .layers(Collections.nCopies(layers, attention))
         .attention(AttentionHeads.grouped(kvHeads,
             DecoderTensors.headWidth(config, heads, 0, file)))

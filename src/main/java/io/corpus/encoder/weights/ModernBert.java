@@ -86,7 +86,7 @@ final class ModernBert extends NamedFamily {
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
             config.path("norm_eps").asDouble(1e-5))
-        .preNormWithFinalNorm()
+        .preNormWithFinalNorm().gated(true)
         .projectionBias(config.path("attention_bias").asBoolean(false))
         .feedForwardBias(config.path("mlp_bias").asBoolean(false))
         .normShift(config.path("norm_bias").asBoolean(false)).layers(attention).build();

@@ -77,8 +77,9 @@ final class NomicBert extends NamedFamily {
     for (int i = 0; i < count; i++) {
       layers.add(new LayerAttention(0, rotary));
     }
-    return Architecture.encoder(activation(config, file),
-            config.path("layer_norm_epsilon").asDouble(1e-5))
+    Activation activation = activation(config, file);
+    return Architecture.encoder(activation, config.path("layer_norm_epsilon").asDouble(1e-5))
+        .gated(activation == Activation.SILU)   // swiglu
         .projectionBias(config.path("qkv_proj_bias").asBoolean(true))
         .feedForwardBias(config.path("mlp_fc1_bias").asBoolean(true)).layers(layers)
         .experts(experts(config, file)).build();
@@ -167,7 +168,7 @@ final class NomicBert extends NamedFamily {
     boolean attentionBias = model.architecture().projectionBias();
     boolean inBias = model.architecture().feedForwardBias();
     String mlp = p + "mlp.";
-    boolean gated = model.architecture().activation() == Activation.SILU;   // swiglu
+    boolean gated = model.architecture().gated();
     String in = gated ? "fc12" : "fc1";         // the activated half: silu(fc12(x)) ⊙ fc11(x)
     LayerWeights.Builder layer = LayerWeights.builder(e, f)
         .attention(read.take(p + "attn.Wqkv.weight", 3L * e, e),

@@ -42,7 +42,7 @@ final class Qwen2 extends DecoderFamily {
         RotaryPositions.halves(config.path("rope_theta").asDouble(10_000)));
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
             config.path("rms_norm_eps").asDouble(1e-6))
-        .preNormWithFinalNorm().rmsNorm().projectionBias(true).feedForwardBias(false)
+        .preNormWithFinalNorm().gated(true).rmsNorm().projectionBias(true).feedForwardBias(false)
         .layers(Collections.nCopies(layers, rotary))
         .attention(AttentionHeads.grouped(kvHeads,
             DecoderTensors.headWidth(config, heads, 0, file)))

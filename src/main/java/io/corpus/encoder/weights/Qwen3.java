@@ -77,7 +77,7 @@ final class Qwen3 extends DecoderFamily {
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
             config.path("rms_norm_eps").asDouble(1e-6))
-        .preNormWithFinalNorm().rmsNorm()
+        .preNormWithFinalNorm().gated(true).rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention).attention(AttentionHeads.grouped(kvHeads, headWidth))
         .causal(!pplx(config) && !config.path("use_bidirectional_attention").asBoolean(false))

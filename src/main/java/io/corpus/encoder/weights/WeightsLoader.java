@@ -7,6 +7,7 @@ import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.Head;
@@ -147,6 +148,12 @@ public final class WeightsLoader {
         i -> family.layer(source, i, model).in(precision));
     EncoderWeights encoder = new EncoderWeights(layerWeights, family.finalNorm(source, model),
         new float[0], family.scoreBiasTable(source, model));
+    try {
+      Encoder.checkFits(model.settings(), encoder);   // here, not first in a task
+    } catch (IllegalArgumentException e) {
+      throw new WeightsException(file.path() + " (model_type " + family.name() + "): "
+          + e.getMessage());
+    }
     List<Head> asked = new ArrayList<>();
     // a language model read as a reranker has no head of its own: its yes and no rows make one
     if (model.reranker() != Reranker.NONE && !file.contains(headTensors.classifierOutput())) {

@@ -50,7 +50,8 @@ public final class BenchLong {
     for (LayerAttention attention : List.of(new LayerAttention(64, 10_000),
         new LayerAttention(0, 160_000))) {
       ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
-          .preNormWithFinalNorm().layers(Collections.nCopies(layers, attention)).build(), 0,
+          .preNormWithFinalNorm().gated(true).layers(Collections.nCopies(layers, attention))
+          .build(), 0,
           PositionalEncoding.NONE);
       Encoder encoder = new Encoder(settings, weights);
       String kind = attention.window() > 0 ? "local (window 64)" : "global";

@@ -136,7 +136,7 @@ public final class ShapeFigures {
     List<LayerAttention> layers = Collections.nCopies(28,
         new LayerAttention(0, RotaryPositions.halves(1_000_000)));
     return new ModelSettings(16, Architecture.encoder(Activation.SILU, 1e-6).preNormWithFinalNorm()
-        .rmsNorm().causal(true).layers(layers)
+        .gated(true).rmsNorm().causal(true).layers(layers)
         .attention(AttentionHeads.grouped(8, 128)).build(), 0,
         PositionalEncoding.NONE);
   }

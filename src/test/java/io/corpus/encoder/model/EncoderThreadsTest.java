@@ -104,7 +104,10 @@ class EncoderThreadsTest {
     Random random = new Random(5);
     boolean causal = form.equals("causal");
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(
-        form.equals("gated") ? Activation.SILU : Activation.GELU, 1e-5).causal(causal).build(),
+        form.equals("gated") ? Activation.SILU : Activation.GELU, 1e-5).causal(causal)
+        .gated(form.equals("gated"))
+        .experts(form.equals("experts") ? new ExpertLayers(2, 4, 2, 0) : ExpertLayers.NONE)
+        .build(),
         causal ? 40 : 0, PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = form.equals("gated") ? gated(random)
         : form.equals("experts") ? experts(random)

@@ -34,8 +34,13 @@ class LayerVariantsTest {
   void modernLayersMatchTheReference() {
     Random random = new Random(11);
     ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
-        .preNormWithFinalNorm().layers(LAYERS).build(), 0, PositionalEncoding.NONE);
+        .preNormWithFinalNorm().gated(true).layers(LAYERS).build(), 0, PositionalEncoding.NONE);
     EncoderWeights weights = modernWeights(random);
+    ModelSettings plain = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
+        .preNormWithFinalNorm().layers(LAYERS).build(), 0, PositionalEncoding.NONE);
+    assertEquals("layer 0's feed-forward is gated where the model's are plain",
+        assertThrows(IllegalArgumentException.class, () -> new Encoder(plain, weights))
+            .getMessage());
     List<GoldenCase.InputRow> rows = rows(random, new int[] {1, 9, 23, 4, 17, 30});
     ReferenceEncoder reference = new ReferenceEncoder(settings, weights);
     PlainRunner.Output[] withMaps = PlainRunner.run(settings, weights, rows, 3);
@@ -70,7 +75,8 @@ class LayerVariantsTest {
     for (ModelSettings settings : List.of(
         postNorm(ScoreBias.relativeBuckets(12, 20), LayerAttention.PLAIN),
         postNorm(ScoreBias.alibi(), LayerAttention.PLAIN),
-        postNorm(PositionTerms.NONE, new LayerAttention(0, new RotaryPositions(1000, 4.0 / 6, false))),
+        postNorm(PositionTerms.NONE,
+            new LayerAttention(0, new RotaryPositions(1000, 4.0 / 6, false))),
         postNorm(PositionTerms.NONE, new LayerAttention(2, new RotaryPositions(500, 1, true))))) {
       EncoderWeights plain = modernWeights(random);
       EncoderWeights weights = new EncoderWeights(plain.layers(), Norm.none(), new float[0],
@@ -84,7 +90,8 @@ class LayerVariantsTest {
       for (int r = 0; r < rows.size(); r++) {
         ReferenceEncoder.Result expected = reference.encode(rows.get(r).embeddings(),
             rows.get(r).valid());
-        String what = settings.architecture().positionTerms() + " " + settings.layer(0) + " row " + r;
+        String what = settings.architecture().positionTerms() + " " + settings.layer(0) + " row "
+            + r;
         assertVectorsClose(expected.embeddings(), withMaps[r].embeddings(), what);
         assertVectorsClose(expected.embeddings(), tiled[r].embeddings(), "tiled " + what);
         for (int h = 0; h < HEADS; h++) {
@@ -132,7 +139,7 @@ class LayerVariantsTest {
     List<LayerAttention> attention = List.of(new LayerAttention(0, 10000),
         new LayerAttention(3, 10000), new LayerAttention(0, 1000000));
     Architecture.Builder spec = Architecture.encoder(Activation.SILU, 1e-6)
-        .preNormWithFinalNorm().rmsNorm().causal(true).layers(attention)
+        .preNormWithFinalNorm().gated(true).rmsNorm().causal(true).layers(attention)
         .attention(new AttentionHeads.Shaped(kvHeads, d, 0.2));
     ModelSettings settings = new ModelSettings(heads,
         (postNorms ? spec.sandwichNorms() : spec).build(), 0, PositionalEncoding.NONE);
@@ -208,7 +215,7 @@ class LayerVariantsTest {
       layers.add(attention);
     }
     Architecture.Builder spec = Architecture.encoder(Activation.GELU, 1e-5).normFirst(true)
-        .layers(layers);
+        .gated(true).layers(layers);
     if (terms instanceof ScoreBias bias) {
       spec.scoreBias(bias);
     }
@@ -220,8 +227,8 @@ class LayerVariantsTest {
   void rotaryPositionsReachTheOutput() {
     Random random = new Random(12);
     ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
-        .preNormWithFinalNorm().layers(List.of(new LayerAttention(0, 10000))).build(), 0,
-        PositionalEncoding.NONE);
+        .preNormWithFinalNorm().gated(true).layers(List.of(new LayerAttention(0, 10000))).build(),
+        0, PositionalEncoding.NONE);
     EncoderWeights weights = new EncoderWeights(modernWeights(random).layers().subList(1, 2),
         new Norm.Affine(RandomModels.gaussian(random, WIDTH, 0.1),
             RandomModels.gaussian(random, WIDTH, 0.1)));
