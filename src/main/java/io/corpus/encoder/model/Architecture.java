@@ -28,8 +28,8 @@ import java.util.List;
  */
 public record Architecture(Activation activation, Norms norms, boolean projectionBias,
     boolean feedForwardBias, boolean gated, List<LayerAttention> layers,
-    PositionTerms positionTerms, AttentionHeads attention, boolean causal, boolean positionTable, ExpertLayers experts)
-    implements Serializable {
+    PositionTerms positionTerms, AttentionHeads attention, boolean causal, boolean positionTable,
+    ExpertLayers experts) implements Serializable {
 
   public Architecture {
     layers = List.copyOf(layers);
