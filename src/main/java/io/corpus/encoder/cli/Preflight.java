@@ -66,7 +66,7 @@ final class Preflight {
         EncodeJob.replaces(settings.output().mode()));
     if (settings.weights().isFolder()) {
       ModelFolder folder = settings.modelFolder();
-      settings.output().attention().checkIndices(folder.layers(), folder.heads());
+      settings.output().attention().checkIndices(folder.shape().layers(), folder.shape().heads());
       Transformers.fromSettings(settings).checkOutputs(folder.pooledWidth());
       checkQuantizeRanges(settings, folder.pooledWidth());
     }

@@ -39,19 +39,19 @@ abstract class BertLayers extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     String p = EMBEDDINGS;
     long types = Math.max(1, read.rows(p + "token_type_embeddings.weight"));
     long vocabulary = Math.max(1, read.rows(p + "word_embeddings.weight"));
     long positions = read.rows(p + "position_embeddings.weight");
-    if (positions >= 0 && positions != model.maxPositions()) {
+    if (positions >= 0 && positions != model.shape().maxPositions()) {
       throw new WeightsException("Tensor " + p + "position_embeddings.weight has " + positions
-          + " rows but config.json says max_position_embeddings = " + model.maxPositions() + ": "
-          + read.path());
+          + " rows but config.json says max_position_embeddings = "
+          + model.shape().maxPositions() + ": " + read.path());
     }
     return new EmbeddingWeights(
         read.take(p + "word_embeddings.weight", vocabulary, e),
-        read.take(p + "position_embeddings.weight", model.maxPositions(), e),
+        read.take(p + "position_embeddings.weight", model.shape().maxPositions(), e),
         read.take(p + "token_type_embeddings.weight", types, e),
         read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e),
         model.positionOffset(), tokenTypes);
@@ -59,6 +59,6 @@ abstract class BertLayers extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return TensorNaming.BERT.readLayer(read, i, model.width(), model.ffnWidth());
+    return TensorNaming.BERT.readLayer(read, i, model.shape().width(), model.shape().ffnWidth());
   }
 }

@@ -103,7 +103,7 @@ final class DebertaV2 extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     String p = "embeddings.";
     long vocabulary = Math.max(1, read.rows(p + "word_embeddings.weight"));
     long types = read.rows(p + "token_type_embeddings.weight");
@@ -113,7 +113,7 @@ final class DebertaV2 extends NamedFamily {
       read.ignore(positions);      // DeBERTa-v3's own checkpoints keep it; transformers too
     }
     return new EmbeddingWeights(read.take(p + "word_embeddings.weight", vocabulary, e),
-        added ? read.take(positions, model.maxPositions(), e) : EmbeddingWeights.NO_TABLE,
+        added ? read.take(positions, model.shape().maxPositions(), e) : EmbeddingWeights.NO_TABLE,
         types > 0 ? read.take(p + "token_type_embeddings.weight", types, e)
             : EmbeddingWeights.NO_TABLE,
         read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e), 0, types > 0);
@@ -121,9 +121,9 @@ final class DebertaV2 extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
-    int inner = model.settings().headWidth(e) * model.heads();
+    int e = model.shape().width();
+    int f = model.shape().ffnWidth();
+    int inner = model.settings().headWidth(e) * model.shape().heads();
     String p = LAYERS + i + ".";
     String a = p + "attention.self.";
     float[] queries = read.take(a + "query_proj.weight", inner, e);

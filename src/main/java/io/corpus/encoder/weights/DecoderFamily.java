@@ -44,14 +44,14 @@ abstract class DecoderFamily extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
     return EmbeddingWeights.wordsOnly(read.table("embed_tokens.weight", vocabulary, e));
   }
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     String p = LAYERS + i + ".";
     return DecoderTensors.layer(read, p, model, parts)
         .norms(read.take(p + "input_layernorm.weight", e),
@@ -61,7 +61,8 @@ abstract class DecoderFamily extends NamedFamily {
 
   @Override
   public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return new Norm.Affine(read.take("norm.weight", model.width()), new float[model.width()]);
+    int e = model.shape().width();
+    return new Norm.Affine(read.take("norm.weight", e), new float[e]);
   }
 
   /** The last token that is not {@code pad_token_id} (any token when config.json has none). */
@@ -79,7 +80,7 @@ abstract class DecoderFamily extends NamedFamily {
   @Override
   public ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
-    return ClassifierHead.score(read.take(SCORE, labels, model.width()), classifier.labels(),
-        classifier.scoring(), classifier.shape().padId());
+    return ClassifierHead.score(read.take(SCORE, labels, model.shape().width()),
+        classifier.labels(), classifier.scoring(), classifier.shape().padId());
   }
 }

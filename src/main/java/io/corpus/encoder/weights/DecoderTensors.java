@@ -113,11 +113,11 @@ final class DecoderTensors {
    */
   static LayerWeights.Builder layer(TensorNaming.TensorSource read, String prefix,
       ModelFolder model, Parts parts) {
-    int e = model.width();
-    int f = model.ffnWidth();
+    int e = model.shape().width();
+    int f = model.shape().ffnWidth();
     ModelSettings settings = model.settings();   // where the heads' shape is decoded
     int d = settings.headWidth(e);
-    int q = model.heads() * d;
+    int q = model.shape().heads() * d;
     int kv = settings.kvHeads() * d;
     boolean bias = model.architecture().projectionBias();
     String a = prefix + "self_attn.";

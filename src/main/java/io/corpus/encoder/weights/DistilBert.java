@@ -48,10 +48,10 @@ final class DistilBert extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        read.take("embeddings.position_embeddings.weight", model.maxPositions(), e),
+        read.take("embeddings.position_embeddings.weight", model.shape().maxPositions(), e),
         EmbeddingWeights.NO_TABLE,
         read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
         0, false);
@@ -59,8 +59,8 @@ final class DistilBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return BertLayerNames.DISTILBERT.read(read, LAYERS + i + ".", model.width(),
-        model.ffnWidth());
+    return BertLayerNames.DISTILBERT.read(read, LAYERS + i + ".", model.shape().width(),
+        model.shape().ffnWidth());
   }
 
   @Override

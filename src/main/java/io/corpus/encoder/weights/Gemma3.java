@@ -82,7 +82,7 @@ final class Gemma3 extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     long vocabulary = Math.max(1, read.rows("embed_tokens.weight"));
     return EmbeddingWeights.wordsOnly(read.table("embed_tokens.weight", vocabulary, e))
         .scaled((float) Math.sqrt(e));
@@ -90,7 +90,7 @@ final class Gemma3 extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     String p = LAYERS + i + ".";
     return DecoderTensors.layer(read, p, model, PARTS)
         .norms(onePlus(read.take(p + "input_layernorm.weight", e)),
@@ -111,7 +111,7 @@ final class Gemma3 extends NamedFamily {
 
   @Override
   public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return new Norm.Affine(onePlus(read.take("norm.weight", model.width())),
-        new float[model.width()]);
+    return new Norm.Affine(onePlus(read.take("norm.weight", model.shape().width())),
+        new float[model.shape().width()]);
   }
 }

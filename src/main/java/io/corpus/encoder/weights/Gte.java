@@ -86,7 +86,7 @@ final class Gte extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
     long types = read.rows("embeddings.token_type_embeddings.weight");
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
@@ -99,8 +99,8 @@ final class Gte extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
+    int e = model.shape().width();
+    int f = model.shape().ffnWidth();
     String p = LAYERS + i + ".";
     float[] upGate = read.take(p + "mlp.up_gate_proj.weight", 2L * f, e);   // (2F, E): up, gate
     return LayerWeights.builder(e, f)

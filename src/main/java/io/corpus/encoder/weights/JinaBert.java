@@ -69,7 +69,7 @@ final class JinaBert extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
     long types = Math.max(1, read.rows("embeddings.token_type_embeddings.weight"));
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
@@ -80,8 +80,8 @@ final class JinaBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
+    int e = model.shape().width();
+    int f = model.shape().ffnWidth();
     String p = LAYERS + i + ".";
     String self = p + "attention.self.";
     float[] gated = read.take(p + "mlp.gated_layers.weight", 2L * f, e);   // (2F, E)

@@ -63,8 +63,8 @@ final class JinaXlmRoberta extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
+    int e = model.shape().width();
+    int f = model.shape().ffnWidth();
     String p = LAYERS + i + ".";
     return LayerWeights.builder(e, f)
         .attention(read.take(p + "mixer.Wqkv.weight", 3L * e, e),

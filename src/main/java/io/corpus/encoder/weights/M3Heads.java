@@ -32,7 +32,7 @@ final class M3Heads {
   static LexicalHead lexical(ModelFolder model) {
     Path file = model.folder().resolve(ModelFolder.SPARSE_LINEAR);
     Map<String, TorchStateDict.Tensor> t = linear(file);
-    float[] weight = take(t, file, "weight", 1, model.width());
+    float[] weight = take(t, file, "weight", 1, model.shape().width());
     return new LexicalHead(weight, take(t, file, "bias", 1), specialIds(model));
   }
 
@@ -43,7 +43,7 @@ final class M3Heads {
     TorchStateDict.Tensor weight = t.get("weight");
     long out = weight == null || weight.shape().length != 2 ? -1 : weight.shape()[0];
     return new MultiVectorHead(List.of(new DenseLayer(take(t, file, "weight", out,
-        model.width()), take(t, file, "bias", out), model.width(),
+        model.shape().width()), take(t, file, "bias", out), model.shape().width(),
         DenseLayer.Activation.IDENTITY)));
   }
 

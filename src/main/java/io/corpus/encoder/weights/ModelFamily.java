@@ -170,7 +170,7 @@ public interface ModelFamily {
   default TokenClassifierHead tokenHead(TensorNaming.TensorSource read, ModelFolder model,
       int labels) {
     List<String> t = names().heads().token();
-    int width = model.width();
+    int width = model.shape().width();
     return TokenClassifierHead.linear(read.take(t.get(t.size() - 2), labels, width),
         read.take(t.get(t.size() - 1), labels), model.classifier().orElseThrow().labels());
   }
@@ -186,7 +186,7 @@ public interface ModelFamily {
    */
   default ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
     List<String> t = names().heads().classifier();
-    int width = model.width();
+    int width = model.shape().width();
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     return new ClassifierHead(read.take(t.get(0), width, width), read.take(t.get(1), width),
         read.take(t.get(2), labels, width), read.take(t.get(3), labels), classifier.labels(),

@@ -31,13 +31,11 @@ import java.util.TreeSet;
  * @param folder the folder
  * @param family what {@code model_type} names
  * @param positionOffset the position row of a sequence's first token (RoBERTa: after padding)
- * @param layers L ({@code num_hidden_layers})
- * @param width E ({@code hidden_size})
- * @param heads H ({@code num_attention_heads})
- * @param ffnWidth F ({@code intermediate_size})
+ * @param shape L, E, H, F and P as config.json gives them ({@code num_hidden_layers},
+ *     {@code hidden_size}, {@code num_attention_heads}, {@code intermediate_size},
+ *     {@code max_position_embeddings}, or the family's own names)
  * @param architecture how the layers compute, as the family reads config.json: activation,
  *     norm eps and placement, biases, and how each layer attends
- * @param maxPositions P ({@code max_position_embeddings})
  * @param maxSeqLength sentence-transformers' {@code max_seq_length}, if the folder has one
  * @param pooling the sentence-transformers pooling mode, if the folder has one
  * @param normalize whether the sentence-transformers pipeline ends in Normalize (L2)
@@ -65,10 +63,9 @@ import java.util.TreeSet;
  * @param textSuffix text appended to every text before tokenizing ("" for none): NV-Embed's
  *     eos token, which its own code appends as text
  */
-public record ModelFolder(Path folder, ModelFamily family, int positionOffset, int layers,
-    int width, int heads, int ffnWidth, Architecture architecture,
-    int maxPositions, Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
-    boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
+public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
+    ModelFamily.Shape shape, Architecture architecture, Optional<Integer> maxSeqLength,
+    Optional<Pooling> pooling, boolean normalize, List<Path> weightFiles, Optional<Path> tokenizer,
     Optional<Classifier> classifier, Prompts prompts, List<Path> dense, Splade splade,
     boolean stripsTexts, Reranker reranker, Optional<LateInteraction> lateInteraction,
     boolean lowercasesTexts, Optional<TaskAdapter> task, String textSuffix) {
@@ -154,7 +151,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
   public ModelSettings settings(List<Given> given) {
     for (Given g : given) {
       switch (g.field()) {
-        case "heads" -> agree(g, heads, "num_attention_heads = " + heads);
+        case "heads" -> agree(g, shape.heads(), "num_attention_heads = " + shape.heads());
         case "activation" -> agree(g, activation().configName(),
             "its hidden_act is activation " + activation().configName());
         case "layer-norm-eps" -> agree(g, layerNormEps(), "layer_norm_eps = " + layerNormEps());
@@ -181,7 +178,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
         default -> throw new IllegalArgumentException("Unknown model setting " + g.field());
       }
     }
-    return new ModelSettings(heads, architecture, 0, PositionalEncoding.NONE);
+    return new ModelSettings(shape.heads(), architecture, 0, PositionalEncoding.NONE);
   }
 
   private void agree(Given given, Object folderValue, String folderSays) {
@@ -194,9 +191,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** The pooled vector's width: the last Dense module's out_features, else E. */
   public int pooledWidth() {
-    return dense.isEmpty() ? width
+    return dense.isEmpty() ? shape.width()
         : json(dense.get(dense.size() - 1).resolve("config.json")).path("out_features")
-            .asInt(width);
+            .asInt(shape.width());
   }
 
   /** The most tokens a sequence may have: max_seq_length, else the position table. */
@@ -206,7 +203,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
 
   /** Positions a sequence may use: the table's rows after the family's offset. */
   public int usablePositions() {
-    return maxPositions - positionOffset;
+    return shape.maxPositions() - positionOffset;
   }
 
   /**
@@ -256,8 +253,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     ModelFamily.Shape shape = family.shape(config, file);
     Optional<ModelFamily.OwnPooling> own = family.ownPooling(config);
     ModelFolder read = new ModelFolder(folder, family, family.positionOffset(config, file),
-        shape.layers(), shape.width(), shape.heads(), shape.ffnWidth(),
-        family.architecture(config, file), shape.maxPositions(), st.maxSeqLength(),
+        shape, family.architecture(config, file), st.maxSeqLength(),
         own.map(o -> Optional.of(o.pooling())).orElse(st.pooling()),
         own.map(ModelFamily.OwnPooling::normalize).orElse(st.normalize()), weightFiles(folder),
         Optional.of(folder.resolve("tokenizer.json")).filter(Files::isRegularFile), classifier,
@@ -282,8 +278,9 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
       throw new WeightsException(folder.resolve("modules.json") + ": a StaticEmbedding module "
           + "gives the text's vector itself; only Normalize or Dense modules may follow it");
     }
-    return new ModelFolder(folder, lookup, 0, 0, lookup.width(), 1, 0,
-        lookup.architecture(null, null), Integer.MAX_VALUE, Optional.empty(),
+    return new ModelFolder(folder, lookup, 0,
+        new ModelFamily.Shape(0, lookup.width(), 1, 0, Integer.MAX_VALUE),
+        lookup.architecture(null, null), Optional.empty(),
         Optional.of(Pooling.MEAN), lookup.normalize().orElse(st.normalize()),
         List.of(lookup.weightFile()), Optional.of(lookup.tokenizer()), Optional.empty(),
         st.prompts(), lookup.normalize().isPresent() ? List.of() : st.dense(), Splade.MAX_RELU,
@@ -322,8 +319,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
     Classifier head = classifier.orElse(new Classifier(List.of(reranker.yes()),
         ClassifierHead.Scoring.SIGMOID, new ModelFamily.HeadShape(ClassifierHead.Read.LAST_NOT_PAD,
             ClassifierHead.DenseActivation.NONE, false, -1), false));
-    return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
-        architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
+    return new ModelFolder(folder, family, positionOffset, shape, architecture, maxSeqLength,
+        pooling, normalize, weightFiles, tokenizer,
         Optional.of(head), prompts, dense, splade, stripsTexts, reranker, lateInteraction,
         lowercasesTexts, task, textSuffix);
   }
@@ -335,16 +332,16 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset, i
    * without one ({@link TaskAdapter#read}).
    */
   public ModelFolder withTask(String task) {
-    return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
-        architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
+    return new ModelFolder(folder, family, positionOffset, shape, architecture, maxSeqLength,
+        pooling, normalize, weightFiles, tokenizer,
         classifier, prompts, dense, splade, stripsTexts, reranker, lateInteraction,
         lowercasesTexts, Optional.ofNullable(TaskAdapter.read(folder, task)), textSuffix);
   }
 
   /** This folder with {@code suffix} appended to every text before tokenizing. */
   private ModelFolder withTextSuffix(String suffix) {
-    return new ModelFolder(folder, family, positionOffset, layers, width, heads, ffnWidth,
-        architecture, maxPositions, maxSeqLength, pooling, normalize, weightFiles, tokenizer,
+    return new ModelFolder(folder, family, positionOffset, shape, architecture, maxSeqLength,
+        pooling, normalize, weightFiles, tokenizer,
         classifier, prompts, dense, splade, stripsTexts, reranker, lateInteraction,
         lowercasesTexts, task, suffix);
   }

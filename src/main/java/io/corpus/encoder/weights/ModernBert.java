@@ -114,7 +114,7 @@ final class ModernBert extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     long vocabulary = Math.max(1, read.rows("embeddings.tok_embeddings.weight"));
     float[][] norm = norm(read, "embeddings.norm.", model);
     return new EmbeddingWeights(read.take("embeddings.tok_embeddings.weight", vocabulary, e),
@@ -123,8 +123,8 @@ final class ModernBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
+    int e = model.shape().width();
+    int f = model.shape().ffnWidth();
     String p = "layers." + i + ".";
     boolean attentionBias = model.architecture().projectionBias();
     boolean mlpBias = model.architecture().feedForwardBias();
@@ -160,7 +160,7 @@ final class ModernBert extends NamedFamily {
 
   /** A norm's scale and shift; zeros for the shift when {@code norm_bias} is false. */
   private static float[][] norm(TensorNaming.TensorSource read, String prefix, ModelFolder model) {
-    int e = model.width();
+    int e = model.shape().width();
     boolean bias = model.architecture().norms().shift();
     return new float[][] {read.take(prefix + "weight", e),
         bias ? read.take(prefix + "bias", e) : new float[e]};
@@ -190,7 +190,7 @@ final class ModernBert extends NamedFamily {
 
   @Override
   public ClassifierHead head(TensorNaming.TensorSource read, ModelFolder model, int labels) {
-    int e = model.width();
+    int e = model.shape().width();
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     HeadShape shape = classifier.shape();
     Norm norm = affine(norm(read, "head.norm.", model));

@@ -150,7 +150,7 @@ final class NomicBert extends NamedFamily {
    */
   static EmbeddingWeights flashEmbeddings(TensorNaming.TensorSource read, ModelFolder model,
       boolean tokenTypes) {
-    int e = model.width();
+    int e = model.shape().width();
     long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
     long types = read.rows("embeddings.token_type_embeddings.weight");
     return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
@@ -162,8 +162,8 @@ final class NomicBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.width();
-    int f = model.ffnWidth();
+    int e = model.shape().width();
+    int f = model.shape().ffnWidth();
     String p = LAYERS + i + ".";
     boolean attentionBias = model.architecture().projectionBias();
     boolean inBias = model.architecture().feedForwardBias();

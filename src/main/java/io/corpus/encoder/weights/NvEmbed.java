@@ -87,7 +87,7 @@ final class NvEmbed extends DecoderFamily {
   public LatentAttention latentAttention(TensorNaming.TensorSource read, ModelFolder model) {
     Path file = model.folder().resolve("config.json");
     int[] sizes = latentConfig(ModelFolder.json(file), file);
-    int e = model.width();
+    int e = model.shape().width();
     int latents = sizes[0];
     int heads = sizes[1];
     int headWidth = sizes[2];

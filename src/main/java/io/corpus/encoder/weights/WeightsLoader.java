@@ -139,8 +139,8 @@ public final class WeightsLoader {
     TensorNaming.TensorSource source = adapted.isPresent() ? adapted.get() : stored;
     EmbeddingWeights embeddings = family.embeddings(source, model);
     int layers = countLayers(file, family.names().layerPrefix(), "model_type " + family.name());
-    if (layers != model.layers()) {
-      throw new WeightsException("config.json says num_hidden_layers = " + model.layers()
+    if (layers != model.shape().layers()) {
+      throw new WeightsException("config.json says num_hidden_layers = " + model.shape().layers()
           + " but the weights in " + file.path() + " have " + layers);
     }
     // task adapters count what they merge: their layers are read in order, on this thread
@@ -230,7 +230,7 @@ public final class WeightsLoader {
   /** The Dense modules in {@code folders}, in order, the first reading E values. */
   private static List<DenseLayer> dense(List<Path> folders, ModelFolder model) {
     List<DenseLayer> dense = new ArrayList<>();
-    int width = model.width();
+    int width = model.shape().width();
     for (Path folder : folders) {
       DenseLayer layer = dense(folder, width, model.settings());
       dense.add(layer);
@@ -345,7 +345,7 @@ public final class WeightsLoader {
         + "spark-submit: --driver-memory, and as much for each executor, which holds the "
         + "broadcast weights too)%s", model.folder(), needed / 1e9, precision.configName(),
         available / 1e9, (long) Math.ceil(needed * 1.25 / (1L << 30)) + 1,
-        precision == Precision.FLOAT32 && model.layers() > 0
+        precision == Precision.FLOAT32 && model.shape().layers() > 0
             ? ", or set model.precision = bfloat16 (processors with "
             + "bfloat16 instructions) or int8, which hold the layers in 2 and 1 bytes a weight, "
             + "outside the heap" : ""));
@@ -412,7 +412,7 @@ public final class WeightsLoader {
     Reranker reranker = model.reranker();
     Path tokenizer = model.tokenizer().orElseThrow();
     JsonNode tokenizerJson = ModelFolder.json(tokenizer);
-    int e = model.width();
+    int e = model.shape().width();
     int v = embeddings.vocabularySize();
     int yes = vocabularyId(tokenizerJson, reranker.yes(), tokenizer);
     int no = vocabularyId(tokenizerJson, reranker.no(), tokenizer);
@@ -473,7 +473,7 @@ public final class WeightsLoader {
   private static SpladeHead spladeHead(Checkpoint file, Source source, ModelFolder model,
       EmbeddingWeights embeddings) {
     List<String> t = model.family().names().heads().mlm();
-    int e = model.width();
+    int e = model.shape().width();
     int v = embeddings.vocabularySize();
     for (int i : new int[] {0, 1, 2, 3, 5}) {
       if (!file.contains(t.get(i))) {

@@ -8,6 +8,7 @@ import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.FolderWeights;
+import io.corpus.encoder.weights.ModelFamily;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.nio.file.Path;
@@ -59,9 +60,10 @@ public final class BenchText {
     }
     ModelFolder folder = ModelFolder.read(model);
     FolderWeights weights = WeightsLoader.load(folder);
+    ModelFamily.Shape shape = folder.shape();
     System.out.printf("model %s: %d layers, E=%d, H=%d, F=%d; %,d texts; BLAS %s%n",
-        folder.folder().getFileName(), folder.layers(), folder.width(), folder.heads(),
-        folder.ffnWidth(), all.size(), RowMajorBlas.implementation());
+        folder.folder().getFileName(), shape.layers(), shape.width(), shape.heads(),
+        shape.ffnWidth(), all.size(), RowMajorBlas.implementation());
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     long t0 = System.nanoTime();
     List<Future<long[]>> parts = new ArrayList<>();
@@ -91,7 +93,7 @@ public final class BenchText {
       int first, int stride, int batchTokens) {
     TokenEmbeddings embeddings = new TokenEmbeddings(weights.embeddings(), folder.layerNormEps());
     Encoder encoder = new Encoder(folder.settings(), weights.encoder());
-    TokenBatch batch = new TokenBatch(folder.width(), batchTokens);
+    TokenBatch batch = new TokenBatch(folder.shape().width(), batchTokens);
     long tokens = 0;
     long unit = 0;
     try (TextTokenizer tokenizer = TextTokenizer.open(folder.tokenizer().orElseThrow(),
@@ -102,7 +104,7 @@ public final class BenchText {
           encoder.forward(batch);
           for (int b = 0; b < batch.sequenceCount(); b++) {
             float[] v = Pooling.MEAN.pool(batch.tokens(), batch.firstRow(b), batch.length(b),
-                folder.width());
+                folder.shape().width());
             Pooling.normalize(v);
             double norm = 0;
             for (float x : v) {

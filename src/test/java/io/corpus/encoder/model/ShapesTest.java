@@ -46,12 +46,12 @@ class ShapesTest {
     Shapes shapes = encoder.shapes();
     assertEquals(gated, shapes.gated(), folder.toString());
     assertEquals(postNorms, shapes.postNorms(), folder.toString());
-    TokenBatch batch = new TokenBatch(model.width(), 64);
+    TokenBatch batch = new TokenBatch(model.shape().width(), 64);
     Random random = new Random(7);
     for (int length : new int[] {5, 9, 3}) {
       for (int p = 0; p < length; p++) {
         int at = batch.appendToken(p);
-        for (int i = 0; i < model.width(); i++) {
+        for (int i = 0; i < model.shape().width(); i++) {
           batch.tokens()[at + i] = (float) random.nextGaussian();
         }
       }

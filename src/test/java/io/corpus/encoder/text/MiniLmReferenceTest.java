@@ -41,7 +41,7 @@ class MiniLmReferenceTest {
     assertEquals(30, expected.size());
 
     TokenEmbeddings embeddings = new TokenEmbeddings(weights.embeddings(), model.layerNormEps());
-    TokenBatch batch = new TokenBatch(model.width(), 4096);
+    TokenBatch batch = new TokenBatch(model.shape().width(), 4096);
     int truncated = 0;
     try (TextTokenizer tokenizer = TextTokenizer.open(model.tokenizer().orElseThrow(),
         model.maxTokens())) {
@@ -59,7 +59,7 @@ class MiniLmReferenceTest {
     assertEquals(1, truncated, "one reference text is longer than max_seq_length");
     new Encoder(model.settings(), weights.encoder()).forward(batch);
 
-    int e = model.width();
+    int e = model.shape().width();
     double worstRelative = 0;
     double worstAbsolute = 0;
     double worstCosine = 1;

@@ -44,13 +44,13 @@ class ModelFolderTest {
   @Test
   void sentenceTransformersFolderGivesItsSettings() {
     ModelFolder m = ModelFolder.read(SharedModels.miniLm());
-    assertEquals(6, m.layers());
-    assertEquals(384, m.width());
-    assertEquals(12, m.heads());
-    assertEquals(1536, m.ffnWidth());
+    assertEquals(6, m.shape().layers());
+    assertEquals(384, m.shape().width());
+    assertEquals(12, m.shape().heads());
+    assertEquals(1536, m.shape().ffnWidth());
     assertEquals(Activation.GELU, m.activation());
     assertEquals(1e-12, m.layerNormEps());
-    assertEquals(512, m.maxPositions());
+    assertEquals(512, m.shape().maxPositions());
     assertEquals(Optional.of(256), m.maxSeqLength());
     assertEquals(256, m.maxTokens());
     assertEquals(Optional.of(Pooling.MEAN), m.pooling());
