@@ -37,8 +37,5 @@ public record Norms(NormKind kind, double eps, Placement placement, boolean fina
     if (!(eps > 0) || Double.isInfinite(eps)) {
       throw new IllegalArgumentException("layer-norm-eps must be a positive number, got " + eps);
     }
-    if (kind == null || placement == null) {
-      throw new IllegalArgumentException("norms have a kind and a placement");
-    }
   }
 }

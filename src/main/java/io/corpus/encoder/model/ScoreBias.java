@@ -24,9 +24,6 @@ public record ScoreBias(Kind kind, int buckets, int maxDistance) implements Posi
   }
 
   public ScoreBias {
-    if (kind == null) {
-      throw new IllegalArgumentException("a score bias has a kind");
-    }
     if (kind == Kind.RELATIVE_BUCKETS && (buckets < 4 || buckets % 2 != 0 || maxDistance < 1)) {
       throw new IllegalArgumentException("relative buckets need an even count of at least 4 "
           + "and a positive maximum distance, got " + buckets + " and " + maxDistance);
