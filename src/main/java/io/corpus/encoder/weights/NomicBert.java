@@ -113,7 +113,7 @@ final class NomicBert extends NamedFamily {
           + " with moe_normalize_expert_weights = " + normalize + " is not supported (top k "
           + "at most the experts, a p of at least 0)");
     }
-    return new ExpertLayers(n, count, topK, p);
+    return new ExpertLayers.Every(n, count, topK, p);
   }
 
   /**
@@ -179,8 +179,7 @@ final class NomicBert extends NamedFamily {
       layer.attentionBiases(read.take(p + "attn.Wqkv.bias", 3L * e),
           read.take(p + "attn.out_proj.bias", e));
     }
-    ExpertLayers mixture = model.architecture().experts();
-    if (mixture.at(i)) {
+    if (model.architecture().experts() instanceof ExpertLayers.Every mixture && mixture.at(i)) {
       return layer.experts(experts(read, mlp, mixture, e, f)).build();
     }
     if (gated) {
@@ -204,8 +203,8 @@ final class NomicBert extends NamedFamily {
    * applied transposed and w2 as it is (so its block is transposed here to the (E, F) every
    * second layer has); {@code experts.bias} (E).
    */
-  private static Experts experts(TensorNaming.TensorSource read, String mlp, ExpertLayers mixture,
-      int e, int f) {
+  private static Experts experts(TensorNaming.TensorSource read, String mlp,
+      ExpertLayers.Every mixture, int e, int f) {
     int count = mixture.count();
     float[] router = read.take(mlp + "router.layer.weight", count, e);
     float[] w1 = read.take(mlp + "experts.mlp.w1", (long) count * f, e);

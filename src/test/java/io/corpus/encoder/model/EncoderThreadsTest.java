@@ -106,7 +106,7 @@ class EncoderThreadsTest {
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(
         form.equals("gated") ? Activation.SILU : Activation.GELU, 1e-5).causal(causal)
         .gated(form.equals("gated"))
-        .experts(form.equals("experts") ? new ExpertLayers(2, 4, 2, 0) : ExpertLayers.NONE)
+        .experts(form.equals("experts") ? new ExpertLayers.Every(2, 4, 2, 0) : ExpertLayers.NONE)
         .build(),
         causal ? 40 : 0, PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = form.equals("gated") ? gated(random)
