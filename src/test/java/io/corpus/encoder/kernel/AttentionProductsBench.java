@@ -13,7 +13,8 @@ import java.util.Random;
  * as the encoder runs them (OpenBLAS's sgemm a head at a time, {@code HeadAttention.full}), and
  * in bfloat16 through oneDNN's batched matmul (Q, K, V and the softmax weights P rounded to
  * bfloat16 as PyTorch rounds them, float32 accumulation, all heads in one call, on the (T, H·D)
- * rows as the encoder holds them): the time of
+ * rows as the encoder holds them), and the same batched products in float32 on oneDNN (the
+ * library the long documents' tiles could use in place of OpenBLAS): the time of
  * each, that of the roundings the bfloat16 one needs, the share of a whole layer's products the
  * attention ones are at that length, and each one's error against float64.
  *
@@ -99,11 +100,23 @@ public final class AttentionProductsBench {
     long[] htd = {heads, t, d};
     long[] hdt = {heads, d, t};
     long[] htt = {heads, t, t};
-    Pointer scoresProduct = primitive(htd, TAG_BAC, hdt, TAG_CAB, htt, TAG_ABC);
-    Pointer valuesProduct = primitive(htt, TAG_ABC, htd, TAG_BAC, htd, TAG_BAC);
+    Pointer scoresProduct = primitive(OneDnn.BF16, htd, TAG_BAC, hdt, TAG_CAB, htt, TAG_ABC);
+    Pointer valuesProduct = primitive(OneDnn.BF16, htt, TAG_ABC, htd, TAG_BAC, htd, TAG_BAC);
     Runnable[] products = {
-      () -> run(scoresProduct, htd, TAG_BAC, qb, hdt, TAG_CAB, kb, htt, TAG_ABC, sb),
-      () -> run(valuesProduct, htt, TAG_ABC, pb, htd, TAG_BAC, vb, htd, TAG_BAC, ob)};
+      () -> run(OneDnn.BF16, scoresProduct, htd, TAG_BAC, qb, hdt, TAG_CAB, kb, htt, TAG_ABC, sb),
+      () -> run(OneDnn.BF16, valuesProduct, htt, TAG_ABC, pb, htd, TAG_BAC, vb, htd, TAG_BAC,
+          ob)};
+    // the same two batched products in float32 on oneDNN, every input float32 in native memory
+    Memory qf = floats(q);
+    Memory kf = floats(k);
+    Memory vf = floats(v);
+    Memory pf = new Memory(4L * heads * t * t);
+    Pointer scoresF32 = primitive(OneDnn.F32, htd, TAG_BAC, hdt, TAG_CAB, htt, TAG_ABC);
+    Pointer valuesF32 = primitive(OneDnn.F32, htt, TAG_ABC, htd, TAG_BAC, htd, TAG_BAC);
+    Runnable oneDnnFloat32 = () -> {
+      run(OneDnn.F32, scoresF32, htd, TAG_BAC, qf, hdt, TAG_CAB, kf, htt, TAG_ABC, pf);
+      run(OneDnn.F32, valuesF32, htt, TAG_ABC, pf, htd, TAG_BAC, vf, htd, TAG_BAC, ob);
+    };
     Runnable bfloat16 = () -> {
       // 1/√D applied to Q as it is rounded (the encoder would fold it into Q's projection)
       System.arraycopy(q, 0, scaledQ, 0, scaledQ.length);
@@ -135,6 +148,7 @@ public final class AttentionProductsBench {
             h * d, width);
       }
     }, seconds);
+    double f32OneDnn = time(oneDnnFloat32, seconds);
     double attentionFlops = 4.0 * t * t * width;
     double linearFlops = 2.0 * t * (4.0 * width * width + 2.0 * width * ffn);
     System.out.printf(Locale.ROOT, "T = %5d: attention products %.1f %% of the layer's FLOPs;"
@@ -145,6 +159,9 @@ public final class AttentionProductsBench {
         attentionFlops / f32Products / 1e9, b16Products * 1e3,
         attentionFlops / b16Products / 1e9, f32Products / b16Products, f32 * 1e3, b16 * 1e3,
         f32 / b16, float32Error, bfloat16Error);
+    System.out.printf(Locale.ROOT, "T = %5d: products alone in float32 on oneDNN, all heads in "
+            + "one batched call: %.3f ms (%.0f GFLOP/s), %.2fx OpenBLAS head by head%n", t,
+        f32OneDnn * 1e3, attentionFlops / f32OneDnn / 1e9, f32Products / f32OneDnn);
   }
 
   /** softmax(Q_h K_hᵀ / √D) V_h in float64, the context (T, H·D). */
@@ -199,10 +216,10 @@ public final class AttentionProductsBench {
     return memory.getByteBuffer(0, memory.size()).order(ByteOrder.nativeOrder());
   }
 
-  private Pointer primitive(long[] src, int srcTag, long[] weights, int weightTag, long[] dst,
-      int dstTag) {
-    Pointer srcDesc = matmuls.desc(src, OneDnn.BF16, srcTag);
-    Pointer weightDesc = matmuls.desc(weights, OneDnn.BF16, weightTag);
+  private Pointer primitive(int type, long[] src, int srcTag, long[] weights, int weightTag,
+      long[] dst, int dstTag) {
+    Pointer srcDesc = matmuls.desc(src, type, srcTag);
+    Pointer weightDesc = matmuls.desc(weights, type, weightTag);
     Pointer dstDesc = matmuls.desc(dst, OneDnn.F32, dstTag);
     PointerByReference ref = new PointerByReference();
     OneDnn.check(api.dnnl_matmul_primitive_desc_create(ref, engine, srcDesc, weightDesc, null,
@@ -214,16 +231,23 @@ public final class AttentionProductsBench {
     return ref.getValue();
   }
 
-  private void run(Pointer primitive, long[] src, int srcTag, Memory srcData, long[] weights,
-      int weightTag, Memory weightData, long[] dst, int dstTag, Memory dstData) {
-    Pointer[] descs = {matmuls.desc(src, OneDnn.BF16, srcTag),
-        matmuls.desc(weights, OneDnn.BF16, weightTag), matmuls.desc(dst, OneDnn.F32, dstTag)};
+  private void run(int type, Pointer primitive, long[] src, int srcTag, Memory srcData,
+      long[] weights, int weightTag, Memory weightData, long[] dst, int dstTag,
+      Memory dstData) {
+    Pointer[] descs = {matmuls.desc(src, type, srcTag),
+        matmuls.desc(weights, type, weightTag), matmuls.desc(dst, OneDnn.F32, dstTag)};
     Pointer a = matmuls.memory(descs[0], srcData);
     Pointer b = matmuls.memory(descs[1], weightData);
     Pointer c = matmuls.memory(descs[2], dstData);
     matmuls.execute(primitive, a, b, c, null);
     matmuls.destroy(a, b, c);
     matmuls.destroyDescs(descs);
+  }
+
+  private static Memory floats(float[] values) {
+    Memory memory = new Memory(4L * values.length);
+    memory.write(0, values, 0, values.length);
+    return memory;
   }
 
   private static float[] gaussian(Random random, int n) {
