@@ -146,7 +146,8 @@ final class DebertaV2 extends NamedFamily {
     if (model.architecture().positionTerms() instanceof DisentangledPositions form) {
       float[] relative = DisentangledPositions.normalized(read.take(RELATIVE, 2L * form.span(), e),
           form.normalized() ? read.take(RELATIVE_NORM + "weight", e) : null,
-          form.normalized() ? read.take(RELATIVE_NORM + "bias", e) : null, model.layerNormEps());
+          form.normalized() ? read.take(RELATIVE_NORM + "bias", e) : null,
+          model.architecture().norms().eps());
       boolean shared = form.sharedProjections();
       layer.relativePositions(form.contentToPosition() ? DisentangledPositions.project(relative,
               shared ? keys : read.take(a + "pos_key_proj.weight", inner, e),

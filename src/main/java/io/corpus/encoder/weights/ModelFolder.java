@@ -3,7 +3,6 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
-import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.ModelSettings;
@@ -122,16 +121,6 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
     return settings(List.of());
   }
 
-  /** The feed-forward's activation. */
-  public Activation activation() {
-    return architecture.activation();
-  }
-
-  /** Eps of every norm. */
-  public double layerNormEps() {
-    return architecture.norms().eps();
-  }
-
   /**
    * A model setting given beside the folder (a job's {@code model.*} key, a transformer's param),
    * which must agree with {@code config.json}.
@@ -152,9 +141,10 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
     for (Given g : given) {
       switch (g.field()) {
         case "heads" -> agree(g, shape.heads(), "num_attention_heads = " + shape.heads());
-        case "activation" -> agree(g, activation().configName(),
-            "its hidden_act is activation " + activation().configName());
-        case "layer-norm-eps" -> agree(g, layerNormEps(), "layer_norm_eps = " + layerNormEps());
+        case "activation" -> agree(g, architecture.activation().configName(),
+            "its hidden_act is activation " + architecture.activation().configName());
+        case "layer-norm-eps" -> agree(g, architecture.norms().eps(),
+            "layer_norm_eps = " + architecture.norms().eps());
         case "norm-first" -> agree(g, architecture.norms().placement().first(), "model_type = "
             + family.name() + ", whose layers are "
             + (architecture.norms().placement().first() ? "pre" : "post")

@@ -198,8 +198,8 @@ final class ModernBert extends NamedFamily {
         shape.denseBias() ? read.take("head.dense.bias", e) : new float[e],
         read.take("classifier.weight", labels, e), read.take("classifier.bias", labels),
         classifier.labels(), classifier.scoring(),
-        new ClassifierHead.Form(shape.read(), shape.activation(), norm, model.layerNormEps(),
-            -1));
+        new ClassifierHead.Form(shape.read(), shape.activation(), norm,
+            model.architecture().norms().eps(), -1));
   }
 
   @Override

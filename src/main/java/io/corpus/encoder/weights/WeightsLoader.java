@@ -493,8 +493,8 @@ public final class WeightsLoader {
     ModelFolder.Splade pooling = model.splade();
     return new SpladeHead(Matrix.of(source.take(t.get(0), e, e), e, e), source.take(t.get(1), e),
         model.settings().architecture().activation(), source.take(t.get(2), e),
-        source.take(t.get(3), e), model.layerNormEps(), Matrix.of(decoder, v, e), bias,
-        pooling.sum(), pooling.twiceLog());
+        source.take(t.get(3), e), model.architecture().norms().eps(), Matrix.of(decoder, v, e),
+        bias, pooling.sum(), pooling.twiceLog());
   }
 
   /** The family's token-classification head; its output rows must be config.json's labels. */

@@ -91,7 +91,8 @@ public final class BenchText {
   /** Encodes texts first, first + stride, ...; returns {tokens, vectors of norm 1}. */
   private static long[] encode(ModelFolder folder, FolderWeights weights, List<String> texts,
       int first, int stride, int batchTokens) {
-    TokenEmbeddings embeddings = new TokenEmbeddings(weights.embeddings(), folder.layerNormEps());
+    TokenEmbeddings embeddings = new TokenEmbeddings(weights.embeddings(),
+        folder.architecture().norms().eps());
     Encoder encoder = new Encoder(folder.settings(), weights.encoder());
     TokenBatch batch = new TokenBatch(folder.shape().width(), batchTokens);
     long tokens = 0;

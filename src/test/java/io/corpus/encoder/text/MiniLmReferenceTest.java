@@ -40,7 +40,8 @@ class MiniLmReferenceTest {
         .collectAsList();
     assertEquals(30, expected.size());
 
-    TokenEmbeddings embeddings = new TokenEmbeddings(weights.embeddings(), model.layerNormEps());
+    TokenEmbeddings embeddings = new TokenEmbeddings(weights.embeddings(),
+        model.architecture().norms().eps());
     TokenBatch batch = new TokenBatch(model.shape().width(), 4096);
     int truncated = 0;
     try (TextTokenizer tokenizer = TextTokenizer.open(model.tokenizer().orElseThrow(),

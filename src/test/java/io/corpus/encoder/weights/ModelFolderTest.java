@@ -48,8 +48,8 @@ class ModelFolderTest {
     assertEquals(384, m.shape().width());
     assertEquals(12, m.shape().heads());
     assertEquals(1536, m.shape().ffnWidth());
-    assertEquals(Activation.GELU, m.activation());
-    assertEquals(1e-12, m.layerNormEps());
+    assertEquals(Activation.GELU, m.architecture().activation());
+    assertEquals(1e-12, m.architecture().norms().eps());
     assertEquals(512, m.shape().maxPositions());
     assertEquals(Optional.of(256), m.maxSeqLength());
     assertEquals(256, m.maxTokens());
@@ -150,7 +150,7 @@ class ModelFolderTest {
     Path folder = folder("whole", L, "bert");
     write(tensors, "", folder.resolve("model.safetensors"));
     ModelFolder m = ModelFolder.read(folder);
-    assertEquals(Activation.GELU_TANH, m.activation());
+    assertEquals(Activation.GELU_TANH, m.architecture().activation());
     assertEquals(P, m.maxTokens());
     assertEquals(Optional.empty(), m.pooling());
     FolderWeights w = WeightsLoader.load(m);
