@@ -96,7 +96,7 @@ public final class Encoder {
             attentionTile, terms), bfloat16Tiles(weights));
     this.head = sequences.head();
     this.zeros = new float[width];
-    checkFits(settings, weights);
+    checkFits(architecture, weights, shapes);
     this.outputProjections = new float[weights.layerCount()][];
     this.rotary = new Rotary[weights.layerCount()];
     Map<RotaryPositions, Rotary> byForm = new HashMap<>();
@@ -123,8 +123,12 @@ public final class Encoder {
    * The loader calls it once on the driver, before any task; every encoder checks again.
    */
   public static void checkFits(ModelSettings settings, EncoderWeights weights) {
-    Architecture architecture = settings.architecture();
-    Shapes shapes = Shapes.of(settings, weights);
+    checkFits(settings.architecture(), weights, Shapes.of(settings, weights));
+  }
+
+  /** {@link #checkFits(ModelSettings, EncoderWeights)} with the shapes already worked out. */
+  private static void checkFits(Architecture architecture, EncoderWeights weights,
+      Shapes shapes) {
     int width = shapes.width();
     int headWidth = shapes.headWidth();
     int inner = shapes.inner();

@@ -492,7 +492,7 @@ public final class WeightsLoader {
     }
     ModelFolder.Splade pooling = model.splade();
     return new SpladeHead(Matrix.of(source.take(t.get(0), e, e), e, e), source.take(t.get(1), e),
-        model.settings().architecture().activation(), source.take(t.get(2), e),
+        model.architecture().activation(), source.take(t.get(2), e),
         source.take(t.get(3), e), model.architecture().norms().eps(), Matrix.of(decoder, v, e),
         bias, pooling.sum(), pooling.twiceLog());
   }
