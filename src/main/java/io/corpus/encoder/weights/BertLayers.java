@@ -59,6 +59,7 @@ abstract class BertLayers extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return TensorNaming.BERT.readLayer(read, i, model.shape().width(), model.shape().ffnWidth());
+    return EncoderLayerNames.BERT.read(read, "encoder.layer." + i + ".", model);
   }
+
 }

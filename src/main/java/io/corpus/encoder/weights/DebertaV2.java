@@ -121,43 +121,27 @@ final class DebertaV2 extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.shape().width();
-    int f = model.shape().ffnWidth();
-    int inner = model.settings().headWidth(e) * model.shape().heads();
     String p = LAYERS + i + ".";
-    String a = p + "attention.self.";
-    float[] queries = read.take(a + "query_proj.weight", inner, e);
-    float[] queryBias = read.take(a + "query_proj.bias", inner);
-    float[] keys = read.take(a + "key_proj.weight", inner, e);
-    float[] keyBias = read.take(a + "key_proj.bias", inner);
-    LayerWeights.Builder layer = LayerWeights.builder(e, f)
-        .attention(TensorNaming.concat(queries, keys, read.take(a + "value_proj.weight", inner,
-            e)), read.take(p + "attention.output.dense.weight", e, inner))
-        .attentionBiases(TensorNaming.concat(queryBias, keyBias,
-            read.take(a + "value_proj.bias", inner)), read.take(p + "attention.output.dense.bias",
-            e))
-        .feedForward(read.take(p + "intermediate.dense.weight", f, e),
-            read.take(p + "output.dense.weight", e, f))
-        .feedForwardBiases(read.take(p + "intermediate.dense.bias", f),
-            read.take(p + "output.dense.bias", e))
-        .norms(read.take(p + "attention.output.LayerNorm.weight", e),
-            read.take(p + "attention.output.LayerNorm.bias", e),
-            read.take(p + "output.LayerNorm.weight", e), read.take(p + "output.LayerNorm.bias", e));
+    LayerWeights.Builder layer = EncoderLayerNames.DEBERTA.builder(read, p, model);
     if (model.architecture().positionTerms() instanceof DisentangledPositions form) {
+      int e = model.shape().width();
+      int inner = model.settings().headWidth(e) * model.shape().heads();
       float[] relative = DisentangledPositions.normalized(read.take(RELATIVE, 2L * form.span(), e),
           form.normalized() ? read.take(RELATIVE_NORM + "weight", e) : null,
           form.normalized() ? read.take(RELATIVE_NORM + "bias", e) : null,
           model.architecture().norms().eps());
-      boolean shared = form.sharedProjections();
+      // shared: the positions go through the layer's own key and query projections
+      String a = p + "attention.self." + (form.sharedProjections() ? "" : "pos_");
       layer.relativePositions(form.contentToPosition() ? DisentangledPositions.project(relative,
-              shared ? keys : read.take(a + "pos_key_proj.weight", inner, e),
-              shared ? keyBias : read.take(a + "pos_key_proj.bias", inner)) : new float[0],
+              read.take(a + "key_proj.weight", inner, e), read.take(a + "key_proj.bias", inner))
+              : new float[0],
           form.positionToContent() ? DisentangledPositions.project(relative,
-              shared ? queries : read.take(a + "pos_query_proj.weight", inner, e),
-              shared ? queryBias : read.take(a + "pos_query_proj.bias", inner)) : new float[0]);
+              read.take(a + "query_proj.weight", inner, e),
+              read.take(a + "query_proj.bias", inner)) : new float[0]);
     }
     return layer.build();
   }
+
 
   /** The ContextPooler: {@code pooler_hidden_act} (gelu unless said) on the first token. */
   @Override

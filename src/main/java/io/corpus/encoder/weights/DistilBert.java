@@ -59,8 +59,7 @@ final class DistilBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return BertLayerNames.DISTILBERT.read(read, LAYERS + i + ".", model.shape().width(),
-        model.shape().ffnWidth());
+    return EncoderLayerNames.DISTILBERT.read(read, LAYERS + i + ".", model);
   }
 
   @Override

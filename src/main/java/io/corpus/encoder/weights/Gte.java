@@ -9,7 +9,6 @@ import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -99,20 +98,7 @@ final class Gte extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.shape().width();
-    int f = model.shape().ffnWidth();
-    String p = LAYERS + i + ".";
-    float[] upGate = read.take(p + "mlp.up_gate_proj.weight", 2L * f, e);   // (2F, E): up, gate
-    return LayerWeights.builder(e, f)
-        .attention(read.take(p + "attention.qkv_proj.weight", 3L * e, e),
-            read.take(p + "attention.o_proj.weight", e, e))
-        .attentionBiases(read.take(p + "attention.qkv_proj.bias", 3L * e),
-            read.take(p + "attention.o_proj.bias", e))
-        .gatedFeedForward(Arrays.copyOfRange(upGate, f * e, 2 * f * e),
-            Arrays.copyOfRange(upGate, 0, f * e), read.take(p + "mlp.down_proj.weight", e, f))
-        .feedForwardOutBias(read.take(p + "mlp.down_proj.bias", e))
-        .norms(read.take(p + "attn_ln.weight", e), read.take(p + "attn_ln.bias", e),
-            read.take(p + "mlp_ln.weight", e), read.take(p + "mlp_ln.bias", e))
-        .build();
+    return EncoderLayerNames.GTE.read(read, LAYERS + i + ".", model);
   }
+
 }

@@ -7,7 +7,6 @@ import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -80,24 +79,7 @@ final class JinaBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.shape().width();
-    int f = model.shape().ffnWidth();
-    String p = LAYERS + i + ".";
-    String self = p + "attention.self.";
-    float[] gated = read.take(p + "mlp.gated_layers.weight", 2L * f, e);   // (2F, E)
-    return LayerWeights.builder(e, f)
-        .attention(TensorNaming.concat(read.take(self + "query.weight", e, e),
-                read.take(self + "key.weight", e, e), read.take(self + "value.weight", e, e)),
-            read.take(p + "attention.output.dense.weight", e, e))
-        .attentionBiases(TensorNaming.concat(read.take(self + "query.bias", e),
-                read.take(self + "key.bias", e), read.take(self + "value.bias", e)),
-            read.take(p + "attention.output.dense.bias", e))
-        .gatedFeedForward(Arrays.copyOfRange(gated, 0, f * e),
-            Arrays.copyOfRange(gated, f * e, 2 * f * e), read.take(p + "mlp.wo.weight", e, f))
-        .feedForwardOutBias(read.take(p + "mlp.wo.bias", e))
-        .norms(read.take(p + "attention.output.LayerNorm.weight", e),
-            read.take(p + "attention.output.LayerNorm.bias", e),
-            read.take(p + "mlp.layernorm.weight", e), read.take(p + "mlp.layernorm.bias", e))
-        .build();
+    return EncoderLayerNames.JINA_BERT.read(read, LAYERS + i + ".", model);
   }
+
 }

@@ -63,18 +63,7 @@ final class JinaXlmRoberta extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.shape().width();
-    int f = model.shape().ffnWidth();
-    String p = LAYERS + i + ".";
-    return LayerWeights.builder(e, f)
-        .attention(read.take(p + "mixer.Wqkv.weight", 3L * e, e),
-            read.take(p + "mixer.out_proj.weight", e, e))
-        .attentionBiases(read.take(p + "mixer.Wqkv.bias", 3L * e),
-            read.take(p + "mixer.out_proj.bias", e))
-        .norms(read.take(p + "norm1.weight", e), read.take(p + "norm1.bias", e),
-            read.take(p + "norm2.weight", e), read.take(p + "norm2.bias", e))
-        .feedForward(read.take(p + "mlp.fc1.weight", f, e), read.take(p + "mlp.fc2.weight", e, f))
-        .feedForwardBiases(read.take(p + "mlp.fc1.bias", f), read.take(p + "mlp.fc2.bias", e))
-        .build();
+    return EncoderLayerNames.JINA_XLM_ROBERTA.read(read, LAYERS + i + ".", model);
   }
+
 }

@@ -11,7 +11,6 @@ import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.TokenClassifierHead;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -123,30 +122,11 @@ final class ModernBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.shape().width();
-    int f = model.shape().ffnWidth();
-    String p = "layers." + i + ".";
-    boolean attentionBias = model.architecture().projectionBias();
-    boolean mlpBias = model.architecture().feedForwardBias();
-    float[] wi = read.take(p + "mlp.Wi.weight", 2L * f, e);           // (2F, E): input, gate
-    float[] wiBias = mlpBias ? read.take(p + "mlp.Wi.bias", 2L * f) : new float[2 * f];
+    EncoderLayerNames.Reader layer = EncoderLayerNames.MODERNBERT.reader(read,
+        "layers." + i + ".", model);
     // the first layer attends to the embeddings as they are (attn_norm is nn.Identity)
-    Norm attentionNorm = i == 0 ? Norm.none() : affine(norm(read, p + "attn_norm.", model));
-    Norm mlpNorm = affine(norm(read, p + "mlp_norm.", model));
-    LayerWeights.Builder layer = LayerWeights.builder(e, f)
-        .attention(read.take(p + "attn.Wqkv.weight", 3L * e, e),
-            read.take(p + "attn.Wo.weight", e, e))
-        .gatedFeedForward(Arrays.copyOfRange(wi, 0, f * e),
-            Arrays.copyOfRange(wi, f * e, 2 * f * e), read.take(p + "mlp.Wo.weight", e, f))
-        .feedForwardBiases(Arrays.copyOfRange(wiBias, 0, f),
-            mlpBias ? read.take(p + "mlp.Wo.bias", e) : new float[e])
-        .gateBias(Arrays.copyOfRange(wiBias, f, 2 * f))
-        .norms(attentionNorm, mlpNorm);
-    if (attentionBias) {
-      layer.attentionBiases(read.take(p + "attn.Wqkv.bias", 3L * e),
-          read.take(p + "attn.Wo.bias", e));
-    }
-    return layer.build();
+    return layer.feedForward(layer.attention())
+        .norms(i == 0 ? Norm.none() : layer.attentionNorm(), layer.outputNorm()).build();
   }
 
   @Override

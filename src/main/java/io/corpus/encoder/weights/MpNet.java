@@ -61,8 +61,7 @@ final class MpNet extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return BertLayerNames.MPNET.read(read, LAYERS + i + ".", model.shape().width(),
-        model.shape().ffnWidth());
+    return EncoderLayerNames.MPNET.read(read, LAYERS + i + ".", model);
   }
 
   @Override

@@ -162,40 +162,17 @@ final class NomicBert extends NamedFamily {
 
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    int e = model.shape().width();
-    int f = model.shape().ffnWidth();
     String p = LAYERS + i + ".";
-    boolean attentionBias = model.architecture().projectionBias();
-    boolean inBias = model.architecture().feedForwardBias();
-    String mlp = p + "mlp.";
-    boolean gated = model.architecture().gated();
-    String in = gated ? "fc12" : "fc1";         // the activated half: silu(fc12(x)) ⊙ fc11(x)
-    LayerWeights.Builder layer = LayerWeights.builder(e, f)
-        .attention(read.take(p + "attn.Wqkv.weight", 3L * e, e),
-            read.take(p + "attn.out_proj.weight", e, e))
-        .norms(read.take(p + "norm1.weight", e), read.take(p + "norm1.bias", e),
-            read.take(p + "norm2.weight", e), read.take(p + "norm2.bias", e));
-    if (attentionBias) {
-      layer.attentionBiases(read.take(p + "attn.Wqkv.bias", 3L * e),
-          read.take(p + "attn.out_proj.bias", e));
-    }
+    EncoderLayerNames names = model.architecture().gated() ? EncoderLayerNames.NOMIC_SWIGLU
+        : EncoderLayerNames.NOMIC;
     if (model.architecture().experts() instanceof ExpertLayers.Every mixture && mixture.at(i)) {
-      return layer.experts(experts(read, mlp, mixture, e, f)).build();
+      EncoderLayerNames.Reader reader = names.reader(read, p, model);
+      return reader.norms(reader.attention()).experts(experts(read, p + "mlp.", mixture,
+          model.shape().width(), model.shape().ffnWidth())).build();
     }
-    if (gated) {
-      layer.gatedFeedForward(read.take(mlp + in + ".weight", f, e),
-          read.take(mlp + "fc11.weight", f, e), read.take(mlp + "fc2.weight", e, f));
-    } else {
-      layer.feedForward(read.take(mlp + in + ".weight", f, e), read.take(mlp + "fc2.weight", e, f));
-    }
-    if (inBias) {
-      layer.feedForwardBiases(read.take(mlp + in + ".bias", f), read.take(mlp + "fc2.bias", e));
-      if (gated) {
-        layer.gateBias(read.take(mlp + "fc11.bias", f));
-      }
-    }
-    return layer.build();
+    return names.read(read, p, model);
   }
+
 
   /**
    * A layer's experts as MegaBlocks stores them: {@code router.layer.weight} (X, E);

@@ -44,7 +44,7 @@ public enum TensorNaming implements ConfigName {
   BERT("bert", "encoder.layer.") {
     @Override
     LayerWeights readLayer(TensorSource source, int i, int e, int f) {
-      return BertLayerNames.BERT.read(source, "encoder.layer." + i + ".", e, f);
+      return EncoderLayerNames.BERT.read(source, "encoder.layer." + i + ".", e, f);
     }
 
     @Override
