@@ -1,10 +1,14 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.model.HeadStatistics;
+import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.TopK;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
-import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -23,10 +27,6 @@ import org.apache.spark.sql.types.StructType;
 final class AttentionColumns {
   private AttentionColumns() {}
 
-  static ArrayType floatMatrix() {
-    return DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType, false), false);
-  }
-
   /** Element type of the maps column. */
   static StructType mapStruct(boolean topK) {
     StructType s = new StructType()
@@ -35,8 +35,8 @@ final class AttentionColumns {
     return topK
         ? s.add("top_keys", DataTypes.createArrayType(
                 DataTypes.createArrayType(DataTypes.IntegerType, false), false), false)
-            .add("top_weights", floatMatrix(), false)
-        : s.add("weights", floatMatrix(), false);
+            .add("top_weights", SparkArrays.floatMatrix(), false)
+        : s.add("weights", SparkArrays.floatMatrix(), false);
   }
 
   /** Element type of the statistics column: sums per layer and head. */
@@ -70,5 +70,77 @@ final class AttentionColumns {
       structs[m] = new GenericInternalRow(values);
     }
     return new GenericArrayData(structs);
+  }
+
+  /** Sequence b's maps: one struct (layer, head, weights (T, T)) per kept map. */
+  static ArrayData maps(TokenBatch batch, int b, int length, List<AttentionCollector.Map> maps) {
+    int first = batch.firstRow(b);
+    int real = batch.length(b);
+    Object[] structs = new Object[maps.size()];
+    for (int m = 0; m < maps.size(); m++) {
+      AttentionCollector.Map map = maps.get(m);
+      float[] full = expand(map.weights(), batch, first, real, length);
+      structs[m] = new GenericInternalRow(
+          new Object[] {map.layer(), map.head(), SparkArrays.matrix(full, length)});
+    }
+    return new GenericArrayData(structs);
+  }
+
+  /**
+   * Sequence b's maps in the top-k format: one struct (layer, head, top_keys (T, k'),
+   * top_weights (T, k')) per kept map.
+   */
+  static ArrayData topKMaps(TokenBatch batch, int b, int length,
+      List<AttentionCollector.Map> maps, int k) {
+    int first = batch.firstRow(b);
+    int real = batch.length(b);
+    int kept = Math.min(k, real);
+    int[] keys = new int[kept];
+    float[] weights = new float[kept];
+    UnsafeArrayData noInts = UnsafeArrayData.fromPrimitiveArray(new int[0]);
+    UnsafeArrayData noFloats = UnsafeArrayData.fromPrimitiveArray(new float[0]);
+    Object[] structs = new Object[maps.size()];
+    for (int m = 0; m < maps.size(); m++) {
+      AttentionCollector.Map map = maps.get(m);
+      Object[] keyRows = new Object[length];
+      Object[] weightRows = new Object[length];
+      Arrays.fill(keyRows, noInts);
+      Arrays.fill(weightRows, noFloats);
+      for (int i = 0; i < real; i++) {
+        int n = TopK.of(map.weights(), i * real, real, kept, keys, weights);
+        int[] positions = new int[n];
+        for (int j = 0; j < n; j++) {
+          positions[j] = batch.position(first + keys[j]);
+        }
+        int query = batch.position(first + i);
+        keyRows[query] = UnsafeArrayData.fromPrimitiveArray(positions);
+        weightRows[query] = UnsafeArrayData.fromPrimitiveArray(Arrays.copyOf(weights, n));
+      }
+      structs[m] = new GenericInternalRow(new Object[] {map.layer(), map.head(),
+          new GenericArrayData(keyRows), new GenericArrayData(weightRows)});
+    }
+    return new GenericArrayData(structs);
+  }
+
+  /** Sequence b's rollout, (T_real, T_real) over its real tokens, as (T, T). */
+  static ArrayData rollout(float[] weights, TokenBatch batch, int b, int length) {
+    return SparkArrays.matrix(expand(weights, batch, batch.firstRow(b), batch.length(b), length),
+        length);
+  }
+
+  /** (T_real, T_real) weights over real tokens to (T, T) over every position, zeros at padding. */
+  private static float[] expand(float[] compact, TokenBatch batch, int first, int real,
+      int length) {
+    if (real == length) {
+      return compact;
+    }
+    float[] full = new float[length * length];
+    for (int i = 0; i < real; i++) {
+      int q = batch.position(first + i);
+      for (int j = 0; j < real; j++) {
+        full[q * length + batch.position(first + j)] = compact[i * real + j];
+      }
+    }
+    return full;
   }
 }

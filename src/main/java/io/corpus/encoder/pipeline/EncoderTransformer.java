@@ -376,26 +376,33 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SettingRules.pooledVector(pooling, resolvedNormalize(), !$(importanceCol).isEmpty(),
         SettingRules.Naming.PARAMS);
     boolean sparse = splade || resolvedLexical();
-    OutputLayout layout = OutputLayout.of(schema, columns, new OutputLayout.Names($(outputCol),
-        pooling.dense() ? $(pooledCol) : "", sparse ? $(sparseIndicesCol) : "",
-        sparse ? $(sparseValuesCol) : "", resolvedMultiVector() ? $(multiVectorsCol) : "",
-        $(attentionCol), $(statsCol),
-        $(rolloutCol), $(importanceCol), head.isPresent() ? $(logitsCol) : "",
-        head.isPresent() ? $(scoresCol) : "",
-        head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : "",
-        perToken ? $(tokenLabelsCol) : "", aggregation != null ? $(entitiesCol) : ""),
-        attentionOutputs(), input().chunkRows(), resolvedQuantization());
+    AttentionOutputs attention = attentionOutputs();
+    OutputLayout layout = OutputLayout.of(schema, columns, input().chunkRows(), List.of(
+        new OutputGroup.TokenVectors($(outputCol)),
+        new OutputGroup.PooledVector(pooling.dense() ? $(pooledCol) : "",
+            resolvedQuantization()),
+        new OutputGroup.SparseVector(sparse ? $(sparseIndicesCol) : "",
+            sparse ? $(sparseValuesCol) : "", intValue(Settings.SPARSE_TOP_K)),
+        new OutputGroup.MultiVectors(resolvedMultiVector() ? $(multiVectorsCol) : ""),
+        new OutputGroup.Attention(attention, $(attentionCol), $(statsCol), $(rolloutCol),
+            $(importanceCol)),
+        new OutputGroup.Classes(head.isPresent() ? $(logitsCol) : "",
+            head.isPresent() ? $(scoresCol) : "",
+            head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : ""),
+        new OutputGroup.TokenLabels(perToken ? $(tokenLabelsCol) : "",
+            aggregation != null ? $(entitiesCol) : "", aggregation)), attention);
     if (input().lateChunking() != LateChunking.SpanRule.NONE) {
       checkLateChunking(layout, pooling);
     }
-    if (layout.chunkDocuments() && layout.withEmbeddings()) {
+    if (layout.chunkDocuments() && layout.has(OutputGroup.TokenVectors.class)) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, whose token vectors would be the whole document's (T x E floats "
           + "held for one row, however long the text): set output.token-embeddings = false "
           + "(outputCol = \"\")");
     }
-    if (layout.chunkDocuments() && (layout.withPooled() || layout.withSparse()
-        || layout.withMultiVectors() || attentionOutputs().any())) {
+    if (layout.chunkDocuments() && (layout.has(OutputGroup.PooledVector.class)
+        || layout.has(OutputGroup.SparseVector.class)
+        || layout.has(OutputGroup.MultiVectors.class) || attentionOutputs().any())) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, so a vector or map per window has no row: set pooling = none"
           + (attentionOutputs().any() ? " and no attention outputs" : "")
@@ -409,15 +416,14 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
    * its mean, and nothing read from the whole text at once.
    */
   private void checkLateChunking(OutputLayout layout, Pooling pooling) {
-    if (layout.withPooled() && pooling != Pooling.MEAN) {
+    if (layout.has(OutputGroup.PooledVector.class) && pooling != Pooling.MEAN) {
       throw new IllegalArgumentException("lateChunking gives each chunk the mean of its span's "
           + "token states; pooling = " + pooling.configName() + (fromFolder()
               ? " (" + folder().folder() + "'s pooling)" : "") + " reads the text whole, not "
           + "a span: late chunking needs a mean-pooling folder, or pooling = mean");
     }
-    if (layout.withSparse() || layout.withMultiVectors() || layout.withLogits()
-        || layout.withScores() || layout.withLabel() || layout.withTokenLabels()
-        || layout.withEntities() || attentionOutputs().any()) {
+    if (layout.groups().stream().anyMatch(group -> !(group instanceof OutputGroup.TokenVectors
+        || group instanceof OutputGroup.PooledVector))) {
       throw new IllegalArgumentException("lateChunking writes each chunk's pooled vector (and "
           + "its token vectors, when asked); sparse vectors, ColBERT vectors, a classifier's "
           + "outputs, entities and attention outputs are not written per chunk: leave them "
@@ -516,7 +522,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkOutputs(m.weights().pooledWidth());
-    if (layout.withSparse() && m.weights().head(SpladeHead.class).isEmpty()
+    if (layout.has(OutputGroup.SparseVector.class) && m.weights().head(SpladeHead.class).isEmpty()
         && m.weights().head(LexicalHead.class).isEmpty()) {
       throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
           + "whose checkpoint has its masked-language-model head");
@@ -526,10 +532,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m),
         m.weights().precision(), m.settings(), source,
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(Settings.DIMENSIONS),
-            m.settings().heads(), intValue(Settings.SPARSE_TOP_K), layout.withEntities()
-                ? entityAggregation(columns.kind(), true) : null,
+            m.settings().heads(),
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null,
-            layout.withPooled() ? quantizeRanges(spark.sparkContext().hadoopConfiguration(),
+            layout.has(OutputGroup.PooledVector.class) ? quantizeRanges(spark.sparkContext().hadoopConfiguration(),
                 pooledWidth()) : null, source instanceof TextSource text ? text.late() : null),
         layout.attention(), intValue(Settings.BATCH_TOKENS), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
