@@ -14,7 +14,7 @@ public record LayerAttention(int window, RotaryPositions rotary) implements Seri
   /** A global layer without rotary positions: BERT's every layer. */
   public static final LayerAttention PLAIN = new LayerAttention(0, RotaryPositions.NONE);
 
-  /** A layer with half-split rotary positions of base θ (0: none). */
+  /** A layer with half-split rotary positions of base θ. */
   public LayerAttention(int window, double ropeTheta) {
     this(window, RotaryPositions.halves(ropeTheta));
   }

@@ -46,9 +46,13 @@ public record RotaryPositions(double theta, double fraction, boolean interleaved
     return new RotaryPositions(theta, fraction, interleaved, by);
   }
 
-  /** The half-split form over the whole head with base θ (0: none). */
+  /** The half-split form over the whole head with base θ (positive; {@link #NONE}: none). */
   public static RotaryPositions halves(double theta) {
-    return theta > 0 ? new RotaryPositions(theta, 1, false) : NONE;
+    if (!(theta > 0)) {
+      throw new IllegalArgumentException("a rotary base must be positive, got " + theta
+          + " (RotaryPositions.NONE: no rotary positions)");
+    }
+    return new RotaryPositions(theta, 1, false);
   }
 
   /** Whether q and k are rotated at all. */

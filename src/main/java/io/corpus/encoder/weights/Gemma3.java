@@ -61,8 +61,9 @@ final class Gemma3 extends NamedFamily {
           + layers + " layers (num_hidden_layers); expected one per layer");
     }
     RotaryPositions local = RotaryPositions.halves(
-        config.path("rope_local_base_freq").asDouble(10_000));
-    RotaryPositions global = RotaryPositions.halves(config.path("rope_theta").asDouble(1e6));
+        ModelFamily.rotaryBase(config, "rope_local_base_freq", 10_000, file));
+    RotaryPositions global = RotaryPositions.halves(
+        ModelFamily.rotaryBase(config, "rope_theta", 1e6, file));
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
       int layer = i;

@@ -46,8 +46,8 @@ final class Gte extends NamedFamily {
       throw new WeightsException(file + ": pack_qkv = false is not supported (true: one "
           + "qkv_proj)");
     }
-    double theta = config.path("rope_theta").asDouble(
-        config.path("rope_parameters").path("rope_theta").asDouble(10_000));
+    double theta = ModelFamily.rotaryBase(config, "rope_theta",
+        ModelFamily.rotaryBase(config.path("rope_parameters"), "rope_theta", 10_000, file), file);
     RotaryPositions rotary = RotaryPositions.halves(theta)
         .scaled(FrequencyScaling.ntk(ntkFactor(config, file)));
     List<LayerAttention> layers = new ArrayList<>();

@@ -44,7 +44,8 @@ final class JinaXlmRoberta extends NamedFamily {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
-    RotaryPositions rotary = new RotaryPositions(config.path("rotary_emb_base").asDouble(10_000),
+    RotaryPositions rotary = new RotaryPositions(
+        ModelFamily.rotaryBase(config, "rotary_emb_base", 10_000, file),
         1.0, false);
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "num_hidden_layers", file);

@@ -62,8 +62,9 @@ final class Llama extends DecoderFamily {
     }
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
-    RotaryPositions rotary = RotaryPositions.halves(config.path("rope_theta").asDouble(
-            config.path("rope_parameters").path("rope_theta").asDouble(thetaAbsent)))
+    RotaryPositions rotary = RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta",
+            ModelFamily.rotaryBase(config.path("rope_parameters"), "rope_theta", thetaAbsent,
+                file), file))
         .scaled(DecoderTensors.ropeScaling(config, file));
     return Architecture.encoder(config.has("hidden_act")
             ? ModelFamily.activation(config, "hidden_act", file) : Activation.SILU,

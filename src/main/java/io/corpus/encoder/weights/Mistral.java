@@ -57,7 +57,7 @@ final class Mistral extends DecoderFamily {
       window = keys - 1;
     }
     LayerAttention attention = new LayerAttention(window,
-        RotaryPositions.halves(config.path("rope_theta").asDouble(10_000)));
+        RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta", 10_000, file)));
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
             config.path("rms_norm_eps").asDouble(1e-6))
         .preNormWithFinalNorm().gated(true).rmsNorm().projectionBias(false).feedForwardBias(false)

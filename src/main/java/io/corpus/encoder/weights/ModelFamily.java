@@ -273,6 +273,23 @@ public interface ModelFamily {
         .allMatch(n -> n.substring(n.lastIndexOf('.') + 1).startsWith(prefix));
   }
 
+  /**
+   * A rotary base θ under {@code key} of {@code node} (config.json or a part of it): a positive
+   * number; {@code absent} when the key is absent or null; else a refusal naming it (a base of 0
+   * leaves no angle to turn by: it was once taken for no rotary positions at all).
+   */
+  static double rotaryBase(JsonNode node, String key, double absent, Path file) {
+    JsonNode value = node.path(key);
+    if (value.isMissingNode() || value.isNull()) {
+      return absent;
+    }
+    if (!value.isNumber() || !(value.asDouble() > 0) || Double.isInfinite(value.asDouble())) {
+      throw new WeightsException(file + ": " + key + " is " + value + ", expected a positive "
+          + "rotary base");
+    }
+    return value.asDouble();
+  }
+
   /** A positive integer config.json must hold under {@code key}, or a refusal naming it. */
   static int positiveInt(JsonNode config, String key, Path file) {
     JsonNode value = config.path(key);

@@ -105,10 +105,11 @@ final class ModernBert extends NamedFamily {
             + ropeType + "' is not supported (default)");
       }
       if (parameters.has("rope_theta")) {
-        return parameters.get("rope_theta").asDouble();
+        return ModelFamily.rotaryBase(parameters, "rope_theta", fallback, file);
       }
     }
-    return ModelFamily.given(config, key).map(JsonNode::asDouble).orElse(fallback);
+    return ModelFamily.given(config, key).isPresent()
+        ? ModelFamily.rotaryBase(config, key, fallback, file) : fallback;
   }
 
   @Override

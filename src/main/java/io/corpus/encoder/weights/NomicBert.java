@@ -70,7 +70,8 @@ final class NomicBert extends NamedFamily {
           + config.get("rotary_emb_fraction") + " is not supported (above 0, at most 1: "
           + "learned positions are not run)");
     }
-    RotaryPositions rotary = new RotaryPositions(config.path("rotary_emb_base").asDouble(10_000),
+    RotaryPositions rotary = new RotaryPositions(
+        ModelFamily.rotaryBase(config, "rotary_emb_base", 10_000, file),
         fraction, config.path("rotary_emb_interleaved").asBoolean(false));
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "n_layer", file);

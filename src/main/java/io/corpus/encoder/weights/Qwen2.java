@@ -39,7 +39,7 @@ final class Qwen2 extends DecoderFamily {
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
     LayerAttention rotary = new LayerAttention(0,
-        RotaryPositions.halves(config.path("rope_theta").asDouble(10_000)));
+        RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta", 10_000, file)));
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
             config.path("rms_norm_eps").asDouble(1e-6))
         .preNormWithFinalNorm().gated(true).rmsNorm().projectionBias(true).feedForwardBias(false)

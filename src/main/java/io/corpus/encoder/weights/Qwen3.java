@@ -65,8 +65,8 @@ final class Qwen3 extends DecoderFamily {
       throw new WeightsException(file + ": rope_parameters.rope_type '" + ropeType + "' is not "
           + "supported (default)");
     }
-    double theta = config.path("rope_theta").asDouble(
-        parameters.path("rope_theta").asDouble(1_000_000));
+    double theta = ModelFamily.rotaryBase(config, "rope_theta",
+        ModelFamily.rotaryBase(parameters, "rope_theta", 1_000_000, file), file);
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
