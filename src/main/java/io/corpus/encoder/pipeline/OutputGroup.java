@@ -11,8 +11,9 @@ import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenClassifierHead;
 import io.corpus.encoder.text.Entities;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -274,22 +275,19 @@ sealed interface OutputGroup extends Serializable permits OutputGroup.TokenVecto
   }
 
   /** A non-nullable column; none for a name of "". */
-  private static StructField column(String name, DataType type) {
-    return name.isEmpty() ? null : DataTypes.createStructField(name, type, false);
+  private static Optional<StructField> column(String name, DataType type) {
+    return Optional.of(name).filter(n -> !n.isEmpty())
+        .map(n -> DataTypes.createStructField(n, type, false));
   }
 
   /** A nullable column; none for a name of "". */
-  private static StructField nullable(String name, DataType type) {
-    return name.isEmpty() ? null : DataTypes.createStructField(name, type, true);
+  private static Optional<StructField> nullable(String name, DataType type) {
+    return Optional.of(name).filter(n -> !n.isEmpty())
+        .map(n -> DataTypes.createStructField(n, type, true));
   }
 
-  private static List<StructField> columns(StructField... named) {
-    List<StructField> fields = new ArrayList<>();
-    for (StructField field : named) {
-      if (field != null) {
-        fields.add(field);
-      }
-    }
-    return fields;
+  @SafeVarargs
+  private static List<StructField> columns(Optional<StructField>... named) {
+    return Stream.of(named).flatMap(Optional::stream).toList();
   }
 }
