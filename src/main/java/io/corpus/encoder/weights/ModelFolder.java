@@ -3,6 +3,7 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.corpus.encoder.common.JsonProblem;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.ModelSettings;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -238,8 +238,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
           + family.name() + " does not implement; " + ModelFamily.SUPPORTED);
     }
     Optional<Classifier> classifier = classifier(config, file, family);
-    SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"),
-        config);
+    SentenceTransformerFiles st = SentenceTransformerFiles.read(folder,
+        folder.resolve("modules.json"), config);
     ModelFamily.Shape shape = family.shape(config, file);
     Optional<ModelFamily.OwnPooling> own = family.ownPooling(config);
     ModelFolder read = new ModelFolder(folder, family, family.positionOffset(config, file),
@@ -262,8 +262,8 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
    * the tokens' rows, normalized as model2vec's config or the sentence-transformers modules say.
    */
   private static ModelFolder readStatic(Path folder, StaticEmbeddings lookup) {
-    SentenceTransformer st = SentenceTransformer.read(folder, folder.resolve("modules.json"),
-        MissingNode.getInstance());
+    SentenceTransformerFiles st = SentenceTransformerFiles.read(folder,
+        folder.resolve("modules.json"), MissingNode.getInstance());
     if (st.pooling().isPresent() || st.lateInteraction().isPresent()) {
       throw new WeightsException(folder.resolve("modules.json") + ": a StaticEmbedding module "
           + "gives the text's vector itself; only Normalize or Dense modules may follow it");
@@ -463,7 +463,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
    * refused in one line when it is absolute or climbs out, and, with {@code realParent}, when
    * the folder it lies in is, after links, outside the folder's.
    */
-  private static Path inside(Path folder, Path namedIn, String what, String name,
+  static Path inside(Path folder, Path namedIn, String what, String name,
       boolean realParent) {
     Path named = Path.of(name);
     Path path = folder.resolve(named).normalize();
@@ -510,174 +510,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
     try {
       return JSON.readTree(file.toFile());
     } catch (IOException e) {
-      throw new WeightsException("Cannot read " + file + ": " + io.corpus.encoder.common.JsonProblem.of(e));
-    }
-  }
-
-  /** The package of sentence-transformers' own modules, as modules.json names them. */
-  private static final String SENTENCE_TRANSFORMERS = "sentence_transformers.";
-
-  /** The sentence-transformers pipeline, when the folder has modules.json. */
-  private record SentenceTransformer(Optional<Integer> maxSeqLength, Optional<Pooling> pooling,
-      boolean normalize, Prompts prompts, List<Path> dense, Splade splade, boolean strips,
-      Optional<LateInteraction> lateInteraction, boolean lowercases) {
-
-    /** The pipeline modules.json names; {@code modelConfig} is the folder's config.json. */
-    static SentenceTransformer read(Path folder, Path modules, JsonNode modelConfig) {
-      if (!Files.isRegularFile(modules)) {
-        if (modelConfig.path("architectures").toString().contains("\"HF_ColBERT\"")) {
-          throw new WeightsException(folder + " is a Stanford ColBERT checkpoint (HF_ColBERT, no "
-              + "modules.json): its projection and settings are not in a sentence-transformers "
-              + "pipeline. Load it once with PyLate (models.ColBERT) and save it (save_pretrained"
-              + ") to make a PyLate folder this job reads");
-        }
-        return new SentenceTransformer(Optional.empty(), Optional.empty(), false, Prompts.NONE,
-            List.of(), Splade.MAX_RELU, false, Optional.empty(), false);
-      }
-      Splade splade = Splade.MAX_RELU;
-      Optional<Pooling> pooling = Optional.empty();
-      boolean normalize = false;
-      boolean promptPooled = true;
-      boolean strips = false;
-      boolean pylateModules = false;
-      boolean tokenDense = false;      // a Dense before any Pooling: PyLate's token projection
-      List<Path> dense = new ArrayList<>();
-      for (JsonNode module : json(modules)) {
-        String type = module.path("type").asText("");
-        Path path = moduleInside(folder, modules, module.path("path").asText(""));
-        if (type.endsWith(".Pooling")) {
-          Path config = path.resolve("config.json");
-          pooling = Optional.of(poolingMode(config));
-          promptPooled = json(config).path("include_prompt").asBoolean(true);
-        } else if (type.endsWith(".SpladePooling")) {
-          pooling = Optional.of(Pooling.SPLADE);
-          splade = splade(path.resolve("config.json"));
-        } else if (type.endsWith(".Normalize")) {
-          normalize = true;
-        } else if (type.endsWith(".Dense")) {
-          pylateModules |= type.startsWith("pylate.");
-          tokenDense |= pooling.isEmpty();
-          if (normalize) {
-            throw new WeightsException(modules + ": a Dense module comes before Normalize here; "
-                + "this one does not");
-          }
-          dense.add(path);
-        } else if (type.endsWith(".Transformer") || type.endsWith(".MLMTransformer")) {
-          strips = type.startsWith(SENTENCE_TRANSFORMERS) || ownModuleStrips(folder, modules,
-              type);
-        } else if (type.endsWith(".StaticEmbedding")) {
-          strips = false;   // its tokenize takes the texts as given
-        } else {
-          throw new WeightsException(modules + " names the module " + type + ", which this job "
-              + "does not run (Transformer, MLMTransformer, StaticEmbedding, Pooling, "
-              + "SpladePooling, Dense, Normalize)");
-        }
-      }
-      Path stFile = folder.resolve("sentence_bert_config.json");
-      JsonNode st = Files.isRegularFile(stFile) ? json(stFile) : MissingNode.getInstance();
-      Optional<Integer> maxSeq = Optional.ofNullable(st.get("max_seq_length"))
-          .map(JsonNode::asInt);
-      boolean lowercases = strips && st.path("do_lower_case").asBoolean(false);
-      Path configFile = folder.resolve("config_sentence_transformers.json");
-      JsonNode stConfig = Files.isRegularFile(configFile) ? json(configFile) : null;
-      Optional<LateInteraction> late = LateInteraction.read(stConfig, configFile, dense,
-          pylateModules);
-      if (late.isPresent() && pooling.isPresent()) {
-        throw new WeightsException(modules + " pools its tokens, and " + configFile + " has "
-            + "PyLate's keys (a ColBERT folder projects every token and pools none): one or "
-            + "the other");
-      }
-      if (late.isEmpty() && tokenDense) {
-        throw new WeightsException(modules + ": a Dense module comes after Pooling here (or "
-            + "projects every token in a PyLate folder, whose config_sentence_transformers.json "
-            + "has query_prefix and the like); this one does neither");
-      }
-      return new SentenceTransformer(maxSeq, pooling, normalize,
-          prompts(stConfig, promptPooled), late.isPresent() ? List.of() : dense,
-          splade, strips, late, lowercases);
-    }
-
-    /**
-     * Whether a folder's own Transformer module ({@code custom_st.Transformer}, as jina's folders
-     * carry one) strips the texts as sentence-transformers' does: its source
-     * ({@code custom_st.py} in the folder), read and never run, calls {@code .strip()}, as
-     * jina-embeddings-v3's copy of sentence-transformers' tokenize does; jina-embeddings-v5's
-     * module calls the tokenizer on the texts as given. Refused in one line when the source is
-     * not in the folder.
-     */
-    private static boolean ownModuleStrips(Path folder, Path modules, String type) {
-      String module = type.substring(0, type.lastIndexOf('.'));
-      Path source = inside(folder, modules, "the module source", module.replace('.', '/')
-          + ".py", true);
-      if (!Files.isRegularFile(source)) {
-        throw new WeightsException(modules + " names the folder's own module " + type + ", "
-            + "whose source " + source.getFileName() + " is not in " + folder + ": whether it "
-            + "strips the texts before tokenizing cannot be told (sentence-transformers' "
-            + "Transformer does, jina-embeddings-v5's own module does not)");
-      }
-      try {
-        return Files.readString(source).contains(".strip()");
-      } catch (IOException e) {
-        throw new WeightsException("Cannot read " + source + ": " + e.getMessage());
-      }
-    }
-
-  /** A SpladePooling module's config.json (its defaults when absent: max, relu). */
-    private static Splade splade(Path config) {
-      if (!Files.isRegularFile(config)) {
-        return Splade.MAX_RELU;
-      }
-      JsonNode c = json(config);
-      String strategy = c.path("pooling_strategy").asText("max");
-      String activation = c.path("activation_function").asText("relu");
-      if (!List.of("max", "sum").contains(strategy)
-          || !List.of("relu", "log1p_relu").contains(activation)) {
-        throw new WeightsException(config + ": pooling_strategy '" + strategy + "' and "
-            + "activation_function '" + activation + "': SpladePooling takes max or sum, and "
-            + "relu or log1p_relu");
-      }
-      return new Splade(strategy.equals("sum"), activation.equals("log1p_relu"));
-    }
-
-    /** config_sentence_transformers.json's prompts and default_prompt_name (null: no file). */
-    private static Prompts prompts(JsonNode c, boolean pooled) {
-      if (c == null) {
-        return new Prompts(Map.of(), Optional.empty(), pooled);
-      }
-      Map<String, String> byName = new LinkedHashMap<>();
-      c.path("prompts").fields().forEachRemaining(e -> byName.put(e.getKey(),
-          e.getValue().asText()));
-      return new Prompts(byName, ModelFamily.given(c, "default_prompt_name")
-          .map(JsonNode::asText), pooled);
-    }
-
-    private static Pooling poolingMode(Path config) {
-      JsonNode c = json(config);
-      List<Pooling> modes = new ArrayList<>();
-      if (c.path("pooling_mode_cls_token").asBoolean(false)) {
-        modes.add(Pooling.FIRST);
-      }
-      if (c.path("pooling_mode_mean_tokens").asBoolean(false)) {
-        modes.add(Pooling.MEAN);
-      }
-      if (c.path("pooling_mode_max_tokens").asBoolean(false)) {
-        modes.add(Pooling.MAX);
-      }
-      if (c.path("pooling_mode_lasttoken").asBoolean(false)) {
-        modes.add(Pooling.LAST);
-      }
-      for (String other : List.of("pooling_mode_mean_sqrt_len_tokens",
-          "pooling_mode_weightedmean_tokens")) {
-        if (c.path(other).asBoolean(false)) {
-          throw new WeightsException(config + ": " + other + " is not supported (cls, mean, max, "
-              + "lasttoken)");
-        }
-      }
-      if (modes.size() != 1) {
-        throw new WeightsException(config + ": expected exactly one pooling mode of cls, mean, "
-            + "max and lasttoken, found " + modes.size());
-      }
-      return modes.get(0);
+      throw new WeightsException("Cannot read " + file + ": " + JsonProblem.of(e));
     }
   }
 
