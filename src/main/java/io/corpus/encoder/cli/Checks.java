@@ -152,7 +152,7 @@ final class Checks {
       if (l == layers || !m.layer(l).equals(m.layer(start))) {
         LayerAttention a = m.layer(start);
         s.append(s.length() == 0 ? "" : ", ").append(start).append(l - 1 > start ? "-" + (l - 1)
-            : "").append(a.window() > 0 ? " window ±" + a.window() : " global")
+            : "").append(" ").append(a.window())
             .append(a.rotary().any() ? " (" + a.rotary() + ")" : "");
         start = l;
       }

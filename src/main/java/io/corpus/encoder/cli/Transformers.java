@@ -101,7 +101,7 @@ final class Transformers {
     d.put("final_norm", a.norms().finalNorm());
     d.put("layer_norm_eps", a.norms().eps());
     d.put("causal", a.causal());
-    d.put("window", m.window());
+    d.put("window", m.window().setting());
     d.put("positional", m.positional().configName());
     d.put("max_positions", model.maxPositions());
     d.put("precision", s.weights().precision().configName());

@@ -3,14 +3,15 @@ package io.corpus.encoder.config;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.Quantization;
+import io.corpus.encoder.model.Window;
 import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
-import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.ModelSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -274,7 +275,7 @@ public final class Settings {
             .normFirst((Boolean) value.apply(NORM_FIRST))
             .finalNorm((Boolean) value.apply(FINAL_NORM))
             .causal((Boolean) value.apply(CAUSAL)).build(),
-        (Integer) value.apply(WINDOW),
+        Window.ofSetting((Integer) value.apply(WINDOW)),
         PositionalEncoding.fromConfigName((String) value.apply(POSITIONAL)));
   }
 
@@ -291,7 +292,7 @@ public final class Settings {
     values.put(FINAL_NORM.key(), a.norms().finalNorm());
     values.put(LAYER_NORM_EPS.key(), a.norms().eps());
     values.put(CAUSAL.key(), a.causal());
-    values.put(WINDOW.key(), model.window());
+    values.put(WINDOW.key(), model.window().setting());
     values.put(POSITIONAL.key(), model.positional().configName());
     return values;
   }

@@ -9,6 +9,11 @@ package io.corpus.encoder.model;
  */
 record AttentionMask(boolean causal, int window) {
 
+  /** The mask of {@code window}'s reach. */
+  AttentionMask(boolean causal, Window window) {
+    this(causal, window.setting());
+  }
+
   /** Whether a query at position q may attend to a key at position k (both real tokens). */
   boolean allows(int q, int k) {
     return (!causal || k <= q) && (window == 0 || Math.abs(q - k) <= window);

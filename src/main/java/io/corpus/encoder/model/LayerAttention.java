@@ -6,26 +6,24 @@ import java.io.Serializable;
  * How one layer attends, where layers differ (ModernBERT alternates sliding-window and global
  * layers, each with its own rotary base).
  *
- * @param window W: each query sees the keys within W positions of it; 0 means the whole sequence
- *     (the model's {@code window} setting, if any, then applies)
+ * @param window the keys each query sees by distance: a layer's own window, or GLOBAL (the
+ *     model's {@code window} setting, if any, then applies)
  * @param rotary how q and k of each head are rotated by position right after their projection
  */
-public record LayerAttention(int window, RotaryPositions rotary) implements Serializable {
+public record LayerAttention(Window window, RotaryPositions rotary) implements Serializable {
   /** A global layer without rotary positions: BERT's every layer. */
-  public static final LayerAttention PLAIN = new LayerAttention(0, RotaryPositions.NONE);
+  public static final LayerAttention PLAIN = new LayerAttention(Window.GLOBAL,
+      RotaryPositions.NONE);
 
   /** A layer with half-split rotary positions of base θ. */
-  public LayerAttention(int window, double ropeTheta) {
+  public LayerAttention(Window window, double ropeTheta) {
     this(window, RotaryPositions.halves(ropeTheta));
   }
 
   public LayerAttention {
-    if (window < 0) {
-      throw new IllegalArgumentException("a layer's window must be 0 (global) or positive, got "
-          + window);
-    }
-    if (rotary == null) {
-      throw new IllegalArgumentException("a layer's rotary positions are NONE, not null");
+    if (window == null || rotary == null) {
+      throw new IllegalArgumentException("a layer's window and rotary positions are "
+          + "Window.GLOBAL and RotaryPositions.NONE, not null");
     }
   }
 }

@@ -10,23 +10,20 @@ import java.util.List;
  *
  * @param heads H; must divide the width E unless the architecture sets the head width
  * @param architecture how the layers compute
- * @param window W: a key is allowed when |query − key| ≤ W; 0 means no window (weights files;
- *     a folder's windows are per layer, in the architecture's layers). A layer with a window of
- *     its own keeps it
+ * @param window the keys a query sees by distance, in every layer without a window of its own
+ *     (weights files; a folder's windows are per layer, in the architecture's layers)
  * @param positional positions added to the input before layer 0 (weights files)
  */
-public record ModelSettings(int heads, Architecture architecture, int window,
+public record ModelSettings(int heads, Architecture architecture, Window window,
     PositionalEncoding positional) implements Serializable {
 
   public ModelSettings {
     if (heads < 1) {
       throw new IllegalArgumentException("heads must be at least 1, got " + heads);
     }
-    if (window < 0) {
-      throw new IllegalArgumentException("window must be 0 (none) or positive, got " + window);
-    }
-    if (architecture == null || positional == null) {
-      throw new IllegalArgumentException("a model has an architecture and positions (NONE)");
+    if (architecture == null || window == null || positional == null) {
+      throw new IllegalArgumentException("a model has an architecture, a window (GLOBAL) and "
+          + "positions (NONE)");
     }
     if (architecture.attention() instanceof AttentionHeads.Shaped shaped
         && heads % shaped.kvHeads() != 0) {
@@ -67,7 +64,7 @@ public record ModelSettings(int heads, Architecture architecture, int window,
 
   /** The keys a query of layer l may see: the causal rule, and its window or the model's. */
   AttentionMask mask(int l) {
-    int own = layer(l).window();
-    return new AttentionMask(architecture.causal(), own > 0 ? own : window);
+    Window own = layer(l).window();
+    return new AttentionMask(architecture.causal(), own instanceof Window.Within ? own : window);
   }
 }

@@ -8,6 +8,7 @@ import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,8 +70,8 @@ final class Gemma3 extends NamedFamily {
       int layer = i;
       boolean sliding = types.map(t -> t.path(layer).asText("").equals(SLIDING))
           .orElse((i + 1) % pattern != 0);
-      attention.add(sliding ? new LayerAttention(Math.max(window, 1), local)
-          : new LayerAttention(0, global));
+      attention.add(sliding ? new LayerAttention(Window.within(Math.max(window, 1)), local)
+          : new LayerAttention(Window.GLOBAL, global));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
             config.path("rms_norm_eps").asDouble(1e-6))

@@ -7,6 +7,7 @@ import io.corpus.encoder.model.FrequencyScaling;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +54,7 @@ final class Gte extends NamedFamily {
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     for (int i = 0; i < count; i++) {
-      layers.add(new LayerAttention(0, rotary));
+      layers.add(new LayerAttention(Window.GLOBAL, rotary));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
         config.path("layer_norm_eps").asDouble(1e-12)).gated(true).layers(layers).build();

@@ -6,6 +6,7 @@ import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,7 @@ final class JinaXlmRoberta extends NamedFamily {
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     for (int i = 0; i < count; i++) {
-      layers.add(new LayerAttention(0, rotary));
+      layers.add(new LayerAttention(Window.GLOBAL, rotary));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
         config.path("layer_norm_eps").asDouble(1e-5)).layers(layers).build();

@@ -6,6 +6,7 @@ import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
@@ -71,7 +72,7 @@ final class Llama extends DecoderFamily {
             config.path("rms_norm_eps").asDouble(epsAbsent))
         .preNormWithFinalNorm().gated(true).rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
-        .layers(Collections.nCopies(layers, new LayerAttention(0, rotary)))
+        .layers(Collections.nCopies(layers, new LayerAttention(Window.GLOBAL, rotary)))
         .attention(AttentionHeads.grouped(
             DecoderTensors.kvHeads(config, heads, heads, file),
             DecoderTensors.headWidth(config, heads, 0, file)))

@@ -5,6 +5,7 @@ import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
@@ -46,7 +47,7 @@ final class Mistral extends DecoderFamily {
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 8, file);
-    int window = 0;
+    Window window = Window.GLOBAL;
     if (causal && (!config.has("sliding_window") || !config.get("sliding_window").isNull())) {
       int keys = config.has("sliding_window")
           ? ModelFamily.positiveInt(config, "sliding_window", file) : ABSENT_WINDOW;
@@ -54,7 +55,7 @@ final class Mistral extends DecoderFamily {
         throw new WeightsException(file + ": sliding_window = " + keys + " is not supported "
             + "(at least 2 keys, or null)");
       }
-      window = keys - 1;
+      window = Window.within(keys - 1);
     }
     LayerAttention attention = new LayerAttention(window,
         RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta", 10_000, file)));

@@ -9,6 +9,7 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.model.Window;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -168,7 +169,7 @@ public record ModelFolder(Path folder, ModelFamily family, int positionOffset,
         default -> throw new IllegalArgumentException("Unknown model setting " + g.field());
       }
     }
-    return new ModelSettings(shape.heads(), architecture, 0, PositionalEncoding.NONE);
+    return new ModelSettings(shape.heads(), architecture, Window.GLOBAL, PositionalEncoding.NONE);
   }
 
   private void agree(Given given, Object folderValue, String folderSays) {

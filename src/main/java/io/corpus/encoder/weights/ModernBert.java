@@ -9,6 +9,7 @@ import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.TokenClassifierHead;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,8 +81,8 @@ final class ModernBert extends NamedFamily {
               + (global ? GLOBAL : LOCAL) + "; Hugging Face would mix the two");
         }
       }
-      attention.add(global ? new LayerAttention(0, globalTheta)
-          : new LayerAttention(localAttention / 2, localTheta));
+      attention.add(global ? new LayerAttention(Window.GLOBAL, globalTheta)
+          : new LayerAttention(Window.within(localAttention / 2), localTheta));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
             config.path("norm_eps").asDouble(1e-5))

@@ -10,6 +10,7 @@ import io.corpus.encoder.model.Experts;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -76,7 +77,7 @@ final class NomicBert extends NamedFamily {
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "n_layer", file);
     for (int i = 0; i < count; i++) {
-      layers.add(new LayerAttention(0, rotary));
+      layers.add(new LayerAttention(Window.GLOBAL, rotary));
     }
     Activation activation = activation(config, file);
     return Architecture.encoder(activation, config.path("layer_norm_epsilon").asDouble(1e-5))

@@ -5,6 +5,7 @@ import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
@@ -38,7 +39,7 @@ final class Qwen2 extends DecoderFamily {
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
-    LayerAttention rotary = new LayerAttention(0,
+    LayerAttention rotary = new LayerAttention(Window.GLOBAL,
         RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta", 10_000, file)));
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
             config.path("rms_norm_eps").asDouble(1e-6))

@@ -5,6 +5,7 @@ import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.RotaryPositions;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +74,7 @@ final class Qwen3 extends DecoderFamily {
     int headWidth = DecoderTensors.headWidth(config, heads, 128, file);
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
-      attention.add(new LayerAttention(0, RotaryPositions.halves(theta)));
+      attention.add(new LayerAttention(Window.GLOBAL, RotaryPositions.halves(theta)));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
             config.path("rms_norm_eps").asDouble(1e-6))

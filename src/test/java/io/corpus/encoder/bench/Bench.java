@@ -11,6 +11,7 @@ import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.model.ReferenceEncoder;
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.Window;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -326,7 +327,8 @@ public final class Bench {
   }
 
   private static ModelSettings layerSettings(Shape s) {
-    return new ModelSettings(s.heads(), Architecture.encoder(s.activation(), 1e-12).build(), 0,
+    return new ModelSettings(s.heads(), Architecture.encoder(s.activation(), 1e-12).build(),
+        Window.GLOBAL,
         PositionalEncoding.NONE);
   }
 

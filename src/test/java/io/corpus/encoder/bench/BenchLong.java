@@ -12,6 +12,7 @@ import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
 import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.Window;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -47,14 +48,14 @@ public final class BenchLong {
     System.out.printf("ModernBERT-base layers (E=%d, H=%d, gated F=%d), %d a stack, one thread, "
         + "BLAS %s%n", WIDTH, HEADS, FFN, layers, RowMajorBlas.implementation());
     EncoderWeights weights = gatedWeights(new Random(1), layers);
-    for (LayerAttention attention : List.of(new LayerAttention(64, 10_000),
-        new LayerAttention(0, 160_000))) {
+    for (LayerAttention attention : List.of(new LayerAttention(Window.within(64), 10_000),
+        new LayerAttention(Window.GLOBAL, 160_000))) {
       ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
           .preNormWithFinalNorm().gated(true).layers(Collections.nCopies(layers, attention))
-          .build(), 0,
+          .build(), Window.GLOBAL,
           PositionalEncoding.NONE);
       Encoder encoder = new Encoder(settings, weights);
-      String kind = attention.window() > 0 ? "local (window 64)" : "global";
+      String kind = attention.window() instanceof Window.Within ? "local (window 64)" : "global";
       time(encoder, 1024);                               // warm-up: JIT, buffers
       List<Double> shortPerToken = new ArrayList<>();
       List<Double> longPerToken = new ArrayList<>();

@@ -16,6 +16,7 @@ import io.corpus.encoder.model.RandomModels;
 import io.corpus.encoder.model.RotaryPositions;
 import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.Window;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -43,7 +44,8 @@ public final class ShapeFigures {
         + tokens / SEQUENCE + " sequences of " + SEQUENCE);
     // BERT-base: per layer 4·768² + 2·768·3072 + 2·768·128 multiply-adds a token, 12 layers.
     figures("BERT-base", new ModelSettings(12, Architecture.encoder(Activation.GELU, 1e-12).build(),
-        0, PositionalEncoding.NONE), RandomModels.weights(random, 12, 768, 3072, false, 0),
+        Window.GLOBAL, PositionalEncoding.NONE),
+        RandomModels.weights(random, 12, 768, 3072, false, 0),
         12.0 * (4 * 768 * 768 + 2 * 768 * 3072 + 2 * 768 * SEQUENCE), tokens, random);
     // Qwen3-0.6B: q, k, v 1024·4096, out 2048·1024, gated feed-forward 3·1024·3072, scores and
     // weighted sum 2·2048·128 a layer, 28 layers.
@@ -134,10 +136,10 @@ public final class ShapeFigures {
 
   private static ModelSettings qwen3Settings() {
     List<LayerAttention> layers = Collections.nCopies(28,
-        new LayerAttention(0, RotaryPositions.halves(1_000_000)));
+        new LayerAttention(Window.GLOBAL, RotaryPositions.halves(1_000_000)));
     return new ModelSettings(16, Architecture.encoder(Activation.SILU, 1e-6).preNormWithFinalNorm()
         .gated(true).rmsNorm().causal(true).layers(layers)
-        .attention(AttentionHeads.grouped(8, 128)).build(), 0,
+        .attention(AttentionHeads.grouped(8, 128)).build(), Window.GLOBAL,
         PositionalEncoding.NONE);
   }
 

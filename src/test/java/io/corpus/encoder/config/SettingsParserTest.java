@@ -10,6 +10,7 @@ import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.model.Window;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.File;
 import java.nio.file.Files;
@@ -98,7 +99,7 @@ class SettingsParserTest {
     assertEquals(Activation.GELU_TANH, s.model().architecture().activation());
     Architecture a = s.model().architecture();
     assertTrue(a.norms().placement().first() && a.norms().finalNorm() && a.causal());
-    assertEquals(16, s.model().window());
+    assertEquals(Window.within(16), s.model().window());
     assertEquals(PositionalEncoding.LEARNED, s.model().positional());
     assertEquals(Pooling.MAX, s.output().pooling());
     assertEquals(new AttentionOutputs(true, List.of(0, 2), List.of(1), 1.0,

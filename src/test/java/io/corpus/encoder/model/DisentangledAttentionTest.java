@@ -56,7 +56,7 @@ class DisentangledAttentionTest {
         false);
     ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.GELU, 1e-7)
         .disentangled(form).attention(new AttentionHeads.Shaped(heads, width / heads,
-            1 / Math.sqrt(4.0 * 3))).build(), 0, PositionalEncoding.NONE);
+            1 / Math.sqrt(4.0 * 3))).build(), Window.GLOBAL, PositionalEncoding.NONE);
     EncoderWeights plain = RandomModels.weights(random, 2, width, 32, false, 0);
     List<LayerWeights> layers = new ArrayList<>();
     for (LayerWeights l : plain.layers()) {

@@ -108,7 +108,7 @@ class EncoderThreadsTest {
         .gated(form.equals("gated"))
         .experts(form.equals("experts") ? new ExpertLayers.Every(2, 4, 2, 0) : ExpertLayers.NONE)
         .build(),
-        causal ? 40 : 0, PositionalEncoding.SINUSOIDAL);
+        causal ? Window.within(40) : Window.GLOBAL, PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = form.equals("gated") ? gated(random)
         : form.equals("experts") ? experts(random)
         : form.equals("bfloat16") ? RandomModels.weights(random, 2, 16, 24, false, 0)

@@ -41,7 +41,8 @@ class EncoderVsReferenceTest {
       PositionalEncoding positional, int seed) {
     Random random = new Random(seed);
     ModelSettings settings = new ModelSettings(heads, Architecture.encoder(activation, 1e-5)
-        .normFirst(normFirst).finalNorm(finalNorm).causal(causal).build(), window, positional);
+        .normFirst(normFirst).finalNorm(finalNorm).causal(causal).build(),
+        Window.ofSetting(window), positional);
     EncoderWeights weights = RandomModels.weights(random, layers, width, ffn, finalNorm,
         positional == PositionalEncoding.LEARNED ? 40 : 0);
     List<GoldenCase.InputRow> rows = new ArrayList<>();
@@ -83,7 +84,7 @@ class EncoderVsReferenceTest {
     Random random = new Random(6);
     int width = 8;
     ModelSettings settings = new ModelSettings(2, Architecture.encoder(Activation.GELU, 1e-5)
-        .build(), 0, PositionalEncoding.NONE);
+        .build(), Window.GLOBAL, PositionalEncoding.NONE);
     EncoderWeights weights = RandomModels.weights(random, 2, width, 16, false, 0);
     List<GoldenCase.InputRow> rows = randomRows(random, width, 60, 2 * Matrix.BLOCK_ROWS);
     int tokens = rows.stream().mapToInt(r -> r.embeddings().length).sum();
@@ -106,7 +107,7 @@ class EncoderVsReferenceTest {
     Random random = new Random(8);
     int width = 32;
     ModelSettings settings = new ModelSettings(2, Architecture.encoder(Activation.GELU, 1e-5)
-        .build(), 0, PositionalEncoding.NONE);
+        .build(), Window.GLOBAL, PositionalEncoding.NONE);
     EncoderWeights weights = RandomModels.weights(random, 2, width, 64, false, 0)
         .in(Precision.INT8);
     List<GoldenCase.InputRow> rows = randomRows(random, width, 40,

@@ -25,7 +25,7 @@ class HeadImportanceTest {
     int heads = 4;
     int t = 9;
     ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.GELU, 1e-5)
-        .normFirst(normFirst).finalNorm(finalNorm).build(), 0, positional);
+        .normFirst(normFirst).finalNorm(finalNorm).build(), Window.GLOBAL, positional);
     EncoderWeights weights = RandomModels.weights(random, layers, width, 32, finalNorm,
         positional == PositionalEncoding.LEARNED ? 16 : 0);
     float[][] input = new float[t][width];

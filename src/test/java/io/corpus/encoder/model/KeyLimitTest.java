@@ -23,7 +23,7 @@ class KeyLimitTest {
       int tile) {
     Random random = new Random(7 + tile);
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(Activation.GELU, 1e-5)
-        .causal(causal).build(), window, PositionalEncoding.SINUSOIDAL);
+        .causal(causal).build(), Window.ofSetting(window), PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = RandomModels.weights(random, 2, WIDTH, 32, false, 0);
     float[][] tokens = new float[21][WIDTH];
     for (float[] t : tokens) {

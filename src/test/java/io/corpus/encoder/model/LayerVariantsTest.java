@@ -27,17 +27,19 @@ class LayerVariantsTest {
   private static final int WIDTH = 24;
   private static final int HEADS = 4;
   private static final int FFN = 20;
-  private static final List<LayerAttention> LAYERS = List.of(new LayerAttention(0, 160000),
-      new LayerAttention(3, 10000), new LayerAttention(2, 10000), new LayerAttention(0, 500));
+  private static final List<LayerAttention> LAYERS = List.of(
+      new LayerAttention(Window.GLOBAL, 160000), new LayerAttention(Window.within(3), 10000),
+      new LayerAttention(Window.within(2), 10000), new LayerAttention(Window.GLOBAL, 500));
 
   @Test
   void modernLayersMatchTheReference() {
     Random random = new Random(11);
     ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
-        .preNormWithFinalNorm().gated(true).layers(LAYERS).build(), 0, PositionalEncoding.NONE);
+        .preNormWithFinalNorm().gated(true).layers(LAYERS).build(), Window.GLOBAL,
+        PositionalEncoding.NONE);
     EncoderWeights weights = modernWeights(random);
     ModelSettings plain = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
-        .preNormWithFinalNorm().layers(LAYERS).build(), 0, PositionalEncoding.NONE);
+        .preNormWithFinalNorm().layers(LAYERS).build(), Window.GLOBAL, PositionalEncoding.NONE);
     assertEquals("layer 0's feed-forward is gated where the model's are plain",
         assertThrows(IllegalArgumentException.class, () -> new Encoder(plain, weights))
             .getMessage());
@@ -76,8 +78,9 @@ class LayerVariantsTest {
         postNorm(ScoreBias.relativeBuckets(12, 20), LayerAttention.PLAIN),
         postNorm(ScoreBias.alibi(), LayerAttention.PLAIN),
         postNorm(PositionTerms.NONE,
-            new LayerAttention(0, new RotaryPositions(1000, 4.0 / 6, false))),
-        postNorm(PositionTerms.NONE, new LayerAttention(2, new RotaryPositions(500, 1, true))))) {
+            new LayerAttention(Window.GLOBAL, new RotaryPositions(1000, 4.0 / 6, false))),
+        postNorm(PositionTerms.NONE,
+            new LayerAttention(Window.within(2), new RotaryPositions(500, 1, true))))) {
       EncoderWeights plain = modernWeights(random);
       EncoderWeights weights = new EncoderWeights(plain.layers(), Norm.none(), new float[0],
           settings.architecture().positionTerms() instanceof ScoreBias bias
@@ -136,15 +139,15 @@ class LayerVariantsTest {
     }
     EncoderWeights weights = new EncoderWeights(layers,
         new Norm.Affine(near1(random, WIDTH), new float[WIDTH]));
-    List<LayerAttention> attention = List.of(new LayerAttention(0, 10000),
-        new LayerAttention(3, 10000), new LayerAttention(0, 1000000));
+    List<LayerAttention> attention = List.of(new LayerAttention(Window.GLOBAL, 10000),
+        new LayerAttention(Window.within(3), 10000), new LayerAttention(Window.GLOBAL, 1000000));
     Architecture.Builder spec = Architecture.encoder(Activation.SILU, 1e-6)
         .preNormWithFinalNorm().gated(true).rmsNorm().causal(true).layers(attention)
         .attention(new AttentionHeads.Shaped(kvHeads, d, 0.2));
     ModelSettings settings = new ModelSettings(heads,
-        (postNorms ? spec.sandwichNorms() : spec).build(), 0, PositionalEncoding.NONE);
+        (postNorms ? spec.sandwichNorms() : spec).build(), Window.GLOBAL, PositionalEncoding.NONE);
     ModelSettings otherNorms = new ModelSettings(heads,
-        (postNorms ? spec.normFirst(true) : spec.sandwichNorms()).build(), 0,
+        (postNorms ? spec.normFirst(true) : spec.sandwichNorms()).build(), Window.GLOBAL,
         PositionalEncoding.NONE);
     IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
         () -> new Encoder(otherNorms, weights));
@@ -219,7 +222,7 @@ class LayerVariantsTest {
     if (terms instanceof ScoreBias bias) {
       spec.scoreBias(bias);
     }
-    return new ModelSettings(HEADS, spec.build(), 0, PositionalEncoding.NONE);
+    return new ModelSettings(HEADS, spec.build(), Window.GLOBAL, PositionalEncoding.NONE);
   }
 
   /** Rotary positions make attention depend on where tokens stand: moved, the output changes. */
@@ -227,8 +230,9 @@ class LayerVariantsTest {
   void rotaryPositionsReachTheOutput() {
     Random random = new Random(12);
     ModelSettings settings = new ModelSettings(HEADS, Architecture.encoder(Activation.GELU, 1e-5)
-        .preNormWithFinalNorm().gated(true).layers(List.of(new LayerAttention(0, 10000))).build(),
-        0, PositionalEncoding.NONE);
+        .preNormWithFinalNorm().gated(true)
+        .layers(List.of(new LayerAttention(Window.GLOBAL, 10000))).build(),
+        Window.GLOBAL, PositionalEncoding.NONE);
     EncoderWeights weights = new EncoderWeights(modernWeights(random).layers().subList(1, 2),
         new Norm.Affine(RandomModels.gaussian(random, WIDTH, 0.1),
             RandomModels.gaussian(random, WIDTH, 0.1)));

@@ -49,7 +49,7 @@ class TiledAttentionTest {
   void bfloat16TilesStayWithinTheirRoundingOfFloat32Attention(boolean causal, int window) {
     Random random = new Random(41 + window);
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(Activation.GELU, 1e-5)
-        .causal(causal).build(), window, PositionalEncoding.SINUSOIDAL);
+        .causal(causal).build(), Window.ofSetting(window), PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = RandomModels.weights(random, 2, 64, 96, false, 0)
         .in(Precision.BFLOAT16);
     List<GoldenCase.InputRow> rows = new ArrayList<>();
@@ -91,7 +91,7 @@ class TiledAttentionTest {
   void tiledMatchesUntiledAndReferenceOnLongSequences(boolean causal, int window, int tile) {
     Random random = new Random(tile * 31 + window);
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(Activation.GELU, 1e-5)
-        .causal(causal).build(), window, PositionalEncoding.SINUSOIDAL);
+        .causal(causal).build(), Window.ofSetting(window), PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = RandomModels.weights(random, 2, 16, 32, false, 0);
     List<GoldenCase.InputRow> rows = new ArrayList<>();
     for (int length : new int[] {70, 1, 33, 17}) {

@@ -62,7 +62,7 @@ class TiledStatisticsTest {
     int heads = 4;
     int width = 16;
     ModelSettings settings = new ModelSettings(heads, Architecture.encoder(Activation.GELU, 1e-5)
-        .causal(causal).build(), window, PositionalEncoding.SINUSOIDAL);
+        .causal(causal).build(), Window.ofSetting(window), PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = RandomModels.weights(random, layers, width, 32, false, 0);
     int padded = 41;
     float[][] x = new float[padded][width];
@@ -140,7 +140,7 @@ class TiledStatisticsTest {
   void gatheringStatisticsLeavesTheVectorsAlone(boolean causal, int window, int tile) {
     Random random = new Random(7);
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(Activation.GELU, 1e-5)
-        .causal(causal).build(), window, PositionalEncoding.SINUSOIDAL);
+        .causal(causal).build(), Window.ofSetting(window), PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = RandomModels.weights(random, 2, 16, 32, false, 0);
     float[][] vectors = new float[2][];
     for (int run = 0; run < 2; run++) {

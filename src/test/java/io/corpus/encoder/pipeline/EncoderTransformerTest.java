@@ -39,7 +39,7 @@ class EncoderTransformerTest {
         .setFinalNorm(c.settings().architecture().norms().finalNorm())
         .setLayerNormEps(c.settings().architecture().norms().eps())
         .setCausal(c.settings().architecture().causal())
-        .setWindow(c.settings().window())
+        .setWindow(c.settings().window().setting())
         .setPositional(c.settings().positional().configName())
         .setMaskCol(c.masked() ? "mask" : "");
   }

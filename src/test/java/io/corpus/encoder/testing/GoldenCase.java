@@ -6,6 +6,7 @@ import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.model.Window;
 import io.corpus.encoder.weights.TensorNaming;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -99,7 +100,7 @@ public record GoldenCase(
               .normFirst(c.get("norm_first").asBoolean())
               .finalNorm(c.get("final_norm").asBoolean())
               .causal(c.get("causal").asBoolean()).build(),
-          c.get("window").asInt(),
+          Window.ofSetting(c.get("window").asInt()),
           PositionalEncoding.fromConfigName(c.get("positional").asText()));
       List<InputRow> inputs = new ArrayList<>();
       for (JsonNode r : JSON.readTree(dir.resolve("input.json").toFile())) {

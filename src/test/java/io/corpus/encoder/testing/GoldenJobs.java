@@ -36,7 +36,7 @@ public final class GoldenJobs {
         "model.final-norm = " + c.settings().architecture().norms().finalNorm(),
         "model.layer-norm-eps = " + c.settings().architecture().norms().eps(),
         "model.causal = " + c.settings().architecture().causal(),
-        "model.window = " + c.settings().window(),
+        "model.window = " + c.settings().window().setting(),
         "model.positional = " + c.settings().positional().configName(),
         "output.path = \"" + output + "\"",
         "output.attention.enabled = true",

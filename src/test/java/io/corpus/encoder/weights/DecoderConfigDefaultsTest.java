@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.AttentionHeads;
+import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -63,12 +64,12 @@ class DecoderConfigDefaultsTest {
     assertEquals(8, heads(absent).kvHeads());
     assertEquals(4, heads(absent).headWidth(), "hidden_size / num_attention_heads");
     assertEquals(0.5, heads(absent).scoreScale(), "1/√D");
-    assertEquals(4095, a.layers().get(0).window(), "4,096 keys: the query and 4,095 before it");
+    assertEquals(Window.within(4095), a.layers().get(0).window(), "4,096 keys: the query and 4,095 before it");
     assertTrue(a.causal());
     ObjectNode none = config("mistral", 16);
     none.putNull("sliding_window").putNull("head_dim");
     a = ModelFamily.of(none, FILE).architecture(none, FILE);
-    assertEquals(0, a.layers().get(1).window(), "null: every earlier key");
+    assertEquals(Window.GLOBAL, a.layers().get(1).window(), "null: every earlier key");
     assertEquals(4, heads(none).headWidth());
     ObjectNode uneven = config("mistral", 24);
     WeightsException e = assertThrows(WeightsException.class, () -> heads(uneven));

@@ -9,6 +9,7 @@ import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.PositionalEncoding;
+import io.corpus.encoder.model.Window;
 import io.corpus.encoder.testing.GoldenCase;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -21,7 +22,8 @@ class WeightsLoaderTest {
   Path tmp;
 
   private static ModelSettings settings(int heads) {
-    return new ModelSettings(heads, Architecture.encoder(Activation.RELU, 1e-5).build(), 0,
+    return new ModelSettings(heads, Architecture.encoder(Activation.RELU, 1e-5).build(),
+        Window.GLOBAL,
         PositionalEncoding.NONE);
   }
 
