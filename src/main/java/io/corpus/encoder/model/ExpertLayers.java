@@ -36,15 +36,15 @@ public sealed interface ExpertLayers extends Serializable
    *     nomic's code tests it: 1 makes none)
    * @param count X, the experts of such a layer ({@code num_experts})
    * @param topK the experts each token takes ({@code moe_top_k})
-   * @param normalizeP the p of the p-norm a token's top weights are divided by
-   *     ({@code moe_normalize_expert_weights}); 0: taken as they are
+   * @param weighting how a token's top weights are taken ({@code
+   *     moe_normalize_expert_weights}): as routed, or divided by their p-norm
    */
-  record Every(int every, int count, int topK, double normalizeP) implements ExpertLayers {
+  record Every(int every, int count, int topK, ExpertWeights weighting)
+      implements ExpertLayers {
     public Every {
-      if (every < 1 || count < 1 || topK < 1 || topK > count || !(normalizeP >= 0)
-          || Double.isInfinite(normalizeP)) {
+      if (every < 1 || count < 1 || topK < 1 || topK > count) {
         throw new IllegalArgumentException("experts every " + every + " layers need 1 <= top k ("
-            + topK + ") <= experts (" + count + ") and a p of at least 0, got " + normalizeP);
+            + topK + ") <= experts (" + count + ")");
       }
     }
 
@@ -56,7 +56,7 @@ public sealed interface ExpertLayers extends Serializable
     @Override
     public String toString() {
       return String.format("top %d of %d experts every %d layers%s", topK, count, every,
-          normalizeP > 0 ? ", weights divided by their " + normalizeP + "-norm" : "");
+          weighting instanceof ExpertWeights.PNorm ? ", weights " + weighting : "");
     }
   }
 }

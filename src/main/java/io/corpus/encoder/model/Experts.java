@@ -10,8 +10,8 @@ import java.util.Arrays;
  * A mixture-of-experts feed-forward, as nomic-embed-text-v2-moe's layers compute it
  * (MegaBlocks' layout, read by nomic's {@code NomicMoELayer}, vLLM's and TEI's ports): each token
  * is routed by p = softmax(x · routerᵀ) to its {@code topK} most probable experts, which it
- * weights by their p as they are (divided by their p-norm only where
- * {@code moe_normalize_expert_weights} gives a p); expert e computes act(x · inₑᵀ) · outₑᵀ (no
+ * weights by their p as they are, or divided by their p-norm where
+ * {@code moe_normalize_expert_weights} gives a p ({@link ExpertWeights}); expert e computes act(x · inₑᵀ) · outₑᵀ (no
  * bias of its own), and one bias is added to the weighted sum.
  *
  * <p>Routing is the token's alone: its scores are summed in double, in one order, from its own
@@ -25,16 +25,16 @@ import java.util.Arrays;
  *     checkpoint stores
  * @param bias (E), added once to the experts' weighted sum
  * @param topK the experts each token takes
- * @param normalizeP the p of the p-norm that divides a token's top weights; 0 means none
+ * @param weighting how a token's top weights are taken: as routed, or divided by their p-norm
  */
 public record Experts(float[] router, Matrix[] in, Matrix[] out, float[] bias, int topK,
-    double normalizeP) implements FeedForward {
+    ExpertWeights weighting) implements FeedForward {
 
   public Experts {
     int experts = in.length;
     int width = bias.length;
     if (experts < 1 || out.length != experts || router.length != experts * width
-        || topK < 1 || topK > experts || !(normalizeP >= 0)) {
+        || topK < 1 || topK > experts) {
       throw new IllegalArgumentException("experts need X >= 1 in and out matrices, a router of "
           + "(X, E), and 1 <= top k <= X; got " + experts + " and " + out.length + " matrices, "
           + "a router of " + router.length + " values for E = " + width + ", top " + topK);
@@ -70,7 +70,7 @@ public record Experts(float[] router, Matrix[] in, Matrix[] out, float[] bias, i
   public Experts in(Precision precision) {
     return new Experts(router, Arrays.stream(in).map(m -> m.in(precision)).toArray(Matrix[]::new),
         Arrays.stream(out).map(m -> m.in(precision)).toArray(Matrix[]::new), bias, topK,
-        normalizeP);
+        weighting);
   }
 
   /**
@@ -152,11 +152,11 @@ public record Experts(float[] router, Matrix[] in, Matrix[] out, float[] bias, i
       chosen[at + k] = best;
       double p = logits[best] / total;
       weights[at + k] = (float) p;
-      norm += normalizeP > 0 ? Math.pow(p, normalizeP) : 0;
+      norm += weighting.term(p);
       logits[best] = -1;                       // taken
     }
-    if (normalizeP > 0) {
-      double divisor = Math.pow(norm, 1 / normalizeP);
+    if (weighting instanceof ExpertWeights.PNorm pNorm) {
+      double divisor = Math.pow(norm, 1 / pNorm.p());
       for (int k = 0; k < topK; k++) {
         weights[at + k] = (float) (weights[at + k] / divisor);
       }

@@ -6,6 +6,7 @@ import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.ExpertLayers;
+import io.corpus.encoder.model.ExpertWeights;
 import io.corpus.encoder.model.Experts;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
@@ -105,17 +106,36 @@ final class NomicBert extends NamedFamily {
       throw new WeightsException(file + ": num_shared_experts = "
           + config.get("num_shared_experts") + " is not supported (0)");
     }
-    JsonNode normalize = config.path("moe_normalize_expert_weights");
-    double p = normalize.isBoolean() ? (normalize.asBoolean() ? 1 : 0)
-        : normalize.isNumber() ? normalize.asDouble() : 0;
     int count = ModelFamily.positiveInt(config, "num_experts", file);
     int topK = ModelFamily.positiveInt(config, "moe_top_k", file);
-    if (topK > count || !(p >= 0)) {
+    if (topK > count) {
       throw new WeightsException(file + ": moe_top_k = " + topK + " of num_experts = " + count
-          + " with moe_normalize_expert_weights = " + normalize + " is not supported (top k "
-          + "at most the experts, a p of at least 0)");
+          + " is not supported (at most the experts)");
     }
-    return new ExpertLayers.Every(n, count, topK, p);
+    return new ExpertLayers.Every(n, count, topK, expertWeights(config, file));
+  }
+
+  /**
+   * {@code moe_normalize_expert_weights} as MegaBlocks reads it, by Python's truth: absent, null,
+   * false or 0 takes the weights as routed; true divides them by their 1-norm, a positive number
+   * p by their p-norm; anything else is refused.
+   */
+  private static ExpertWeights expertWeights(JsonNode config, Path file) {
+    JsonNode normalize = config.path("moe_normalize_expert_weights");
+    if (normalize.isMissingNode() || normalize.isNull()
+        || normalize.isBoolean() && !normalize.asBoolean()
+        || normalize.isNumber() && normalize.asDouble() == 0) {
+      return ExpertWeights.ROUTED;
+    }
+    if (normalize.isBoolean()) {
+      return new ExpertWeights.PNorm(1);
+    }
+    if (!normalize.isNumber() || !(normalize.asDouble() > 0)
+        || Double.isInfinite(normalize.asDouble())) {
+      throw new WeightsException(file + ": moe_normalize_expert_weights = " + normalize
+          + " is not supported (false, null, true or a positive p)");
+    }
+    return new ExpertWeights.PNorm(normalize.asDouble());
   }
 
   /**
@@ -201,6 +221,6 @@ final class NomicBert extends NamedFamily {
       out[x] = Matrix.of(transposed, e, f);
     }
     return new Experts(router, in, out, read.take(mlp + "experts.bias", e), mixture.topK(),
-        mixture.normalizeP());
+        mixture.weighting());
   }
 }

@@ -68,6 +68,10 @@ class NomicFoldersTest {
             + "moe_every_n_layers = 2 is not supported",
         "{" + shape + "\"moe_every_n_layers\": 2, \"num_experts\": 2, \"moe_top_k\": 3}",
         "moe_top_k = 3 of num_experts = 2",
+        // a string once passed as "as routed"; MegaBlocks would take it as a torch.norm p
+        "{" + shape + "\"moe_every_n_layers\": 2, \"num_experts\": 4, \"moe_top_k\": 2, "
+            + "\"moe_normalize_expert_weights\": \"l2\"}",
+        "moe_normalize_expert_weights = \"l2\" is not supported",
         "{" + shape + "\"activation_function\": \"swiglu\", \"mlp_fc1_bias\": true, "
             + "\"mlp_fc2_bias\": false}", "mlp_fc1_bias and mlp_fc2_bias differ",
         "{" + shape + "\"auto_map\": {\"AutoModel\": \"someone/x--modeling.OtherModel\"}}",

@@ -106,7 +106,7 @@ class EncoderThreadsTest {
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(
         form.equals("gated") ? Activation.SILU : Activation.GELU, 1e-5).causal(causal)
         .gated(form.equals("gated"))
-        .experts(form.equals("experts") ? new ExpertLayers.Every(2, 4, 2, 0) : ExpertLayers.NONE)
+        .experts(form.equals("experts") ? new ExpertLayers.Every(2, 4, 2, ExpertWeights.ROUTED) : ExpertLayers.NONE)
         .build(),
         causal ? Window.within(40) : Window.GLOBAL, PositionalEncoding.SINUSOIDAL);
     EncoderWeights weights = form.equals("gated") ? gated(random)
@@ -179,7 +179,7 @@ class EncoderThreadsTest {
             RandomModels.affine(second.feedForwardNorm()).scale(),
             RandomModels.affine(second.feedForwardNorm()).shift())
         .experts(new Experts(RandomModels.gaussian(random, 4 * 16, 1), in, out,
-            RandomModels.gaussian(random, 16, 0.1), 2, 0))
+            RandomModels.gaussian(random, 16, 0.1), 2, ExpertWeights.ROUTED))
         .build();
     return new EncoderWeights(List.of(plain.layers().get(0), mixture), Norm.none());
   }

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.Matrix;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A layer of experts against its definition computed row by row in double: each row's top
- * experts by softmax(x · routerᵀ), weighted by their probabilities, plus the bias; rows grouped
- * by expert in a block give each row what it gets alone, and the output may overwrite the input.
+ * experts by softmax(x · routerᵀ), weighted by their probabilities (as routed, or divided by
+ * their p-norm), plus the bias; rows grouped by expert in a block give each row what it gets
+ * alone, and the output may overwrite the input.
  */
 class ExpertsTest {
   private static final int E = 8;
@@ -19,8 +21,10 @@ class ExpertsTest {
   private static final int X = 5;
   private static final int K = 2;
 
-  @Test
-  void aBlockGroupedByExpertEqualsEachRowAloneAndTheDefinition() {
+  /** p: the norm the top weights are divided by; 0 for none (as routed). */
+  @ParameterizedTest
+  @ValueSource(doubles = {0, 1, 2})
+  void aBlockGroupedByExpertEqualsEachRowAloneAndTheDefinition(double p) {
     Random random = new Random(3);
     float[] router = RandomModels.gaussian(random, X * E, 1);
     Matrix[] in = new Matrix[X];
@@ -30,7 +34,8 @@ class ExpertsTest {
       out[e] = Matrix.of(RandomModels.gaussian(random, E * F, 0.3f), E, F);
     }
     float[] bias = RandomModels.gaussian(random, E, 0.1f);
-    Experts experts = new Experts(router, in, out, bias, K, 0);
+    Experts experts = new Experts(router, in, out, bias, K,
+        p == 0 ? ExpertWeights.ROUTED : new ExpertWeights.PNorm(p));
     int rows = 9;
     float[] x = RandomModels.gaussian(random, rows * E, 1);
     float[] residual = RandomModels.gaussian(random, rows * E, 1);
@@ -40,7 +45,7 @@ class ExpertsTest {
     for (int r = 0; r < rows; r++) {
       float[] one = new float[E];
       experts.apply(1, x, r * E, Activation.GELU, residual, r * E, one, 0, alone);
-      float[] want = definition(experts, x, r, residual);
+      float[] want = definition(experts, x, r, residual, p);
       for (int c = 0; c < E; c++) {
         assertTrue(Math.abs(one[c] - want[c]) <= 1e-4 * (1 + Math.abs(want[c])),
             "row " + r + " alone, column " + c + ": " + one[c] + " against " + want[c]);
@@ -54,8 +59,12 @@ class ExpertsTest {
     assertArrayEquals(block, inPlace, "the output written over the input");
   }
 
-  /** residual + bias + Σ over the top K of p · gelu(x · inᵀ) · outᵀ, in double. */
-  private static float[] definition(Experts experts, float[] x, int r, float[] residual) {
+  /**
+   * residual + bias + Σ over the top K of w · gelu(x · inᵀ) · outᵀ, in double: w the expert's
+   * probability, divided by the top K's {@code norm}-norm when it is not 0.
+   */
+  private static float[] definition(Experts experts, float[] x, int r, float[] residual,
+      double norm) {
     double[] p = new double[X];
     double total = 0;
     for (int e = 0; e < X; e++) {
@@ -68,8 +77,9 @@ class ExpertsTest {
       p[e] = Math.exp(p[e] - max);
       total += p[e];
     }
-    double[] y = new double[E];
+    int[] top = new int[K];
     boolean[] taken = new boolean[X];
+    double sum = 0;
     for (int k = 0; k < K; k++) {
       int best = -1;
       for (int e = 0; e < X; e++) {
@@ -78,6 +88,12 @@ class ExpertsTest {
         }
       }
       taken[best] = true;
+      top[k] = best;
+      sum += norm == 0 ? 0 : Math.pow(p[best] / total, norm);
+    }
+    double divisor = norm == 0 ? 1 : Math.pow(sum, 1 / norm);
+    double[] y = new double[E];
+    for (int best : top) {
       float[] w1 = experts.in()[best].floats();
       float[] w2 = experts.out()[best].floats();
       double[] hidden = new double[F];
@@ -93,7 +109,7 @@ class ExpertsTest {
         for (int j = 0; j < F; j++) {
           s += hidden[j] * w2[c * F + j];
         }
-        y[c] += p[best] / total * s;
+        y[c] += p[best] / total / divisor * s;
       }
     }
     float[] out = new float[E];
