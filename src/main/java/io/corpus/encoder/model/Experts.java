@@ -11,8 +11,8 @@ import java.util.Arrays;
  * (MegaBlocks' layout, read by nomic's {@code NomicMoELayer}, vLLM's and TEI's ports): each token
  * is routed by p = softmax(x · routerᵀ) to its {@code topK} most probable experts, which it
  * weights by their p as they are, or divided by their p-norm where
- * {@code moe_normalize_expert_weights} gives a p ({@link ExpertWeights}); expert e computes act(x · inₑᵀ) · outₑᵀ (no
- * bias of its own), and one bias is added to the weighted sum.
+ * {@code moe_normalize_expert_weights} gives a p ({@link ExpertWeights}); expert e computes
+ * act(x · inₑᵀ) · outₑᵀ (no bias of its own), and one bias is added to the weighted sum.
  *
  * <p>Routing is the token's alone: its scores are summed in double, in one order, from its own
  * row, so a token goes to the same experts whatever rows share its batch. A block of rows is

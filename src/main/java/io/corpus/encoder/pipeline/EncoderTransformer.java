@@ -402,10 +402,10 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     }
     if (layout.chunkDocuments() && (layout.has(OutputGroup.PooledVector.class)
         || layout.has(OutputGroup.SparseVector.class)
-        || layout.has(OutputGroup.MultiVectors.class) || attentionOutputs().any())) {
+        || layout.has(OutputGroup.MultiVectors.class) || attention.any())) {
       throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
           + "become one row, so a vector or map per window has no row: set pooling = none"
-          + (attentionOutputs().any() ? " and no attention outputs" : "")
+          + (attention.any() ? " and no attention outputs" : "")
           + ", or entities = none for a row per window");
     }
     return layout;
@@ -522,7 +522,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
     checkOutputs(m.weights().pooledWidth());
-    if (layout.has(OutputGroup.SparseVector.class) && m.weights().head(SpladeHead.class).isEmpty()
+    if (layout.has(OutputGroup.SparseVector.class)
+        && m.weights().head(SpladeHead.class).isEmpty()
         && m.weights().head(LexicalHead.class).isEmpty()) {
       throw new IllegalArgumentException("pooling = splade needs a model folder (modelPath) "
           + "whose checkpoint has its masked-language-model head");
@@ -534,8 +535,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(Settings.DIMENSIONS),
             m.settings().heads(),
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null,
-            layout.has(OutputGroup.PooledVector.class) ? quantizeRanges(spark.sparkContext().hadoopConfiguration(),
-                pooledWidth()) : null, source instanceof TextSource text ? text.late() : null),
+            layout.has(OutputGroup.PooledVector.class)
+                ? quantizeRanges(spark.sparkContext().hadoopConfiguration(), pooledWidth())
+                : null, source instanceof TextSource text ? text.late() : null),
         layout.attention(), intValue(Settings.BATCH_TOKENS), $(handleInvalid).equals("error"), em);
     JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD();
     return InternalRows.toDataFrame(spark, rows.mapPartitions(encode), layout.schema());
