@@ -34,7 +34,7 @@ abstract class BertLayers extends NamedFamily {
           + "' is not supported (absolute)");
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-        config.path("layer_norm_eps").asDouble(1e-12)).build();
+        ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-12, file)).build();
   }
 
   @Override

@@ -57,7 +57,7 @@ final class DebertaV2 extends NamedFamily {
     double scale = 1 / Math.sqrt((float) headWidth * (1 + (c2p ? 1 : 0) + (p2c ? 1 : 0)));
     Architecture.Builder architecture = Architecture.encoder(
             ModelFamily.activation(config, "hidden_act", file),
-            config.path("layer_norm_eps").asDouble(1e-7))
+            ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-7, file))
         .attention(new AttentionHeads.Shaped(heads, headWidth, scale))
         .positionTable(config.path("position_biased_input").asBoolean(true));
     if (config.path("relative_attention").asBoolean(false) && (c2p || p2c)) {

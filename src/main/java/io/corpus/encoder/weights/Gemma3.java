@@ -62,9 +62,9 @@ final class Gemma3 extends NamedFamily {
           + layers + " layers (num_hidden_layers); expected one per layer");
     }
     RotaryPositions local = RotaryPositions.halves(
-        ModelFamily.rotaryBase(config, "rope_local_base_freq", 10_000, file));
+        ModelFamily.positiveNumber(config, "rope_local_base_freq", 10_000, file));
     RotaryPositions global = RotaryPositions.halves(
-        ModelFamily.rotaryBase(config, "rope_theta", 1e6, file));
+        ModelFamily.positiveNumber(config, "rope_theta", 1e6, file));
     List<LayerAttention> attention = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
       int layer = i;
@@ -74,7 +74,7 @@ final class Gemma3 extends NamedFamily {
           : new LayerAttention(Window.GLOBAL, global));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
-            config.path("rms_norm_eps").asDouble(1e-6))
+            ModelFamily.positiveNumber(config, "rms_norm_eps", 1e-6, file))
         .preNormWithFinalNorm().gated(true).sandwichNorms().rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention)

@@ -47,8 +47,8 @@ final class Gte extends NamedFamily {
       throw new WeightsException(file + ": pack_qkv = false is not supported (true: one "
           + "qkv_proj)");
     }
-    double theta = ModelFamily.rotaryBase(config, "rope_theta",
-        ModelFamily.rotaryBase(config.path("rope_parameters"), "rope_theta", 10_000, file), file);
+    double theta = ModelFamily.positiveNumber(config, "rope_theta", ModelFamily.positiveNumber(
+        config.path("rope_parameters"), "rope_theta", 10_000, file), file);
     RotaryPositions rotary = RotaryPositions.halves(theta)
         .scaled(FrequencyScaling.ntk(ntkFactor(config, file)));
     List<LayerAttention> layers = new ArrayList<>();
@@ -57,7 +57,8 @@ final class Gte extends NamedFamily {
       layers.add(new LayerAttention(Window.GLOBAL, rotary));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-        config.path("layer_norm_eps").asDouble(1e-12)).gated(true).layers(layers).build();
+        ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-12, file)).gated(true)
+        .layers(layers).build();
   }
 
   private static void expect(JsonNode config, String key, String value, Path file) {

@@ -62,7 +62,8 @@ final class JinaBert extends NamedFamily {
       default -> throw new WeightsException(file + ": feed_forward_type '" + feedForward
           + "' is not supported (geglu, reglu)");
     };
-    return Architecture.encoder(activation, config.path("layer_norm_eps").asDouble(1e-12))
+    return Architecture.encoder(activation,
+            ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-12, file))
         .gated(true).scoreBias(ScoreBias.alibi()).build();
   }
 

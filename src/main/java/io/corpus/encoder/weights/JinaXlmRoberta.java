@@ -46,7 +46,7 @@ final class JinaXlmRoberta extends NamedFamily {
   @Override
   public Architecture architecture(JsonNode config, Path file) {
     RotaryPositions rotary = new RotaryPositions(
-        ModelFamily.rotaryBase(config, "rotary_emb_base", 10_000, file),
+        ModelFamily.positiveNumber(config, "rotary_emb_base", 10_000, file),
         1.0, false);
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "num_hidden_layers", file);
@@ -54,7 +54,7 @@ final class JinaXlmRoberta extends NamedFamily {
       layers.add(new LayerAttention(Window.GLOBAL, rotary));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-        config.path("layer_norm_eps").asDouble(1e-5)).layers(layers).build();
+        ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-5, file)).layers(layers).build();
   }
 
   /** Every token embedded with type 0, as the model's own code does when given no types. */

@@ -63,13 +63,13 @@ final class Llama extends DecoderFamily {
     }
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
-    RotaryPositions rotary = RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta",
-            ModelFamily.rotaryBase(config.path("rope_parameters"), "rope_theta", thetaAbsent,
+    RotaryPositions rotary = RotaryPositions.halves(ModelFamily.positiveNumber(config, "rope_theta",
+            ModelFamily.positiveNumber(config.path("rope_parameters"), "rope_theta", thetaAbsent,
                 file), file))
         .scaled(DecoderTensors.ropeScaling(config, file));
     return Architecture.encoder(config.has("hidden_act")
             ? ModelFamily.activation(config, "hidden_act", file) : Activation.SILU,
-            config.path("rms_norm_eps").asDouble(epsAbsent))
+            ModelFamily.positiveNumber(config, "rms_norm_eps", epsAbsent, file))
         .preNormWithFinalNorm().gated(true).rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(Collections.nCopies(layers, new LayerAttention(Window.GLOBAL, rotary)))

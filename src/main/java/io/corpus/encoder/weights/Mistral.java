@@ -58,9 +58,9 @@ final class Mistral extends DecoderFamily {
       window = Window.within(keys - 1);
     }
     LayerAttention attention = new LayerAttention(window,
-        RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta", 10_000, file)));
+        RotaryPositions.halves(ModelFamily.positiveNumber(config, "rope_theta", 10_000, file)));
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-            config.path("rms_norm_eps").asDouble(1e-6))
+            ModelFamily.positiveNumber(config, "rms_norm_eps", 1e-6, file))
         .preNormWithFinalNorm().gated(true).rmsNorm().projectionBias(false).feedForwardBias(false)
         .layers(Collections.nCopies(layers, attention))
         .attention(AttentionHeads.grouped(kvHeads,

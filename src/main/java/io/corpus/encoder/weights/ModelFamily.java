@@ -274,18 +274,19 @@ public interface ModelFamily {
   }
 
   /**
-   * A rotary base θ under {@code key} of {@code node} (config.json or a part of it): a positive
-   * number; {@code absent} when the key is absent or null; else a refusal naming it (a base of 0
-   * leaves no angle to turn by: it was once taken for no rotary positions at all).
+   * A positive number under {@code key} of {@code node} (config.json or a part of it), as a
+   * rotary base or a norm's eps is: {@code absent} when the key is absent or null; else a
+   * refusal naming it. A base of 0 was once taken for no rotary positions at all, and a string
+   * for the family's default.
    */
-  static double rotaryBase(JsonNode node, String key, double absent, Path file) {
+  static double positiveNumber(JsonNode node, String key, double absent, Path file) {
     JsonNode value = node.path(key);
     if (value.isMissingNode() || value.isNull()) {
       return absent;
     }
     if (!value.isNumber() || !(value.asDouble() > 0) || Double.isInfinite(value.asDouble())) {
       throw new WeightsException(file + ": " + key + " is " + value + ", expected a positive "
-          + "rotary base");
+          + "number");
     }
     return value.asDouble();
   }

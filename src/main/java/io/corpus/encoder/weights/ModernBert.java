@@ -85,7 +85,7 @@ final class ModernBert extends NamedFamily {
           : new LayerAttention(Window.within(localAttention / 2), localTheta));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_activation", file),
-            config.path("norm_eps").asDouble(1e-5))
+            ModelFamily.positiveNumber(config, "norm_eps", 1e-5, file))
         .preNormWithFinalNorm().gated(true)
         .projectionBias(config.path("attention_bias").asBoolean(false))
         .feedForwardBias(config.path("mlp_bias").asBoolean(false))
@@ -106,11 +106,11 @@ final class ModernBert extends NamedFamily {
             + ropeType + "' is not supported (default)");
       }
       if (parameters.has("rope_theta")) {
-        return ModelFamily.rotaryBase(parameters, "rope_theta", fallback, file);
+        return ModelFamily.positiveNumber(parameters, "rope_theta", fallback, file);
       }
     }
     return ModelFamily.given(config, key).isPresent()
-        ? ModelFamily.rotaryBase(config, key, fallback, file) : fallback;
+        ? ModelFamily.positiveNumber(config, key, fallback, file) : fallback;
   }
 
   @Override

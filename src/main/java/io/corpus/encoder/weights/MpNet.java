@@ -39,7 +39,7 @@ final class MpNet extends NamedFamily {
           + ", expected an even number of at least 4");
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-            config.path("layer_norm_eps").asDouble(1e-12))
+            ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-12, file))
         .scoreBias(ScoreBias.relativeBuckets(buckets, MAX_DISTANCE)).build();
   }
 

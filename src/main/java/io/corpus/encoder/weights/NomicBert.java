@@ -73,7 +73,7 @@ final class NomicBert extends NamedFamily {
           + "learned positions are not run)");
     }
     RotaryPositions rotary = new RotaryPositions(
-        ModelFamily.rotaryBase(config, "rotary_emb_base", 10_000, file),
+        ModelFamily.positiveNumber(config, "rotary_emb_base", 10_000, file),
         fraction, config.path("rotary_emb_interleaved").asBoolean(false));
     List<LayerAttention> layers = new ArrayList<>();
     int count = ModelFamily.positiveInt(config, "n_layer", file);
@@ -81,7 +81,8 @@ final class NomicBert extends NamedFamily {
       layers.add(new LayerAttention(Window.GLOBAL, rotary));
     }
     Activation activation = activation(config, file);
-    return Architecture.encoder(activation, config.path("layer_norm_epsilon").asDouble(1e-5))
+    return Architecture.encoder(activation,
+            ModelFamily.positiveNumber(config, "layer_norm_epsilon", 1e-5, file))
         .gated(activation == Activation.SILU)   // swiglu
         .projectionBias(config.path("qkv_proj_bias").asBoolean(true))
         .feedForwardBias(config.path("mlp_fc1_bias").asBoolean(true)).layers(layers)

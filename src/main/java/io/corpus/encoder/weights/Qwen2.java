@@ -40,9 +40,9 @@ final class Qwen2 extends DecoderFamily {
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
     LayerAttention rotary = new LayerAttention(Window.GLOBAL,
-        RotaryPositions.halves(ModelFamily.rotaryBase(config, "rope_theta", 10_000, file)));
+        RotaryPositions.halves(ModelFamily.positiveNumber(config, "rope_theta", 10_000, file)));
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-            config.path("rms_norm_eps").asDouble(1e-6))
+            ModelFamily.positiveNumber(config, "rms_norm_eps", 1e-6, file))
         .preNormWithFinalNorm().gated(true).rmsNorm().projectionBias(true).feedForwardBias(false)
         .layers(Collections.nCopies(layers, rotary))
         .attention(AttentionHeads.grouped(kvHeads,

@@ -66,8 +66,8 @@ final class Qwen3 extends DecoderFamily {
       throw new WeightsException(file + ": rope_parameters.rope_type '" + ropeType + "' is not "
           + "supported (default)");
     }
-    double theta = ModelFamily.rotaryBase(config, "rope_theta",
-        ModelFamily.rotaryBase(parameters, "rope_theta", 1_000_000, file), file);
+    double theta = ModelFamily.positiveNumber(config, "rope_theta",
+        ModelFamily.positiveNumber(parameters, "rope_theta", 1_000_000, file), file);
     int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
     int heads = ModelFamily.positiveInt(config, "num_attention_heads", file);
     int kvHeads = DecoderTensors.kvHeads(config, heads, 32, file);
@@ -77,7 +77,7 @@ final class Qwen3 extends DecoderFamily {
       attention.add(new LayerAttention(Window.GLOBAL, RotaryPositions.halves(theta)));
     }
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
-            config.path("rms_norm_eps").asDouble(1e-6))
+            ModelFamily.positiveNumber(config, "rms_norm_eps", 1e-6, file))
         .preNormWithFinalNorm().gated(true).rmsNorm()
         .projectionBias(config.path("attention_bias").asBoolean(false)).feedForwardBias(false)
         .layers(attention).attention(AttentionHeads.grouped(kvHeads, headWidth))

@@ -49,6 +49,9 @@ class GteFoldersTest {
         "logn_attention_scale = true is not supported",
         config.replace("\"pack_qkv\": true", "\"pack_qkv\": false"),
         "pack_qkv = false is not supported",
+        // a string once became the default eps, silently
+        config.replace("\"layer_norm_eps\": 1e-12", "\"layer_norm_eps\": \"1e-12\""),
+        "layer_norm_eps is \"1e-12\", expected a positive number",
         config.replace("new-impl--modeling.NewModel", "other--modeling.OtherModel"),
         "auto_map names custom modelling code"));
   }

@@ -131,7 +131,7 @@ class Qwen3FoldersTest {
         "num_key_value_heads = 3 does not divide num_attention_heads = 4",
         // a base of 0 once ran the model without rotary positions, silently
         config.replace("\"rope_theta\": 1000000.0", "\"rope_theta\": 0"),
-        "rope_theta is 0, expected a positive rotary base",
+        "rope_theta is 0, expected a positive number",
         config.replace("Qwen3ForCausalLM", "Qwen3ForTokenClassification"),
         "names a token-classification head, which this job reads for bert, xlm-roberta, "
             + "modernbert, mpnet, distilbert and deberta-v2 but not for qwen3"));
