@@ -54,8 +54,8 @@ final class Gemma3 extends NamedFamily {
     boolean bidirectional = config.path("use_bidirectional_attention").asBoolean(false);
     int slidingWindow = ModelFamily.positiveInt(config, "sliding_window", file);
     int window = bidirectional ? slidingWindow / 2 : slidingWindow - 1;
-    int pattern = config.path("_sliding_window_pattern")
-        .asInt(config.path("sliding_window_pattern").asInt(6));
+    int pattern = ModelFamily.positiveInt(config, "_sliding_window_pattern",
+        ModelFamily.positiveInt(config, "sliding_window_pattern", 6, file), file);
     Optional<JsonNode> types = ModelFamily.given(config, "layer_types");
     if (types.isPresent() && types.get().size() != layers) {
       throw new WeightsException(file + ": layer_types has " + types.get().size() + " entries for "

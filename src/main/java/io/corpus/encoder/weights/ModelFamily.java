@@ -291,6 +291,15 @@ public interface ModelFamily {
     return value.asDouble();
   }
 
+  /**
+   * A positive integer under {@code key}, {@code absent} when the key is absent or null, else a
+   * refusal naming it (a string was once taken for the default).
+   */
+  static int positiveInt(JsonNode config, String key, int absent, Path file) {
+    JsonNode value = config.path(key);
+    return value.isMissingNode() || value.isNull() ? absent : positiveInt(config, key, file);
+  }
+
   /** A positive integer config.json must hold under {@code key}, or a refusal naming it. */
   static int positiveInt(JsonNode config, String key, Path file) {
     JsonNode value = config.path(key);

@@ -49,12 +49,12 @@ final class ModernBert extends NamedFamily {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
-    int layers = config.path("num_hidden_layers").asInt(0);
-    int every = config.path("global_attn_every_n_layers").asInt(3);
-    int localAttention = config.path("local_attention").asInt(128);
-    if (every < 1 || localAttention < 2) {
-      throw new WeightsException(file + ": global_attn_every_n_layers = " + every
-          + " and local_attention = " + localAttention + ", expected at least 1 and 2");
+    int layers = ModelFamily.positiveInt(config, "num_hidden_layers", file);
+    int every = ModelFamily.positiveInt(config, "global_attn_every_n_layers", 3, file);
+    int localAttention = ModelFamily.positiveInt(config, "local_attention", 128, file);
+    if (localAttention < 2) {
+      throw new WeightsException(file + ": local_attention = " + localAttention
+          + ", expected at least 2");
     }
     ModelFamily.given(config, "rope_scaling").ifPresent(scaling -> {
       throw new WeightsException(file + ": rope_scaling " + scaling + " is not supported (only "

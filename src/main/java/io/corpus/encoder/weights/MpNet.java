@@ -33,7 +33,7 @@ final class MpNet extends NamedFamily {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
-    int buckets = config.path("relative_attention_num_buckets").asInt(32);
+    int buckets = ModelFamily.positiveInt(config, "relative_attention_num_buckets", 32, file);
     if (buckets < 4 || buckets % 2 != 0) {
       throw new WeightsException(file + ": relative_attention_num_buckets = " + buckets
           + ", expected an even number of at least 4");

@@ -183,7 +183,10 @@ class ModernBertFoldersTest {
             .replace("\"classifier_pooling\": \"mean\"", "\"classifier_pooling\": \"max\""),
         "classifier_pooling 'max' is not supported (cls, mean)",
         v4.replace("\"hidden_activation\": \"gelu\"", "\"hidden_activation\": \"quick_gelu\""),
-        "hidden_activation 'quick_gelu' is not supported");
+        "hidden_activation 'quick_gelu' is not supported",
+        // a string once became the default of 128 keys, silently
+        v4.replace("\"local_attention\": 8", "\"local_attention\": \"8\""),
+        "local_attention is \"8\", expected a positive integer");
     cases().assertRefusedInOneLine(refused);
   }
 }
