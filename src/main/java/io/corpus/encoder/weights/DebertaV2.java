@@ -8,6 +8,7 @@ import io.corpus.encoder.model.DisentangledPositions;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -130,18 +131,30 @@ final class DebertaV2 extends NamedFamily {
           form.normalized() ? read.take(RELATIVE_NORM + "weight", e) : null,
           form.normalized() ? read.take(RELATIVE_NORM + "bias", e) : null,
           model.architecture().norms().eps());
-      // shared: the positions go through the layer's own key and query projections
-      String a = p + "attention.self." + (form.sharedProjections() ? "" : "pos_");
+      // shared: the positions go through the layer's own key and query projections, the rows
+      // of its stacked q, k, v as the table read them; otherwise through pos_key_proj and
+      // pos_query_proj
+      LayerWeights own = layer.build();
+      String a = p + "attention.self.pos_";
+      boolean shared = form.sharedProjections();
       layer.relativePositions(form.contentToPosition() ? DisentangledPositions.project(relative,
-              read.take(a + "key_proj.weight", inner, e), read.take(a + "key_proj.bias", inner))
-              : new float[0],
+              shared ? rows(own.inProjWeight().floats(), inner, inner, e)
+                  : read.take(a + "key_proj.weight", inner, e),
+              shared ? rows(own.inProjBias(), inner, inner, 1)
+                  : read.take(a + "key_proj.bias", inner)) : new float[0],
           form.positionToContent() ? DisentangledPositions.project(relative,
-              read.take(a + "query_proj.weight", inner, e),
-              read.take(a + "query_proj.bias", inner)) : new float[0]);
+              shared ? rows(own.inProjWeight().floats(), 0, inner, e)
+                  : read.take(a + "query_proj.weight", inner, e),
+              shared ? rows(own.inProjBias(), 0, inner, 1)
+                  : read.take(a + "query_proj.bias", inner)) : new float[0]);
     }
     return layer.build();
   }
 
+  /** Rows {@code from .. from + count} of a row-major table {@code width} values wide. */
+  private static float[] rows(float[] table, int from, int count, int width) {
+    return Arrays.copyOfRange(table, from * width, (from + count) * width);
+  }
 
   /** The ContextPooler: {@code pooler_hidden_act} (gelu unless said) on the first token. */
   @Override
