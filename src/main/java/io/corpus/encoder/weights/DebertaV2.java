@@ -127,10 +127,12 @@ final class DebertaV2 extends NamedFamily {
     if (model.architecture().positionTerms() instanceof DisentangledPositions form) {
       int e = model.shape().width();
       int inner = model.settings().headWidth(e) * model.shape().heads();
-      float[] relative = DisentangledPositions.normalized(read.take(RELATIVE, 2L * form.span(), e),
+      // one table for every layer, read and normalized once a load
+      float[] relative = read.shared(RELATIVE, () -> DisentangledPositions.normalized(
+          read.take(RELATIVE, 2L * form.span(), e),
           form.normalized() ? read.take(RELATIVE_NORM + "weight", e) : null,
           form.normalized() ? read.take(RELATIVE_NORM + "bias", e) : null,
-          model.architecture().norms().eps());
+          model.architecture().norms().eps()));
       // shared: the positions go through the layer's own key and query projections, the rows
       // of its stacked q, k, v as the table read them; otherwise through pos_key_proj and
       // pos_query_proj

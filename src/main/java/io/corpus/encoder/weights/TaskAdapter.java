@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import java.util.function.Supplier;
 
 /**
  * One task's LoRA adapter of a folder that carries one per task ({@code model.task}): a PEFT
@@ -224,6 +225,11 @@ public record TaskAdapter(String task, Path folder, double scale, int stacked) {
     @Override
     public void ignore(String name) {
       base.ignore(name);
+    }
+
+    @Override
+    public <T> T shared(String key, Supplier<T> make) {
+      return base.shared(key, make);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 
 /**
  * Where each parameter of layer i sits in a weights file ({@code model.naming}). Both schemes
@@ -81,6 +82,13 @@ public enum TensorNaming implements ConfigName {
 
     /** Where the tensors are, for messages. */
     Path path();
+
+    /**
+     * A value made from tensors that several layers read alike (DeBERTa's normalized relative
+     * embeddings), made on the first call with this {@code key} and handed to every later one
+     * of the same load, whichever thread asks.
+     */
+    <T> T shared(String key, Supplier<T> make);
   }
 
   private final String configName;

@@ -28,11 +28,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -471,6 +473,7 @@ public final class WeightsLoader {
     private final Checkpoint file;
     private final Precision precision;
     private final Set<String> used = Collections.synchronizedSet(new LinkedHashSet<>());
+    private final Map<String, Object> shared = new ConcurrentHashMap<>();
 
     /**
      * {@code precision}: the products' (in bfloat16 and int8, a BF16 table is kept as stored,
@@ -545,6 +548,12 @@ public final class WeightsLoader {
     @Override
     public Path path() {
       return file.path();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T shared(String key, Supplier<T> make) {
+      return (T) shared.computeIfAbsent(key, k -> make.get());
     }
 
     void checkAllUsed(ModelSettings settings) {
