@@ -19,7 +19,6 @@ import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.PrecisionCalibration;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
-import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.model.WarmUp;
@@ -27,6 +26,7 @@ import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.RejectedRows;
+import io.corpus.encoder.weights.AskedHead;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -87,8 +87,8 @@ public final class EncodeJob {
     JobSettings.Weights w = settings.weights();
     return w.isFolder()
         ? LoadedModel.fromFolder(settings.modelFolder(), settings.model(),
-            new WeightsLoader.Heads(settings.output().pooling() == Pooling.SPLADE,
-                settings.output().lexical(), settings.output().multiVector()), w.precision())
+            AskedHead.of(settings.output().pooling(), settings.output().lexical(),
+                settings.output().multiVector()), w.precision())
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model())
             .in(w.precision());
   }

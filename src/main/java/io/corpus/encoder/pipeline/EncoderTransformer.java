@@ -20,6 +20,7 @@ import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.text.Entities;
 import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.TextTokenizer;
+import io.corpus.encoder.weights.AskedHead;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.weights.WeightsLoader;
@@ -29,6 +30,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.SparkContext;
@@ -265,9 +267,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   /** The heads beyond the folder's own the params ask for: SPLADE's, bge-m3's two. */
-  private WeightsLoader.Heads heads() {
-    return new WeightsLoader.Heads(resolvedPooling() == Pooling.SPLADE, resolvedLexical(),
-        resolvedMultiVector());
+  private Set<AskedHead> heads() {
+    return AskedHead.of(resolvedPooling(), resolvedLexical(), resolvedMultiVector());
   }
 
   /** How the pooled vector is written: floats, or quantized; refused without one. */

@@ -4,6 +4,7 @@ import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.text.TokenizerConfig;
+import io.corpus.encoder.weights.AskedHead;
 import io.corpus.encoder.weights.FolderWeights;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.Reranker;
@@ -13,6 +14,7 @@ import io.corpus.encoder.weights.WeightsLoader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +51,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
   /** As {@link #fromFolder(ModelFolder, ModelSettings)}, with SPLADE's head when asked. */
   public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings,
       boolean splade) {
-    return fromFolder(folder, settings, new WeightsLoader.Heads(splade, false, false),
+    return fromFolder(folder, settings, splade ? Set.of(AskedHead.SPLADE) : AskedHead.NONE,
         Precision.FLOAT32);
   }
 
@@ -61,7 +63,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
    * run it.
    */
   public static LoadedModel fromFolder(ModelFolder folder, ModelSettings settings,
-      WeightsLoader.Heads heads, Precision precision) {
+      Set<AskedHead> heads, Precision precision) {
     refuseIfNotRun(precision);
     FolderWeights w = WeightsLoader.load(folder, heads, precision);
     if (!w.leftOut().isEmpty()) {

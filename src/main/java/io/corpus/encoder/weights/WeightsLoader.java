@@ -81,25 +81,18 @@ public final class WeightsLoader {
    * As {@link #load(ModelFolder)}, with the masked-LM head SPLADE reads when {@code splade}.
    */
   public static FolderWeights load(ModelFolder model, boolean splade) {
-    return load(model, new Heads(splade, false, false), Precision.FLOAT32);
+    return load(model, splade ? Set.of(AskedHead.SPLADE) : AskedHead.NONE, Precision.FLOAT32);
   }
 
   /**
-   * The heads a job reads beyond the folder's own: SPLADE's masked-LM head, and bge-m3's lexical
-   * and ColBERT heads beside the checkpoint.
-   */
-  public record Heads(boolean splade, boolean lexical, boolean multiVector) {
-    public static final Heads NONE = new Heads(false, false, false);
-  }
-
-  /**
-   * As {@link #load(ModelFolder, boolean)}, each encoder layer's matrices put in
+   * As {@link #load(ModelFolder)}, with the heads asked for, each encoder layer's matrices put in
    * {@code precision} as soon as the layer is read, so that the float32 copy of only one layer
    * is held at a time.
    */
-  public static FolderWeights load(ModelFolder model, Heads heads, Precision precision) {
+  public static FolderWeights load(ModelFolder model, Set<AskedHead> heads,
+      Precision precision) {
     if (model.family() instanceof StaticEmbeddings lookup) {
-      if (heads.splade() || heads.lexical() || heads.multiVector()) {
+      if (!heads.isEmpty()) {
         throw new WeightsException(model.folder() + " holds static embeddings (" + lookup.name()
             + "): a vector per text, the mean of its tokens', and no SPLADE, lexical or ColBERT "
             + "head");
@@ -108,7 +101,7 @@ public final class WeightsLoader {
       return new FolderWeights(new EncoderModel(lookup.load(), EncoderWeights.NONE, List.of(),
           dense(model.dense(), model), null), List.of());
     }
-    boolean splade = heads.splade();
+    boolean splade = heads.contains(AskedHead.SPLADE);
     ModelFamily family = model.family();
     HeadTensors headTensors = family.names().heads();
     boolean perToken = model.classifier().map(ModelFolder.Classifier::perToken).orElse(false);
@@ -158,13 +151,13 @@ public final class WeightsLoader {
     LatentAttention latent = family.latentAttention(stored, model);
     stored.checkAllUsed(model.settings());
     adapted.ifPresent(TaskAdapter.Adapted::checkAllMerged);
-    if (heads.multiVector()) {
+    if (heads.contains(AskedHead.MULTI_VECTOR)) {
       asked.add(model.lateInteraction().isPresent()
           ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))
           : M3Heads.colbert(model));
     }
     List<DenseLayer> dense = dense(model.dense(), model);
-    if (heads.lexical()) {
+    if (heads.contains(AskedHead.LEXICAL)) {
       asked.add(M3Heads.lexical(model));
     }
     return new FolderWeights(new EncoderModel(embeddings, encoder, asked, dense, latent),

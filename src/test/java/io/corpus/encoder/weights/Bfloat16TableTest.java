@@ -41,7 +41,7 @@ class Bfloat16TableTest {
   Path tmp;
 
   private static EmbeddingWeights embeddings(Path folder, Precision precision) {
-    return WeightsLoader.load(ModelFolder.read(folder), WeightsLoader.Heads.NONE, precision)
+    return WeightsLoader.load(ModelFolder.read(folder), AskedHead.NONE, precision)
         .embeddings();
   }
 
@@ -66,9 +66,9 @@ class Bfloat16TableTest {
   @Test
   void aBf16DecodersLayersAreReadAsStoredInBfloat16() {
     EncoderWeights widened = WeightsLoader.load(ModelFolder.read(QWEN3),
-        WeightsLoader.Heads.NONE, Precision.FLOAT32).encoder();
+        AskedHead.NONE, Precision.FLOAT32).encoder();
     EncoderWeights kept = WeightsLoader.load(ModelFolder.read(QWEN3),
-        WeightsLoader.Heads.NONE, Precision.BFLOAT16).encoder();
+        AskedHead.NONE, Precision.BFLOAT16).encoder();
     for (int layer = 0; layer < kept.layers().size(); layer++) {
       LayerWeights w = widened.layers().get(layer);
       LayerWeights k = kept.layers().get(layer);
@@ -117,14 +117,14 @@ class Bfloat16TableTest {
     EncoderWeights one;
     System.setProperty("encoder.load-threads", "1");
     try {
-      one = WeightsLoader.load(ModelFolder.read(QWEN3), WeightsLoader.Heads.NONE,
+      one = WeightsLoader.load(ModelFolder.read(QWEN3), AskedHead.NONE,
           Precision.FLOAT32).encoder();
     } finally {
       System.clearProperty("encoder.load-threads");
     }
     System.setProperty("encoder.load-threads", "2");
     try {
-      EncoderWeights two = WeightsLoader.load(ModelFolder.read(QWEN3), WeightsLoader.Heads.NONE,
+      EncoderWeights two = WeightsLoader.load(ModelFolder.read(QWEN3), AskedHead.NONE,
           Precision.FLOAT32).encoder();
       assertEquals(one.layers().size(), two.layers().size());
       for (int l = 0; l < one.layers().size(); l++) {
@@ -150,7 +150,7 @@ class Bfloat16TableTest {
       writer.write(weights);
       String named = stored;
       WeightsException e = assertThrows(WeightsException.class, () -> WeightsLoader.load(
-          ModelFolder.read(broken), WeightsLoader.Heads.NONE, Precision.FLOAT32));
+          ModelFolder.read(broken), AskedHead.NONE, Precision.FLOAT32));
       assertTrue(e.getMessage().startsWith("Tensor " + named + " holds NaN at flat index 3: "),
           e.getMessage());
     } finally {
@@ -164,7 +164,7 @@ class Bfloat16TableTest {
     long least = Long.MAX_VALUE;
     for (int run = 0; run < 3; run++) {      // the least of three: class loading left out
       long before = threads.getCurrentThreadAllocatedBytes();
-      WeightsLoader.load(ModelFolder.read(QWEN3), WeightsLoader.Heads.NONE, precision);
+      WeightsLoader.load(ModelFolder.read(QWEN3), AskedHead.NONE, precision);
       least = Math.min(least, threads.getCurrentThreadAllocatedBytes() - before);
     }
     return least;
