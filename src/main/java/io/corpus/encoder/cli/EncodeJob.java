@@ -26,7 +26,6 @@ import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.RejectedRows;
-import io.corpus.encoder.weights.AskedHead;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -87,8 +86,7 @@ public final class EncodeJob {
     JobSettings.Weights w = settings.weights();
     return w.isFolder()
         ? LoadedModel.fromFolder(settings.modelFolder(), settings.model(),
-            AskedHead.of(settings.output().pooling(), settings.output().lexical(),
-                settings.output().multiVector()), w.precision())
+            settings.output().choices().heads(), w.precision())
         : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model())
             .in(w.precision());
   }

@@ -216,17 +216,37 @@ public record JobSettings(
   }
 
   /**
-   * Where and what to write: {@code pooling} and {@code normalize} are resolved (a model
-   * folder's sentence-transformers modules, unless the config overrides them);
-   * {@code tokenEmbeddings} false writes the pooled vector without the (T, E) token vectors;
-   * {@code entities} is how a token classifier's entities are grouped (as configured: auto,
-   * none, simple, first, average, max). Settings the job only hands to the transformer are read
-   * with {@link JobSettings#value}.
+   * Where and what to write: {@code choices} are the output settings resolved
+   * ({@link OutputChoices}: a model folder's sentence-transformers modules and files, unless
+   * the config overrides them); {@code tokenEmbeddings} false writes the pooled vector without
+   * the (T, E) token vectors; {@code entities} is how a token classifier's entities are grouped
+   * (as configured: auto, none, simple, first, average, max). Settings the job only hands to the
+   * transformer are read with {@link JobSettings#value}.
    */
-  public record Output(String path, OutputMode mode, Pooling pooling, boolean normalize,
+  public record Output(String path, OutputMode mode, OutputChoices choices,
       boolean tokenEmbeddings, String entities, AttentionOutputs attention, Report report,
-      boolean lexical, boolean multiVector, Quantization quantize, String quantizeRanges)
-      implements Serializable {}
+      String quantizeRanges) implements Serializable {
+
+    public Pooling pooling() {
+      return choices.pooling();
+    }
+
+    public boolean normalize() {
+      return choices.normalize();
+    }
+
+    public boolean lexical() {
+      return choices.lexical();
+    }
+
+    public boolean multiVector() {
+      return choices.multiVector();
+    }
+
+    public Quantization quantize() {
+      return choices.quantization();
+    }
+  }
 
   /**
    * The HTML report: whether to write it; the head view's sequences and their tokens shown; the

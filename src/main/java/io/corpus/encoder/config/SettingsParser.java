@@ -148,14 +148,15 @@ public final class SettingsParser {
         Settings.REPORT_MAP_POINTS.read(c),
         Settings.REPORT_NEIGHBOURS.read(c),
         Settings.REPORT_DUPLICATES_ABOVE.read(c));
-    Pooling pooling = AutoChoices.pooling(Settings.POOLING.read(c), folder);
+    OutputChoices choices = OutputChoices.of(values, folder);
+    Pooling pooling = choices.pooling();
     boolean mapped = pooling.dense() && report.mapPoints() > 0;
     if (report.enabled() && !attention.stats() && !attention.enabled() && !mapped) {
       throw new SettingsException("output.report.enabled needs something to show: "
           + "output.attention.enabled or output.attention.stats = true (the head view), or a "
           + "pooled vector (output.pooling other than none or splade) for the corpus map");
     }
-    Quantization quantize = SettingRules.quantization(values, pooling);
+    Quantization quantize = choices.quantization();
     String ranges = Settings.QUANTIZE_RANGES.read(c).isEmpty() ? ""
         : path(c, Settings.QUANTIZE_RANGES, baseDir);
     if (quantize != Quantization.NONE && report.enabled() && report.mapPoints() > 0) {
@@ -163,21 +164,16 @@ public final class SettingsParser {
           + "output.quantize = " + quantize.configName() + " writes none: set "
           + "output.report.map-points = 0, or quantize in a job of its own");
     }
-    boolean normalize = AutoChoices.normalize(Settings.NORMALIZE.read(c), folder, pooling);
-    SettingRules.pooledVector(pooling, normalize, attention.importance(),
+    SettingRules.pooledVector(pooling, choices.normalize(), attention.importance(),
         SettingRules.Naming.KEYS);
     JobSettings.Output output = new JobSettings.Output(
         path(c, Settings.OUTPUT_PATH, baseDir),
         choice(c, Settings.OUTPUT_MODE, JobSettings.OutputMode.values()),
-        pooling,
-        normalize,
+        choices,
         Settings.TOKEN_EMBEDDINGS.read(c),
         Settings.ENTITIES.read(c),
         attention,
         report,
-        AutoChoices.lexical(Settings.SPARSE.read(c), folder, pooling),
-        AutoChoices.multiVector(Settings.MULTI_VECTOR.read(c), folder),
-        quantize,
         ranges);
     JobSettings.Execution execution = new JobSettings.Execution(
         Settings.BATCH_TOKENS.read(c),
@@ -195,10 +191,7 @@ public final class SettingsParser {
       }
     }
     used.put(Settings.MAX_TOKENS.key(), input.maxTokens());
-    used.put(Settings.POOLING.key(), output.pooling().configName());
-    used.put(Settings.NORMALIZE.key(), output.normalize());
-    used.put(Settings.SPARSE.key(), output.lexical() ? "lexical" : "none");
-    used.put(Settings.MULTI_VECTOR.key(), output.multiVector() ? "colbert" : "none");
+    used.putAll(choices.used());
     used.put(Settings.QUANTIZE_RANGES.key(), output.quantizeRanges());
     if (folder != null) {
       used.putAll(Settings.architectureOf(model));

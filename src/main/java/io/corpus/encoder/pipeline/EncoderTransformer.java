@@ -6,6 +6,7 @@ import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.AutoChoices;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
+import io.corpus.encoder.config.OutputChoices;
 import io.corpus.encoder.config.Setting;
 import io.corpus.encoder.config.SettingRules;
 import io.corpus.encoder.config.Settings;
@@ -23,7 +24,6 @@ import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.AskedHead;
 import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.TensorNaming;
-import io.corpus.encoder.weights.WeightsLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -268,12 +268,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The heads beyond the folder's own the params ask for: SPLADE's, bge-m3's two. */
   private Set<AskedHead> heads() {
-    return AskedHead.of(resolvedPooling(), resolvedLexical(), resolvedMultiVector());
+    return outputChoices().heads();
   }
 
   /** How the pooled vector is written: floats, or quantized; refused without one. */
   public Quantization resolvedQuantization() {
-    return SettingRules.quantization(this, resolvedPooling());
+    return outputChoices().quantization();
   }
 
   /**
@@ -302,13 +302,17 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** Whether bge-m3's lexical weights are written: auto when the folder has its head. */
   public boolean resolvedLexical() {
-    return AutoChoices.lexical(string(Settings.SPARSE), fromFolder() ? folder() : null,
-        resolvedPooling());
+    return outputChoices().lexical();
   }
 
   /** Whether ColBERT's vectors are written. */
   public boolean resolvedMultiVector() {
-    return AutoChoices.multiVector(string(Settings.MULTI_VECTOR), fromFolder() ? folder() : null);
+    return outputChoices().multiVector();
+  }
+
+  /** The output params resolved for the model, as a job's file is ({@link OutputChoices}). */
+  public OutputChoices outputChoices() {
+    return OutputChoices.of(this, fromFolder() ? folder() : null);
   }
 
   /**
@@ -459,7 +463,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
   public Pooling resolvedPooling() {
-    return AutoChoices.pooling(string(Settings.POOLING), fromFolder() ? folder() : null);
+    return outputChoices().pooling();
   }
 
   /**
@@ -498,8 +502,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
   public boolean resolvedNormalize() {
-    return AutoChoices.normalize(string(Settings.NORMALIZE), fromFolder() ? folder() : null,
-        resolvedPooling());
+    return outputChoices().normalize();
   }
 
   /** What the attention params ask for. */

@@ -17,7 +17,7 @@ public enum AskedHead {
    * ColBERT's vectors: a PyLate folder's projections, or bge-m3's {@code colbert_linear}
    * ({@code output.multi-vector = colbert}).
    */
-  MULTI_VECTOR;
+  COLBERT;
 
   /** None: the folder's own heads only. */
   public static final Set<AskedHead> NONE = Set.of();
@@ -32,7 +32,7 @@ public enum AskedHead {
       heads.add(LEXICAL);
     }
     if (multiVector) {
-      heads.add(MULTI_VECTOR);
+      heads.add(COLBERT);
     }
     return Set.copyOf(heads);
   }

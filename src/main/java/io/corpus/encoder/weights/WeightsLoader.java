@@ -151,7 +151,7 @@ public final class WeightsLoader {
     LatentAttention latent = family.latentAttention(stored, model);
     stored.checkAllUsed(model.settings());
     adapted.ifPresent(TaskAdapter.Adapted::checkAllMerged);
-    if (heads.contains(AskedHead.MULTI_VECTOR)) {
+    if (heads.contains(AskedHead.COLBERT)) {
       asked.add(model.lateInteraction().isPresent()
           ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))
           : M3Heads.colbert(model));
