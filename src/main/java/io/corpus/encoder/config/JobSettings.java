@@ -80,6 +80,11 @@ public record JobSettings(
     return (T) used.get(setting.key());
   }
 
+  @Override
+  public boolean given(Setting<?> setting) {
+    return given.containsKey(setting.key());
+  }
+
   /**
    * Where the sequences come from: exactly one of {@code embeddingsColumn}, {@code idsColumn} and
    * {@code textColumn} is set, the others are empty, as are {@code typeIdsColumn},

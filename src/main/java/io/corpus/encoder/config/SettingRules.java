@@ -4,7 +4,10 @@ import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.LateChunking;
+import io.corpus.encoder.weights.ModelFolder;
 import io.corpus.encoder.weights.Reranker;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The rules between settings, each written once for the job's file and for the ML
@@ -83,6 +86,71 @@ public final class SettingRules {
     if (overlap > 0 && !windows && late == LateChunking.SpanRule.NONE) {
       throw n.refusal(n.of(Settings.CHUNK_OVERLAP) + " goes with " + tooLong + " = chunk or "
           + lateChunking);
+    }
+  }
+
+  /**
+   * The kind of input the settings name, by the input's rules: exactly one of the token
+   * vectors', the token ids' and the text's columns (text as one column or as a pair, not both);
+   * a mask column goes with ids or vectors, which have padding; a type-ids column with ids.
+   * Throws the first rule broken.
+   */
+  public static InputKind inputKind(SettingValues v) {
+    Naming n = v.naming();
+    boolean ids = !v.value(Settings.IDS_COLUMN).isBlank();
+    boolean pairs = !v.value(Settings.TEXT_PAIR_COLUMNS).isEmpty();
+    boolean single = !v.value(Settings.TEXT_COLUMN).isBlank();
+    if (pairs && single) {
+      throw n.refusal("Set " + n.of(Settings.TEXT_COLUMN) + " (single texts) or "
+          + n.of(Settings.TEXT_PAIR_COLUMNS) + " (pairs), not both");
+    }
+    boolean text = single || pairs;
+    boolean embeddings = v.given(Settings.EMBEDDINGS_COLUMN);
+    if ((ids ? 1 : 0) + (text ? 1 : 0) + (embeddings ? 1 : 0) > 1) {
+      List<String> set = new ArrayList<>();
+      if (embeddings) {
+        set.add(n.of(Settings.EMBEDDINGS_COLUMN));
+      }
+      if (ids) {
+        set.add(n.of(Settings.IDS_COLUMN));
+      }
+      if (text) {
+        set.add(n.of(pairs ? Settings.TEXT_PAIR_COLUMNS : Settings.TEXT_COLUMN));
+      }
+      throw n.refusal("Set exactly one of " + n.of(Settings.EMBEDDINGS_COLUMN)
+          + " (token vectors), " + n.of(Settings.IDS_COLUMN) + " (token ids) and "
+          + n.of(Settings.TEXT_COLUMN) + " (text); got " + String.join(", ", set));
+    }
+    if (!v.value(Settings.TYPE_IDS_COLUMN).isBlank() && !ids) {
+      throw n.refusal(n.of(Settings.TYPE_IDS_COLUMN) + " goes with " + n.of(Settings.IDS_COLUMN)
+          + " (text gets its type ids from the tokenizer)");
+    }
+    if (!v.value(Settings.MASK_COLUMN).isBlank() && text) {
+      throw n.refusal(n.of(Settings.MASK_COLUMN) + " does not apply to "
+          + n.of(Settings.TEXT_COLUMN) + ": text has no padding");
+    }
+    return text ? InputKind.TEXT : ids ? InputKind.IDS : InputKind.EMBEDDINGS;
+  }
+
+  /**
+   * What the input needs of the model: token ids and text a model folder ({@code folder}; null
+   * for a weights file), whose embedding layer reads them, and text its tokenizer.json. Throws
+   * the first rule broken.
+   */
+  public static void inputModel(InputKind kind, ModelFolder folder, Naming n) {
+    if (kind == InputKind.EMBEDDINGS) {
+      return;
+    }
+    boolean text = kind == InputKind.TEXT;
+    String column = n.of(text ? Settings.TEXT_COLUMN : Settings.IDS_COLUMN);
+    if (folder == null) {
+      throw n.refusal(column + " needs " + n.of(Settings.MODEL_PATH) + ", a Hugging Face model "
+          + "folder: its embedding layer" + (text ? " and tokenizer.json turn text"
+              : " turns token ids") + " into the encoder's input");
+    }
+    if (text && folder.tokenizer().isEmpty()) {
+      throw n.refusal(column + " needs the model folder's tokenizer.json, which is missing "
+          + "from " + folder.folder());
     }
   }
 

@@ -10,6 +10,9 @@ public interface SettingValues {
   /** The value of {@code setting}: as given, else its default; a list as a {@code List}. */
   <T> T value(Setting<T> setting);
 
+  /** Whether the job's file or the params set {@code setting}, rather than leave its default. */
+  boolean given(Setting<?> setting);
+
   /** How this reader names settings and refuses them. */
   SettingRules.Naming naming();
 }

@@ -98,10 +98,15 @@ public final class SettingsParser {
   }
 
   /** The settings of a job's file, as read (defaults filled in), for the shared readings. */
-  private record FileValues(Config c) implements SettingValues {
+  private record FileValues(Config user, Config c) implements SettingValues {
     @Override
     public <T> T value(Setting<T> setting) {
       return setting.read(c);
+    }
+
+    @Override
+    public boolean given(Setting<?> setting) {
+      return user.hasPath(setting.key());
     }
 
     @Override
@@ -112,7 +117,7 @@ public final class SettingsParser {
 
   private static JobSettings build(Config user, Config c, File baseDir) {
     JobSettings.Weights weights = weights(c, baseDir);
-    FileValues values = new FileValues(c);
+    FileValues values = new FileValues(user, c);
     ModelFolder folder = weights.isFolder()
         ? JobSettings.readFolder(weights.folder(), values) : null;
     JobSettings.Input input = input(user, c, baseDir, folder);
@@ -237,54 +242,25 @@ public final class SettingsParser {
 
   /** The input columns: one of embeddings, ids and text, and what goes with it. */
   private static JobSettings.Input input(Config user, Config c, File baseDir, ModelFolder folder) {
+    FileValues values = new FileValues(user, c);
+    InputKind kind = SettingRules.inputKind(values);
+    SettingRules.inputModel(kind, folder, SettingRules.Naming.KEYS);
     String ids = Settings.IDS_COLUMN.read(c).trim();
-    String text = Settings.TEXT_COLUMN.read(c).trim();
     List<String> pair = Settings.TEXT_PAIR_COLUMNS.read(c);
-    if (!pair.isEmpty()) {
-      if (!text.isEmpty()) {
-        throw new SettingsException("Set input.text-column (single texts) or "
-            + "input.text-pair-columns (pairs), not both");
-      }
-      text = pair.get(0).trim();
-    }
-    boolean embeddingsGiven = user.hasPath(Settings.EMBEDDINGS_COLUMN.key());
-    int given = (ids.isEmpty() ? 0 : 1) + (text.isEmpty() ? 0 : 1) + (embeddingsGiven ? 1 : 0);
-    if (given > 1) {
-      throw new SettingsException("Set exactly one of input.embeddings-column, input.ids-column "
-          + "and input.text-column; got " + (embeddingsGiven ? "embeddings-column " : "")
-          + (ids.isEmpty() ? "" : "ids-column ") + (text.isEmpty() ? "" : "text-column"));
-    }
-    String embeddings = ids.isEmpty() && text.isEmpty()
-        ? nonEmpty(c, Settings.EMBEDDINGS_COLUMN) : "";
+    String text = pair.isEmpty() ? Settings.TEXT_COLUMN.read(c).trim() : pair.get(0).trim();
+    String embeddings = kind == InputKind.EMBEDDINGS ? nonEmpty(c, Settings.EMBEDDINGS_COLUMN)
+        : "";
     String typeIds = Settings.TYPE_IDS_COLUMN.read(c).trim();
-    if (!typeIds.isEmpty() && ids.isEmpty()) {
-      throw new SettingsException("input.type-ids-column goes with input.ids-column (text gets "
-          + "its type ids from the tokenizer)");
-    }
     String mask = Settings.MASK_COLUMN.read(c).trim();
-    if (!mask.isEmpty() && !text.isEmpty()) {
-      throw new SettingsException("input.mask-column does not apply to input.text-column: text "
-          + "has no padding");
-    }
     int maxLength = Settings.MAX_LENGTH.read(c);
     int maxTokens = Settings.MAX_TOKENS.read(c);
-    if (embeddings.isEmpty()) {
-      String column = text.isEmpty() ? "input.ids-column" : "input.text-column";
-      if (folder == null) {
-        throw new SettingsException(column + " needs model.path, a Hugging Face model folder: "
-            + "its embedding layer" + (text.isEmpty() ? "" : " and tokenizer.json")
-            + " turn " + (text.isEmpty() ? "token ids" : "text") + " into the encoder's input");
-      }
-      if (!text.isEmpty() && folder.tokenizer().isEmpty()) {
-        throw new SettingsException("input.text-column needs the model folder's tokenizer.json, "
-            + "which is missing from " + folder.folder());
-      }
+    if (kind != InputKind.EMBEDDINGS) {
       if (maxLength > 0) {
         throw new SettingsException("input.max-length applies to input.embeddings-column; for "
             + "token ids and text set input.max-tokens");
       }
       maxTokens = folder.tokenLimit(maxTokens, "input.max-tokens",
-          SettingRules.queries(new FileValues(c)));
+          SettingRules.queries(values));
     } else if (maxTokens > 0) {
       throw new SettingsException("input.max-tokens applies to token ids and text; for "
           + "input.embeddings-column set input.max-length");

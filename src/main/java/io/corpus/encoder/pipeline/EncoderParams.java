@@ -229,6 +229,11 @@ public abstract class EncoderParams extends Transformer implements SettingValues
     return (T) (v instanceof String[] strings ? List.of(strings) : v);
   }
 
+  @Override
+  public boolean given(Setting<?> setting) {
+    return isSet(param(setting));
+  }
+
   /** A refusal names the params. */
   @Override
   public SettingRules.Naming naming() {

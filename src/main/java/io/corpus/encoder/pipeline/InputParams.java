@@ -28,19 +28,7 @@ final class InputParams {
 
   /** What kind of input the params name: exactly one of inputCol, idsCol and textCol. */
   InputKind kind() {
-    boolean ids = !t.string(Settings.IDS_COLUMN).isEmpty();
-    boolean pairs = t.strings(Settings.TEXT_PAIR_COLUMNS).length > 0;
-    if (pairs && !t.string(Settings.TEXT_COLUMN).isEmpty()) {
-      throw new IllegalArgumentException("Set textCol (single texts) or textPairCols (pairs), "
-          + "not both");
-    }
-    boolean text = !t.string(Settings.TEXT_COLUMN).isEmpty() || pairs;
-    boolean embeddings = t.isSet(t.param(Settings.EMBEDDINGS_COLUMN));
-    if ((ids ? 1 : 0) + (text ? 1 : 0) + (embeddings ? 1 : 0) > 1) {
-      throw new IllegalArgumentException("Set exactly one of inputCol (token vectors), idsCol "
-          + "(token ids) and textCol (text)");
-    }
-    return text ? InputKind.TEXT : ids ? InputKind.IDS : InputKind.EMBEDDINGS;
+    return SettingRules.inputKind(t);
   }
 
   private String sequenceCol(InputKind kind) {
@@ -55,21 +43,8 @@ final class InputParams {
   /** The input columns, checked against the schema and against what the model can read. */
   InputColumns columns(StructType schema) {
     InputKind kind = kind();
-    if (kind != InputKind.EMBEDDINGS) {
-      String param = kind == InputKind.TEXT ? "textCol" : "idsCol";
-      if (!t.fromFolder()) {
-        throw new IllegalArgumentException(param + " needs modelPath, a Hugging Face model "
-            + "folder: its embedding layer turns token ids into the encoder's input");
-      }
-      if (kind == InputKind.TEXT && t.folder().tokenizer().isEmpty()) {
-        throw new IllegalArgumentException("textCol needs the model folder's tokenizer.json, "
-            + "which is missing from " + t.folder().folder());
-      }
-      if (kind == InputKind.TEXT && !t.string(Settings.MASK_COLUMN).isEmpty()) {
-        throw new IllegalArgumentException("maskCol does not apply to textCol: text has no "
-            + "padding");
-      }
-    }
+    SettingRules.inputModel(kind, t.fromFolder() ? t.folder() : null,
+        SettingRules.Naming.PARAMS);
     Reranker reranker = SettingRules.reranker(t);
     if (reranker != Reranker.NONE
         && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length == 0)) {
@@ -90,9 +65,6 @@ final class InputParams {
       throw new IllegalArgumentException(t.folder().folder() + " is a PyLate ColBERT folder, "
           + "which reads single texts (textCol), each as one query or document (role): its "
           + "prefix token and a query's padding go in as the text is tokenized");
-    }
-    if (!t.string(Settings.TYPE_IDS_COLUMN).isEmpty() && kind != InputKind.IDS) {
-      throw new IllegalArgumentException("typeIdsCol goes with idsCol");
     }
     String[] pair = t.strings(Settings.TEXT_PAIR_COLUMNS);
     return new InputColumns(schema, t.string(Settings.ID_COLUMN), kind, sequenceCol(kind),

@@ -12,6 +12,7 @@ import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.text.LateChunking.SpanRule;
 import io.corpus.encoder.weights.Reranker;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -91,6 +92,35 @@ class SettingRulesTest {
         Map.of(Settings.RERANKER, "qwen3"))).configName());
   }
 
+  @Test
+  void theInputsColumnsAreCheckedInEitherReadersNames() {
+    assertEquals(InputKind.EMBEDDINGS, SettingRules.inputKind(values(Naming.KEYS, Map.of())),
+        "token vectors by default");
+    assertEquals(InputKind.TEXT, SettingRules.inputKind(values(Naming.PARAMS,
+        Map.of(Settings.TEXT_PAIR_COLUMNS, List.of("query", "passage")))));
+    refused("Set exactly one of input.embeddings-column (token vectors), input.ids-column (token "
+        + "ids) and input.text-column (text); got input.embeddings-column, input.ids-column",
+        SettingsException.class, () -> SettingRules.inputKind(values(Naming.KEYS,
+            Map.of(Settings.EMBEDDINGS_COLUMN, "x", Settings.IDS_COLUMN, "ids"))));
+    refused("Set exactly one of inputCol (token vectors), idsCol (token ids) and textCol (text); "
+        + "got idsCol, textPairCols", IllegalArgumentException.class,
+        () -> SettingRules.inputKind(values(Naming.PARAMS, Map.of(Settings.IDS_COLUMN, "ids",
+            Settings.TEXT_PAIR_COLUMNS, List.of("a", "b")))));
+    refused("Set textCol (single texts) or textPairCols (pairs), not both",
+        IllegalArgumentException.class, () -> SettingRules.inputKind(values(Naming.PARAMS,
+            Map.of(Settings.TEXT_COLUMN, "t", Settings.TEXT_PAIR_COLUMNS, List.of("a", "b")))));
+    refused("input.type-ids-column goes with input.ids-column (text gets its type ids from the "
+        + "tokenizer)", SettingsException.class, () -> SettingRules.inputKind(values(Naming.KEYS,
+            Map.of(Settings.TEXT_COLUMN, "t", Settings.TYPE_IDS_COLUMN, "types"))));
+    refused("maskCol does not apply to textCol: text has no padding",
+        IllegalArgumentException.class, () -> SettingRules.inputKind(values(Naming.PARAMS,
+            Map.of(Settings.TEXT_COLUMN, "t", Settings.MASK_COLUMN, "mask"))));
+    refused("idsCol needs modelPath, a Hugging Face model folder: its embedding layer turns "
+        + "token ids into the encoder's input", IllegalArgumentException.class,
+        () -> SettingRules.inputModel(InputKind.IDS, null, Naming.PARAMS));
+    assertDoesNotThrow(() -> SettingRules.inputModel(InputKind.EMBEDDINGS, null, Naming.KEYS));
+  }
+
   /** Settings as a reader naming them {@code n} holds them: {@code given}, else the default. */
   private static SettingValues values(Naming n, Map<Setting<?>, Object> given) {
     return new SettingValues() {
@@ -98,6 +128,11 @@ class SettingRulesTest {
       @SuppressWarnings("unchecked")
       public <T> T value(Setting<T> setting) {
         return (T) given.getOrDefault(setting, setting.defaultValue());
+      }
+
+      @Override
+      public boolean given(Setting<?> setting) {
+        return given.containsKey(setting);
       }
 
       @Override

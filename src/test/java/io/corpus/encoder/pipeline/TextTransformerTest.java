@@ -123,7 +123,7 @@ class TextTransformerTest {
     e = assertThrows(IllegalArgumentException.class,
         () -> both.transformSchema(texts(spark, reference).schema()));
     assertEquals("Set exactly one of inputCol (token vectors), idsCol (token ids) and textCol "
-        + "(text)", e.getMessage());
+        + "(text); got inputCol, textCol", e.getMessage());
   }
 
   @Test
