@@ -154,6 +154,46 @@ public final class SettingRules {
     }
   }
 
+  /**
+   * The limits' rules: a longest length bounds token vectors ({@code input.max-length}), a most
+   * tokens token ids and text ({@code input.max-tokens}); a chunk's tokens go with late
+   * chunking. Throws the first rule broken.
+   */
+  public static void limits(InputKind kind, SettingValues v) {
+    Naming n = v.naming();
+    String maxLength = n.of(Settings.MAX_LENGTH);
+    String maxTokens = n.of(Settings.MAX_TOKENS);
+    if (kind != InputKind.EMBEDDINGS && v.value(Settings.MAX_LENGTH) > 0) {
+      throw n.refusal(maxLength + " applies to " + n.of(Settings.EMBEDDINGS_COLUMN)
+          + "; for token ids and text set " + maxTokens);
+    }
+    if (kind == InputKind.EMBEDDINGS && v.value(Settings.MAX_TOKENS) > 0) {
+      throw n.refusal(maxTokens + " applies to token ids and text; for "
+          + n.of(Settings.EMBEDDINGS_COLUMN) + " set " + maxLength);
+    }
+    if (v.given(Settings.CHUNK_TOKENS) && ConfigName.parse(LateChunking.SpanRule.values(),
+        v.value(Settings.LATE_CHUNKING), n.of(Settings.LATE_CHUNKING))
+        == LateChunking.SpanRule.NONE) {
+      throw n.refusal(n.of(Settings.CHUNK_TOKENS) + " goes with " + n.of(Settings.LATE_CHUNKING)
+          + " (tokens or sentences)");
+    }
+  }
+
+  /**
+   * The attention maps' rows are kept by their ids ({@code output.attention.ids}) or by a
+   * sample ({@code output.attention.sample}), not both. Throws when both are set.
+   */
+  public static void keptMaps(SettingValues v) {
+    Naming n = v.naming();
+    List<String> ids = v.value(Settings.ATTENTION_IDS);
+    double sample = v.value(Settings.ATTENTION_SAMPLE);
+    if (!ids.isEmpty() && sample < 1) {
+      throw n.refusal("Set " + n.of(Settings.ATTENTION_IDS) + " or "
+          + n.of(Settings.ATTENTION_SAMPLE) + ", not both (ids " + ids + ", sample " + sample
+          + ")");
+    }
+  }
+
   /** Whether the texts are queries ({@code input.role = query}), else documents. */
   public static boolean queries(SettingValues v) {
     return v.value(Settings.ROLE).equals("query");

@@ -124,12 +124,9 @@ public final class SettingsParser {
     ModelSettings model = folder != null
         ? folder.settings(givenModelKeys(user, c))
         : modelSettings(c);
+    SettingRules.keptMaps(values);
     double sample = Settings.ATTENTION_SAMPLE.read(c);
     List<String> ids = Settings.ATTENTION_IDS.read(c);
-    if (!ids.isEmpty() && sample < 1) {
-      throw new SettingsException("Set output.attention.ids or output.attention.sample, not "
-          + "both (ids " + ids + ", sample " + sample + ")");
-    }
     AttentionOutputs attention = new AttentionOutputs(
         Settings.ATTENTION_ENABLED.read(c),
         Settings.ATTENTION_LAYERS.read(c),
@@ -252,28 +249,18 @@ public final class SettingsParser {
         : "";
     String typeIds = Settings.TYPE_IDS_COLUMN.read(c).trim();
     String mask = Settings.MASK_COLUMN.read(c).trim();
+    SettingRules.limits(kind, values);
     int maxLength = Settings.MAX_LENGTH.read(c);
     int maxTokens = Settings.MAX_TOKENS.read(c);
     if (kind != InputKind.EMBEDDINGS) {
-      if (maxLength > 0) {
-        throw new SettingsException("input.max-length applies to input.embeddings-column; for "
-            + "token ids and text set input.max-tokens");
-      }
       maxTokens = folder.tokenLimit(maxTokens, "input.max-tokens",
           SettingRules.queries(values));
-    } else if (maxTokens > 0) {
-      throw new SettingsException("input.max-tokens applies to token ids and text; for "
-          + "input.embeddings-column set input.max-length");
     }
     JobSettings.OnTooLong onTooLong = choice(c, Settings.ON_TOO_LONG,
         JobSettings.OnTooLong.values());
     int chunkOverlap = Settings.CHUNK_OVERLAP.read(c);
     LateChunking.SpanRule late = choice(c, Settings.LATE_CHUNKING,
         LateChunking.SpanRule.values());
-    if (late == LateChunking.SpanRule.NONE && user.hasPath(Settings.CHUNK_TOKENS.key())) {
-      throw new SettingsException("input.chunk-tokens goes with input.late-chunking (tokens "
-          + "or sentences)");
-    }
     SettingRules.chunking(onTooLong.configName(), late,
         SettingRules.Texts.of(!text.isEmpty(), !pair.isEmpty()), maxTokens, chunkOverlap,
         SettingRules.Naming.KEYS);

@@ -507,6 +507,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
 
   /** What the attention params ask for. */
   public AttentionOutputs attentionOutputs() {
+    SettingRules.keptMaps(this);
     return new AttentionOutputs(!$(attentionCol).isEmpty(), boxed(indices(Settings.ATTENTION_LAYERS)),
         boxed(indices(Settings.ATTENTION_HEADS)), doubleValue(Settings.ATTENTION_SAMPLE),
         new TreeSet<>(List.of(strings(Settings.ATTENTION_IDS))),

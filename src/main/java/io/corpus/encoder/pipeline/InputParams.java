@@ -45,6 +45,7 @@ final class InputParams {
     InputKind kind = kind();
     SettingRules.inputModel(kind, t.fromFolder() ? t.folder() : null,
         SettingRules.Naming.PARAMS);
+    SettingRules.limits(kind, t);
     Reranker reranker = SettingRules.reranker(t);
     if (reranker != Reranker.NONE
         && (kind != InputKind.TEXT || t.strings(Settings.TEXT_PAIR_COLUMNS).length == 0)) {

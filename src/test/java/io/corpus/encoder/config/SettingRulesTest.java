@@ -121,6 +121,27 @@ class SettingRulesTest {
     assertDoesNotThrow(() -> SettingRules.inputModel(InputKind.EMBEDDINGS, null, Naming.KEYS));
   }
 
+  @Test
+  void limitsAndKeptMapsAreRefusedInEitherReadersNames() {
+    refused("maxLength applies to inputCol; for token ids and text set maxTokens",
+        IllegalArgumentException.class, () -> SettingRules.limits(InputKind.TEXT,
+            values(Naming.PARAMS, Map.of(Settings.MAX_LENGTH, 64))));
+    refused("input.max-tokens applies to token ids and text; for input.embeddings-column set "
+        + "input.max-length", SettingsException.class, () -> SettingRules.limits(
+            InputKind.EMBEDDINGS, values(Naming.KEYS, Map.of(Settings.MAX_TOKENS, 64))));
+    refused("chunkTokens goes with lateChunking (tokens or sentences)",
+        IllegalArgumentException.class, () -> SettingRules.limits(InputKind.TEXT,
+            values(Naming.PARAMS, Map.of(Settings.CHUNK_TOKENS, 256))));
+    assertDoesNotThrow(() -> SettingRules.limits(InputKind.TEXT, values(Naming.PARAMS,
+        Map.of(Settings.CHUNK_TOKENS, 256, Settings.LATE_CHUNKING, "sentences",
+            Settings.MAX_TOKENS, 512))));
+    refused("Set attentionIds or attentionSample, not both (ids [a], sample 0.5)",
+        IllegalArgumentException.class, () -> SettingRules.keptMaps(values(Naming.PARAMS,
+            Map.of(Settings.ATTENTION_IDS, List.of("a"), Settings.ATTENTION_SAMPLE, 0.5))));
+    assertDoesNotThrow(() -> SettingRules.keptMaps(values(Naming.KEYS,
+        Map.of(Settings.ATTENTION_IDS, List.of("a")))));
+  }
+
   /** Settings as a reader naming them {@code n} holds them: {@code given}, else the default. */
   private static SettingValues values(Naming n, Map<Setting<?>, Object> given) {
     return new SettingValues() {

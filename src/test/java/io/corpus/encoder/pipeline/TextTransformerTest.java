@@ -21,6 +21,7 @@ import org.apache.spark.ml.PipelineStage;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,6 +100,27 @@ class TextTransformerTest {
         }
       }
     }
+  }
+
+  /** What the job's file may not combine, the Transformer's params may not either. */
+  @Test
+  void paramsTheJobWouldRefuseAreRefusedBeforeAnyRowIsRead() {
+    SparkSession spark = SparkTestSession.get();
+    RealModelReference reference = RealModelReference.miniLm(spark);
+    StructType schema = texts(spark, reference).schema();
+    Map<String, EncoderTransformer> refused = new java.util.LinkedHashMap<>();
+    refused.put("maxLength applies to inputCol; for token ids and text set maxTokens",
+        new EncoderTransformer().setMaxLength(64));
+    refused.put("chunkTokens goes with lateChunking (tokens or sentences)",
+        new EncoderTransformer().setChunkTokens(128));
+    refused.put("Set attentionIds or attentionSample, not both (ids [a], sample 0.5)",
+        new EncoderTransformer().setAttentionCol("attention").setAttentionIds(new String[] {"a"})
+            .setAttentionSample(0.5));
+    refused.forEach((message, t) -> {
+      t.setModelPath(reference.folder().toString()).setTextCol("text");
+      Exception e = assertThrows(IllegalArgumentException.class, () -> t.transformSchema(schema));
+      assertEquals(message, e.getMessage());
+    });
   }
 
   @Test
