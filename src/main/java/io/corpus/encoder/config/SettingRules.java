@@ -90,6 +90,22 @@ public final class SettingRules {
   }
 
   /**
+   * Whether the model is a folder ({@code model.path}), else a safetensors file of encoder
+   * layers ({@code model.weights}): exactly one is set. Throws otherwise.
+   */
+  public static boolean fromFolder(SettingValues v) {
+    Naming n = v.naming();
+    boolean folder = !v.value(Settings.MODEL_PATH).isBlank();
+    boolean file = !v.value(Settings.MODEL_WEIGHTS).isBlank();
+    String both = n.of(Settings.MODEL_PATH) + " (a Hugging Face model folder) or "
+        + n.of(Settings.MODEL_WEIGHTS) + " (a safetensors file of encoder layers)";
+    if (folder == file) {
+      throw n.refusal(folder ? "Set " + both + ", not both" : both + " must be set");
+    }
+    return folder;
+  }
+
+  /**
    * The kind of input the settings name, by the input's rules: exactly one of the token
    * vectors', the token ids' and the text's columns (text as one column or as a pair, not both);
    * a mask column goes with ids or vectors, which have padding; a type-ids column with ids.

@@ -116,8 +116,8 @@ public final class SettingsParser {
   }
 
   private static JobSettings build(Config user, Config c, File baseDir) {
-    JobSettings.Weights weights = weights(c, baseDir);
     FileValues values = new FileValues(user, c);
+    JobSettings.Weights weights = weights(values, c, baseDir);
     ModelFolder folder = weights.isFolder()
         ? JobSettings.readFolder(weights.folder(), values) : null;
     JobSettings.Input input = input(user, c, baseDir, folder);
@@ -219,16 +219,8 @@ public final class SettingsParser {
   }
 
   /** model.path or model.weights, exactly one. */
-  private static JobSettings.Weights weights(Config c, File baseDir) {
-    boolean folder = !Settings.MODEL_PATH.read(c).isBlank();
-    boolean file = !Settings.MODEL_WEIGHTS.read(c).isBlank();
-    if (folder == file) {
-      throw new SettingsException(folder
-          ? "Set model.path (a Hugging Face model folder) or model.weights (a safetensors file "
-              + "of encoder layers), not both"
-          : "model.path (a Hugging Face model folder) or model.weights (a safetensors file of "
-              + "encoder layers) must be set");
-    }
+  private static JobSettings.Weights weights(SettingValues values, Config c, File baseDir) {
+    boolean folder = SettingRules.fromFolder(values);
     Precision precision = choice(c, Settings.PRECISION, Precision.values());
     return folder
         ? new JobSettings.Weights("", TensorNaming.BERT, path(c, Settings.MODEL_PATH, baseDir),

@@ -349,16 +349,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   }
 
   private void checkModelParams() {
-    boolean folder = fromFolder();
-    boolean file = !string(Settings.MODEL_WEIGHTS).isEmpty();
-    if (folder && file) {
-      throw new IllegalArgumentException("Set modelPath or weightsPath, not both");
-    }
-    if (!folder && !file) {
-      throw new IllegalArgumentException("Param modelPath (a model folder) or weightsPath (a "
-          + "safetensors file) must be set");
-    }
-    if (file && intValue(Settings.HEADS) < 1) {
+    if (!SettingRules.fromFolder(this) && intValue(Settings.HEADS) < 1) {
       throw new IllegalArgumentException("Param heads must be set (the number of attention "
           + "heads), or modelPath to a model folder");
     }

@@ -93,6 +93,19 @@ class SettingRulesTest {
   }
 
   @Test
+  void theModelIsAFolderOrAWeightsFileNotBoth() {
+    refused("Set modelPath (a Hugging Face model folder) or weightsPath (a safetensors file of "
+        + "encoder layers), not both", IllegalArgumentException.class,
+        () -> SettingRules.fromFolder(values(Naming.PARAMS, Map.of(Settings.MODEL_PATH, "m",
+            Settings.MODEL_WEIGHTS, "w.safetensors"))));
+    refused("model.path (a Hugging Face model folder) or model.weights (a safetensors file of "
+        + "encoder layers) must be set", SettingsException.class,
+        () -> SettingRules.fromFolder(values(Naming.KEYS, Map.of())));
+    assertFalse(SettingRules.fromFolder(values(Naming.KEYS,
+        Map.of(Settings.MODEL_WEIGHTS, "w.safetensors"))));
+  }
+
+  @Test
   void theInputsColumnsAreCheckedInEitherReadersNames() {
     assertEquals(InputKind.EMBEDDINGS, SettingRules.inputKind(values(Naming.KEYS, Map.of())),
         "token vectors by default");

@@ -163,8 +163,8 @@ class EncoderTransformerTest {
     assertThrows(IllegalArgumentException.class,
         () -> new EncoderTransformer().setAttentionHeads(new int[] {-2}));
     StructType schema = SparkInputs.frame(SparkTestSession.get(), c.inputs(), false).schema();
-    assertEquals("Param modelPath (a model folder) or weightsPath (a safetensors file) must be "
-        + "set", assertThrows(IllegalArgumentException.class,
+    assertEquals("modelPath (a Hugging Face model folder) or weightsPath (a safetensors file of "
+        + "encoder layers) must be set", assertThrows(IllegalArgumentException.class,
             () -> new EncoderTransformer().transformSchema(schema)).getMessage());
     assertEquals("Param heads must be set (the number of attention heads), or modelPath to a "
         + "model folder", assertThrows(IllegalArgumentException.class,
