@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * jina-embeddings-v3's task adapters, inside its checkpoint: its {@code XLMRobertaLoRA} registers
@@ -137,13 +136,8 @@ final class StackedAdapters implements TaskAdapter.Adapted {
   }
 
   @Override
-  public <T> T shared(String key, Supplier<T> make) {
-    return base.shared(key, make);
-  }
-
-  @Override
-  public Path path() {
-    return base.path();
+  public TensorNaming.TensorSource base() {
+    return base;
   }
 
   @Override

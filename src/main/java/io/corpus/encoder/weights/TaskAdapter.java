@@ -42,7 +42,21 @@ public record TaskAdapter(String task, Path folder, double scale, int stacked) {
    * weight is read, an adapter that did not land where it should.
    */
   interface Adapted extends TensorNaming.TensorSource {
+    /** The source the adapted weights are read from. */
+    TensorNaming.TensorSource base();
+
+    /** Refuses an adapter that merged nothing it promised. */
     void checkAllMerged();
+
+    @Override
+    default <T> T shared(String key, Supplier<T> make) {
+      return base().shared(key, make);
+    }
+
+    @Override
+    default Path path() {
+      return base().path();
+    }
   }
 
   /** Where a folder keeps its tasks' adapters. */
@@ -228,13 +242,8 @@ public record TaskAdapter(String task, Path folder, double scale, int stacked) {
     }
 
     @Override
-    public <T> T shared(String key, Supplier<T> make) {
-      return base.shared(key, make);
-    }
-
-    @Override
-    public Path path() {
-      return base.path();
+    public TensorNaming.TensorSource base() {
+      return base;
     }
 
     /** Refuses an adapter whose factors name a weight the model did not read. */
