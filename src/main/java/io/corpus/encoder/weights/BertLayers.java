@@ -12,7 +12,6 @@ import java.nio.file.Path;
  * feed-forward of {@code hidden_act}, absolute positions, every layer global; no final norm.
  */
 abstract class BertLayers extends NamedFamily {
-  private static final String EMBEDDINGS = "embeddings.";
 
   private final boolean tokenTypes;
 
@@ -39,22 +38,7 @@ abstract class BertLayers extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.shape().width();
-    String p = EMBEDDINGS;
-    long types = Math.max(1, read.rows(p + "token_type_embeddings.weight"));
-    long vocabulary = Math.max(1, read.rows(p + "word_embeddings.weight"));
-    long positions = read.rows(p + "position_embeddings.weight");
-    if (positions >= 0 && positions != model.shape().maxPositions()) {
-      throw new WeightsException("Tensor " + p + "position_embeddings.weight has " + positions
-          + " rows but config.json says max_position_embeddings = "
-          + model.shape().maxPositions() + ": " + read.path());
-    }
-    return new EmbeddingWeights(
-        read.take(p + "word_embeddings.weight", vocabulary, e),
-        read.take(p + "position_embeddings.weight", model.shape().maxPositions(), e),
-        read.take(p + "token_type_embeddings.weight", types, e),
-        read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e),
-        model.positionOffset(), tokenTypes);
+    return (tokenTypes ? EmbeddingNames.BERT : EmbeddingNames.ROBERTA).read(read, model);
   }
 
   @Override

@@ -104,20 +104,7 @@ final class DebertaV2 extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.shape().width();
-    String p = "embeddings.";
-    long vocabulary = Math.max(1, read.rows(p + "word_embeddings.weight"));
-    long types = read.rows(p + "token_type_embeddings.weight");
-    String positions = p + "position_embeddings.weight";
-    boolean added = model.architecture().positionTable();
-    if (!added) {
-      read.ignore(positions);      // DeBERTa-v3's own checkpoints keep it; transformers too
-    }
-    return new EmbeddingWeights(read.take(p + "word_embeddings.weight", vocabulary, e),
-        added ? read.take(positions, model.shape().maxPositions(), e) : EmbeddingWeights.NO_TABLE,
-        types > 0 ? read.take(p + "token_type_embeddings.weight", types, e)
-            : EmbeddingWeights.NO_TABLE,
-        read.take(p + "LayerNorm.weight", e), read.take(p + "LayerNorm.bias", e), 0, types > 0);
+    return EmbeddingNames.DEBERTA.read(read, model);
   }
 
   @Override

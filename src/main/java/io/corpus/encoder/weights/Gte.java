@@ -87,15 +87,7 @@ final class Gte extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.shape().width();
-    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
-    long types = read.rows("embeddings.token_type_embeddings.weight");
-    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        EmbeddingWeights.NO_TABLE,
-        types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e)
-            : EmbeddingWeights.NO_TABLE,
-        read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
-        0, types > 0);
+    return EmbeddingNames.GTE.read(read, model);
   }
 
   @Override

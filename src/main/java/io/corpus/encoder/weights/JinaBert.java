@@ -69,13 +69,7 @@ final class JinaBert extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.shape().width();
-    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
-    long types = Math.max(1, read.rows("embeddings.token_type_embeddings.weight"));
-    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        EmbeddingWeights.NO_TABLE, read.take("embeddings.token_type_embeddings.weight", types, e),
-        read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
-        0, true);
+    return EmbeddingNames.JINA_BERT.read(read, model);
   }
 
   @Override

@@ -60,7 +60,7 @@ final class JinaXlmRoberta extends NamedFamily {
   /** Every token embedded with type 0, as the model's own code does when given no types. */
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return NomicBert.flashEmbeddings(read, model, false);
+    return EmbeddingNames.JINA_XLM_ROBERTA.read(read, model);
   }
 
   @Override

@@ -50,13 +50,7 @@ final class MpNet extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.shape().width();
-    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
-    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        read.take("embeddings.position_embeddings.weight", model.shape().maxPositions(), e),
-        EmbeddingWeights.NO_TABLE,
-        read.take("embeddings.LayerNorm.weight", e), read.take("embeddings.LayerNorm.bias", e),
-        model.positionOffset(), false);
+    return EmbeddingNames.DISTILBERT.read(read, model);
   }
 
   @Override

@@ -163,24 +163,7 @@ final class NomicBert extends NamedFamily {
 
   @Override
   public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return flashEmbeddings(read, model, true);
-  }
-
-  /**
-   * The embedding layer of flash-attn's BERT, which NomicBERT's and Jina's XLM-RoBERTa code
-   * derive from: word and token-type tables, then {@code emb_ln}, no positions (rotary);
-   * {@code tokenTypes} false: every token embedded with type 0 whatever the tokenizer says.
-   */
-  static EmbeddingWeights flashEmbeddings(TensorNaming.TensorSource read, ModelFolder model,
-      boolean tokenTypes) {
-    int e = model.shape().width();
-    long vocabulary = Math.max(1, read.rows("embeddings.word_embeddings.weight"));
-    long types = read.rows("embeddings.token_type_embeddings.weight");
-    return new EmbeddingWeights(read.take("embeddings.word_embeddings.weight", vocabulary, e),
-        EmbeddingWeights.NO_TABLE,
-        types > 0 ? read.take("embeddings.token_type_embeddings.weight", types, e)
-            : EmbeddingWeights.NO_TABLE,
-        read.take("emb_ln.weight", e), read.take("emb_ln.bias", e), 0, tokenTypes && types > 0);
+    return EmbeddingNames.NOMIC.read(read, model);
   }
 
   @Override
