@@ -2,8 +2,6 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.EmbeddingWeights;
-import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
 
 /**
@@ -11,9 +9,7 @@ import java.nio.file.Path;
  * token-type embeddings summed and normalized; post-norm layers with biases everywhere, a plain
  * feed-forward of {@code hidden_act}, absolute positions, every layer global; no final norm.
  */
-abstract class BertLayers extends NamedFamily {
-
-  private final boolean tokenTypes;
+abstract class BertLayers extends NamedEncoder {
 
   /**
    * {@code tokenTypes}: whether the tokenizer's token types reach the model. Hugging Face's
@@ -21,8 +17,8 @@ abstract class BertLayers extends NamedFamily {
    * {@code model_input_names}), which then embeds every token with type 0.
    */
   BertLayers(Names names, boolean tokenTypes) {
-    super(names);
-    this.tokenTypes = tokenTypes;
+    super(names, tokenTypes ? EmbeddingNames.BERT : EmbeddingNames.ROBERTA,
+        EncoderLayerNames.BERT);
   }
 
   @Override
@@ -35,15 +31,4 @@ abstract class BertLayers extends NamedFamily {
     return Architecture.encoder(ModelFamily.activation(config, "hidden_act", file),
         ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-12, file)).build();
   }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return (tokenTypes ? EmbeddingNames.BERT : EmbeddingNames.ROBERTA).read(read, model);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return EncoderLayerNames.BERT.read(read, "encoder.layer." + i + ".", model);
-  }
-
 }

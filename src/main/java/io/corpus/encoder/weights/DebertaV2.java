@@ -5,7 +5,6 @@ import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.AttentionHeads;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DisentangledPositions;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -24,7 +23,7 @@ import java.util.List;
  * ({@code pooler.dense} and {@code pooler_hidden_act} on the first token) then
  * {@code classifier}.
  */
-final class DebertaV2 extends NamedFamily {
+final class DebertaV2 extends NamedEncoder {
   private static final String LAYERS = "encoder.layer.";
   private static final String RELATIVE = "encoder.rel_embeddings.weight";
   private static final String RELATIVE_NORM = "encoder.LayerNorm.";
@@ -34,7 +33,8 @@ final class DebertaV2 extends NamedFamily {
         "DeBERTa-v3 cross-encoders, mxbai-rerank-v1", "deberta.", LAYERS,
         List.of("embeddings.", "encoder."))
         .withHeads(HeadTensors.classifier("pooler.dense.weight", "pooler.dense.bias",
-            "classifier.weight", "classifier.bias")));
+            "classifier.weight", "classifier.bias")),
+        EmbeddingNames.DEBERTA, EncoderLayerNames.DEBERTA);
   }
 
   @Override
@@ -103,13 +103,8 @@ final class DebertaV2 extends NamedFamily {
   }
 
   @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return EmbeddingNames.DEBERTA.read(read, model);
-  }
-
-  @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    String p = LAYERS + i + ".";
+    String p = layerPrefix(i);
     LayerWeights.Builder layer = EncoderLayerNames.DEBERTA.builder(read, p, model);
     if (model.architecture().positionTerms() instanceof DisentangledPositions form) {
       int e = model.shape().width();

@@ -3,8 +3,6 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
-import io.corpus.encoder.model.EmbeddingWeights;
-import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -19,7 +17,7 @@ import java.util.List;
  * {@code DistilBertForSequenceClassification}'s head is {@code pre_classifier} + ReLU on the first
  * token, then {@code classifier}.
  */
-final class DistilBert extends NamedFamily {
+final class DistilBert extends NamedEncoder {
   private static final double EPS = 1e-12;     // nn.LayerNorm(eps=1e-12) throughout
   private static final String LAYERS = "transformer.layer.";
 
@@ -30,7 +28,8 @@ final class DistilBert extends NamedFamily {
         .withHeads(HeadTensors.classifier("pre_classifier.weight", "pre_classifier.bias",
             "classifier.weight", "classifier.bias").withMlm("vocab_transform.weight",
             "vocab_transform.bias", "vocab_layer_norm.weight", "vocab_layer_norm.bias",
-            "vocab_projector.weight", "vocab_projector.bias")));
+            "vocab_projector.weight", "vocab_projector.bias")),
+        EmbeddingNames.DISTILBERT, EncoderLayerNames.DISTILBERT);
   }
 
   @Override
@@ -44,16 +43,6 @@ final class DistilBert extends NamedFamily {
   @Override
   public Architecture architecture(JsonNode config, Path file) {
     return Architecture.encoder(ModelFamily.activation(config, "activation", file), EPS).build();
-  }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return EmbeddingNames.DISTILBERT.read(read, model);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return EncoderLayerNames.DISTILBERT.read(read, LAYERS + i + ".", model);
   }
 
   @Override

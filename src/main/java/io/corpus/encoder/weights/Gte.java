@@ -2,10 +2,8 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.FrequencyScaling;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
 import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
@@ -25,13 +23,14 @@ import java.util.Optional;
  * checkpoints put the encoder under {@code new.}. Refused: other position or norm types, unpacked
  * q/k/v, the log-n attention scales, other rope scalings.
  */
-final class Gte extends NamedFamily {
+final class Gte extends NamedEncoder {
   private static final String LAYERS = "encoder.layer.";
 
   Gte() {
     super(new Names("gte", List.of("new"),
         "gte-base-en-v1.5, gte-large-en-v1.5, gte-multilingual-base", "new.", LAYERS,
-        List.of("embeddings.", "encoder.")).withCustomCode("New"));
+        List.of("embeddings.", "encoder.")).withCustomCode("New"),
+        EmbeddingNames.GTE, EncoderLayerNames.GTE);
   }
 
   @Override
@@ -84,15 +83,4 @@ final class Gte extends NamedFamily {
     }
     return factor;
   }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return EmbeddingNames.GTE.read(read, model);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return EncoderLayerNames.GTE.read(read, LAYERS + i + ".", model);
-  }
-
 }

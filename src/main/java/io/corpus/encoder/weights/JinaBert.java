@@ -3,8 +3,6 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.EmbeddingWeights;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,14 +20,14 @@ import java.util.List;
  * Checkpoints may put the encoder under {@code bert.}. jina-bert-v2-qk-post-norm (the code
  * models) differs and is refused.
  */
-final class JinaBert extends NamedFamily {
+final class JinaBert extends NamedEncoder {
   private static final String IMPLEMENTATION = "jinaai/jina-bert-implementation";
   private static final String LAYERS = "encoder.layer.";
 
   JinaBert() {
     super(new Names("jinabert", List.of("bert"),
         "jina-embeddings-v2, by its auto_map", "bert.", LAYERS,
-        List.of("embeddings.", "encoder.")));
+        List.of("embeddings.", "encoder.")), EmbeddingNames.JINA_BERT, EncoderLayerNames.JINA_BERT);
   }
 
   @Override
@@ -66,15 +64,4 @@ final class JinaBert extends NamedFamily {
             ModelFamily.positiveNumber(config, "layer_norm_eps", 1e-12, file))
         .gated(true).scoreBias(ScoreBias.alibi()).build();
   }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return EmbeddingNames.JINA_BERT.read(read, model);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return EncoderLayerNames.JINA_BERT.read(read, LAYERS + i + ".", model);
-  }
-
 }

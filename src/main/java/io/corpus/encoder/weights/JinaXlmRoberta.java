@@ -2,9 +2,7 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.RotaryPositions;
 import io.corpus.encoder.model.Window;
 import java.nio.file.Path;
@@ -23,14 +21,15 @@ import java.util.List;
  * embedding weight as a parametrization with one LoRA adapter per task
  * ({@code lora_adaptations}), merged at load by {@code model.task} ({@link StackedAdapters}).
  */
-final class JinaXlmRoberta extends NamedFamily {
+final class JinaXlmRoberta extends NamedEncoder {
   private static final String LAYERS = "encoder.layers.";
 
   JinaXlmRoberta() {
     super(new Names("jina-xlm-roberta", List.of("xlm-roberta"),
         "jina-embeddings-v3, its position_embedding_type rotary", "roberta.", LAYERS,
         List.of("embeddings.", "emb_ln.", "encoder."))
-        .withCustomCode("XLMRoberta"));
+        .withCustomCode("XLMRoberta"),
+        EmbeddingNames.JINA_XLM_ROBERTA, EncoderLayerNames.JINA_XLM_ROBERTA);
   }
 
   /** Whether an xlm-roberta config.json's positions are rotary. */
@@ -58,14 +57,4 @@ final class JinaXlmRoberta extends NamedFamily {
   }
 
   /** Every token embedded with type 0, as the model's own code does when given no types. */
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return EmbeddingNames.JINA_XLM_ROBERTA.read(read, model);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return EncoderLayerNames.JINA_XLM_ROBERTA.read(read, LAYERS + i + ".", model);
-  }
-
 }

@@ -2,8 +2,6 @@ package io.corpus.encoder.weights;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.EmbeddingWeights;
-import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ScoreBias;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,7 +16,7 @@ import java.util.List;
  * checkpoints put the encoder under {@code mpnet.}; {@code MPNetForSequenceClassification}'s head
  * is RoBERTa's ({@code classifier.dense} + tanh on {@code <s>}, {@code classifier.out_proj}).
  */
-final class MpNet extends NamedFamily {
+final class MpNet extends NamedEncoder {
   /** The distance at which MPNet's log-spaced buckets end (not in config.json). */
   private static final int MAX_DISTANCE = 128;
   private static final String LAYERS = "encoder.layer.";
@@ -28,7 +26,8 @@ final class MpNet extends NamedFamily {
     super(new Names("mpnet", List.of("mpnet"),
         "all-mpnet-base-v2, multi-qa-mpnet", "mpnet.", LAYERS, List.of("embeddings.", "encoder."))
         .withHeads(HeadTensors.classifier("classifier.dense.weight", "classifier.dense.bias",
-            "classifier.out_proj.weight", "classifier.out_proj.bias")));
+            "classifier.out_proj.weight", "classifier.out_proj.bias")),
+        EmbeddingNames.DISTILBERT, EncoderLayerNames.MPNET);
   }
 
   @Override
@@ -46,16 +45,6 @@ final class MpNet extends NamedFamily {
   @Override
   public int positionOffset(JsonNode config, Path file) {
     return Roberta.afterPadding(config, file);
-  }
-
-  @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return EmbeddingNames.DISTILBERT.read(read, model);
-  }
-
-  @Override
-  public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    return EncoderLayerNames.MPNET.read(read, LAYERS + i + ".", model);
   }
 
   @Override

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.model.Architecture;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.ExpertLayers;
 import io.corpus.encoder.model.ExpertWeights;
 import io.corpus.encoder.model.Experts;
@@ -33,14 +32,14 @@ import java.util.List;
  * read in MegaBlocks' layout. What the job does not implement is refused: pre-norm, parallel
  * blocks, RMSNorm, shared or gated experts, causal attention, rotary scaling.
  */
-final class NomicBert extends NamedFamily {
+final class NomicBert extends NamedEncoder {
   private static final String LAYERS = "encoder.layers.";
 
   NomicBert() {
     super(new Names("nomic_bert", List.of("nomic_bert"),
         "nomic-embed-text-v1, v1.5, v2-moe", "bert.", LAYERS,
         List.of("embeddings.", "emb_ln.", "encoder."))
-        .withCustomCode("NomicBert"));
+        .withCustomCode("NomicBert"), EmbeddingNames.NOMIC, EncoderLayerNames.NOMIC);
   }
 
   @Override
@@ -162,13 +161,8 @@ final class NomicBert extends NamedFamily {
   }
 
   @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    return EmbeddingNames.NOMIC.read(read, model);
-  }
-
-  @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    String p = LAYERS + i + ".";
+    String p = layerPrefix(i);
     EncoderLayerNames names = model.architecture().gated() ? EncoderLayerNames.NOMIC_SWIGLU
         : EncoderLayerNames.NOMIC;
     if (model.architecture().experts() instanceof ExpertLayers.Every mixture && mixture.at(i)) {
@@ -178,7 +172,6 @@ final class NomicBert extends NamedFamily {
     }
     return names.read(read, p, model);
   }
-
 
   /**
    * A layer's experts as MegaBlocks stores them: {@code router.layer.weight} (X, E);
