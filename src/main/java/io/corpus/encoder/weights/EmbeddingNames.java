@@ -4,10 +4,10 @@ import io.corpus.encoder.model.EmbeddingWeights;
 
 /**
  * Where an encoder family keeps its embedding layer, and what the layer holds: a word table;
- * absolute positions as a table, or none; token types as a table, or none; then a LayerNorm
- * with its shift. A family whose embeddings differ only in these is one row, read here, as its
- * layers are by {@link EncoderLayerNames}; ModernBERT (a norm whose shift config.json may drop)
- * and the decoders (words only) read their own.
+ * absolute positions as a table, or none; token types as a table, or none; then a LayerNorm,
+ * with its shift where the architecture's norms have one (zeros stand in otherwise). A family
+ * whose embeddings differ only in these is one row, read here, as its layers are by
+ * {@link EncoderLayerNames}; the decoders (words only) read their own.
  *
  * @param word the word table, (V, E)
  * @param positions the absolute positions' table, (P, E) for config.json's P
@@ -47,6 +47,9 @@ record EmbeddingNames(String word, Positions positions, TokenTypes types, boolea
   /** Jina's XLM-RoBERTa (jina-embeddings-v3): NomicBERT's, every token of type 0. */
   static final EmbeddingNames JINA_XLM_ROBERTA = new EmbeddingNames(WORDS, Positions.NONE,
       TokenTypes.IF_STORED, false, "emb_ln");
+  /** ModernBERT's: words only (rotary positions), then its norm. */
+  static final EmbeddingNames MODERNBERT = new EmbeddingNames(P + "tok_embeddings.weight",
+      Positions.NONE, TokenTypes.NONE, false, P + "norm");
 
   /**
    * Absolute positions: none (rotary, ALiBi or relative positions), a table of config.json's
@@ -79,7 +82,8 @@ record EmbeddingNames(String word, Positions positions, TokenTypes types, boolea
     return new EmbeddingWeights(read.take(word, vocabulary, e),
         added ? positionTable(read, model) : EmbeddingWeights.NO_TABLE,
         types > 0 ? read.take(TYPES, types, e) : EmbeddingWeights.NO_TABLE,
-        read.take(norm + ".weight", e), read.take(norm + ".bias", e), model.positionOffset(),
+        read.take(norm + ".weight", e), model.architecture().norms().shift()
+            ? read.take(norm + ".bias", e) : new float[e], model.positionOffset(),
         typesUsed && types > 0);
   }
 

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.ClassifierHead;
-import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.Norm;
@@ -33,7 +32,7 @@ import java.util.Optional;
  * {@code local_rope_theta}; 5.x writes {@code layer_types} and {@code rope_parameters} per
  * layer type. Both are read, and refused where they disagree with the layer pattern.
  */
-final class ModernBert extends NamedFamily {
+final class ModernBert extends NamedEncoder {
   private static final String GLOBAL = "full_attention";
   private static final String LOCAL = "sliding_attention";
 
@@ -44,7 +43,8 @@ final class ModernBert extends NamedFamily {
         // ModernBertForSequenceClassification's head; ModernBertForTokenClassification's is
         // the same prediction head on every token
         .withHeads(HeadTensors.classifier("head.dense.weight", "head.norm.weight",
-            "classifier.weight", "classifier.bias").withTokenAsClassifier()));
+            "classifier.weight", "classifier.bias").withTokenAsClassifier()),
+        EmbeddingNames.MODERNBERT, EncoderLayerNames.MODERNBERT);
   }
 
   @Override
@@ -114,18 +114,8 @@ final class ModernBert extends NamedFamily {
   }
 
   @Override
-  public EmbeddingWeights embeddings(TensorNaming.TensorSource read, ModelFolder model) {
-    int e = model.shape().width();
-    long vocabulary = Math.max(1, read.rows("embeddings.tok_embeddings.weight"));
-    float[][] norm = norm(read, "embeddings.norm.", model);
-    return new EmbeddingWeights(read.take("embeddings.tok_embeddings.weight", vocabulary, e),
-        EmbeddingWeights.NO_TABLE, EmbeddingWeights.NO_TABLE, norm[0], norm[1], 0, false);
-  }
-
-  @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
-    EncoderLayerNames.Reader layer = EncoderLayerNames.MODERNBERT.reader(read,
-        "layers." + i + ".", model);
+    EncoderLayerNames.Reader layer = layerNames().reader(read, layerPrefix(i), model);
     // the first layer attends to the embeddings as they are (attn_norm is nn.Identity)
     return layer.feedForward(layer.attention())
         .norms(i == 0 ? Norm.none() : layer.attentionNorm(), layer.outputNorm()).build();
