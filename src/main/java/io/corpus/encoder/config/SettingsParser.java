@@ -120,7 +120,7 @@ public final class SettingsParser {
     JobSettings.Weights weights = weights(values, c, baseDir);
     ModelFolder folder = weights.isFolder()
         ? JobSettings.readFolder(weights.folder(), values) : null;
-    JobSettings.Input input = input(user, c, baseDir, folder);
+    JobSettings.Input input = input(values, c, baseDir, folder);
     ModelSettings model = folder != null
         ? folder.settings(givenModelKeys(user, c))
         : modelSettings(c);
@@ -230,8 +230,8 @@ public final class SettingsParser {
   }
 
   /** The input columns: one of embeddings, ids and text, and what goes with it. */
-  private static JobSettings.Input input(Config user, Config c, File baseDir, ModelFolder folder) {
-    FileValues values = new FileValues(user, c);
+  private static JobSettings.Input input(FileValues values, Config c, File baseDir,
+      ModelFolder folder) {
     InputKind kind = SettingRules.inputKind(values);
     SettingRules.inputModel(kind, folder, SettingRules.Naming.KEYS);
     String ids = Settings.IDS_COLUMN.read(c).trim();

@@ -105,7 +105,7 @@ final class DebertaV2 extends NamedEncoder {
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     String p = layerPrefix(i);
-    LayerWeights.Builder layer = EncoderLayerNames.DEBERTA.builder(read, p, model);
+    LayerWeights.Builder layer = layerNames().builder(read, p, model);
     if (model.architecture().positionTerms() instanceof DisentangledPositions form) {
       int e = model.shape().width();
       int inner = model.settings().headWidth(e) * model.shape().heads();
