@@ -26,7 +26,7 @@ import io.corpus.encoder.pipeline.EncodeMetrics;
 import io.corpus.encoder.pipeline.EncoderTransformer;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.pipeline.RejectedRows;
-import io.corpus.encoder.weights.WeightsLoader;
+import io.corpus.encoder.weights.WeightsMemory;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -461,7 +461,7 @@ public final class EncodeJob {
         if (check && settings.weights().isFolder()) {
           // before any tensor is read: a model too large for this heap is still described
           out.println("weights by their headers: "
-              + WeightsLoader.headerEstimate(settings.modelFolder()));
+              + WeightsMemory.headerEstimate(settings.modelFolder()));
         }
         LoadedModel model = loadModel(settings);
         Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);

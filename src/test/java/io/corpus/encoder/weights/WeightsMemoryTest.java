@@ -27,19 +27,19 @@ class WeightsMemoryTest {
     long layer = 32 * 32 + 2 * 16 * 32 + (32 + 2 * 16) + 32 * 32 + 3 * 48 * 32 + 2 * 32;
     long other = 345 * 32 + 32;
     Checkpoint file = checkpoint(model);
-    assertEquals(4 * (other + 2 * layer), WeightsLoader.heapBytes(file, "layers.",
+    assertEquals(4 * (other + 2 * layer), WeightsMemory.heapBytes(file, "layers.",
         Precision.FLOAT32));
-    assertEquals(4 * other + 4 * layer, WeightsLoader.heapBytes(file, "layers.",
+    assertEquals(4 * other + 4 * layer, WeightsMemory.heapBytes(file, "layers.",
         Precision.BFLOAT16), "one layer in float32 while it is converted; the layers native");
-    assertEquals(4 * other + 4 * layer, WeightsLoader.heapBytes(file, "layers.",
+    assertEquals(4 * other + 4 * layer, WeightsMemory.heapBytes(file, "layers.",
         Precision.INT8));
   }
 
   @Test
   void weightsLargerThanTheHeapAreRefusedInOneLineSayingWhatToSet() {
     ModelFolder model = ModelFolder.read(GTE_QWEN2);
-    WeightsLoader.refuseIfTooLarge(30_500_000_000L, 30_500_000_000L, model, Precision.FLOAT32);
-    WeightsException e = assertThrows(WeightsException.class, () -> WeightsLoader
+    WeightsMemory.refuseIfTooLarge(30_500_000_000L, 30_500_000_000L, model, Precision.FLOAT32);
+    WeightsException e = assertThrows(WeightsException.class, () -> WeightsMemory
         .refuseIfTooLarge(30_500_000_000L, 4L << 30, model, Precision.FLOAT32));
     String said = e.getMessage();
     for (String part : List.of("the weights take 30.5 GB of heap as this job holds them "
@@ -49,7 +49,7 @@ class WeightsMemoryTest {
       assertTrue(said.contains(part), said);
     }
     assertTrue(!said.contains("\n"), said);
-    e = assertThrows(WeightsException.class, () -> WeightsLoader.refuseIfTooLarge(
+    e = assertThrows(WeightsException.class, () -> WeightsMemory.refuseIfTooLarge(
         16_000_000_000L, 4L << 30, model, Precision.BFLOAT16));
     assertTrue(!e.getMessage().contains("or set model.precision"), e.getMessage());
   }
