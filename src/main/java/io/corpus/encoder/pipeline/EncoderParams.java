@@ -240,6 +240,11 @@ public abstract class EncoderParams extends Transformer implements SettingValues
     return SettingRules.Naming.PARAMS;
   }
 
+  /** The value of a column param (an output's column; "" for none). */
+  String column(Param<String> column) {
+    return $(column);
+  }
+
   /** The value of the param that mirrors a string setting. */
   @SuppressWarnings("unchecked")
   String string(Setting<String> setting) {

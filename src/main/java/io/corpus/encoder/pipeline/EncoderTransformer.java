@@ -4,7 +4,6 @@ import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.common.InternalRows;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.AutoChoices;
-import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.OutputChoices;
 import io.corpus.encoder.config.Setting;
@@ -18,8 +17,6 @@ import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.model.SpladeHead;
-import io.corpus.encoder.text.Entities;
-import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.TextTokenizer;
 import io.corpus.encoder.weights.AskedHead;
 import io.corpus.encoder.weights.ModelFolder;
@@ -323,7 +320,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public StructType transformSchema(StructType schema) {
     checkModelParams();
     resolvedPrompt();
-    return layout(schema, input().columns(schema)).schema();
+    return new OutputParams(this).layout(schema, input().columns(schema)).schema();
   }
 
   /**
@@ -353,103 +350,6 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
       throw new IllegalArgumentException("Param heads must be set (the number of attention "
           + "heads), or modelPath to a model folder");
     }
-  }
-
-  /** The output columns these params give for an input of {@code schema}, checked. */
-  private OutputLayout layout(StructType schema, InputColumns columns) {
-    Optional<ModelFolder.Classifier> classifier = fromFolder() ? folder().classifier()
-        : Optional.empty();
-    Optional<ModelFolder.Classifier> head = classifier.filter(c -> !c.perToken());
-    boolean perToken = classifier.filter(ModelFolder.Classifier::perToken).isPresent();
-    Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
-    Pooling pooling = resolvedPooling();
-    boolean splade = pooling == Pooling.SPLADE;
-    int cut = intValue(Settings.DIMENSIONS);
-    if (cut > 0 && !pooling.dense()) {
-      throw new IllegalArgumentException("dimensions = " + cut + " cuts the pooled vector, but "
-          + "pooling = " + pooling.configName() + " writes none");
-    }
-    SettingRules.pooledVector(pooling, resolvedNormalize(), !$(importanceCol).isEmpty(),
-        SettingRules.Naming.PARAMS);
-    boolean sparse = splade || resolvedLexical();
-    AttentionOutputs attention = attentionOutputs();
-    OutputLayout layout = OutputLayout.of(schema, columns, input().chunkRows(), List.of(
-        new OutputGroup.TokenVectors($(outputCol)),
-        new OutputGroup.PooledVector(pooling.dense() ? $(pooledCol) : "",
-            resolvedQuantization()),
-        new OutputGroup.SparseVector(sparse ? $(sparseIndicesCol) : "",
-            sparse ? $(sparseValuesCol) : "", intValue(Settings.SPARSE_TOP_K)),
-        new OutputGroup.MultiVectors(resolvedMultiVector() ? $(multiVectorsCol) : ""),
-        new OutputGroup.Attention(attention, $(attentionCol), $(statsCol), $(rolloutCol),
-            $(importanceCol)),
-        new OutputGroup.Classes(head.isPresent() ? $(logitsCol) : "",
-            head.isPresent() ? $(scoresCol) : "",
-            head.isPresent() && head.get().labels().size() > 1 ? $(labelCol) : ""),
-        new OutputGroup.TokenLabels(perToken ? $(tokenLabelsCol) : "",
-            aggregation != null ? $(entitiesCol) : "", aggregation)), attention);
-    if (input().lateChunking() != LateChunking.SpanRule.NONE) {
-      checkLateChunking(layout, pooling);
-    }
-    if (layout.chunkDocuments() && layout.has(OutputGroup.TokenVectors.class)) {
-      throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
-          + "become one row, whose token vectors would be the whole document's (T x E floats "
-          + "held for one row, however long the text): set output.token-embeddings = false "
-          + "(outputCol = \"\")");
-    }
-    if (layout.chunkDocuments() && (layout.has(OutputGroup.PooledVector.class)
-        || layout.has(OutputGroup.SparseVector.class)
-        || layout.has(OutputGroup.MultiVectors.class) || attention.any())) {
-      throw new IllegalArgumentException("With entities and onTooLong = chunk a text's windows "
-          + "become one row, so a vector or map per window has no row: set pooling = none"
-          + (attention.any() ? " and no attention outputs" : "")
-          + ", or entities = none for a row per window");
-    }
-    return layout;
-  }
-
-  /**
-   * Refuses what late chunking cannot write: a chunk's row holds its span's token vectors and
-   * its mean, and nothing read from the whole text at once.
-   */
-  private void checkLateChunking(OutputLayout layout, Pooling pooling) {
-    if (layout.has(OutputGroup.PooledVector.class) && pooling != Pooling.MEAN) {
-      throw new IllegalArgumentException("lateChunking gives each chunk the mean of its span's "
-          + "token states; pooling = " + pooling.configName() + (fromFolder()
-              ? " (" + folder().folder() + "'s pooling)" : "") + " reads the text whole, not "
-          + "a span: late chunking needs a mean-pooling folder, or pooling = mean");
-    }
-    if (layout.groups().stream().anyMatch(group -> !(group instanceof OutputGroup.TokenVectors
-        || group instanceof OutputGroup.PooledVector))) {
-      throw new IllegalArgumentException("lateChunking writes each chunk's pooled vector (and "
-          + "its token vectors, when asked); sparse vectors, ColBERT vectors, a classifier's "
-          + "outputs, entities and attention outputs are not written per chunk: leave them "
-          + "out");
-    }
-  }
-
-  /**
-   * How entities are grouped: the entities param, auto being simple for a token classifier's
-   * text; null when none are written. Entities need a token classifier and text, whose offsets
-   * they give.
-   */
-  Entities.Aggregation entityAggregation(InputKind kind, boolean tokenClassifier) {
-    String value = string(Settings.ENTITIES);
-    boolean asked = !value.equals("auto") && !value.equals("none");
-    if (asked && !tokenClassifier) {
-      throw new IllegalArgumentException("entities = " + value + " needs a token classifier "
-          + "(a model folder whose config.json names …ForTokenClassification)"
-          + (fromFolder() ? "; " + folder().folder() + " has none" : ""));
-    }
-    if (asked && kind != InputKind.TEXT) {
-      throw new IllegalArgumentException("entities = " + value + " needs text input "
-          + "(textCol): entities are spans of the text");
-    }
-    if (!tokenClassifier || kind != InputKind.TEXT || value.equals("none")
-        || strings(Settings.TEXT_PAIR_COLUMNS).length > 0 || $(entitiesCol).isEmpty()) {
-      return null;
-    }
-    return value.equals("auto") ? Entities.Aggregation.SIMPLE
-        : ConfigName.parse(Entities.Aggregation.values(), value, "entities");
   }
 
   /** The pooling the params ask for: auto is the folder's 1_Pooling mode, else mean. */
@@ -513,7 +413,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
   public Dataset<Row> transform(Dataset<?> dataset) {
     checkModelParams();
     InputColumns columns = input().columns(dataset.schema());
-    OutputLayout layout = layout(dataset.schema(), columns);
+    OutputLayout layout = new OutputParams(this).layout(dataset.schema(), columns);
     LoadedModel m = model();
     SparkSession spark = dataset.sparkSession();
     layout.attention().checkIndices(m.weights().encoder().layerCount(), m.settings().heads());
