@@ -379,6 +379,15 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     }
   }
 
+  /** Refuses a Matryoshka cut where {@code pooling} writes no pooled vector to cut. */
+  void checkMatryoshkaCut(Pooling pooling) {
+    int cut = intValue(Settings.DIMENSIONS);
+    if (cut > 0 && !pooling.dense()) {
+      throw new IllegalArgumentException("dimensions = " + cut + " cuts the pooled vector, but "
+          + "pooling = " + pooling.configName() + " writes none");
+    }
+  }
+
   /**
    * How many values each pooled vector has as written: the model's pooled width, or the
    * Matryoshka cut; null when no pooled vector is written.

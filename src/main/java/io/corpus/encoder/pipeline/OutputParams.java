@@ -36,11 +36,7 @@ final class OutputParams {
     Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
     Pooling pooling = t.resolvedPooling();
     boolean splade = pooling == Pooling.SPLADE;
-    int cut = t.intValue(Settings.DIMENSIONS);
-    if (cut > 0 && !pooling.dense()) {
-      throw new IllegalArgumentException("dimensions = " + cut + " cuts the pooled vector, but "
-          + "pooling = " + pooling.configName() + " writes none");
-    }
+    t.checkMatryoshkaCut(pooling);
     SettingRules.pooledVector(pooling, t.resolvedNormalize(),
         !t.column(t.importanceCol).isEmpty(), SettingRules.Naming.PARAMS);
     boolean sparse = splade || t.resolvedLexical();
