@@ -7,8 +7,8 @@ import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.DisentangledPositions;
 import io.corpus.encoder.model.LayerWeights;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**

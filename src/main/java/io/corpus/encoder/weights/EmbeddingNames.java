@@ -1,6 +1,7 @@
 package io.corpus.encoder.weights;
 
 import io.corpus.encoder.model.EmbeddingWeights;
+import io.corpus.encoder.model.Norm;
 
 /**
  * Where an encoder family keeps its embedding layer, and what the layer holds: a word table;
@@ -79,12 +80,12 @@ record EmbeddingNames(String word, Positions positions, TokenTypes types, boolea
       case TABLE -> Math.max(1, stored);
       case IF_STORED -> Math.max(0, stored);
     };
+    Norm.Affine normed = EncoderLayerNames.norm(read, norm, e,
+        model.architecture().norms().shift());
     return new EmbeddingWeights(read.take(word, vocabulary, e),
         added ? positionTable(read, model) : EmbeddingWeights.NO_TABLE,
         types > 0 ? read.take(TYPES, types, e) : EmbeddingWeights.NO_TABLE,
-        read.take(norm + ".weight", e), model.architecture().norms().shift()
-            ? read.take(norm + ".bias", e) : new float[e], model.positionOffset(),
-        typesUsed && types > 0);
+        normed.scale(), normed.shift(), model.positionOffset(), typesUsed && types > 0);
   }
 
   /** The (P, E) positions, refused naming config.json when P is not its count. */

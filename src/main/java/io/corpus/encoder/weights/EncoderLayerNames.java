@@ -99,6 +99,16 @@ record EncoderLayerNames(Projections projections, String out, String attentionNo
   /** {@code out(act(activated(x)) ⊙ linear(x))}, three tensors. */
   record Gated(String activated, String linear, String out) implements FeedForwardNames {}
 
+  /**
+   * The norm named {@code name} (completed by {@code .weight} and {@code .bias}), E wide: its
+   * scale, and its shift where the architecture's norms have one ({@code shift}; zeros stand in
+   * otherwise, as ModernBERT's {@code norm_bias} false).
+   */
+  static Norm.Affine norm(TensorNaming.TensorSource read, String name, int e, boolean shift) {
+    return new Norm.Affine(read.take(name + ".weight", e),
+        shift ? read.take(name + ".bias", e) : new float[e]);
+  }
+
   /** A model folder's layer under {@code prefix}, as its architecture says. */
   LayerWeights read(TensorNaming.TensorSource source, String prefix, ModelFolder model) {
     return builder(source, prefix, model).build();
@@ -225,8 +235,7 @@ record EncoderLayerNames(Projections projections, String out, String attentionNo
     }
 
     private Norm norm(String name) {
-      return new Norm.Affine(take(name + ".weight", e),
-          normShift ? take(name + ".bias", e) : new float[e]);
+      return EncoderLayerNames.norm(source, prefix + name, e, normShift);
     }
 
     private float[] take(String name, long... shape) {

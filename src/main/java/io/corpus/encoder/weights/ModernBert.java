@@ -123,19 +123,8 @@ final class ModernBert extends NamedEncoder {
 
   @Override
   public Norm finalNorm(TensorNaming.TensorSource read, ModelFolder model) {
-    return affine(norm(read, "final_norm.", model));
-  }
-
-  private static Norm affine(float[][] scaleAndShift) {
-    return new Norm.Affine(scaleAndShift[0], scaleAndShift[1]);
-  }
-
-  /** A norm's scale and shift; zeros for the shift when {@code norm_bias} is false. */
-  private static float[][] norm(TensorNaming.TensorSource read, String prefix, ModelFolder model) {
-    int e = model.shape().width();
-    boolean bias = model.architecture().norms().shift();
-    return new float[][] {read.take(prefix + "weight", e),
-        bias ? read.take(prefix + "bias", e) : new float[e]};
+    return EncoderLayerNames.norm(read, "final_norm", model.shape().width(),
+        model.architecture().norms().shift());
   }
 
   /**
@@ -165,7 +154,7 @@ final class ModernBert extends NamedEncoder {
     int e = model.shape().width();
     ModelFolder.Classifier classifier = model.classifier().orElseThrow();
     HeadShape shape = classifier.shape();
-    Norm norm = affine(norm(read, "head.norm.", model));
+    Norm norm = EncoderLayerNames.norm(read, "head.norm", e, model.architecture().norms().shift());
     return new ClassifierHead(read.take("head.dense.weight", e, e),
         shape.denseBias() ? read.take("head.dense.bias", e) : new float[e],
         read.take("classifier.weight", labels, e), read.take("classifier.bias", labels),
