@@ -15,6 +15,7 @@ import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.LexicalHead;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.PoolingSteps;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.text.TextTokenizer;
@@ -437,8 +438,8 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     SequenceSource source = input().source(columns, m, layout.withEntities());
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m),
         m.weights().precision(), m.settings(), source,
-        new OutputRows(layout, resolvedPooling(), resolvedNormalize(), intValue(Settings.DIMENSIONS),
-            m.settings().heads(),
+        new OutputRows(layout, new PoolingSteps(resolvedPooling(), intValue(Settings.DIMENSIONS),
+            resolvedNormalize()), m.settings().heads(),
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null,
             layout.has(OutputGroup.PooledVector.class)
                 ? quantizeRanges(spark.sparkContext().hadoopConfiguration(), pooledWidth())

@@ -1,9 +1,8 @@
 package io.corpus.encoder.pipeline;
 
 import io.corpus.encoder.config.InputKind;
-import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EncoderModel;
-import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.PoolingSteps;
 import io.corpus.encoder.model.Quantization;
 import io.corpus.encoder.model.SpladeHead;
 import io.corpus.encoder.model.TokenBatch;
@@ -32,32 +31,24 @@ import org.apache.spark.unsafe.types.UTF8String;
  */
 final class OutputRows implements Serializable {
   private final OutputLayout layout;
-  private final Pooling pooling;
-  private final boolean normalize;
-  private final int dimensions;   // 0: the whole pooled vector
+  private final PoolingSteps pooling;
   private final int heads;
   private final Entities.WordRules wordRules;
   private final Quantization.Ranges ranges;         // int8 and uint8's; null otherwise
   private final LateInteraction.Input late;         // a PyLate folder's reading; null otherwise
 
   /**
-   * @param pooling the pooled vector's pooling (when the layout has one)
-   * @param normalize scale the pooled vector to unit L2 norm
-   * @param dimensions keep the pooled vector's first values only, before it is normalized (0 =
-   *     all)
+   * @param pooling how the pooled vector is made (when the layout has one)
    * @param heads H, for the statistics sums
    * @param wordRules the tokenizer's unknown token and sub-word marking, for entities
    * @param ranges the per-dimension ranges of an int8 or uint8 pooled vector; else null
    * @param late how a PyLate folder reads the texts, whose tokens get ColBERT vectors; null:
    *     bge-m3's, every token after the first
    */
-  OutputRows(OutputLayout layout, Pooling pooling, boolean normalize, int dimensions,
-      int heads, Entities.WordRules wordRules, Quantization.Ranges ranges,
-      LateInteraction.Input late) {
+  OutputRows(OutputLayout layout, PoolingSteps pooling, int heads, Entities.WordRules wordRules,
+      Quantization.Ranges ranges, LateInteraction.Input late) {
     this.layout = layout;
     this.pooling = pooling;
-    this.normalize = normalize;
-    this.dimensions = dimensions;
     this.heads = heads;
     this.wordRules = wordRules;
     this.ranges = ranges;
@@ -148,21 +139,7 @@ final class OutputRows implements Serializable {
    */
   float[] pooled(float[] tokens, int first, int length, int width, SequenceRead.Accepted read,
       EncoderModel model) {
-    int skip = pooling == Pooling.FIRST ? 0
-        : Math.max(0, Math.min(read.prompt().unpooled(), length - 1));
-    float[] pooled = model.latent() == null ? pooling.pool(tokens, first + skip, length - skip,
-        width) : pooling.pool(model.latent().apply(tokens, first + skip, length - skip), 0,
-        length - skip, width);   // NV-Embed: its latent attention on the pooled tokens first
-    for (DenseLayer dense : model.dense()) {
-      pooled = dense.apply(pooled);
-    }
-    if (dimensions > 0 && dimensions < pooled.length) {
-      pooled = Arrays.copyOf(pooled, dimensions);
-    }
-    if (normalize) {
-      Pooling.normalize(pooled);
-    }
-    return pooled;
+    return pooling.of(model, tokens, first, length, width, read.prompt().unpooled());
   }
 
   /** A pooled vector as {@code quantization} writes it: bytes, or 0..255 as shorts. */
