@@ -1,0 +1,185 @@
+package io.corpus.encoder.weights;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.model.AttentionSink;
+import io.corpus.encoder.model.Encoder;
+import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Pooling;
+import io.corpus.encoder.model.PoolingSteps;
+import io.corpus.encoder.model.Shapes;
+import io.corpus.encoder.model.TokenBatch;
+import io.corpus.encoder.model.TokenEmbeddings;
+import io.corpus.encoder.testing.Tolerances;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every family's golden folders (src/test/resources/*-cases, each made by its
+ * jobs/samples/make_*_cases.py against a float64 PyTorch port of the original modelling code)
+ * read and run without Spark: the folder's spec and its shapes, the weights loaded against them,
+ * the reference's token ids through the embedding layer and the encoder, and the pooled vector
+ * as the folder's own modules make it. The tier a change to a family, a layer or the loader
+ * answers to in seconds; the families' folder tests (cli/*FoldersTest) run the same folders
+ * through the job and the Transformer, with their tokenizers, prompts and settings.
+ */
+class FamilyForwardTest {
+  private static final Path RESOURCES = Path.of("src", "test", "resources");
+  private static final double STATES = 1e-4;
+  private static final double COSINE = 1e-6;
+  /** The task each file of a folder with an adapter per task was made with. */
+  private static final Map<String, Map<String, String>> TASKS = Map.of(
+      "jina-v3", Map.of("texts.json", "retrieval.passage", "queries.json", "retrieval.query"),
+      "qwen3-tasks", Map.of("texts.json", "retrieval",
+          "texts-text-matching.json", "text-matching"),
+      "jina-v5-small", Map.of("texts.json", "retrieval",
+          "texts-text-matching.json", "text-matching"));
+
+  /**
+   * A case: a folder's file of rows with ids, last hidden states and pooled vectors, and the
+   * task (an adapter's) it was made with, or "".
+   */
+  record Case(Path folder, String file, String task) {
+    @Override
+    public String toString() {
+      return folder.getParent().getFileName() + "/" + folder.getFileName()
+          + (task.isEmpty() ? "" : ", task " + task);
+    }
+  }
+
+  static Stream<Case> cases() throws IOException {
+    List<Path> folders;
+    try (Stream<Path> all = Files.list(RESOURCES)) {
+      folders = all.filter(p -> p.getFileName().toString().endsWith("-cases"))
+          .flatMap(FamilyForwardTest::list).filter(FamilyForwardTest::hasStates).sorted()
+          .toList();
+    }
+    return folders.stream().flatMap(f -> TASKS.getOrDefault(f.getFileName().toString(),
+        Map.of("texts.json", "")).entrySet().stream().sorted(Map.Entry.comparingByKey())
+        .map(t -> new Case(f, t.getKey(), t.getValue())));
+  }
+
+  private static Stream<Path> list(Path folder) {
+    try {
+      return Files.list(folder).toList().stream();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean hasStates(Path folder) {
+    Path texts = folder.resolve("texts.json");
+    try {
+      return Files.isRegularFile(texts) && read(texts).get(0).has("last_hidden_state");
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static JsonNode read(Path file) throws IOException {
+    return new ObjectMapper().readTree(file.toFile());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void specShapesAndForwardEqualThePort(Case c) throws IOException {
+    ModelFolder folder = ModelFolder.read(c.folder().toAbsolutePath());
+    if (!c.task().isEmpty()) {
+      folder = folder.withTask(c.task());
+    }
+    ModelSettings settings = folder.settings();
+    FolderWeights loaded = WeightsLoader.load(folder, AskedHead.NONE, Precision.FLOAT32);
+    EncoderModel model = loaded.model();
+
+    // The shapes the spec and config.json state are the weights' shapes, and the parameters
+    // the checkpoint's headers count are the loaded model's and what it left out.
+    Shapes shapes = Shapes.of(settings, model.encoder());
+    ModelFamily.Shape stated = folder.shape();
+    assertEquals(stated.layers(), shapes.layers(), c + " layers");
+    assertEquals(stated.width(), shapes.width(), c + " width");
+    assertEquals(stated.heads(), shapes.heads(), c + " heads");
+    assertEquals(stated.ffnWidth(), shapes.ffnWidth(), c + " feed-forward width");
+
+    JsonNode texts = read(c.folder().resolve(c.file()));
+    int width = model.width();
+    TokenEmbeddings embeddings = new TokenEmbeddings(model.embeddings(),
+        settings.architecture().norms().eps());
+    TokenBatch batch = new TokenBatch(width, 256);
+    for (JsonNode row : texts) {
+      int[] ids = ints(row.get("input_ids"));
+      assertEquals(-1, embeddings.firstIdOutside(ids), c + " " + row.get("id"));
+      embeddings.append(ids, row.has("token_type_ids") ? ints(row.get("token_type_ids"))
+          : new int[ids.length], batch);
+    }
+    new Encoder(settings, model.encoder()).forward(batch, AttentionSink.NONE);
+
+    Pooling pooling = folder.pooling().orElse(settings.architecture().causal() ? Pooling.LAST
+        : Pooling.MEAN);
+    PoolingSteps steps = new PoolingSteps(pooling, 0, pooling.dense() && folder.normalize());
+    int unpooled = Files.isRegularFile(c.folder().resolve("instruction.json"))
+        ? read(c.folder().resolve("instruction.json")).get("masked_positions").asInt() : 0;
+    double worstStates = 0;
+    double worstCosine = 0;
+    for (int b = 0; b < texts.size(); b++) {
+      JsonNode want = texts.get(b);
+      int first = batch.firstRow(b);
+      int length = batch.length(b);
+      JsonNode states = want.get("last_hidden_state");
+      assertEquals(states.size(), length, c + " " + want.get("id"));
+      double diff = 0;
+      double norm = 0;
+      for (int t = 0; t < length; t++) {
+        for (int e = 0; e < width; e++) {
+          double w = states.get(t).get(e).asDouble();
+          diff += Math.pow(batch.tokens()[(first + t) * width + e] - w, 2);
+          norm += w * w;
+        }
+      }
+      worstStates = Math.max(worstStates, Math.sqrt(diff / norm));
+      float[] pooled = steps.of(model, batch.tokens(), first, length, width, unpooled);
+      worstCosine = Math.max(worstCosine, 1 - Tolerances.cosine(doubles(pooled),
+          doubles(want.get("pooled"))));
+    }
+    System.out.printf("%s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - cosine of "
+        + "pooled vectors %.2e%n", c, worstStates, worstCosine);
+    assertTrue(worstStates <= STATES, c + ": hidden states " + worstStates);
+    assertTrue(worstCosine <= COSINE, c + ": pooled vectors " + worstCosine);
+    assertFalse(texts.isEmpty());
+  }
+
+  private static int[] ints(JsonNode values) {
+    int[] out = new int[values.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = values.get(i).asInt();
+    }
+    return out;
+  }
+
+  private static double[] doubles(float[] values) {
+    double[] out = new double[values.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = values[i];
+    }
+    return out;
+  }
+
+  private static double[] doubles(JsonNode values) {
+    double[] out = new double[values.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = values.get(i).asDouble();
+    }
+    return out;
+  }
+}
