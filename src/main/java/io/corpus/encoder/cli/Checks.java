@@ -32,7 +32,7 @@ final class Checks {
     StaticReading reading = model.folder().staticEmbeddings().orElseThrow().reading();
     return String.format("%,d tokens × %d values, %,d parameters; a text's vector is the mean "
         + "of its tokens' (no special token%s)%s", table.vocabularySize(), table.width(),
-        model.weights().parameterCount(), reading.idLimit() == 0 ? ", no token limit"
+        model.parameters(), reading.idLimit() == 0 ? ", no token limit"
             : String.format("; model2vec's reading: the text cut to %d code points, id %d "
                 + "dropped, %d ids kept", reading.charLimit(), reading.unknownId(),
                 reading.idLimit()),
@@ -45,7 +45,7 @@ final class Checks {
     s.append(String.format("model: %s%s; %d layers, E = %d, H = %d, F = %d, %,d parameters%n",
         settings.weights().location(), model.isFolder() ? " (" + model.folder().family().name()
             + ")" : "", w.layerCount(), w.width(), settings.model().heads(), w.ffnWidth(),
-        model.weights().parameterCount()));
+        model.parameters()));
     ModelSettings m = model.settings();
     Architecture a = m.architecture();
     int headWidth = m.headWidth(w.width());
@@ -128,7 +128,7 @@ final class Checks {
     Shapes shapes = Shapes.of(model.settings(), model.weights().encoder());
     // The encoder's buffers and the batch's own (N, E) tokens.
     long floats = shapes.bufferFloats(batchTokens) + shapes.streamFloats(batchTokens);
-    long float32 = model.weights().parameterCount() * 4;
+    long float32 = model.weights().heldValues() * 4;
     long held = model.weights().bytes();
     String weights = held == float32
         ? String.format("%,.1f MB of float32 weights on the driver and on each executor",

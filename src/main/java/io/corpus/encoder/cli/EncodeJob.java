@@ -480,7 +480,7 @@ public final class EncodeJob {
                 loaded)
             : String.format("encoder: %d layers, E=%d, H=%d, F=%d, %,d parameters, loaded in "
                 + "%.1f s; BLAS %s%s", w.layerCount(), w.width(), settings.model().heads(),
-                w.ffnWidth(), model.weights().parameterCount(), loaded,
+                w.ffnWidth(), model.parameters(), loaded,
                 RowMajorBlas.implementation(), model.weights().precision() == Precision.FLOAT32
                     ? "" : "; " + model.weights().precision().configName() + " products on "
                     + OneDnn.describe() + String.format(", encoder layers %.1f MB",

@@ -87,14 +87,14 @@ final class Transformers {
       d.remove("max_tokens");
       d.put("static_reading", model.folder().staticEmbeddings().get().reading().described());
       d.put("width", model.weights().width());
-      d.put("parameters", model.weights().parameterCount());
+      d.put("parameters", model.parameters());
       return d;   // no transformer: the mean of the tokens' rows
     }
     d.put("layers", w.layerCount());
     d.put("width", w.width());
     d.put("heads", m.heads());
     d.put("ffn_width", w.ffnWidth());
-    d.put("parameters", model.weights().parameterCount());
+    d.put("parameters", model.parameters());
     Architecture a = m.architecture();
     d.put("activation", a.activation().configName());
     d.put("norm_first", a.norms().placement().first());

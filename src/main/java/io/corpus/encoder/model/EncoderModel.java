@@ -108,8 +108,12 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
     return Parameters.bytes(this);
   }
 
-  /** Number of float parameters, for logs and memory estimates ({@link Parameters#count}). */
-  public long parameterCount() {
+  /**
+   * The values the model holds ({@link Parameters#count}), the zeros that stand in for a bias
+   * or a shift its architecture lacks among them: what it takes in float32, for memory. Its
+   * parameters are its checkpoint's ({@code WeightsMemory.parameters}).
+   */
+  public long heldValues() {
     return Parameters.count(this);
   }
 }

@@ -13,10 +13,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The parameters a model's parts hold, counted in one place by walking them as PyTorch's
+ * The values a model's parts hold, counted in one place by walking them as PyTorch's
  * {@code parameters()} does: every matrix and float vector a record holds, in records, lists
  * and arrays of them, each storage once (a table two parts share counts once). A part adds
- * nothing to do so; scalars, ids, labels and settings are not parameters.
+ * nothing to do so; scalars, ids, labels and settings are not counted. What the parts hold is
+ * not quite a checkpoint's parameters: the zeros that stand in for a bias or a shift an
+ * architecture lacks are held too, and a table worked out from another (DeBERTa's normalized
+ * relative positions); a folder's parameters are counted from its checkpoint's headers.
  */
 public final class Parameters {
   private Parameters() {}

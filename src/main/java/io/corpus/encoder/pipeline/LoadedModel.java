@@ -11,6 +11,7 @@ import io.corpus.encoder.weights.Reranker;
 import io.corpus.encoder.weights.TensorNaming;
 import io.corpus.encoder.weights.WeightsException;
 import io.corpus.encoder.weights.WeightsLoader;
+import io.corpus.encoder.weights.WeightsMemory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,15 +29,17 @@ import org.slf4j.LoggerFactory;
  * @param settings how the encoder computes
  * @param folder the model folder, or null for a weights file
  * @param tokenizerJson tokenizer.json's contents, or null when the folder has none
+ * @param parameters the model's parameters, by its checkpoint's headers (what {@code --check}
+ *     prints) and its modules' own files
  */
 public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFolder folder,
-    byte[] tokenizerJson) {
+    byte[] tokenizerJson, long parameters) {
   private static final Logger LOG = LoggerFactory.getLogger(LoadedModel.class);
 
   /** The encoder layers of a safetensors file. */
   public static LoadedModel fromFile(Path file, TensorNaming naming, ModelSettings settings) {
     return new LoadedModel(EncoderModel.layersOnly(WeightsLoader.load(file, naming, settings)),
-        settings, null, null);
+        settings, null, null, WeightsMemory.parameters(file));
   }
 
   /**
@@ -75,7 +78,8 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
       tokenizer = TokenizerConfig.wrapped(tokenizer, folder.reranker().prefix(),
           folder.reranker().middle(), folder.reranker().suffix());
     }
-    return new LoadedModel(w.model().in(precision), settings, folder, tokenizer);
+    return new LoadedModel(w.model().in(precision), settings, folder, tokenizer,
+        w.parameters());
   }
 
   /**
@@ -103,7 +107,7 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
       return this;
     }
     refuseIfNotRun(precision);
-    return new LoadedModel(weights.in(precision), settings, folder, tokenizerJson);
+    return new LoadedModel(weights.in(precision), settings, folder, tokenizerJson, parameters);
   }
 
   private static void refuseIfNotRun(Precision precision) {

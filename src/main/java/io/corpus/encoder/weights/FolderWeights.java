@@ -3,6 +3,7 @@ package io.corpus.encoder.weights;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
+import io.corpus.encoder.model.Parameters;
 import java.util.List;
 
 /**
@@ -12,8 +13,11 @@ import java.util.List;
  *     to the pooled vector
  * @param leftOut tensors in the files that the job does not use (pooler, task heads), by their
  *     names in the files
+ * @param parameters the model's parameters: its checkpoint's kept tensors by their headers
+ *     ({@link WeightsMemory#parameters}, what {@code --check} prints before loading), and the
+ *     modules read from files of their own (Dense, bge-m3's heads, a static table)
  */
-public record FolderWeights(EncoderModel model, List<String> leftOut) {
+public record FolderWeights(EncoderModel model, List<String> leftOut, long parameters) {
   public EmbeddingWeights embeddings() {
     return model.embeddings();
   }

@@ -13,6 +13,7 @@ import io.corpus.encoder.model.Head;
 import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
+import io.corpus.encoder.model.Parameters;
 import io.corpus.encoder.model.MultiVectorHead;
 import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.PositionalEncoding;
@@ -98,8 +99,9 @@ public final class WeightsLoader {
       }
       WeightsMemory.refuseIfTooLarge(lookup.heapBytes(), Runtime.getRuntime().maxMemory(), model,
           precision);
-      return new FolderWeights(new EncoderModel(lookup.load(), EncoderWeights.NONE, List.of(),
-          dense(model.dense(), model), null), List.of());
+      EncoderModel table = new EncoderModel(lookup.load(), EncoderWeights.NONE, List.of(),
+          dense(model.dense(), model), null);
+      return new FolderWeights(table, List.of(), Parameters.count(table));
     }
     boolean splade = heads.contains(AskedHead.SPLADE);
     ModelFamily family = model.family();
@@ -151,17 +153,20 @@ public final class WeightsLoader {
     LatentAttention latent = family.latentAttention(stored, model);
     stored.checkAllUsed(model.settings());
     adapted.ifPresent(TaskAdapter.Adapted::checkAllMerged);
+    List<Head> ownFiles = new ArrayList<>();   // heads read from files of their own
     if (heads.contains(AskedHead.COLBERT)) {
-      asked.add(model.lateInteraction().isPresent()
+      ownFiles.add(model.lateInteraction().isPresent()
           ? new MultiVectorHead(dense(model.lateInteraction().get().projections(), model))
           : M3Heads.colbert(model));
     }
     List<DenseLayer> dense = dense(model.dense(), model);
     if (heads.contains(AskedHead.LEXICAL)) {
-      asked.add(M3Heads.lexical(model));
+      ownFiles.add(M3Heads.lexical(model));
     }
+    asked.addAll(ownFiles);
     return new FolderWeights(new EncoderModel(embeddings, encoder, asked, dense, latent),
-        file.leftOut());
+        file.leftOut(), WeightsMemory.parameters(file, family.names().layerPrefix())
+            + Parameters.count(List.of(ownFiles, dense)));
   }
 
   /**

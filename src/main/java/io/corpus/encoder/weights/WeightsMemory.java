@@ -83,6 +83,22 @@ public final class WeightsMemory {
     }
   }
 
+  /**
+   * The parameters of a checkpoint's kept tensors by their headers, as the Hub counts a model's
+   * size: every value stored, each tensor once ({@code lm_head} left out: a reranker reads two
+   * of its rows). Zeros the model holds for a bias or a shift its architecture lacks are no
+   * parameters, nor is a table worked out from another.
+   */
+  static long parameters(Checkpoint file, String layerPrefix) {
+    Tally t = Tally.of(file, layerPrefix);
+    return t.layerMatrices() + t.layerVectors() + t.others();
+  }
+
+  /** The parameters of every tensor of a weights file ({@code model.weights}), by its header. */
+  public static long parameters(java.nio.file.Path weightsFile) {
+    return parameters(Checkpoint.of(weightsFile), "");
+  }
+
   /** The folder's {@link HeaderEstimate}, from the headers of its checkpoint files. */
   public static HeaderEstimate headerEstimate(ModelFolder model) {
     ModelFamily family = model.family();

@@ -33,13 +33,13 @@ class ParametersTest {
     EmbeddingWeights embeddings = embeddings();
     long embedded = V * E + 16 * E + 2 * E + 2 * E;
     EncoderModel model = new EncoderModel(embeddings, encoder);
-    assertEquals(2 * LAYER + 2 * E + embedded, model.parameterCount());
-    assertEquals(4 * model.parameterCount(), model.bytes());
+    assertEquals(2 * LAYER + 2 * E + embedded, model.heldValues());
+    assertEquals(4 * model.heldValues(), model.bytes());
 
     // the layers' five matrices in bfloat16: two bytes each of their values, the rest four
     long matrices = 2 * (3L * E * E + E * E + 2L * F * E);
     EncoderModel reduced = model.in(Precision.BFLOAT16);
-    assertEquals(model.parameterCount(), reduced.parameterCount());
+    assertEquals(model.heldValues(), reduced.heldValues());
     assertEquals(model.bytes() - 2 * matrices, reduced.bytes());
   }
 
@@ -53,11 +53,11 @@ class ParametersTest {
         false, 0), splade);
     long head = E * E + 3 * E + V;
     long embedded = V * E + 16 * E + 2 * E + 2 * E;
-    assertEquals(LAYER + embedded + head, model.parameterCount());
-    assertEquals(4 * model.parameterCount(), model.bytes(), "the table is held once");
+    assertEquals(LAYER + embedded + head, model.heldValues());
+    assertEquals(4 * model.heldValues(), model.bytes(), "the table is held once");
     EncoderModel reduced = model.in(Precision.BFLOAT16);
-    assertEquals(model.parameterCount(), reduced.parameterCount());
-    assertEquals(4 * model.parameterCount() - 2 * (3L * E * E + E * E + 2L * F * E)
+    assertEquals(model.heldValues(), reduced.heldValues());
+    assertEquals(4 * model.heldValues() - 2 * (3L * E * E + E * E + 2L * F * E)
         - 2L * E * E + 2L * V * E, reduced.bytes(), "the decoder's bfloat16 copy beside it");
   }
 

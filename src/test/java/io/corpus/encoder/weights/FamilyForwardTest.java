@@ -111,6 +111,8 @@ class FamilyForwardTest {
     assertEquals(stated.width(), shapes.width(), c + " width");
     assertEquals(stated.heads(), shapes.heads(), c + " heads");
     assertEquals(stated.ffnWidth(), shapes.ffnWidth(), c + " feed-forward width");
+    assertEquals(storedParameters(folder, loaded.leftOut()), loaded.parameters(),
+        c + " parameters");
 
     JsonNode texts = read(c.folder().resolve(c.file()));
     int width = model.width();
@@ -157,6 +159,29 @@ class FamilyForwardTest {
     assertTrue(worstStates <= STATES, c + ": hidden states " + worstStates);
     assertTrue(worstCosine <= COSINE, c + ": pooled vectors " + worstCosine);
     assertFalse(texts.isEmpty());
+  }
+
+  /**
+   * The values the folder's files store in its checkpoint's tensors but those left out (pooler,
+   * task heads, buffers of ids) and {@code lm_head}, and in its Dense modules' tensors.
+   */
+  private static long storedParameters(ModelFolder folder, List<String> leftOut) {
+    long sum = 0;
+    for (Path file : folder.weightFiles()) {
+      SafetensorsFile tensors = SafetensorsFile.open(file);
+      for (String name : tensors.names()) {
+        if (!leftOut.contains(name) && !name.equals("lm_head.weight")) {
+          sum += tensors.info(name).elementCount();
+        }
+      }
+    }
+    for (Path module : folder.dense()) {
+      SafetensorsFile tensors = SafetensorsFile.open(module.resolve("model.safetensors"));
+      for (String name : tensors.names()) {
+        sum += tensors.info(name).elementCount();
+      }
+    }
+    return sum;
   }
 
   private static int[] ints(JsonNode values) {
