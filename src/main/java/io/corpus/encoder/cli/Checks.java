@@ -12,6 +12,7 @@ import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.LayerAttention;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.NormKind;
+import io.corpus.encoder.model.RotaryPositions;
 import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.weights.LateInteraction;
@@ -153,7 +154,7 @@ final class Checks {
         LayerAttention a = m.layer(start);
         s.append(s.length() == 0 ? "" : ", ").append(start).append(l - 1 > start ? "-" + (l - 1)
             : "").append(" ").append(a.window())
-            .append(a.rotary().any() ? " (" + a.rotary() + ")" : "");
+            .append(a.rotary() == RotaryPositions.NONE ? "" : " (" + a.rotary() + ")");
         start = l;
       }
     }

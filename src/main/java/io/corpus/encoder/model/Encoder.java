@@ -99,10 +99,9 @@ public final class Encoder {
     checkFits(architecture, weights, shapes);
     this.outputProjections = new float[weights.layerCount()][];
     this.rotary = new Rotary[weights.layerCount()];
-    Map<RotaryPositions, Rotary> byForm = new HashMap<>();
+    Map<RotaryPositions.Rotated, Rotary> byForm = new HashMap<>();
     for (int l = 0; l < rotary.length; l++) {
-      RotaryPositions form = settings.layer(l).rotary();
-      if (form.any()) {
+      if (settings.layer(l).rotary() instanceof RotaryPositions.Rotated form) {
         rotary[l] = byForm.computeIfAbsent(form, f -> new Rotary(headWidth, f));
       }
     }
@@ -391,7 +390,7 @@ public final class Encoder {
         RmsNorm.apply(qkv, keys, qkv, keys, kvHeads, headWidth, k.scale(), eps());
       }
     }
-    if (settings.layer(layer).rotary().any()) {
+    if (settings.layer(layer).rotary() instanceof RotaryPositions.Rotated) {
       rotate(batch, rotary[layer]);
     }
     terms.layer(batch, w, qkv);

@@ -15,7 +15,7 @@ final class Rotary {
   private float[] sin = new float[0];           // (positions, R/2)
   private int positions;
 
-  Rotary(int headWidth, RotaryPositions form) {
+  Rotary(int headWidth, RotaryPositions.Rotated form) {
     this.rotated = form.rotatedWidth(headWidth);
     if (rotated % 2 != 0 || rotated < 2) {
       throw new IllegalArgumentException("rotary positions need an even number of rotated "

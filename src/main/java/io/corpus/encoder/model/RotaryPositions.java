@@ -4,72 +4,83 @@ import java.io.Serializable;
 import java.util.Objects;
 
 /**
- * How a layer rotates each head's q and k by position (RoPE), as the families' configs say it.
- *
- * @param theta the base θ: pair i of the rotated values turns by position · θ^(−2i/R); 0 means
- *     no rotary positions
- * @param fraction the share of each head's D values that is rotated, R = ⌊fraction · D⌋
- *     (NomicBERT's {@code rotary_emb_fraction}); the rest pass unchanged
- * @param interleaved pairs are neighbours (2i, 2i + 1), as GPT-J and NomicBERT's
- *     {@code rotary_emb_interleaved}; otherwise halves (i, i + R/2), as GPT-NeoX, ModernBERT
- * @param scaling how the frequencies are rescaled for long contexts (NTK, llama3), or
- *     {@link FrequencyScaling#NONE}
+ * Whether and how a layer rotates each head's q and k by position (RoPE), as the families'
+ * configs say it: {@link #NONE}, or {@link Rotated} with its base and form.
  */
-public record RotaryPositions(double theta, double fraction, boolean interleaved,
-    FrequencyScaling scaling) implements Serializable {
+public sealed interface RotaryPositions extends Serializable
+    permits RotaryPositions.None, RotaryPositions.Rotated {
+
   /** No rotary positions. */
-  public static final RotaryPositions NONE = new RotaryPositions(0, 1, false);
+  RotaryPositions NONE = None.INSTANCE;
 
-  /** Without frequency scaling. */
-  public RotaryPositions(double theta, double fraction, boolean interleaved) {
-    this(theta, fraction, interleaved, FrequencyScaling.NONE);
+  /** The half-split form over the whole head with base θ (positive), unscaled. */
+  static Rotated halves(double theta) {
+    return new Rotated(theta, 1, false);
   }
 
-  public RotaryPositions {
-    if (!(theta >= 0) || Double.isInfinite(theta)) {
-      throw new IllegalArgumentException("a rotary base must be 0 (none) or positive, got "
-          + theta);
+  /** No rotary positions. */
+  enum None implements RotaryPositions {
+    INSTANCE;
+
+    @Override
+    public String toString() {
+      return "no rotary";
     }
-    if (!(fraction > 0 && fraction <= 1)) {
-      throw new IllegalArgumentException("a rotary fraction must be in (0, 1], got " + fraction);
+  }
+
+  /**
+   * Rotary positions.
+   *
+   * @param theta the base θ, positive: pair i of the rotated values turns by position ·
+   *     θ^(−2i/R)
+   * @param fraction the share of each head's D values that is rotated, R = ⌊fraction · D⌋
+   *     (NomicBERT's {@code rotary_emb_fraction}); the rest pass unchanged
+   * @param interleaved pairs are neighbours (2i, 2i + 1), as GPT-J and NomicBERT's
+   *     {@code rotary_emb_interleaved}; otherwise halves (i, i + R/2), as GPT-NeoX, ModernBERT
+   * @param scaling how the frequencies are rescaled for long contexts (NTK, llama3), or
+   *     {@link FrequencyScaling#NONE}
+   */
+  record Rotated(double theta, double fraction, boolean interleaved, FrequencyScaling scaling)
+      implements RotaryPositions {
+
+    /** Without frequency scaling. */
+    public Rotated(double theta, double fraction, boolean interleaved) {
+      this(theta, fraction, interleaved, FrequencyScaling.NONE);
     }
-    Objects.requireNonNull(scaling, "scaling");
-  }
 
-  /** θ^(−2i/R) of pair i, rescaled as {@link #scaling} says. */
-  double inverseFrequency(int i, int rotated) {
-    return scaling.inverseFrequency(theta, i, rotated);
-  }
-
-  /** This form with its frequencies rescaled. */
-  public RotaryPositions scaled(FrequencyScaling by) {
-    return new RotaryPositions(theta, fraction, interleaved, by);
-  }
-
-  /** The half-split form over the whole head with base θ (positive; {@link #NONE}: none). */
-  public static RotaryPositions halves(double theta) {
-    if (!(theta > 0)) {
-      throw new IllegalArgumentException("a rotary base must be positive, got " + theta
-          + " (RotaryPositions.NONE: no rotary positions)");
+    public Rotated {
+      if (!(theta > 0) || Double.isInfinite(theta)) {
+        throw new IllegalArgumentException("a rotary base must be positive, got " + theta
+            + " (RotaryPositions.NONE: no rotary positions)");
+      }
+      if (!(fraction > 0 && fraction <= 1)) {
+        throw new IllegalArgumentException("a rotary fraction must be in (0, 1], got "
+            + fraction);
+      }
+      Objects.requireNonNull(scaling, "scaling");
     }
-    return new RotaryPositions(theta, 1, false);
-  }
 
-  /** Whether q and k are rotated at all. */
-  public boolean any() {
-    return theta > 0;
-  }
+    /** θ^(−2i/R) of pair i, rescaled as {@link #scaling} says. */
+    double inverseFrequency(int i, int rotated) {
+      return scaling.inverseFrequency(theta, i, rotated);
+    }
 
-  /** R, the rotated values of a head of width D. */
-  public int rotatedWidth(int headWidth) {
-    return (int) Math.floor(fraction * headWidth + 1e-9);
-  }
+    /** This form with its frequencies rescaled. */
+    public Rotated scaled(FrequencyScaling by) {
+      return new Rotated(theta, fraction, interleaved, by);
+    }
 
-  @Override
-  public String toString() {
-    return any() ? String.format("rotary θ %.0f", theta)
-        + (fraction < 1 ? String.format(", %.0f %% of each head", 100 * fraction) : "")
-        + (interleaved ? ", interleaved" : "")
-        + scaling : "no rotary";
+    /** R, the rotated values of a head of width D. */
+    public int rotatedWidth(int headWidth) {
+      return (int) Math.floor(fraction * headWidth + 1e-9);
+    }
+
+    @Override
+    public String toString() {
+      return String.format("rotary θ %.0f", theta)
+          + (fraction < 1 ? String.format(", %.0f %% of each head", 100 * fraction) : "")
+          + (interleaved ? ", interleaved" : "")
+          + scaling;
+    }
   }
 }

@@ -44,7 +44,7 @@ final class JinaXlmRoberta extends NamedEncoder {
 
   @Override
   public Architecture architecture(JsonNode config, Path file) {
-    RotaryPositions rotary = new RotaryPositions(
+    RotaryPositions.Rotated rotary = new RotaryPositions.Rotated(
         ModelFamily.positiveNumber(config, "rotary_emb_base", 10_000, file),
         1.0, false);
     List<LayerAttention> layers = new ArrayList<>();

@@ -71,7 +71,7 @@ final class NomicBert extends NamedEncoder {
           + config.get("rotary_emb_fraction") + " is not supported (above 0, at most 1: "
           + "learned positions are not run)");
     }
-    RotaryPositions rotary = new RotaryPositions(
+    RotaryPositions.Rotated rotary = new RotaryPositions.Rotated(
         ModelFamily.positiveNumber(config, "rotary_emb_base", 10_000, file),
         fraction, config.path("rotary_emb_interleaved").asBoolean(false));
     List<LayerAttention> layers = new ArrayList<>();

@@ -78,9 +78,9 @@ class LayerVariantsTest {
         postNorm(ScoreBias.relativeBuckets(12, 20), LayerAttention.PLAIN),
         postNorm(ScoreBias.alibi(), LayerAttention.PLAIN),
         postNorm(PositionTerms.NONE,
-            new LayerAttention(Window.GLOBAL, new RotaryPositions(1000, 4.0 / 6, false))),
+            new LayerAttention(Window.GLOBAL, new RotaryPositions.Rotated(1000, 4.0 / 6, false))),
         postNorm(PositionTerms.NONE,
-            new LayerAttention(Window.within(2), new RotaryPositions(500, 1, true))))) {
+            new LayerAttention(Window.within(2), new RotaryPositions.Rotated(500, 1, true))))) {
       EncoderWeights plain = modernWeights(random);
       EncoderWeights weights = new EncoderWeights(plain.layers(), Norm.none(), new float[0],
           settings.architecture().positionTerms() instanceof ScoreBias bias

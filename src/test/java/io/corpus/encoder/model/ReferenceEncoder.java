@@ -131,8 +131,7 @@ public final class ReferenceEncoder {
         }
       }
     }
-    RotaryPositions form = settings.layer(layer).rotary();
-    if (form.any()) {
+    if (settings.layer(layer).rotary() instanceof RotaryPositions.Rotated form) {
       Rotary rotary = new Rotary(d, form);
       for (int i = 0; i < t; i++) {
         for (int h = 0; h < heads + kvHeads; h++) {
