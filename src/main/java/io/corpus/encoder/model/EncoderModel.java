@@ -18,15 +18,16 @@ import java.util.Set;
  * @param heads what the model computes from the final states besides the pooled vector, at most
  *     one of each kind ({@link #head})
  * @param dense the sentence-transformers Dense modules applied to the pooled vector, in order
- * @param latent NV-Embed's latent-attention block, applied to the tokens that are pooled, or
- *     null
+ * @param beforePooling what the tokens that are pooled go through first (NV-Embed's latent
+ *     attention), or {@link BeforePooling#NOTHING}
  */
 public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
-    List<Head> heads, List<DenseLayer> dense, LatentAttention latent) implements Serializable {
+    List<Head> heads, List<DenseLayer> dense, BeforePooling beforePooling)
+    implements Serializable {
 
   /** With {@code heads} and nothing between the final states and the pooled vector. */
   public EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder, Head... heads) {
-    this(embeddings, encoder, List.of(heads), List.of(), null);
+    this(embeddings, encoder, List.of(heads), List.of(), BeforePooling.NOTHING);
   }
 
   /**
@@ -36,7 +37,7 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
    */
   public EncoderModel in(Precision precision) {
     return new EncoderModel(embeddings == null ? null : embeddings.in(precision),
-        encoder.in(precision), heads.stream().map(h -> h.in(precision)).toList(), dense, latent);
+        encoder.in(precision), heads.stream().map(h -> h.in(precision)).toList(), dense, beforePooling);
   }
 
   /** The model's head of this kind, if it has one. */

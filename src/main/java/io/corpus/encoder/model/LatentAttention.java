@@ -36,7 +36,7 @@ import java.util.Arrays;
 public record LatentAttention(int width, int heads, int headWidth, float[][] queryNorm,
     Matrix toQuery, Matrix[] keys, Matrix[] valuesTransposed, Matrix toOut,
     float[][] feedForwardNorm, Matrix feedForwardIn, float[] feedForwardInBias,
-    Matrix feedForwardOut, float[] feedForwardOutBias, float eps) implements Serializable {
+    Matrix feedForwardOut, float[] feedForwardOutBias, float eps) implements BeforePooling {
 
   /**
    * The block's keys and values from the latents (latents, E) through LN_c and W_kv (2·H·D, E):

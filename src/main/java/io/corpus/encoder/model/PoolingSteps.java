@@ -26,9 +26,9 @@ public record PoolingSteps(Pooling pooling, int dimensions, boolean normalize)
   public float[] of(EncoderModel model, float[] tokens, int first, int length, int width,
       int unpooled) {
     int skip = pooling == Pooling.FIRST ? 0 : Math.max(0, Math.min(unpooled, length - 1));
-    float[] pooled = model.latent() == null ? pooling.pool(tokens, first + skip, length - skip,
-        width) : pooling.pool(model.latent().apply(tokens, first + skip, length - skip), 0,
-        length - skip, width);
+    float[] pooled = model.beforePooling() instanceof LatentAttention latent
+        ? pooling.pool(latent.apply(tokens, first + skip, length - skip), 0, length - skip, width)
+        : pooling.pool(tokens, first + skip, length - skip, width);
     for (DenseLayer dense : model.dense()) {
       pooled = dense.apply(pooled);
     }

@@ -3,9 +3,9 @@ package io.corpus.encoder.weights;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Activation;
 import io.corpus.encoder.model.Architecture;
+import io.corpus.encoder.model.BeforePooling;
 import io.corpus.encoder.model.ClassifierHead;
 import io.corpus.encoder.model.EmbeddingWeights;
-import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.Norm;
 import io.corpus.encoder.model.TokenClassifierHead;
@@ -102,11 +102,11 @@ public interface ModelFamily {
   }
 
   /**
-   * A block the family's own code applies to the pooled tokens' final states (NV-Embed's latent
-   * attention), or null.
+   * What the family's own code does to the pooled tokens' final states first (NV-Embed's latent
+   * attention), or nothing.
    */
-  default LatentAttention latentAttention(TensorNaming.TensorSource read, ModelFolder model) {
-    return null;
+  default BeforePooling beforePooling(TensorNaming.TensorSource read, ModelFolder model) {
+    return BeforePooling.NOTHING;
   }
 
   /**

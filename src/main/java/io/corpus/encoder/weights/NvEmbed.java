@@ -84,7 +84,7 @@ final class NvEmbed extends DecoderFamily {
   }
 
   @Override
-  public LatentAttention latentAttention(TensorNaming.TensorSource read, ModelFolder model) {
+  public LatentAttention beforePooling(TensorNaming.TensorSource read, ModelFolder model) {
     Path file = model.folder().resolve("config.json");
     int[] sizes = latentConfig(ModelFolder.json(file), file);
     int e = model.shape().width();

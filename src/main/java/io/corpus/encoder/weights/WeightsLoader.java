@@ -4,13 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.corpus.encoder.kernel.Bfloat16Matrix;
 import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.model.BeforePooling;
 import io.corpus.encoder.model.DenseLayer;
 import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.Encoder;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.Head;
-import io.corpus.encoder.model.LatentAttention;
 import io.corpus.encoder.model.LayerWeights;
 import io.corpus.encoder.model.ModelSettings;
 import io.corpus.encoder.model.Parameters;
@@ -100,7 +100,7 @@ public final class WeightsLoader {
       WeightsMemory.refuseIfTooLarge(lookup.heapBytes(), Runtime.getRuntime().maxMemory(), model,
           precision);
       EncoderModel table = new EncoderModel(lookup.load(), EncoderWeights.NONE, List.of(),
-          dense(model.dense(), model), null);
+          dense(model.dense(), model), BeforePooling.NOTHING);
       return new FolderWeights(table, List.of(), Parameters.count(table));
     }
     boolean splade = heads.contains(AskedHead.SPLADE);
@@ -150,7 +150,7 @@ public final class WeightsLoader {
     }
     List<Head> asked = new ArrayList<>(CheckpointHeads.read(file, stored, model, embeddings,
         splade));
-    LatentAttention latent = family.latentAttention(stored, model);
+    BeforePooling beforePooling = family.beforePooling(stored, model);
     stored.checkAllUsed(model.settings());
     adapted.ifPresent(TaskAdapter.Adapted::checkAllMerged);
     List<Head> ownFiles = new ArrayList<>();   // heads read from files of their own
@@ -164,7 +164,7 @@ public final class WeightsLoader {
       ownFiles.add(M3Heads.lexical(model));
     }
     asked.addAll(ownFiles);
-    return new FolderWeights(new EncoderModel(embeddings, encoder, asked, dense, latent),
+    return new FolderWeights(new EncoderModel(embeddings, encoder, asked, dense, beforePooling),
         file.leftOut(), WeightsMemory.parameters(file, family.names().layerPrefix())
             + Parameters.count(List.of(ownFiles, dense)));
   }
