@@ -128,7 +128,8 @@ public record GoldenCase(
     }
   }
 
-  private static int[] ints(JsonNode n) {
+  /** A JSON array of integers. */
+  public static int[] ints(JsonNode n) {
     int[] out = new int[n.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = n.get(i).asInt();
@@ -136,7 +137,8 @@ public record GoldenCase(
     return out;
   }
 
-  private static double[] doubles(JsonNode n) {
+  /** A JSON array of numbers. */
+  public static double[] doubles(JsonNode n) {
     double[] out = new double[n.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = n.get(i).asDouble();

@@ -16,6 +16,7 @@ import io.corpus.encoder.model.PoolingSteps;
 import io.corpus.encoder.model.Shapes;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
+import io.corpus.encoder.testing.GoldenCase;
 import io.corpus.encoder.testing.Tolerances;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -120,9 +121,9 @@ class FamilyForwardTest {
         settings.architecture().norms().eps());
     TokenBatch batch = new TokenBatch(width, 256);
     for (JsonNode row : texts) {
-      int[] ids = ints(row.get("input_ids"));
+      int[] ids = GoldenCase.ints(row.get("input_ids"));
       assertEquals(-1, embeddings.firstIdOutside(ids), c + " " + row.get("id"));
-      embeddings.append(ids, row.has("token_type_ids") ? ints(row.get("token_type_ids"))
+      embeddings.append(ids, row.has("token_type_ids") ? GoldenCase.ints(row.get("token_type_ids"))
           : new int[ids.length], batch);
     }
     new Encoder(settings, model.encoder()).forward(batch, AttentionSink.NONE);
@@ -152,7 +153,7 @@ class FamilyForwardTest {
       worstStates = Math.max(worstStates, Math.sqrt(diff / norm));
       float[] pooled = steps.of(model, batch.tokens(), first, length, width, unpooled);
       worstCosine = Math.max(worstCosine, 1 - Tolerances.cosine(doubles(pooled),
-          doubles(want.get("pooled"))));
+          GoldenCase.doubles(want.get("pooled"))));
     }
     System.out.printf("%s: worst ‖Δ‖/‖ref‖ of last hidden states %.2e, worst 1 - cosine of "
         + "pooled vectors %.2e%n", c, worstStates, worstCosine);
@@ -184,26 +185,10 @@ class FamilyForwardTest {
     return sum;
   }
 
-  private static int[] ints(JsonNode values) {
-    int[] out = new int[values.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = values.get(i).asInt();
-    }
-    return out;
-  }
-
   private static double[] doubles(float[] values) {
     double[] out = new double[values.length];
     for (int i = 0; i < out.length; i++) {
       out[i] = values[i];
-    }
-    return out;
-  }
-
-  private static double[] doubles(JsonNode values) {
-    double[] out = new double[values.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = values.get(i).asDouble();
     }
     return out;
   }
