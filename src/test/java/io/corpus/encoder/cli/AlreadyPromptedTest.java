@@ -96,7 +96,7 @@ class AlreadyPromptedTest {
   private String check(String... lines) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(out), new PrintStream(err)).run(new String[] {"--config", JobRunner.config(tmp,
+    int code = new EncodeCommand(new PrintStream(out), new PrintStream(err)).run(new String[] {"--config", JobRunner.config(tmp,
             "check-" + System.nanoTime(), lines).toString(), "--check"});
     String printed = out.toString(StandardCharsets.UTF_8);
     assertEquals(0, code, err.toString(StandardCharsets.UTF_8));

@@ -90,7 +90,7 @@ class AnalyticsReportBrowserTest {
         "input.text-column = text", "model.path = \"" + SharedModels.miniLm() + "\"",
         "output.path = \"" + output + "\"", "execution.progress = false", more, ""));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int code = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
     return config;

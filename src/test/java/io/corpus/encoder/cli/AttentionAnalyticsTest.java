@@ -112,7 +112,7 @@ class AttentionAnalyticsTest {
         "output.mode = overwrite", "execution.progress = false",
         "output.attention { " + attention + " }", ""));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
     return output;

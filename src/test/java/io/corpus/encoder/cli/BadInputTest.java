@@ -108,7 +108,7 @@ class BadInputTest {
     assertEquals(6, summary.rowsWritten(), "every row is written");
     assertEquals(2, summary.duplicateIds(), "a and c");
     assertEquals(3, summary.rowsRepeatingAnId(), "a once, c twice");
-    assertTrue(EncodeJob.CommandLine.doneLine(summary, out.toString(), false)
+    assertTrue(EncodeCommand.doneLine(summary, out.toString(), false)
         .contains(", 2 ids on more than one row, "));
   }
 
@@ -155,14 +155,14 @@ class BadInputTest {
         + tmp.resolve("never") + "\"\n");
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    assertEquals(1, new EncodeJob.CommandLine(new java.io.PrintStream(out),
+    assertEquals(1, new EncodeCommand(new java.io.PrintStream(out),
         new java.io.PrintStream(err)).run(new String[] {"--config", config.toString(),
             "--check"}));
     assertEquals(refusal, err.toString(StandardCharsets.UTF_8).strip());
     Files.writeString(config, Files.readString(config).replace(mixed.toString(),
         folder.toString()));
     out.reset();
-    assertEquals(0, new EncodeJob.CommandLine(new java.io.PrintStream(out),
+    assertEquals(0, new EncodeCommand(new java.io.PrintStream(out),
         new java.io.PrintStream(err)).run(new String[] {"--config", config.toString(),
             "--check"}));
     assertTrue(out.toString(StandardCharsets.UTF_8).contains("tokenizer: 30,522 ids (highest "
@@ -212,7 +212,7 @@ class BadInputTest {
         "input.text-column = text", "model.path = " + quoted(SharedModels.miniLm()),
         "output.path = ${?ENCODER_TEST_SECRET}"));
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new java.io.PrintStream(out),
+    int code = new EncodeCommand(new java.io.PrintStream(out),
         new java.io.PrintStream(new java.io.ByteArrayOutputStream())).run(
             new String[] {"--config", config.toString(), "--check"});
     String summary = out.toString(StandardCharsets.UTF_8);

@@ -103,7 +103,7 @@ class ClassifierFoldersTest {
         "output { path = \"" + output + "\", token-embeddings = false }",
         "execution { progress = false, batch-tokens = 100 }"));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
     List<Row> rows = spark.read().parquet(output.resolve("embeddings").toString())
@@ -166,7 +166,7 @@ class ClassifierFoldersTest {
         "output { path = \"" + output + "\", token-embeddings = false }",
         "execution.progress = false"));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
     JsonNode expected = new ObjectMapper().readTree(folder(name).resolve("pairs.json").toFile());

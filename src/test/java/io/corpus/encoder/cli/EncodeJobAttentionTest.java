@@ -39,7 +39,7 @@ class EncodeJobAttentionTest {
   Path tmp;
 
   private int run(Path config, ByteArrayOutputStream err) {
-    return new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    return new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
   }
 

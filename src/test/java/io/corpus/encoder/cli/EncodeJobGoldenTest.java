@@ -40,7 +40,7 @@ class EncodeJobGoldenTest {
     Path output = tmp.resolve("out");
     Path config = GoldenJobs.writeConfig(c, SparkInputs.parquet(spark, c, tmp), output, tmp);
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int code = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
 

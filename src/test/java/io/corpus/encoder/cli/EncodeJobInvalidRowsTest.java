@@ -197,7 +197,7 @@ class EncodeJobInvalidRowsTest {
         "model { weights = \"" + golden.weights() + "\", heads = " + golden.heads() + " }",
         "output { path = \"" + out + "\", mode = " + mode + " }",
         "execution { progress = false, batch-tokens = 24 }"));
-    return new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    return new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
   }
 

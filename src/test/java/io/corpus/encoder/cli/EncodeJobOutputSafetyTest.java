@@ -57,7 +57,7 @@ class EncodeJobOutputSafetyTest {
 
   private static Result run(Path config) {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int code = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
   }

@@ -54,7 +54,7 @@ class EncodeJobTextTest {
 
   private static Run run(Path config) {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     return new Run(exit, err.toString(StandardCharsets.UTF_8));
   }

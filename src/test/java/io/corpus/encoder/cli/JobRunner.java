@@ -35,7 +35,7 @@ final class JobRunner {
     args[1] = config.toString();
     System.arraycopy(more, 0, args, 2, more.length);
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int code = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(args);
     return new Result(code, err.toString(StandardCharsets.UTF_8).strip());
   }

@@ -83,7 +83,7 @@ class LlamaFoldersTest {
         + cases().folder("nemotron-bidirectional") + "\"\noutput.path = \""
         + tmp.resolve("never") + "\"\n");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    assertEquals(0, new EncodeJob.CommandLine(new PrintStream(out),
+    assertEquals(0, new EncodeCommand(new PrintStream(out),
         new PrintStream(new ByteArrayOutputStream())).run(new String[] {"--config",
             config.toString(), "--check"}));
     String said = out.toString(StandardCharsets.UTF_8);
@@ -166,7 +166,7 @@ class LlamaFoldersTest {
         + "model.path = \"" + folder + "\"\noutput.path = \"" + tmp.resolve("never") + "\"\n");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(out), new PrintStream(err))
+    int code = new EncodeCommand(new PrintStream(out), new PrintStream(err))
         .run(new String[] {"--config", check.toString(), "--check"});
     String said = out.toString(StandardCharsets.UTF_8);
     assertTrue(said.contains("weights by their headers: 7,504,924,672 parameters: 30.0 GB in "

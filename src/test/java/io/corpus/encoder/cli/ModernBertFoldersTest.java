@@ -146,7 +146,7 @@ class ModernBertFoldersTest {
         + "\", text-column = text }\nmodel.path = \"" + cases().folder("modernbert-embedding")
         + "\"\noutput.path = \"" + tmp.resolve("never") + "\"\n");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    assertEquals(0, new EncodeJob.CommandLine(new PrintStream(out),
+    assertEquals(0, new EncodeCommand(new PrintStream(out),
         new PrintStream(new ByteArrayOutputStream())).run(new String[] {"--config",
             config.toString(), "--check"}));
     String said = out.toString(StandardCharsets.UTF_8);

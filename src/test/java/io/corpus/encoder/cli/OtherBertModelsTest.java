@@ -59,7 +59,7 @@ class OtherBertModelsTest {
         "output.path = \"" + output + "\"",
         "execution { progress = false, batch-tokens = 512 }"));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
     reference.assertMatches(spark.read().parquet(output.resolve("embeddings").toString())

@@ -161,7 +161,7 @@ class PyLateFoldersTest {
           "model.path = \"" + cases.folder("colbert-modernbert") + "\"",
           "output.path = \"" + tmp.resolve("check-out") + "\"");
       java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-      int code = new EncodeJob.CommandLine(new java.io.PrintStream(out),
+      int code = new EncodeCommand(new java.io.PrintStream(out),
           new java.io.PrintStream(new java.io.ByteArrayOutputStream()))
           .run(new String[] {"--config", config.toString(), "--check"});
       String printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);

@@ -185,7 +185,7 @@ class QuantizeJobTest {
         "output.path = \"" + tmp.resolve("refused") + "\"", "execution.progress = false",
         more)) + "\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     String said = err.toString(StandardCharsets.UTF_8);
     assertTrue(exit != 0, said);
@@ -208,7 +208,7 @@ class QuantizeJobTest {
         "output.path = \"" + out + "\"", "output.token-embeddings = false",
         "output.quantize = " + quantize, "execution.progress = false", more)) + "\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
   }

@@ -104,7 +104,7 @@ class Qwen3FoldersTest {
         + cases().folder("qwen3-embedding") + "\"\noutput.path = \"" + tmp.resolve("never")
         + "\"\n");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    assertEquals(0, new EncodeJob.CommandLine(new PrintStream(out),
+    assertEquals(0, new EncodeCommand(new PrintStream(out),
         new PrintStream(new ByteArrayOutputStream())).run(new String[] {"--config",
             config.toString(), "--check"}));
     String said = out.toString(StandardCharsets.UTF_8);
@@ -150,7 +150,7 @@ class Qwen3FoldersTest {
         + SharedModels.miniLm().resolve("expected/texts.parquet") + "\", text-column = text }\n"
         + "model.path = \"" + folder + "\"\noutput.path = \"" + tmp.resolve("never") + "\"\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    assertEquals(1, new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    assertEquals(1, new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString(), "--check"}));
     String said = err.toString(StandardCharsets.UTF_8);
     assertTrue(said.contains("holds a causal language model (qwen3) with no sentence-transformers"

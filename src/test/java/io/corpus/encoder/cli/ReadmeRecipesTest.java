@@ -670,7 +670,7 @@ class ReadmeRecipesTest {
             "src/test/resources/pylate-cases/colbert-modernbert") + "\"")
         + "\nexecution.progress = false\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, exit, name + ": " + err.toString(StandardCharsets.UTF_8));
   }

@@ -67,7 +67,7 @@ class SampleReportBrowserTest {
         "output.path = \"" + output + "\"",
         "execution.progress = false", ""));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int code = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(new String[] {"--config", config.toString()});
     assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
 

@@ -67,7 +67,7 @@ class UpdateModeTest {
         "output.mode = " + mode, "execution.progress = false")) + "\n"
         + String.join("\n", more) + "\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new EncodeJob.CommandLine(new PrintStream(new ByteArrayOutputStream()),
+    int exit = new EncodeCommand(new PrintStream(new ByteArrayOutputStream()),
         new PrintStream(err)).run(check ? new String[] {"--config", config.toString(), "--check"}
             : new String[] {"--config", config.toString()});
     return new Run(exit, err.toString(StandardCharsets.UTF_8));
