@@ -52,7 +52,7 @@ abstract class DecoderFamily extends NamedFamily {
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     int e = model.shape().width();
-    String p = LAYERS + i + ".";
+    String p = layerPrefix(i);
     return DecoderTensors.layer(read, p, model, parts)
         .norms(read.take(p + "input_layernorm.weight", e),
             read.take(p + "post_attention_layernorm.weight", e))

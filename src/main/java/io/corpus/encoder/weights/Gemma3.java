@@ -93,7 +93,7 @@ final class Gemma3 extends NamedFamily {
   @Override
   public LayerWeights layer(TensorNaming.TensorSource read, int i, ModelFolder model) {
     int e = model.shape().width();
-    String p = LAYERS + i + ".";
+    String p = layerPrefix(i);
     return DecoderTensors.layer(read, p, model, PARTS)
         .norms(onePlus(read.take(p + "input_layernorm.weight", e)),
             onePlus(read.take(p + "pre_feedforward_layernorm.weight", e)))

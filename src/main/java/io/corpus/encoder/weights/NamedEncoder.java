@@ -29,11 +29,6 @@ abstract class NamedEncoder extends NamedFamily {
     return layers.read(read, layerPrefix(i), model);
   }
 
-  /** Where layer i's tensors begin. */
-  final String layerPrefix(int i) {
-    return names().layerPrefix() + i + ".";
-  }
-
   /** The table of the layers' tensor names. */
   final EncoderLayerNames layerNames() {
     return layers;

@@ -15,4 +15,9 @@ abstract class NamedFamily implements ModelFamily {
   public final Names names() {
     return names;
   }
+
+  /** Where layer i's tensors begin: the names' layer prefix, i and a dot. */
+  final String layerPrefix(int i) {
+    return names.layerPrefix() + i + ".";
+  }
 }
