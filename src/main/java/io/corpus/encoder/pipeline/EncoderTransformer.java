@@ -298,16 +298,6 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     return ranges;
   }
 
-  /** Whether bge-m3's lexical weights are written: auto when the folder has its head. */
-  public boolean resolvedLexical() {
-    return outputChoices().lexical();
-  }
-
-  /** Whether ColBERT's vectors are written. */
-  public boolean resolvedMultiVector() {
-    return outputChoices().multiVector();
-  }
-
   /** The output params resolved for the model, as a job's file is ({@link OutputChoices}). */
   public OutputChoices outputChoices() {
     return OutputChoices.of(this, fromFolder() ? folder() : null);
@@ -371,8 +361,9 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
           + "out_features)");
     }
     int topK = intValue(Settings.SPARSE_TOP_K);
-    Pooling pooling = resolvedPooling();
-    if (topK > 0 && pooling != Pooling.SPLADE && !resolvedLexical()) {
+    OutputChoices choices = outputChoices();
+    Pooling pooling = choices.pooling();
+    if (topK > 0 && pooling != Pooling.SPLADE && !choices.lexical()) {
       throw new IllegalArgumentException("sparse-top-k = " + topK + " keeps the largest values "
           + "of sparse vectors, and this job makes none (pooling " + pooling.configName()
           + ", no lexical weights); leave it at 0, or use a SPLADE model folder (pooling "
@@ -399,11 +390,6 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
     }
     int cut = intValue(Settings.DIMENSIONS);
     return cut > 0 ? cut : model().weights().pooledWidth();
-  }
-
-  /** Whether pooled vectors are L2-normalized: auto follows the folder's Normalize module. */
-  public boolean resolvedNormalize() {
-    return outputChoices().normalize();
   }
 
   /** What the attention params ask for. */
@@ -435,11 +421,12 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
           + "whose checkpoint has its masked-language-model head");
     }
     EncodeMetrics em = metrics != null ? metrics : new EncodeMetrics(spark.sparkContext());
+    OutputChoices choices = outputChoices();
     SequenceSource source = input().source(columns, m, layout.withEntities());
     PartitionEncoder encode = new PartitionEncoder(handle(spark.sparkContext(), m),
         m.weights().precision(), m.settings(), source,
-        new OutputRows(layout, new PoolingSteps(resolvedPooling(), intValue(Settings.DIMENSIONS),
-            resolvedNormalize()), m.settings().heads(),
+        new OutputRows(layout, new PoolingSteps(choices.pooling(), intValue(Settings.DIMENSIONS),
+            choices.normalize()), m.settings().heads(),
             layout.withEntities() ? TextTokenizer.wordRules(m.tokenizerJson()) : null,
             layout.has(OutputGroup.PooledVector.class)
                 ? quantizeRanges(spark.sparkContext().hadoopConfiguration(), pooledWidth())

@@ -3,6 +3,7 @@ package io.corpus.encoder.pipeline;
 import io.corpus.encoder.common.ConfigName;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.InputKind;
+import io.corpus.encoder.config.OutputChoices;
 import io.corpus.encoder.config.SettingRules;
 import io.corpus.encoder.config.Settings;
 import io.corpus.encoder.model.Pooling;
@@ -34,21 +35,21 @@ final class OutputParams {
     Optional<ModelFolder.Classifier> head = classifier.filter(c -> !c.perToken());
     boolean perToken = classifier.filter(ModelFolder.Classifier::perToken).isPresent();
     Entities.Aggregation aggregation = entityAggregation(columns.kind(), perToken);
-    Pooling pooling = t.resolvedPooling();
+    OutputChoices choices = t.outputChoices();
+    Pooling pooling = choices.pooling();
     boolean splade = pooling == Pooling.SPLADE;
     t.checkMatryoshkaCut(pooling);
-    SettingRules.pooledVector(pooling, t.resolvedNormalize(),
+    SettingRules.pooledVector(pooling, choices.normalize(),
         !t.column(t.importanceCol).isEmpty(), SettingRules.Naming.PARAMS);
-    boolean sparse = splade || t.resolvedLexical();
+    boolean sparse = splade || choices.lexical();
     AttentionOutputs attention = t.attentionOutputs();
     OutputLayout layout = OutputLayout.of(schema, columns, input.chunkRows(), List.of(
         new OutputGroup.TokenVectors(t.column(t.outputCol)),
         new OutputGroup.PooledVector(pooling.dense() ? t.column(t.pooledCol) : "",
-            t.resolvedQuantization()),
+            choices.quantization()),
         new OutputGroup.SparseVector(sparse ? t.column(t.sparseIndicesCol) : "",
             sparse ? t.column(t.sparseValuesCol) : "", t.intValue(Settings.SPARSE_TOP_K)),
-        new OutputGroup.MultiVectors(t.resolvedMultiVector() ? t.column(t.multiVectorsCol)
-            : ""),
+        new OutputGroup.MultiVectors(choices.multiVector() ? t.column(t.multiVectorsCol) : ""),
         new OutputGroup.Attention(attention, t.column(t.attentionCol), t.column(t.statsCol),
             t.column(t.rolloutCol), t.column(t.importanceCol)),
         new OutputGroup.Classes(head.isPresent() ? t.column(t.logitsCol) : "",
