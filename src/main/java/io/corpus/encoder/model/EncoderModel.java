@@ -37,7 +37,8 @@ public record EncoderModel(EmbeddingWeights embeddings, EncoderWeights encoder,
    */
   public EncoderModel in(Precision precision) {
     return new EncoderModel(embeddings == null ? null : embeddings.in(precision),
-        encoder.in(precision), heads.stream().map(h -> h.in(precision)).toList(), dense, beforePooling);
+        encoder.in(precision), heads.stream().map(h -> h.in(precision)).toList(), dense,
+        beforePooling);
   }
 
   /** The model's head of this kind, if it has one. */
