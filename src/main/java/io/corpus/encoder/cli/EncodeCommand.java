@@ -4,6 +4,7 @@ import io.corpus.encoder.config.EnvironmentValues;
 import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.RunSummary;
+import io.corpus.encoder.kernel.Float32Products;
 import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.RowMajorBlas;
@@ -95,7 +96,8 @@ final class EncodeCommand {
               + "%.1f s; BLAS %s%s", w.layerCount(), w.width(), settings.model().heads(),
               w.ffnWidth(), model.parameters(), loaded,
               RowMajorBlas.implementation(), model.weights().precision() == Precision.FLOAT32
-                  ? "" : "; " + model.weights().precision().configName() + " products on "
+                  ? "; " + Float32Products.describe()
+                  : "; " + model.weights().precision().configName() + " products on "
                   + OneDnn.describe() + String.format(", encoder layers %.1f MB",
                       model.weights().encoder().bytes() / 1e6)));
       // The model's files are hashed (a third of a second for MiniLM) while Spark still starts.

@@ -12,6 +12,8 @@ import io.corpus.encoder.io.QuantizeRanges;
 import io.corpus.encoder.io.RowWeight;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.io.SplitPlan;
+import io.corpus.encoder.kernel.Float32Products;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.PrecisionCalibration;
 import io.corpus.encoder.kernel.RowMajorBlas;
 import io.corpus.encoder.model.EncoderWeights;
@@ -399,7 +401,9 @@ public final class EncodeJob {
             ? metrics.rowsAlreadyPrompted().value() : null,
         metrics.tokensEncoded().value(), metrics.largestBatch().value(),
         (System.nanoTime() - startNanos) / 1e9, forward,
-        phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation(),
+        phases.seconds(), taskSeconds, plan, RowMajorBlas.implementation()
+            + (model.weights().precision() == Precision.FLOAT32
+                ? "; " + Float32Products.describe() : ""),
         metrics.executors(), Transformers.describe(settings, model), settings.rowShaping(),
         outputs, reuseKey, update, resume);
   }

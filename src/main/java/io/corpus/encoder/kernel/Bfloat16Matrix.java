@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * products in float32 ({@link ReducedProducts}). The bits are held once, in native memory, where
  * oneDNN reads them ({@link NativeWeights}).
  */
-public final class Bfloat16Matrix extends ReducedMatrix {
+public final class Bfloat16Matrix extends OneDnnMatrix {
   private static final long serialVersionUID = 1L;
   private final NativeWeights bits;   // (rows, cols) bfloat16, row-major
   private final int rows;

@@ -18,7 +18,7 @@ import java.nio.ByteOrder;
  * tensor) allow. A row whose values sum to s takes ⌈|s| / 127⌉ of them: 8 to 59 on MiniLM's
  * rows of 384 and 1,536 values.
  */
-public final class Int8Matrix extends ReducedMatrix {
+public final class Int8Matrix extends OneDnnMatrix {
   private static final long serialVersionUID = 1L;
   /** Symmetric int8 spans -127..127, as ONNX Runtime's symmetric int8 does. */
   static final int LIMIT = 127;

@@ -9,7 +9,7 @@ import java.io.Serializable;
  * float32 one, an int8 one a quarter).
  */
 public sealed interface Matrix extends Serializable
-    permits Float32Matrix, ReducedMatrix {
+    permits Float32Matrix, OneDnnMatrix {
   /**
    * Rows a float32 or bfloat16 product takes at once where a batch is cut into blocks (the
    * feed-forward's, whose (rows, F) hidden buffer is 24 MB for BERT-base). With BERT-base
@@ -134,13 +134,20 @@ public sealed interface Matrix extends Serializable
     return of(values, rows, cols);
   }
 
-  /** This matrix's float32 values in {@code precision}; float32 returns this very matrix. */
+  /**
+   * This matrix's float32 values in {@code precision}, where its products run: a float32 matrix
+   * stays itself on the BLAS or moves to native memory for oneDNN ({@link Float32Products});
+   * any other matrix already in {@code precision} returns itself.
+   */
   default Matrix in(Precision precision) {
+    if (this instanceof Float32Matrix f && precision == Precision.FLOAT32) {
+      return Float32Products.chosen().place(f);
+    }
     if (precision == precision()) {
       return this;
     }
     return switch (precision) {
-      case FLOAT32 -> of(floats(), rows(), cols());
+      case FLOAT32 -> of(floats(), rows(), cols()).in(precision);
       case BFLOAT16 -> Bfloat16Matrix.round(floats(), rows(), cols());
       case INT8 -> Int8Matrix.quantize(floats(), rows(), cols());
     };

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 
 /**
- * A reduced-precision matrix's values, held once, in native memory, where oneDNN reads them: not
+ * A oneDNN matrix's values, held once, in native memory, where oneDNN reads them: not
  * on the heap as well (a bfloat16 Qwen3-0.6B's layers are 0.88 GB). Serialized as their bytes, in
  * pieces, and put back into native memory where they are read (an executor's copy of a
  * broadcast). Freed with the object (JNA's {@link Memory} cleaner).
@@ -36,6 +36,12 @@ final class NativeWeights implements Serializable {
 
   static NativeWeights of(short[] values) {
     NativeWeights w = new NativeWeights(2L * values.length);
+    w.memory.write(0, values, 0, values.length);
+    return w;
+  }
+
+  static NativeWeights of(float[] values) {
+    NativeWeights w = new NativeWeights(4L * values.length);
     w.memory.write(0, values, 0, values.length);
     return w;
   }
@@ -69,6 +75,11 @@ final class NativeWeights implements Serializable {
   /** {@code count} 16-bit values from value {@code index}, copied out. */
   short[] shorts(long index, int count) {
     return memory.getShortArray(2 * index, count);
+  }
+
+  /** {@code count} 32-bit floats from value {@code index}, copied out. */
+  float[] floats(long index, int count) {
+    return memory.getFloatArray(4 * index, count);
   }
 
   private void writeObject(ObjectOutputStream out) throws IOException {

@@ -57,15 +57,15 @@ public enum Precision implements ConfigName {
   /**
    * Starts loading the native library this precision's products run on (oneDNN: 90 MB
    * extracted and checked, about a second of one core), then measuring their rate
-   * ({@link PrecisionCalibration#productRate}), on a daemon thread, so that both overlap the
-   * job's other start-up work; {@link #refusal()}, the products and the rate wait for it.
+   * ({@link PrecisionCalibration#productRate}; for float32, which library multiplies faster,
+   * {@link Float32Products}), on a daemon thread, so that both overlap the job's other start-up
+   * work; {@link #refusal()}, the products and the rate wait for it.
    */
   public void loadInBackground() {
-    if (this != FLOAT32) {
-      Thread loading = new Thread(() -> PrecisionCalibration.productRate(this), "onednn-load");
-      loading.setDaemon(true);
-      loading.start();
-    }
+    Thread loading = new Thread(this == FLOAT32 ? Float32Products::chosen
+        : () -> PrecisionCalibration.productRate(this), "onednn-load");
+    loading.setDaemon(true);
+    loading.start();
   }
 
   Precision(String configName) {

@@ -22,14 +22,13 @@ public final class PrecisionCalibration {
 
   /**
    * How fast this precision's weight products run on one thread, in billions of operations
-   * (multiply-adds × 2) a second: float32's the BLAS's calibration sgemm
-   * ({@link RowMajorBlas#sgemmGflops()}), the others measured here once per JVM (about 0.15 s
+   * (multiply-adds × 2) a second: float32's on its library ({@link Float32Products#rate()}), the others measured here once per JVM (about 0.15 s
    * in a cold one; {@link Precision#loadInBackground()} measures it as soon as oneDNN is
    * loaded). A precision this processor refuses is given float32's rate.
    */
   public static double productRate(Precision precision) {
     if (precision == Precision.FLOAT32 || precision.refusal().isPresent()) {
-      return RowMajorBlas.sgemmGflops();
+      return Float32Products.rate();
     }
     synchronized (MEASURED) {
       return MEASURED.computeIfAbsent(precision, PrecisionCalibration::rate);
@@ -49,7 +48,9 @@ public final class PrecisionCalibration {
         continue;
       }
       s.append(String.format(" %.0f G%s/s", rate(p), p == Precision.INT8 ? "OP" : "FLOP"));
-      if (p != Precision.FLOAT32) {
+      if (p == Precision.FLOAT32) {
+        s.append(" (").append(Float32Products.describe()).append(')');
+      } else {
         s.append(" (").append(OneDnn.describe()).append(p == Precision.INT8
             ? (OneDnn.isa().exactInt8() ? ", 8-bit activations" : ", 7-bit activations: no VNNI")
             : "").append(')');
@@ -74,7 +75,7 @@ public final class PrecisionCalibration {
     long best = Long.MAX_VALUE;
     for (int run = 0; run <= RUNS; run++) {
       long start = System.nanoTime();
-      if (m instanceof ReducedMatrix reduced) {
+      if (m instanceof OneDnnMatrix reduced) {
         ReducedProducts.forThisThread().productOnly(ROWS, reduced);
       } else {
         m.multiply(ROWS, x, 0, y, 0, false);

@@ -7,8 +7,9 @@ import io.corpus.encoder.kernel.Matmuls.NativeBuffer;
 import java.nio.ByteBuffer;
 
 /**
- * The bfloat16 and int8 products on oneDNN's matmul ({@link Matmuls}), for one thread, a block of
- * rows at a time, and the passes around them: inputs converted per batch (rounded to bfloat16,
+ * The products on oneDNN's matmul ({@link Matmuls}): bfloat16 and int8, and float32 where oneDNN
+ * outruns the BLAS ({@link Float32Products}); for one thread, a block of rows at a time, and the
+ * passes around them: inputs converted per batch (rounded to bfloat16,
  * or quantized per token to uint8: 0..255 where int8 dot products are exact, 0..127 where they
  * saturate pairs at int16, {@link Isa#exactInt8}), products read back with their bias, residual
  * or GELU. Its native buffers grow as batches need.
@@ -20,6 +21,8 @@ final class ReducedProducts {
   static final int INT8_BLOCK = Integer.getInteger("encoder.int8-block", 256);
   /** Rows of a bfloat16 product done at a time. */
   static final int BFLOAT16_BLOCK = Integer.getInteger("encoder.bfloat16-block", 256);
+  /** Rows of a float32 product on oneDNN done at a time. */
+  static final int FLOAT32_BLOCK = 256;
   /**
    * An int8 block's rows rounded up to a multiple of this for oneDNN's GELU product, made for a
    * fixed row count: a few primitives per shape, not one per count.
@@ -182,8 +185,8 @@ final class ReducedProducts {
    * for calibration: the passes around it (which the JIT compiles only once a job has run them
    * a while) are left out, and the result unread.
    */
-  void productOnly(int n, ReducedMatrix w) {
-    source.ensure(2L * n * w.kind().k());     // two bytes a bfloat16 input, one a uint8 one
+  void productOnly(int n, OneDnnMatrix w) {
+    source.ensure(4L * n * w.kind().k());     // four bytes a float32 input, two a bfloat16
     matmuls.run(w.kind(), n, source, w.onNative(), null, result);
   }
 
@@ -238,6 +241,24 @@ final class ReducedProducts {
       matmuls.run(out, rows, hidden, v.onNative(), null, result);
       readBack(rows, outs, outBias, addend, addendOffset + first * outs, y,
           yOffset + first * outs, false);
+    }
+  }
+
+  /**
+   * y (n, N) = x (n, K) · Wᵀ + bias + addend with W float32 (N, K) on oneDNN, {@link
+   * #FLOAT32_BLOCK} rows at a time, x copied to native memory and the product read back as
+   * {@link #bfloat16}'s is. With {@code gelu}, y = GELU(product + bias) (no addend).
+   */
+  void float32(int n, float[] x, int xOffset, OneDnnFloat32Matrix w, float[] bias,
+      float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
+    Kind kind = w.kind();
+    int k = w.cols();
+    for (int first = 0; first < n; first += FLOAT32_BLOCK) {
+      int rows = Math.min(FLOAT32_BLOCK, n - first);
+      source.ensure(4L * rows * k).write(0, x, xOffset + first * k, rows * k);
+      matmuls.run(kind, rows, source, w.onNative(), null, result);
+      readBack(rows, w.rows(), bias, addend, addendOffset + first * w.rows(), y,
+          yOffset + first * w.rows(), gelu);
     }
   }
 

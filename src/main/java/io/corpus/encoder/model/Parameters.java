@@ -1,7 +1,7 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Float32Matrix;
 import io.corpus.encoder.kernel.Matrix;
-import io.corpus.encoder.kernel.Precision;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -80,7 +80,7 @@ public final class Parameters {
 
   /** What a part's values live in: a float32 matrix's array, which a vector may share. */
   private static Object storage(Object part) {
-    return part instanceof Matrix m && m.precision() == Precision.FLOAT32 ? m.floats() : part;
+    return part instanceof Float32Matrix m ? m.values() : part;
   }
 
   private static Object value(RecordComponent component, Object record) {

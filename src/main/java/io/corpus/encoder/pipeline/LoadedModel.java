@@ -99,13 +99,11 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
   }
 
   /**
-   * This model with its weight products in {@code precision}, or an error in one line when this
-   * processor does not run it ({@link Precision#refusal}).
+   * This model with its weight products in {@code precision} (float32's on the library that
+   * multiplies them faster here, {@link io.corpus.encoder.kernel.Float32Products}), or an error
+   * in one line when this processor does not run it ({@link Precision#refusal}).
    */
   public LoadedModel in(Precision precision) {
-    if (precision == Precision.FLOAT32) {
-      return this;
-    }
     refuseIfNotRun(precision);
     return new LoadedModel(weights.in(precision), settings, folder, tokenizerJson, parameters);
   }

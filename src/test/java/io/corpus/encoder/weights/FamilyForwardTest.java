@@ -110,6 +110,7 @@ class FamilyForwardTest {
   @MethodSource("cases")
   void specShapesAndForwardEqualThePort(Case c) throws IOException {
     Loaded m = Loaded.of(c);
+    loaded(c, m.model());
     ModelFolder folder = m.folder();
     ModelSettings settings = folder.settings();
     EncoderModel model = m.model();
@@ -155,6 +156,7 @@ class FamilyForwardTest {
   @MethodSource("classifierCases")
   void classifierHeadsEqualThePort(Case c) throws IOException {
     Loaded m = Loaded.of(c);
+    loaded(c, m.model());
     ClassifierHead head = m.model().head(ClassifierHead.class).orElseThrow();
     JsonNode rows = read(c.folder().resolve(c.file()));
     TokenBatch batch = m.forward(rows);
@@ -175,6 +177,9 @@ class FamilyForwardTest {
     System.out.printf("%s: worst relative error of logits and scores %.2e%n", c, worst);
     assertTrue(worst <= LOGITS, c + ": logits and scores " + worst);
   }
+
+  /** What a subclass checks of each case's model as loaded: here, nothing more. */
+  void loaded(Case c, EncoderModel model) {}
 
   /**
    * A case's folder read with its task, its weights loaded in float32 and held to the shapes

@@ -3,13 +3,15 @@ package io.corpus.encoder.kernel;
 import com.sun.jna.Memory;
 
 /**
- * Weights whose products run on oneDNN in a reduced precision ({@link ReducedProducts}), a block
- * of rows at a time: the layer's bias and residual are added, or a GELU applied (by {@link
- * RationalErf}: the next product reduces it again; in int8 on VNNI or AMX by oneDNN as it
- * stores the product), as the product is read back into float32, with no pass of their own;
- * other activations take one.
+ * Weights held in native memory whose products run on oneDNN ({@link ReducedProducts}): in a
+ * reduced precision, or in float32 where oneDNN's float32 matmul outruns the BLAS ({@link
+ * Float32Products}). A block of rows at a time: the layer's bias and residual are added, or a
+ * GELU applied (by {@link RationalErf}: the next product reduces it again; in int8 on VNNI or AMX
+ * by oneDNN as it stores the product), as the product is read back into float32, with no pass of
+ * their own; other activations take one.
  */
-abstract sealed class ReducedMatrix implements Matrix permits Bfloat16Matrix, Int8Matrix {
+abstract sealed class OneDnnMatrix implements Matrix
+    permits Bfloat16Matrix, Int8Matrix, OneDnnFloat32Matrix {
   private static final long serialVersionUID = 1L;
 
   /** oneDNN's matmul of a block of inputs by these weights, before the passes around it. */

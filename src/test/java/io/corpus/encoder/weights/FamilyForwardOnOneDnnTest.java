@@ -1,0 +1,41 @@
+package io.corpus.encoder.weights;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.corpus.encoder.kernel.Float32Products;
+import io.corpus.encoder.kernel.OneDnn;
+import io.corpus.encoder.kernel.OneDnnFloat32Matrix;
+import io.corpus.encoder.model.EncoderModel;
+import io.corpus.encoder.model.LayerWeights;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.parallel.Isolated;
+
+/**
+ * Every family's cases of {@link FamilyForwardTest}, to the same tolerances, with the float32
+ * weight products on oneDNN's matmul ({@value Float32Products#PROPERTY} pinned to onednn), as
+ * the job multiplies them where oneDNN is the faster library: every layer's weights are held
+ * there. Sets a system property: isolated.
+ */
+@Isolated
+class FamilyForwardOnOneDnnTest extends FamilyForwardTest {
+  @BeforeAll
+  static void pinOneDnn() {
+    assumeTrue(OneDnn.available(), "oneDNN did not load: " + OneDnn.failure());
+    System.setProperty(Float32Products.PROPERTY, "onednn");
+  }
+
+  @AfterAll
+  static void unpin() {
+    System.clearProperty(Float32Products.PROPERTY);
+  }
+
+  @Override
+  void loaded(Case c, EncoderModel model) {
+    for (LayerWeights layer : model.encoder().layers()) {
+      assertInstanceOf(OneDnnFloat32Matrix.class, layer.inProjWeight(), c.toString());
+      assertInstanceOf(OneDnnFloat32Matrix.class, layer.outProjWeight(), c.toString());
+    }
+  }
+}
