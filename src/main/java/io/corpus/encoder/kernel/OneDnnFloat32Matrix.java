@@ -8,7 +8,8 @@ import com.sun.jna.Memory;
  * Float32Matrix} up to the order of the float32 sums. The values are held once, in native
  * memory, where oneDNN reads them; each block of inputs is copied there and its product read
  * back with the bias and residual added, or the GELU applied, as the reduced precisions' are
- * ({@link ReducedProducts#float32}).
+ * ({@link ReducedProducts#float32}). Callers cut a feed-forward into blocks of {@link
+ * Matrix#BLOCK_ROWS} rows, as on the BLAS, so the work buffers are the same whichever library.
  */
 public final class OneDnnFloat32Matrix extends OneDnnMatrix {
   private static final long serialVersionUID = 1L;
@@ -46,12 +47,6 @@ public final class OneDnnFloat32Matrix extends OneDnnMatrix {
   void product(ReducedProducts products, int n, float[] x, int xOffset, float[] bias,
       float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
     products.float32(n, x, xOffset, this, bias, addend, addendOffset, y, yOffset, gelu);
-  }
-
-  /** The rows of one product ({@link ReducedProducts#FLOAT32_BLOCK}), as bfloat16's. */
-  @Override
-  public int blockRows() {
-    return ReducedProducts.FLOAT32_BLOCK;
   }
 
   @Override

@@ -18,9 +18,15 @@ import org.junit.jupiter.api.parallel.Isolated;
  */
 @Isolated
 class Float32ProductsTest {
+  private final String before = System.getProperty(Float32Products.PROPERTY);
+
   @AfterEach
-  void unpin() {
-    System.clearProperty(Float32Products.PROPERTY);
+  void restore() {
+    if (before == null) {
+      System.clearProperty(Float32Products.PROPERTY);
+    } else {
+      System.setProperty(Float32Products.PROPERTY, before);
+    }
   }
 
   @Test
@@ -64,6 +70,7 @@ class Float32ProductsTest {
 
   @Test
   void calibratedTheChoiceGivesBothRates() {
+    System.setProperty(Float32Products.PROPERTY, "auto");
     Float32Products.Choice c = Float32Products.choice();
     System.out.println(Float32Products.describe());
     assertTrue(c.blasRate() > 0, c.toString());

@@ -20,15 +20,22 @@ import org.junit.jupiter.api.parallel.Isolated;
  */
 @Isolated
 class FamilyForwardOnOneDnnTest extends FamilyForwardTest {
+  private static String before;
+
   @BeforeAll
   static void pinOneDnn() {
     assumeTrue(OneDnn.available(), "oneDNN did not load: " + OneDnn.failure());
+    before = System.getProperty(Float32Products.PROPERTY);
     System.setProperty(Float32Products.PROPERTY, "onednn");
   }
 
   @AfterAll
-  static void unpin() {
-    System.clearProperty(Float32Products.PROPERTY);
+  static void restore() {
+    if (before == null) {
+      System.clearProperty(Float32Products.PROPERTY);
+    } else {
+      System.setProperty(Float32Products.PROPERTY, before);
+    }
   }
 
   @Override
