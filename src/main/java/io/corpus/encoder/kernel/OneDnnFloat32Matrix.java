@@ -49,6 +49,24 @@ public final class OneDnnFloat32Matrix extends OneDnnMatrix {
     products.float32(n, x, xOffset, this, bias, addend, addendOffset, y, yOffset, gelu);
   }
 
+  /**
+   * With a second layer on oneDNN too, the hidden values stay in native memory between the two
+   * products, oneDNN adding the bias and applying the activation as it stores them ({@link
+   * ReducedProducts#float32FeedForward}).
+   */
+  @Override
+  public void feedForward(int n, float[] x, int xOffset, float[] bias, Activation activation,
+      Matrix second, float[] secondBias, float[] addend, int addendOffset, float[] y,
+      int yOffset, float[] hidden) {
+    if (!(second instanceof OneDnnFloat32Matrix v)) {
+      super.feedForward(n, x, xOffset, bias, activation, second, secondBias, addend,
+          addendOffset, y, yOffset, hidden);
+      return;
+    }
+    ReducedProducts.forThisThread().float32FeedForward(n, x, xOffset, this, bias,
+        OneDnn.eltwise(activation), v, secondBias, addend, addendOffset, y, yOffset);
+  }
+
   @Override
   Matmuls.Kind kind() {
     return new Matmuls.Kind(OneDnn.F32, OneDnn.F32, cols, rows, 0, false);

@@ -22,9 +22,10 @@ public final class PrecisionCalibration {
 
   /**
    * How fast this precision's weight products run on one thread, in billions of operations
-   * (multiply-adds × 2) a second: float32's on its library ({@link Float32Products#rate()}), the others measured here once per JVM (about 0.15 s
-   * in a cold one; {@link Precision#loadInBackground()} measures it as soon as oneDNN is
-   * loaded). A precision this processor refuses is given float32's rate.
+   * (multiply-adds × 2) a second: float32's on its library ({@link Float32Products#rate()}),
+   * the others measured here once per JVM (about 0.15 s in a cold one; {@link
+   * Precision#loadInBackground()} measures it as soon as oneDNN is loaded). A precision this
+   * processor refuses is given float32's rate.
    */
   public static double productRate(Precision precision) {
     if (precision == Precision.FLOAT32 || precision.refusal().isPresent()) {
@@ -36,8 +37,8 @@ public final class PrecisionCalibration {
   }
 
   /**
-   * One line: {@code precisions: float32 95 GFLOP/s; int8 210 GOP/s (oneDNN 3.8.1,
-   * avx512_core_vnni, 8-bit activations); bfloat16 refused: ...}.
+   * One line: {@code precisions: float32 95 GFLOP/s (on the BLAS: ...); int8 210 GOP/s (oneDNN
+   * 3.8.1, avx512_core_vnni, 8-bit activations); bfloat16 refused: ...}.
    */
   public static String describe() {
     StringBuilder s = new StringBuilder("precisions:");
@@ -49,7 +50,8 @@ public final class PrecisionCalibration {
       }
       s.append(String.format(" %.0f G%s/s", rate(p), p == Precision.INT8 ? "OP" : "FLOP"));
       if (p == Precision.FLOAT32) {
-        s.append(" (").append(Float32Products.describe()).append(')');
+        s.append(" (").append(Float32Products.describe().replace("float32 products ", ""))
+            .append(')');
       } else {
         s.append(" (").append(OneDnn.describe()).append(p == Precision.INT8
             ? (OneDnn.isa().exactInt8() ? ", 8-bit activations" : ", 7-bit activations: no VNNI")

@@ -37,7 +37,7 @@ final class ReducedProducts {
   private final Bfloat16Passes bfloat16Passes = Bfloat16Passes.create();
   private final NativeBuffer source = new NativeBuffer();   // the converted input (n, K)
   private final NativeBuffer result = new NativeBuffer();   // (n, N), int32 or float32
-  private final NativeBuffer hidden = new NativeBuffer();   // a feed-forward's (n, F), bf16
+  private final NativeBuffer hidden = new NativeBuffer();   // a feed-forward's (n, F)
   private final NativeBuffer biases = new NativeBuffer();   // a bias oneDNN adds (N), f32
   private final NativeBuffer rowScales = new NativeBuffer();   // (rows) token scales, f32
   private float[] tokenScales = new float[0];
@@ -259,6 +259,31 @@ final class ReducedProducts {
       matmuls.run(kind, rows, source, w.onNative(), null, result);
       readBack(rows, w.rows(), bias, addend, addendOffset + first * w.rows(), y,
           yOffset + first * w.rows(), gelu);
+    }
+  }
+
+  /**
+   * A feed-forward in float32 on oneDNN: y (n, N) = act(x · Wᵀ + bias) · Vᵀ + outBias + addend,
+   * as {@link #bfloat16FeedForward}: oneDNN adds the first product's bias and applies the
+   * activation ({@code eltwise}) as it stores the (n, F) hidden values in native memory, where the
+   * second product reads them; they never come back to the heap.
+   */
+  void float32FeedForward(int n, float[] x, int xOffset, OneDnnFloat32Matrix w, float[] bias,
+      int eltwise, OneDnnFloat32Matrix v, float[] outBias, float[] addend, int addendOffset,
+      float[] y, int yOffset) {
+    int k = w.cols();
+    int outs = v.rows();
+    Kind in = new Kind(OneDnn.F32, OneDnn.F32, k, w.rows(), eltwise, bias != null);
+    if (bias != null) {
+      biases.ensure(4L * w.rows()).write(0, bias, 0, w.rows());
+    }
+    for (int first = 0; first < n; first += FLOAT32_BLOCK) {
+      int rows = Math.min(FLOAT32_BLOCK, n - first);
+      source.ensure(4L * rows * k).write(0, x, xOffset + first * k, rows * k);
+      matmuls.run(in, rows, source, w.onNative(), bias == null ? null : biases, hidden);
+      matmuls.run(v.kind(), rows, hidden, v.onNative(), null, result);
+      readBack(rows, outs, outBias, addend, addendOffset + first * outs, y,
+          yOffset + first * outs, false);
     }
   }
 
