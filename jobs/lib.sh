@@ -147,12 +147,14 @@ run_main() {
 }
 
 # For the benchmarks that time whole processes in alternating rounds: the clock in seconds, the
-# mean of their arguments, and the kernels a job ran on (OpenBLAS's core type from its log, the
-# element-wise kernels' vector width from its run summary): print_job_kernels LOG SUMMARY.
+# mean of their arguments, and the kernels a job ran on (OpenBLAS's core type and the library of
+# the float32 products from its log, the element-wise kernels' vector width from its run
+# summary): print_job_kernels LOG SUMMARY.
 now() { date +%s.%N; }
 mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { printf "%.2f", s / NR }'; }
 print_job_kernels() {
   grep -o 'BLAS [^;]*' "$1" | head -1 | sed 's/^/ours: /' || true
+  grep -o 'float32 products on [^;]*' "$1" | head -1 | sed 's/^/ours: /' || true
   grep -o '[A-Za-z]*Elementwise ([^)]*)' "$2" 2>/dev/null | head -1 | sed 's/^/ours: /' || true
 }
 
