@@ -14,17 +14,14 @@ import java.util.function.Consumer;
 public final class Bfloat16Matrix extends OneDnnMatrix {
   private static final long serialVersionUID = 1L;
   private final NativeWeights bits;   // (rows, cols) bfloat16, row-major
-  private final int rows;
-  private final int cols;
 
   public Bfloat16Matrix(short[] bits, int rows, int cols) {
     this(NativeWeights.of(checked(bits, rows, cols)), rows, cols);
   }
 
   private Bfloat16Matrix(NativeWeights bits, int rows, int cols) {
+    super(rows, cols);
     this.bits = bits;
-    this.rows = rows;
-    this.cols = cols;
   }
 
   /**
@@ -131,42 +128,8 @@ public final class Bfloat16Matrix extends OneDnnMatrix {
   }
 
   @Override
-  public int rows() {
-    return rows;
-  }
-
-  @Override
-  public int cols() {
-    return cols;
-  }
-
-  @Override
   public Precision precision() {
     return Precision.BFLOAT16;
-  }
-
-  @Override
-  void product(ReducedProducts products, int n, float[] x, int xOffset, float[] bias,
-      float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
-    products.bfloat16(n, x, xOffset, this, bias, addend, addendOffset, y, yOffset, gelu);
-  }
-
-  /**
-   * With a bfloat16 second layer, oneDNN adds the bias and applies the activation as it stores
-   * the first product, in bfloat16, where the second product reads it ({@link
-   * ReducedProducts#bfloat16FeedForward}).
-   */
-  @Override
-  public void feedForward(int n, float[] x, int xOffset, float[] bias, Activation activation,
-      Matrix second, float[] secondBias, float[] addend, int addendOffset, float[] y,
-      int yOffset, float[] hidden) {
-    if (!(second instanceof Bfloat16Matrix v)) {
-      super.feedForward(n, x, xOffset, bias, activation, second, secondBias, addend,
-          addendOffset, y, yOffset, hidden);
-      return;
-    }
-    ReducedProducts.forThisThread().bfloat16FeedForward(n, x, xOffset, this, bias,
-        OneDnn.eltwise(activation), v, secondBias, addend, addendOffset, y, yOffset);
   }
 
   /**

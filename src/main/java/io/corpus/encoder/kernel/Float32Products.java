@@ -24,8 +24,8 @@ public enum Float32Products {
   public static final String PROPERTY = "encoder.float32-products";
   /** How much faster oneDNN must be to be chosen: a margin over the measurement's noise. */
   static final double MARGIN = 1.1;
-  private static final int ROWS = 512;
-  private static final int WIDTH = 768;
+  private static final int ROWS = PrecisionCalibration.ROWS;
+  private static final int WIDTH = PrecisionCalibration.WIDTH;
   private static final int RUNS = 8;
 
   private final String label;
@@ -115,14 +115,8 @@ public enum Float32Products {
 
   private static Choice calibrate() {
     Random random = new Random(1);
-    float[] w = new float[WIDTH * WIDTH];
-    float[] x = new float[ROWS * WIDTH];
-    for (int i = 0; i < w.length; i++) {
-      w[i] = random.nextFloat() - 0.5f;
-    }
-    for (int i = 0; i < x.length; i++) {
-      x[i] = random.nextFloat() - 0.5f;
-    }
+    float[] w = PrecisionCalibration.uniform(random, WIDTH * WIDTH);
+    float[] x = PrecisionCalibration.uniform(random, ROWS * WIDTH);
     Float32Matrix onBlas = new Float32Matrix(w, WIDTH, WIDTH);
     Matrix onOneDnn;
     try {

@@ -26,15 +26,12 @@ public final class Int8Matrix extends OneDnnMatrix {
   private final NativeWeights scalesOnNative;   // the scales, as oneDNN reads them
   private final float[] scales;     // (rows): W[r][c] ≈ scales[r] · values[r][c]
   private final int[] zeroPointSums;   // what the passes take off per zero point: Σ_c or 0s
-  private final int rows;
-  private final int cols;
   private final boolean hasZeroColumns;
   private final int zeroColumns;
 
   private Int8Matrix(byte[] values, float[] scales, int rows, int cols, boolean zeroColumns) {
+    super(rows, cols);
     this.scales = scales;
-    this.rows = rows;
-    this.cols = cols;
     int[] rowSums = new int[rows];     // Σ_c values[r][c]
     int largest = 0;
     for (int r = 0; r < rows; r++) {
@@ -162,16 +159,6 @@ public final class Int8Matrix extends OneDnnMatrix {
   /** The scales themselves, not a copy: for the products. */
   float[] scalesView() {
     return scales;
-  }
-
-  @Override
-  public int rows() {
-    return rows;
-  }
-
-  @Override
-  public int cols() {
-    return cols;
   }
 
   @Override

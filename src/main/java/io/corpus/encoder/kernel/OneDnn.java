@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * oneDNN, the kernel library under PyTorch and ONNX Runtime, for the products float32 BLAS cannot
- * do: bfloat16 and int8 inputs with float32 or int32 results. Its C API is called through JNA;
+ * do (bfloat16 and int8 inputs with float32 or int32 results), and for float32 ones where its
+ * kernels outrun the BLAS's ({@link Float32Products}). Its C API is called through JNA;
  * the libraries come from the {@code org.bytedeco:dnnl} jar (and libOpenCL.so.1, which
  * libdnnl.so.3 links, from bytedeco's OpenCL jar), extracted once per user into the job's cache
  * and checked before each load ({@link NativeCache}), as the bundled OpenBLAS is. Loaded on

@@ -13,8 +13,9 @@ import java.util.Random;
  * pieces instead of 2), or why it is refused.
  */
 public final class PrecisionCalibration {
-  private static final int ROWS = 512;
-  private static final int WIDTH = 768;
+  /** The calibration product's rows and weight width: a 512 × 768 by 768 × 768 product. */
+  static final int ROWS = 512;
+  static final int WIDTH = 768;
   private static final int RUNS = 3;
   private static final Map<Precision, Double> MEASURED = new EnumMap<>(Precision.class);
 
@@ -61,17 +62,20 @@ public final class PrecisionCalibration {
     return s.toString();
   }
 
+  /** n values drawn uniformly from [−0.5, 0.5): a calibration product's weights or inputs. */
+  static float[] uniform(Random random, int n) {
+    float[] values = new float[n];
+    for (int i = 0; i < n; i++) {
+      values[i] = random.nextFloat() - 0.5f;
+    }
+    return values;
+  }
+
   /** Multiply-adds × 2 per second of the best run, in billions. */
   static double rate(Precision precision) {
     Random random = new Random(1);
-    float[] w = new float[WIDTH * WIDTH];
-    float[] x = new float[ROWS * WIDTH];
-    for (int i = 0; i < w.length; i++) {
-      w[i] = random.nextFloat() - 0.5f;
-    }
-    for (int i = 0; i < x.length; i++) {
-      x[i] = random.nextFloat() - 0.5f;
-    }
+    float[] w = uniform(random, WIDTH * WIDTH);
+    float[] x = uniform(random, ROWS * WIDTH);
     Matrix m = Matrix.of(w, WIDTH, WIDTH).in(precision);
     float[] y = new float[ROWS * WIDTH];
     long best = Long.MAX_VALUE;

@@ -198,18 +198,21 @@ final class ReducedProducts {
   }
 
   /**
-   * y (n, N) = x (n, K) · Wᵀ + bias + addend with W bfloat16 (N, K) and x rounded to bfloat16,
-   * summed in float32, {@link #BFLOAT16_BLOCK} rows at a time (each block's rounded input and
-   * float32 product stay in the core's caches between the passes). The bias and the addend (a
-   * residual, or y itself to accumulate) are added as the product is read back; either may be
-   * null. With {@code gelu}, y = GELU(product + bias) (no addend).
+   * y (n, N) = x (n, K) · Wᵀ + bias + addend with W bfloat16 or float32 (N, K), x rounded to
+   * bfloat16 or copied to native memory alike, summed in float32 by oneDNN, a block of rows at a
+   * time ({@link #BFLOAT16_BLOCK}, {@link #FLOAT32_BLOCK}: each block's input and product stay
+   * in the core's caches between the passes). The bias and the addend (a residual, or y itself
+   * to accumulate) are added as the product is read back; either may be null. With {@code
+   * gelu}, y = GELU(product + bias) (no addend).
    */
-  void bfloat16(int n, float[] x, int xOffset, Bfloat16Matrix w, float[] bias, float[] addend,
+  void floating(int n, float[] x, int xOffset, OneDnnMatrix w, float[] bias, float[] addend,
       int addendOffset, float[] y, int yOffset, boolean gelu) {
     Kind kind = w.kind();
-    for (int first = 0; first < n; first += BFLOAT16_BLOCK) {
-      int rows = Math.min(BFLOAT16_BLOCK, n - first);
-      rounded(rows, x, xOffset + first * w.cols(), w.cols());
+    int k = w.cols();
+    int block = block(kind.src());
+    for (int first = 0; first < n; first += block) {
+      int rows = Math.min(block, n - first);
+      input(rows, x, xOffset + first * k, k, kind.src());
       matmuls.run(kind, rows, source, w.onNative(), null, result);
       readBack(rows, w.rows(), bias, addend, addendOffset + first * w.rows(), y,
           yOffset + first * w.rows(), gelu);
@@ -217,26 +220,28 @@ final class ReducedProducts {
   }
 
   /**
-   * A feed-forward in bfloat16: y (n, N) = act(x · Wᵀ + bias) · Vᵀ + outBias + addend, W
-   * (F, K) and V (N, F). oneDNN adds the first product's bias and applies the activation as it
-   * stores the product, rounded to bfloat16, where the second product reads it: the (n, F)
-   * hidden values never come back to the heap in float32, nor go through a pass of their own.
+   * A feed-forward in bfloat16 or float32 (W (F, K) and V (N, F) alike): y (n, N) = act(x · Wᵀ +
+   * bias) · Vᵀ + outBias + addend. oneDNN adds the first product's bias and applies the
+   * activation as it stores the product, in W's type, where the second product reads it: the
+   * (n, F) hidden values never come back to the heap, nor go through a pass of their own.
    * {@code eltwise} is oneDNN's algorithm for the activation ({@link OneDnn#eltwise}).
    */
-  void bfloat16FeedForward(int n, float[] x, int xOffset, Bfloat16Matrix w, float[] bias,
-      int eltwise, Bfloat16Matrix v, float[] outBias, float[] addend, int addendOffset,
+  void floatingFeedForward(int n, float[] x, int xOffset, OneDnnMatrix w, float[] bias,
+      int eltwise, OneDnnMatrix v, float[] outBias, float[] addend, int addendOffset,
       float[] y, int yOffset) {
     int k = w.cols();
     int width = w.rows();
     int outs = v.rows();
-    Kind in = new Kind(OneDnn.BF16, OneDnn.BF16, k, width, eltwise, bias != null);
+    int type = w.kind().src();
+    Kind in = new Kind(type, type, k, width, eltwise, bias != null);
     Kind out = v.kind();
     if (bias != null) {
       biases.ensure(4L * width).write(0, bias, 0, width);
     }
-    for (int first = 0; first < n; first += BFLOAT16_BLOCK) {
-      int rows = Math.min(BFLOAT16_BLOCK, n - first);
-      rounded(rows, x, xOffset + first * k, k);
+    int block = block(type);
+    for (int first = 0; first < n; first += block) {
+      int rows = Math.min(block, n - first);
+      input(rows, x, xOffset + first * k, k, type);
       matmuls.run(in, rows, source, w.onNative(), bias == null ? null : biases, hidden);
       matmuls.run(out, rows, hidden, v.onNative(), null, result);
       readBack(rows, outs, outBias, addend, addendOffset + first * outs, y,
@@ -244,53 +249,19 @@ final class ReducedProducts {
     }
   }
 
-  /**
-   * y (n, N) = x (n, K) · Wᵀ + bias + addend with W float32 (N, K) on oneDNN, {@link
-   * #FLOAT32_BLOCK} rows at a time, x copied to native memory and the product read back as
-   * {@link #bfloat16}'s is. With {@code gelu}, y = GELU(product + bias) (no addend).
-   */
-  void float32(int n, float[] x, int xOffset, OneDnnFloat32Matrix w, float[] bias,
-      float[] addend, int addendOffset, float[] y, int yOffset, boolean gelu) {
-    Kind kind = w.kind();
-    int k = w.cols();
-    for (int first = 0; first < n; first += FLOAT32_BLOCK) {
-      int rows = Math.min(FLOAT32_BLOCK, n - first);
-      source.ensure(4L * rows * k).write(0, x, xOffset + first * k, rows * k);
-      matmuls.run(kind, rows, source, w.onNative(), null, result);
-      readBack(rows, w.rows(), bias, addend, addendOffset + first * w.rows(), y,
-          yOffset + first * w.rows(), gelu);
-    }
+  /** Rows of a product done at a time for inputs of this type. */
+  private static int block(int type) {
+    return type == OneDnn.BF16 ? BFLOAT16_BLOCK : FLOAT32_BLOCK;
   }
 
-  /**
-   * A feed-forward in float32 on oneDNN: y (n, N) = act(x · Wᵀ + bias) · Vᵀ + outBias + addend,
-   * as {@link #bfloat16FeedForward}: oneDNN adds the first product's bias and applies the
-   * activation ({@code eltwise}) as it stores the (n, F) hidden values in native memory, where the
-   * second product reads them; they never come back to the heap.
-   */
-  void float32FeedForward(int n, float[] x, int xOffset, OneDnnFloat32Matrix w, float[] bias,
-      int eltwise, OneDnnFloat32Matrix v, float[] outBias, float[] addend, int addendOffset,
-      float[] y, int yOffset) {
-    int k = w.cols();
-    int outs = v.rows();
-    Kind in = new Kind(OneDnn.F32, OneDnn.F32, k, w.rows(), eltwise, bias != null);
-    if (bias != null) {
-      biases.ensure(4L * w.rows()).write(0, bias, 0, w.rows());
+  /** The source holds rows (n, K) of x from xOffset, rounded to bfloat16 or as they are. */
+  private void input(int n, float[] x, int xOffset, int k, int type) {
+    if (type == OneDnn.BF16) {
+      source.ensure(2L * n * k);
+      bfloat16Passes.round(n * k, x, xOffset, source.view);
+    } else {
+      source.ensure(4L * n * k).write(0, x, xOffset, n * k);
     }
-    for (int first = 0; first < n; first += FLOAT32_BLOCK) {
-      int rows = Math.min(FLOAT32_BLOCK, n - first);
-      source.ensure(4L * rows * k).write(0, x, xOffset + first * k, rows * k);
-      matmuls.run(in, rows, source, w.onNative(), bias == null ? null : biases, hidden);
-      matmuls.run(v.kind(), rows, hidden, v.onNative(), null, result);
-      readBack(rows, outs, outBias, addend, addendOffset + first * outs, y,
-          yOffset + first * outs, false);
-    }
-  }
-
-  /** The source holds rows (n, K) of x from xOffset, rounded to bfloat16. */
-  private void rounded(int n, float[] x, int xOffset, int k) {
-    source.ensure(2L * n * k);
-    bfloat16Passes.round(n * k, x, xOffset, source.view);
   }
 
   /** y (n, N) from the float32 product in the result, its bias and addend added (or GELU'd). */
