@@ -98,12 +98,12 @@ public enum Float32Products {
   }
 
   /**
-   * The choice from the two rates (GFLOP/s; oneDNN's NaN where it did not load, with {@code
-   * failure} the reason): oneDNN where it is at least {@link #MARGIN} times the BLAS's.
+   * The choice from the two rates (GFLOP/s; oneDNN's NaN where it did not load or run, with
+   * {@code failure} saying why): oneDNN where it is at least {@link #MARGIN} times the BLAS's.
    */
   static Choice decide(double blasRate, double oneDnnRate, String failure) {
     if (Double.isNaN(oneDnnRate)) {
-      return new Choice(BLAS, blasRate, oneDnnRate, "oneDNN did not load: " + failure);
+      return new Choice(BLAS, blasRate, oneDnnRate, "oneDNN " + failure);
     }
     boolean faster = oneDnnRate >= MARGIN * blasRate;
     String why = String.format(Locale.ROOT, faster
@@ -114,32 +114,32 @@ public enum Float32Products {
   }
 
   private static Choice calibrate() {
+    if (!OneDnn.available()) {
+      return decide(RowMajorBlas.sgemmGflops(), Double.NaN, "did not load: " + OneDnn.failure());
+    }
     Random random = new Random(1);
     float[] w = PrecisionCalibration.uniform(random, WIDTH * WIDTH);
     float[] x = PrecisionCalibration.uniform(random, ROWS * WIDTH);
-    Float32Matrix onBlas = new Float32Matrix(w, WIDTH, WIDTH);
-    Matrix onOneDnn;
-    try {
-      onOneDnn = OneDnn.available() ? OneDnnFloat32Matrix.of(onBlas) : null;
-    } catch (RuntimeException | LinkageError e) {
-      return decide(RowMajorBlas.sgemmGflops(), Double.NaN, String.valueOf(e.getMessage()));
-    }
-    if (onOneDnn == null) {
-      return decide(RowMajorBlas.sgemmGflops(), Double.NaN, OneDnn.failure());
-    }
     float[] y = new float[ROWS * WIDTH];
+    Float32Matrix onBlas = new Float32Matrix(w, WIDTH, WIDTH);
     long blas = Long.MAX_VALUE;
     long oneDnn = Long.MAX_VALUE;
-    for (int run = 0; run <= RUNS; run++) {   // in turn, so that both see the same load
-      long start = cpuNanos();
-      onBlas.multiply(ROWS, x, 0, y, 0, false);
-      long middle = cpuNanos();
-      onOneDnn.multiply(ROWS, x, 0, y, 0, false);
-      long end = cpuNanos();
-      if (run > 0) {
-        blas = Math.min(blas, middle - start);
-        oneDnn = Math.min(oneDnn, end - middle);
+    try {
+      Matrix onOneDnn = OneDnnFloat32Matrix.of(onBlas);
+      for (int run = 0; run <= RUNS; run++) {   // in turn, so that both see the same load
+        long start = cpuNanos();
+        onBlas.multiply(ROWS, x, 0, y, 0, false);
+        long middle = cpuNanos();
+        onOneDnn.multiply(ROWS, x, 0, y, 0, false);
+        long end = cpuNanos();
+        if (run > 0) {
+          blas = Math.min(blas, middle - start);
+          oneDnn = Math.min(oneDnn, end - middle);
+        }
       }
+    } catch (RuntimeException | LinkageError e) {   // the BLAS, whatever oneDNN does
+      return decide(RowMajorBlas.sgemmGflops(), Double.NaN, "its float32 product failed: "
+          + e.getMessage());
     }
     double flops = 2.0 * ROWS * WIDTH * WIDTH;
     return decide(flops / Math.max(1, blas), flops / Math.max(1, oneDnn), "");

@@ -62,10 +62,22 @@ public enum Precision implements ConfigName {
    * work; {@link #refusal()}, the products and the rate wait for it.
    */
   public void loadInBackground() {
-    Thread loading = new Thread(this == FLOAT32 ? Float32Products::chosen
+    Thread loading = new Thread(this == FLOAT32 ? Precision::float32Library
         : () -> PrecisionCalibration.productRate(this), "onednn-load");
     loading.setDaemon(true);
     loading.start();
+  }
+
+  /**
+   * Decides where float32 products run, ahead of the weights' loading; a setting it refuses is
+   * reported by the loading, which asks again, not by this thread.
+   */
+  private static void float32Library() {
+    try {
+      Float32Products.chosen();
+    } catch (RuntimeException e) {
+      // the loading thread gets the same error and reports it
+    }
   }
 
   Precision(String configName) {

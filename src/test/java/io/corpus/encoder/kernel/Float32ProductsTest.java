@@ -38,7 +38,8 @@ class Float32ProductsTest {
     Float32Products.Choice level = Float32Products.decide(150, 160, "");
     assertEquals(Float32Products.BLAS, level.library());
     assertEquals("150 GFLOP/s; oneDNN's 160 is not 1.10 times that", level.why());
-    Float32Products.Choice missing = Float32Products.decide(150, Double.NaN, "no jar");
+    Float32Products.Choice missing = Float32Products.decide(150, Double.NaN,
+        "did not load: no jar");
     assertEquals(Float32Products.BLAS, missing.library());
     assertEquals("oneDNN did not load: no jar", missing.why());
   }
