@@ -7,7 +7,8 @@ import java.util.Random;
 /**
  * What {@code --check} says of {@code model.precision} on this processor: for each precision,
  * whether it runs and how fast its product goes there (a 512 × 768 by 768 × 768 weight product,
- * the best of three after one untimed; for int8 and bfloat16 oneDNN's matmul alone, without
+ * the best of three after one untimed; float32's whole, on the BLAS or on oneDNN with its
+ * copies, as {@link Float32Products} chose; for int8 and bfloat16 oneDNN's matmul alone, without
  * the passes around it, which the JIT compiles only once a job has run them a while: a cold
  * bfloat16 product with its passes measured 10 GFLOP/s here and cut the real-text job into 44
  * pieces instead of 2), or why it is refused.
@@ -81,7 +82,7 @@ public final class PrecisionCalibration {
     long best = Long.MAX_VALUE;
     for (int run = 0; run <= RUNS; run++) {
       long start = System.nanoTime();
-      if (m instanceof OneDnnMatrix reduced) {
+      if (m instanceof OneDnnMatrix reduced && precision != Precision.FLOAT32) {
         ReducedProducts.forThisThread().productOnly(ROWS, reduced);
       } else {
         m.multiply(ROWS, x, 0, y, 0, false);

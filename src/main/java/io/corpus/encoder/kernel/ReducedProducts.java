@@ -186,7 +186,7 @@ final class ReducedProducts {
    * a while) are left out, and the result unread.
    */
   void productOnly(int n, OneDnnMatrix w) {
-    source.ensure(4L * n * w.kind().k());     // four bytes a float32 input, two a bfloat16
+    source.ensure(2L * n * w.kind().k());     // two bytes a bfloat16 input, one a uint8 one
     matmuls.run(w.kind(), n, source, w.onNative(), null, result);
   }
 
