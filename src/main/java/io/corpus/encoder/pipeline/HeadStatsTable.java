@@ -22,7 +22,8 @@ public final class HeadStatsTable {
 
   /**
    * Columns {@code groupBy} (as the encoded rows hold them), layer, head, rows, then one mean
-   * per statistic; sorted by them in that order.
+   * per statistic; sorted by them in that order, in one partition: a row per group, layer and
+   * head is small, and a global sort would sample the sums and shuffle them a second time.
    */
   public static Dataset<Row> of(Dataset<Row> encoded, String statsColumn, List<String> groupBy) {
     List<Column> aggregates = new ArrayList<>();
@@ -49,6 +50,7 @@ public final class HeadStatsTable {
     for (HeadStatistics.Stat stat : HeadStatistics.Stat.values()) {
       means.add(col(stat.column()).divide(col("rows")).as(stat.column()));
     }
-    return sums.select(means.toArray(new Column[0])).orderBy(keys.toArray(new Column[0]));
+    return sums.select(means.toArray(new Column[0])).coalesce(1)
+        .sortWithinPartitions(keys.toArray(new Column[0]));
   }
 }

@@ -28,6 +28,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.IntStream;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -330,6 +332,16 @@ class AttentionAnalyticsTest {
     assertEquals(DataTypes.StringType, table.schema().apply("lang").dataType());
     List<Row> written = table.collectAsList();
     assertEquals(sums.size(), written.size(), "one row per group, layer and head");
+    assertEquals(1, table.inputFiles().length, "one file");
+    List<Column> keys = new ArrayList<>();
+    for (String column : columns.subList(0, by.size() + 2)) {
+      keys.add(col(column).asc_nulls_first());
+    }
+    List<Row> sorted = table.sort(keys.toArray(new Column[0])).collectAsList();
+    int misplaced = IntStream.range(0, written.size())
+        .filter(i -> !written.get(i).equals(sorted.get(i))).findFirst().orElse(-1);
+    assertEquals(-1, misplaced, "the first row written out of the order of the groups, layer "
+        + "and head");
     assertTrue(sums.keySet().stream().anyMatch(k -> k.startsWith("[null")), "a null group");
     for (Row r : written) {
       List<Object> group = new ArrayList<>();
