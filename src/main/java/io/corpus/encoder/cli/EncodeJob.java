@@ -83,8 +83,7 @@ public final class EncodeJob {
     return w.isFolder()
         ? LoadedModel.fromFolder(settings.modelFolder(), settings.model(),
             settings.output().choices().heads(), w.precision())
-        : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model())
-            .in(w.precision());
+        : LoadedModel.fromFile(Path.of(w.path()), w.naming(), settings.model(), w.precision());
   }
 
   /** What {@code output.mode} lets the job replace. */

@@ -251,7 +251,7 @@ public final class EncoderTransformer extends EncoderParams implements DefaultPa
         loaded = LoadedModel.fromFolder(folder(), modelSettings(), heads(), p);
       } else {
         loaded = LoadedModel.fromFile(Path.of(string(Settings.MODEL_WEIGHTS)),
-            TensorNaming.fromConfigName(string(Settings.NAMING)), modelSettings()).in(p);
+            TensorNaming.fromConfigName(string(Settings.NAMING)), modelSettings(), p);
       }
       loadedKey = modelKey();
     }

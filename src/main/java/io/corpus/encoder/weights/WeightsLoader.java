@@ -59,10 +59,21 @@ public final class WeightsLoader {
 
   private WeightsLoader() {}
 
+  /** The encoder layers of a safetensors file, in float32. */
   public static EncoderWeights load(Path path, TensorNaming naming, ModelSettings settings) {
+    return load(path, naming, settings, Precision.FLOAT32);
+  }
+
+  /**
+   * The encoder layers of a safetensors file, each layer's matrices put in {@code precision} as
+   * soon as the layer is read, as a folder's are: the float32 copy of only one layer is held at
+   * a time, not the whole model's beside its converted one.
+   */
+  public static EncoderWeights load(Path path, TensorNaming naming, ModelSettings settings,
+      Precision precision) {
     Checkpoint file = Checkpoint.of(path);
-    Source source = new Source(file, Precision.FLOAT32);
-    EncoderWeights weights = readEncoder(file, source, naming, settings);
+    Source source = new Source(file, precision);
+    EncoderWeights weights = readEncoder(file, source, naming, settings, precision);
     source.checkAllUsed(settings);
     return weights;
   }
@@ -265,7 +276,7 @@ public final class WeightsLoader {
   }
 
   private static EncoderWeights readEncoder(Checkpoint file, Source source, TensorNaming naming,
-      ModelSettings settings) {
+      ModelSettings settings, Precision precision) {
     Path path = file.path();
     int layers = countLayers(file, naming.layerPrefix(), "model.naming = "
         + naming.configName());
@@ -277,7 +288,7 @@ public final class WeightsLoader {
     }
     List<LayerWeights> layerWeights = new ArrayList<>();
     for (int i = 0; i < layers; i++) {
-      layerWeights.add(naming.readLayer(source, i, width, ffnWidth));
+      layerWeights.add(naming.readLayer(source, i, width, ffnWidth).in(precision));
     }
     Norm finalNorm = !settings.architecture().norms().finalNorm() ? Norm.none()
         : new Norm.Affine(source.take("norm.weight", width), source.take("norm.bias", width));

@@ -1,10 +1,13 @@
 package io.corpus.encoder.weights;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.kernel.Activation;
+import io.corpus.encoder.kernel.Matrix;
+import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.model.Architecture;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.ModelSettings;
@@ -41,6 +44,45 @@ class WeightsLoaderTest {
     assertEquals(2, w.layerCount());
     assertEquals(64, w.width());
     assertEquals(256, w.ffnWidth());
+  }
+
+  /**
+   * A weights file in a reduced precision: each layer converted as it is read (the float32 copy
+   * of one layer held at a time), to the same products as the whole float32 model converted
+   * after.
+   */
+  @Test
+  void aFilesLayersArePutInThePrecisionAsTheyAreRead() {
+    GoldenCase bert = GoldenCase.named("bert-naming");
+    EncoderWeights float32 = WeightsLoader.load(bert.weights(), TensorNaming.BERT,
+        bert.settings());
+    float[] x = new float[3 * float32.width()];
+    Random random = new Random(7);
+    for (int i = 0; i < x.length; i++) {
+      x[i] = (float) random.nextGaussian();
+    }
+    int checked = 0;
+    for (Precision precision : Precision.values()) {
+      if (precision.refusal().isPresent()) {
+        continue;   // not run on this processor
+      }
+      EncoderWeights read = WeightsLoader.load(bert.weights(), TensorNaming.BERT,
+          bert.settings(), precision);
+      EncoderWeights after = float32.in(precision);
+      assertEquals(precision, read.precision());
+      for (int l = 0; l < read.layerCount(); l++) {
+        Matrix m = read.layers().get(l).outProjWeight();
+        Matrix expected = after.layers().get(l).outProjWeight();
+        assertEquals(precision, m.precision(), "layer " + l);
+        float[] y = new float[3 * m.rows()];
+        float[] yExpected = new float[y.length];
+        m.multiply(3, x, 0, y, 0, false);
+        expected.multiply(3, x, 0, yExpected, 0, false);
+        assertArrayEquals(yExpected, y, precision + ", layer " + l);
+      }
+      checked++;
+    }
+    assertTrue(checked >= 1, "float32 at least");
   }
 
   @Test
