@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.corpus.encoder.testing.SystemProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -18,15 +19,11 @@ import org.junit.jupiter.api.parallel.Isolated;
  */
 @Isolated
 class Float32ProductsTest {
-  private final String before = System.getProperty(Float32Products.PROPERTY);
+  private final SystemProperty pinned = SystemProperty.remember(Float32Products.PROPERTY);
 
   @AfterEach
   void restore() {
-    if (before == null) {
-      System.clearProperty(Float32Products.PROPERTY);
-    } else {
-      System.setProperty(Float32Products.PROPERTY, before);
-    }
+    pinned.close();
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.corpus.encoder.model.EmbeddingWeights;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.FeedForward;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.testing.SystemProperty;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.parallel.Isolated;
 class Bfloat16TableTest {
   private static final Path QWEN3 = Path.of("src/test/resources/qwen3-cases/qwen3-embedding");
   private static final String TABLE = "embed_tokens.weight";
+  private static final String LOAD_THREADS = "encoder.load-threads";
 
   @TempDir
   Path tmp;
@@ -96,12 +98,10 @@ class Bfloat16TableTest {
     }
     long float32;
     long bfloat16;
-    System.setProperty("encoder.load-threads", "1");   // every allocation on this thread
-    try {
+    // every allocation on this thread
+    try (SystemProperty oneThread = SystemProperty.set(LOAD_THREADS, "1")) {
       float32 = allocatedLoading(Precision.FLOAT32);
       bfloat16 = allocatedLoading(Precision.BFLOAT16);
-    } finally {
-      System.clearProperty("encoder.load-threads");
     }
     assertTrue(bfloat16 < float32 - layerBytes, "bfloat16's load allocated " + bfloat16
         + " bytes, float32's " + float32 + ", the layers' float32 bytes " + layerBytes);
@@ -115,15 +115,11 @@ class Bfloat16TableTest {
   void layersReadOnTwoThreadsKeepTheirOrderAndTheirErrors(@org.junit.jupiter.api.io.TempDir
       Path tmp) throws Exception {
     EncoderWeights one;
-    System.setProperty("encoder.load-threads", "1");
-    try {
+    try (SystemProperty oneThread = SystemProperty.set(LOAD_THREADS, "1")) {
       one = WeightsLoader.load(ModelFolder.read(QWEN3), AskedHead.NONE,
           Precision.FLOAT32).encoder();
-    } finally {
-      System.clearProperty("encoder.load-threads");
     }
-    System.setProperty("encoder.load-threads", "2");
-    try {
+    try (SystemProperty twoThreads = SystemProperty.set(LOAD_THREADS, "2")) {
       EncoderWeights two = WeightsLoader.load(ModelFolder.read(QWEN3), AskedHead.NONE,
           Precision.FLOAT32).encoder();
       assertEquals(one.layers().size(), two.layers().size());
@@ -153,8 +149,6 @@ class Bfloat16TableTest {
           ModelFolder.read(broken), AskedHead.NONE, Precision.FLOAT32));
       assertTrue(e.getMessage().startsWith("Tensor " + named + " holds NaN at flat index 3: "),
           e.getMessage());
-    } finally {
-      System.clearProperty("encoder.load-threads");
     }
   }
 

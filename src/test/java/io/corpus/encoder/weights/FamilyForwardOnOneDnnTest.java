@@ -8,6 +8,7 @@ import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.OneDnnFloat32Matrix;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.LayerWeights;
+import io.corpus.encoder.testing.SystemProperty;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -20,21 +21,18 @@ import org.junit.jupiter.api.parallel.Isolated;
  */
 @Isolated
 class FamilyForwardOnOneDnnTest extends FamilyForwardTest {
-  private static String before;
+  private static SystemProperty pinned;
 
   @BeforeAll
   static void pinOneDnn() {
     assumeTrue(OneDnn.available(), "oneDNN did not load: " + OneDnn.failure());
-    before = System.getProperty(Float32Products.PROPERTY);
-    System.setProperty(Float32Products.PROPERTY, "onednn");
+    pinned = SystemProperty.set(Float32Products.PROPERTY, "onednn");
   }
 
   @AfterAll
   static void restore() {
-    if (before == null) {
-      System.clearProperty(Float32Products.PROPERTY);
-    } else {
-      System.setProperty(Float32Products.PROPERTY, before);
+    if (pinned != null) {
+      pinned.close();
     }
   }
 
