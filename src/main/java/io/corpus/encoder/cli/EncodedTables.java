@@ -117,8 +117,7 @@ final class EncodedTables {
 
   /**
    * The staged table's {@code columns}, read with the types they were written with: given the
-   * schema, Spark skips the job it would run to read it from a file's footer (about 0.3 s of a
-   * cold session, a tenth of what summing a long document's statistics took).
+   * schema, Spark runs no job of its own to read it from the files' footers.
    */
   private Dataset<Row> readBack(OutputFolder out, StructType written, List<String> columns) {
     StructType schema = new StructType(columns.stream().map(written::apply)
