@@ -108,7 +108,7 @@ java_command() {
   if [ -n "${TOOLS:-}" ]; then
     classpath="$classpath:$TOOLS_CLASSES"
   fi
-  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -XX:+UseG1GC -cp "$classpath"
+  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -cp "$classpath"
 }
 
 # Runs the sample job (conf/local.conf: text, tokenizer, report) once with
