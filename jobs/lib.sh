@@ -108,7 +108,9 @@ java_command() {
   if [ -n "${TOOLS:-}" ]; then
     classpath="$classpath:$TOOLS_CLASSES"
   fi
-  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -cp "$classpath"
+  # The parallel collector: no concurrent cycles beside the task threads, and large-row jobs peak
+  # 15 to 25 % lower than on G1 at the same speed (jobs/jvm.options has the figures).
+  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" -XX:+UseParallelGC -cp "$classpath"
 }
 
 # Runs the sample job (conf/local.conf: text, tokenizer, report) once with
