@@ -36,11 +36,6 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
     byte[] tokenizerJson, long parameters) {
   private static final Logger LOG = LoggerFactory.getLogger(LoadedModel.class);
 
-  /** The encoder layers of a safetensors file, in float32. */
-  public static LoadedModel fromFile(Path file, TensorNaming naming, ModelSettings settings) {
-    return fromFile(file, naming, settings, Precision.FLOAT32);
-  }
-
   /**
    * The encoder layers of a safetensors file, their weight products in {@code precision}, each
    * layer converted as it is read; or an error in one line, before anything is read, when this
