@@ -77,6 +77,7 @@ final class EncodeCommand {
         out.println("weights by their headers: "
             + WeightsMemory.headerEstimate(settings.modelFolder()));
       }
+      FingerprintStart fingerprint = check ? null : new FingerprintStart(settings);
       LoadedModel model = EncodeJob.loadModel(settings);
       Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);
       if (check) {
@@ -100,8 +101,7 @@ final class EncodeCommand {
                   : "; " + model.weights().precision().configName() + " products on "
                   + OneDnn.describe() + String.format(", encoder layers %.1f MB",
                       model.weights().encoder().bytes() / 1e6)));
-      // The model's files are hashed (a third of a second for MiniLM) while Spark still starts.
-      Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model);
+      Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model, fingerprint.get());
       if (SparkSessions.runsLocally() && w.layerCount() > 0) {   // beside Spark's start
         Thread warm = new Thread(() -> warmUp(model), "kernel-warm-up");
         warm.setDaemon(true);

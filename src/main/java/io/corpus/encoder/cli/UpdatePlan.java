@@ -159,19 +159,28 @@ final class UpdatePlan {
    * head statistics it carries).
    */
   static Map<String, Object> reuseKey(JobSettings settings, LoadedModel model) {
+    return reuseKey(settings, model, fingerprint(settings));
+  }
+
+  /** {@link #reuseKey(JobSettings, LoadedModel)} with the model's {@link #fingerprint}. */
+  static Map<String, Object> reuseKey(JobSettings settings, LoadedModel model,
+      String fingerprint) {
     Map<String, Object> described = new LinkedHashMap<>(Transformers.describe(settings, model));
     described.remove("path");
     described.remove("weights");
-    Map<String, Object> key = reuseKey(model.isFolder()
-        ? ModelFingerprint.ofFolder(model.folder())
-        : ModelFingerprint.ofFile(java.nio.file.Path.of(settings.weights().path())), described,
-        settings.rowShaping());
+    Map<String, Object> key = reuseKey(fingerprint, described, settings.rowShaping());
     String ranges = settings.output().quantizeRanges();
     if (!ranges.isEmpty()) {   // what the file holds, not only where it is
       key.put("quantize_ranges_sha256", QuantizeRanges.digest(QuantizeRanges.read(ranges,
           LocalPaths.beforeSpark())));
     }
     return key;
+  }
+
+  /** The fingerprint of the model the settings name: its folder's files, or its weights file. */
+  static String fingerprint(JobSettings settings) {
+    return settings.weights().isFolder() ? ModelFingerprint.ofFolder(settings.modelFolder())
+        : ModelFingerprint.ofFile(java.nio.file.Path.of(settings.weights().path()));
   }
 
   /** The reuse key of a model (its fingerprint, its description) and the row-shaping settings. */

@@ -184,4 +184,26 @@ class ReuseKeyTest {
     assertTrue(new ObjectMapper().writeValueAsString(UpdatePlan.reuseKey(given, model))
         .contains(secret), "a value given in the file is written as it is");
   }
+
+  @Test
+  void theFingerprintHashedBesideTheLoadIsTheFoldersAndAFailureIsThrownAsItWas(
+      @TempDir Path tmp) throws Exception {
+    JobSettings folder = settings("input.text-column = text");
+    String expected = io.corpus.encoder.weights.ModelFingerprint.ofFolder(
+        folder.modelFolder());
+    assertEquals(expected, new FingerprintStart(folder).get());
+    LoadedModel model = EncodeJob.loadModel(folder);
+    assertEquals(UpdatePlan.reuseKey(folder, model),
+        UpdatePlan.reuseKey(folder, model, new FingerprintStart(folder).get()));
+    Path weights = tmp.resolve("weights.safetensors");
+    Files.write(weights, new byte[] {1, 2, 3});
+    JobSettings file = SettingsParser.parse(ConfigFactory.parseString("model.weights = \""
+        + weights + "\"\nmodel.heads = 2\noutput.path = out\ninput.path = in\n"), null);
+    assertEquals(io.corpus.encoder.weights.ModelFingerprint.ofFile(weights),
+        new FingerprintStart(file).get());
+    Files.delete(weights);
+    java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+        () -> new FingerprintStart(file).get());
+    assertTrue(e.getMessage().contains(weights.getFileName().toString()), e.getMessage());
+  }
 }
