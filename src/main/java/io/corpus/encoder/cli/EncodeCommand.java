@@ -78,6 +78,7 @@ final class EncodeCommand {
             + WeightsMemory.headerEstimate(settings.modelFolder()));
       }
       FingerprintStart fingerprint = check ? null : new FingerprintStart(settings);
+      Preflight.readTokenizerAhead(settings);
       LoadedModel model = EncodeJob.loadModel(settings);
       Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);
       if (check) {

@@ -79,13 +79,21 @@ public record LoadedModel(EncoderModel weights, ModelSettings settings, ModelFol
       LOG.info("Left out of the model folder: {} tensors the encoder does not use: {}",
           w.leftOut().size(), w.leftOut());
     }
+    return new LoadedModel(w.model().in(precision), settings, folder, tokenizerOf(folder),
+        w.parameters());
+  }
+
+  /**
+   * The tokenizer.json a folder runs, in its reranker's template where it has one; null when
+   * the folder has none.
+   */
+  public static byte[] tokenizerOf(ModelFolder folder) {
     byte[] tokenizer = folder.tokenizer().map(LoadedModel::tokenizerJson).orElse(null);
     if (tokenizer != null && folder.reranker() != Reranker.NONE) {
       tokenizer = TokenizerConfig.wrapped(tokenizer, folder.reranker().prefix(),
           folder.reranker().middle(), folder.reranker().suffix());
     }
-    return new LoadedModel(w.model().in(precision), settings, folder, tokenizer,
-        w.parameters());
+    return tokenizer;
   }
 
   /**

@@ -4,13 +4,16 @@ import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.CharSpan;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.corpus.encoder.common.Sha256;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -206,13 +209,8 @@ public final class TextTokenizer implements AutoCloseable {
    */
   public static Vocabulary check(byte[] tokenizerJson, String where, int maxTokens,
       int chunkOverlap, int vocabularySize) {
-    int specialTokens;
-    try (TextTokenizer tokenizer = fromJson(tokenizerJson, maxTokens)) {
-      specialTokens = tokenizer.specialTokens();
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
-          + "tokenizer: " + e.getMessage(), e);
-    }
+    Read read = read(tokenizerJson, where, maxTokens);
+    int specialTokens = read.specialTokens();
     if (maxTokens <= specialTokens) {
       throw new IllegalArgumentException("max-tokens = " + maxTokens + " leaves no room for "
           + "text: " + where + " adds " + specialTokens + " special tokens to every sequence, so "
@@ -223,7 +221,7 @@ public final class TextTokenizer implements AutoCloseable {
           + "than a window's " + (maxTokens - specialTokens) + " content tokens (" + maxTokens
           + " tokens less " + specialTokens + " special ones)");
     }
-    Vocabulary vocabulary = vocabulary(tokenizerJson);
+    Vocabulary vocabulary = read.vocabulary();
     if (vocabulary.highestId() >= vocabularySize) {
       throw new IllegalArgumentException(where + " has ids up to " + vocabulary.highestId()
           + " (" + vocabulary.size() + " tokens), but the model's embedding table has "
@@ -231,6 +229,62 @@ public final class TextTokenizer implements AutoCloseable {
           + "the weights are not of the same model");
     }
     return vocabulary;
+  }
+
+  /**
+   * Reads a {@code tokenizer.json} as {@link #check} will, on a thread that has the time (beside
+   * the model's load), so that the check finds it read; a file that fails is left to the check
+   * to report.
+   */
+  public static void readAhead(byte[] tokenizerJson, int maxTokens) {
+    try {
+      read(tokenizerJson, "", maxTokens);
+    } catch (RuntimeException e) {
+      // the check reads it again and names what failed
+    }
+  }
+
+  /** What {@link #check} reads of a file: the special tokens a sequence gets, the ids. */
+  private record Read(int specialTokens, Vocabulary vocabulary) {}
+
+  /**
+   * The last files {@link #check} read, by their SHA-256 and max-tokens, and not their failures:
+   * the driver checks a folder's tokenizer before the job and again for the source it plans, and
+   * loading Qwen3's 11 MB took 0.7 s each time.
+   */
+  private static final Map<String, Read> READ = Collections.synchronizedMap(
+      new LinkedHashMap<>(8, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Read> eldest) {
+          return size() > 4;
+        }
+      });
+
+  /** Files {@link #read} has loaded in this JVM, kept or not: for tests. */
+  private static final java.util.concurrent.atomic.AtomicInteger LOADS =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  static int checkLoads() {
+    return LOADS.get();
+  }
+
+  private static Read read(byte[] tokenizerJson, String where, int maxTokens) {
+    String key = Sha256.hex(tokenizerJson) + "/" + maxTokens;
+    Read known = READ.get(key);
+    if (known != null) {
+      return known;
+    }
+    LOADS.incrementAndGet();
+    int specialTokens;
+    try (TextTokenizer tokenizer = fromJson(tokenizerJson, maxTokens)) {
+      specialTokens = tokenizer.specialTokens();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("Cannot load " + where + " as a Hugging Face "
+          + "tokenizer: " + e.getMessage(), e);
+    }
+    Read read = new Read(specialTokens, vocabulary(tokenizerJson));
+    READ.put(key, read);
+    return read;
   }
 
   /**
