@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A model folder's {@code tokenizer.json} run by Hugging Face's own Rust tokenizers library
@@ -261,8 +262,7 @@ public final class TextTokenizer implements AutoCloseable {
       });
 
   /** Files {@link #read} has loaded in this JVM, kept or not: for tests. */
-  private static final java.util.concurrent.atomic.AtomicInteger LOADS =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private static final AtomicInteger LOADS = new AtomicInteger();
 
   static int checkLoads() {
     return LOADS.get();

@@ -17,6 +17,8 @@ import io.corpus.encoder.config.SettingsParser;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.pipeline.LoadedModel;
 import io.corpus.encoder.testing.SharedModels;
+import io.corpus.encoder.weights.ModelFingerprint;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -189,9 +191,8 @@ class ReuseKeyTest {
   void theFingerprintHashedBesideTheLoadIsTheFoldersAndAFailureIsThrownAsItWas(
       @TempDir Path tmp) throws Exception {
     JobSettings folder = settings("input.text-column = text");
-    String expected = io.corpus.encoder.weights.ModelFingerprint.ofFolder(
-        folder.modelFolder());
-    assertEquals(expected, new FingerprintStart(folder).get());
+    assertEquals(ModelFingerprint.ofFolder(folder.modelFolder()),
+        new FingerprintStart(folder).get());
     LoadedModel model = EncodeJob.loadModel(folder);
     assertEquals(UpdatePlan.reuseKey(folder, model),
         UpdatePlan.reuseKey(folder, model, new FingerprintStart(folder).get()));
@@ -199,10 +200,9 @@ class ReuseKeyTest {
     Files.write(weights, new byte[] {1, 2, 3});
     JobSettings file = SettingsParser.parse(ConfigFactory.parseString("model.weights = \""
         + weights + "\"\nmodel.heads = 2\noutput.path = out\ninput.path = in\n"), null);
-    assertEquals(io.corpus.encoder.weights.ModelFingerprint.ofFile(weights),
-        new FingerprintStart(file).get());
+    assertEquals(ModelFingerprint.ofFile(weights), new FingerprintStart(file).get());
     Files.delete(weights);
-    java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+    UncheckedIOException e = assertThrows(UncheckedIOException.class,
         () -> new FingerprintStart(file).get());
     assertTrue(e.getMessage().contains(weights.getFileName().toString()), e.getMessage());
   }
