@@ -77,7 +77,8 @@ final class EncodeCommand {
         out.println("weights by their headers: "
             + WeightsMemory.headerEstimate(settings.modelFolder()));
       }
-      FingerprintStart fingerprint = check ? null : new FingerprintStart(settings);
+      BackgroundTask<String> fingerprint = check ? null
+          : UpdatePlan.fingerprintBesideTheLoad(settings);
       Preflight.readTokenizerAhead(settings);
       LoadedModel model = EncodeJob.loadModel(settings);
       Preflight.Tokenizer tokenizer = Preflight.withModel(settings, model);

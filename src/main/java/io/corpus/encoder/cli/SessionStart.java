@@ -1,7 +1,5 @@
 package io.corpus.encoder.cli;
 
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -14,10 +12,10 @@ import org.apache.spark.sql.SparkSession;
  */
 final class SessionStart {
   /** The last start given up; guarded by the class. */
-  private static FutureTask<SparkSession> abandonedStart;
+  private static BackgroundTask<SparkSession> abandonedStart;
 
   private final boolean sessionExisted;
-  private final FutureTask<SparkSession> starting;
+  private final BackgroundTask<SparkSession> starting;
   private boolean abandoned;   // both guarded by this
   private SparkSession made;
 
@@ -25,7 +23,7 @@ final class SessionStart {
   SessionStart(String appName, boolean mlFunctions) {
     awaitAbandoned();
     sessionExisted = SparkSession.getDefaultSession().isDefined();
-    starting = new FutureTask<>(() -> {
+    starting = new BackgroundTask<>("spark-start", "Spark was starting", () -> {
       SparkSession spark = SparkSessions.forJob(appName, mlFunctions);
       synchronized (this) {
         made = spark;
@@ -35,27 +33,11 @@ final class SessionStart {
       }
       return spark;
     });
-    Thread thread = new Thread(starting, "spark-start");
-    thread.setDaemon(true);
-    thread.start();
   }
 
   /** The session, once up; its start's failure rethrown as it was thrown. */
   SparkSession get() {
-    try {
-      return starting.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while Spark was starting", e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (e.getCause() instanceof Error error) {
-        throw error;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
+    return starting.get();
   }
 
   /** Whether the session was up before this start: then nobody here stops it. */
@@ -83,20 +65,13 @@ final class SessionStart {
 
   /** Waits until a start given up earlier has stopped the session it made, if it made one. */
   private static void awaitAbandoned() {
-    FutureTask<SparkSession> earlier;
+    BackgroundTask<SparkSession> earlier;
     synchronized (SessionStart.class) {
       earlier = abandonedStart;
       abandonedStart = null;
     }
-    if (earlier == null) {
-      return;
-    }
-    try {
-      earlier.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException e) {
-      // it failed to start: nothing of it is left to stop
+    if (earlier != null) {
+      earlier.awaitEnd();   // one that failed to start left nothing to stop
     }
   }
 }

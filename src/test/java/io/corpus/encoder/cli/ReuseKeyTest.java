@@ -192,18 +192,19 @@ class ReuseKeyTest {
       @TempDir Path tmp) throws Exception {
     JobSettings folder = settings("input.text-column = text");
     assertEquals(ModelFingerprint.ofFolder(folder.modelFolder()),
-        new FingerprintStart(folder).get());
+        UpdatePlan.fingerprintBesideTheLoad(folder).get());
     LoadedModel model = EncodeJob.loadModel(folder);
     assertEquals(UpdatePlan.reuseKey(folder, model),
-        UpdatePlan.reuseKey(folder, model, new FingerprintStart(folder).get()));
+        UpdatePlan.reuseKey(folder, model, UpdatePlan.fingerprintBesideTheLoad(folder).get()));
     Path weights = tmp.resolve("weights.safetensors");
     Files.write(weights, new byte[] {1, 2, 3});
     JobSettings file = SettingsParser.parse(ConfigFactory.parseString("model.weights = \""
         + weights + "\"\nmodel.heads = 2\noutput.path = out\ninput.path = in\n"), null);
-    assertEquals(ModelFingerprint.ofFile(weights), new FingerprintStart(file).get());
+    assertEquals(ModelFingerprint.ofFile(weights),
+        UpdatePlan.fingerprintBesideTheLoad(file).get());
     Files.delete(weights);
     UncheckedIOException e = assertThrows(UncheckedIOException.class,
-        () -> new FingerprintStart(file).get());
+        () -> UpdatePlan.fingerprintBesideTheLoad(file).get());
     assertTrue(e.getMessage().contains(weights.getFileName().toString()), e.getMessage());
   }
 }
