@@ -170,19 +170,15 @@ final class Preflight {
     if (!settings.weights().isFolder()) {
       return;
     }
-    Thread thread = new Thread(() -> {
-      try {
-        ModelFolder folder = settings.modelFolder();
-        byte[] json = LoadedModel.tokenizerOf(folder);
-        if (json != null) {
-          TextTokenizer.readAhead(json, checkedMaxTokens(settings, folder));
-        }
-      } catch (RuntimeException e) {
-        // the load or the check after it reports it
+    // nobody takes its result: a folder that fails is the load's or the check's to report
+    new BackgroundTask<Void>("tokenizer-read-ahead", "the tokenizer was read ahead", () -> {
+      ModelFolder folder = settings.modelFolder();
+      byte[] json = LoadedModel.tokenizerOf(folder);
+      if (json != null) {
+        TextTokenizer.readAhead(json, checkedMaxTokens(settings, folder));
       }
-    }, "tokenizer-read-ahead");
-    thread.setDaemon(true);
-    thread.start();
+      return null;
+    });
   }
 
   /**
