@@ -112,6 +112,20 @@ final class UpdatePlan {
   }
 
   /**
+   * Initialises, on a thread of its own beside Spark's start, what {@link #inputHash}'s {@code
+   * to_json} first needs when Spark plans it: Spark's {@code ScalaReflection}, whose Scala
+   * runtime universe took a second on the planning thread, between Spark's start and its first
+   * job. The job takes no result from it: a failure here is the planning's to report, as it was.
+   */
+  static BackgroundTask<Void> prepareInputHash() {
+    return new BackgroundTask<>("input-hash-prepare", "Spark's reflection was initialised", () -> {
+      Class.forName("org.apache.spark.sql.catalyst.ScalaReflection$", true,
+          UpdatePlan.class.getClassLoader());
+      return null;
+    });
+  }
+
+  /**
    * The columns a row's {@link #inputHash} is taken over, in order ("" where the input has
    * none): its text and pair, or ids, type ids and mask, or vectors and mask.
    */
