@@ -7,9 +7,9 @@ import java.util.concurrent.FutureTask;
 /**
  * Work run on a daemon thread of its own while the job goes on, its result taken later: Spark's
  * start ({@link SessionStart}), the model's fingerprint ({@link UpdatePlan#fingerprint}) and the
- * tokenizer read ahead ({@link Preflight#readTokenizerAhead}), all beside the model's load, and
- * Spark's reflection for the input hash ({@link UpdatePlan#prepareInputHash}). A job that fails
- * first leaves the thread to end on its own.
+ * tokenizer read ahead ({@link Preflight#readTokenizerAhead}), all beside the model's load,
+ * Spark's reflection for the input hash ({@link UpdatePlan#prepareInputHash}) and the kernels'
+ * warm-up ({@link EncodeCommand}). A job that fails first leaves the thread to end on its own.
  */
 final class BackgroundTask<T> {
   private final FutureTask<T> task;

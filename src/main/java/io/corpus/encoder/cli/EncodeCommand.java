@@ -106,9 +106,10 @@ final class EncodeCommand {
                       model.weights().encoder().bytes() / 1e6)));
       Map<String, Object> reuseKey = UpdatePlan.reuseKey(settings, model, fingerprint.get());
       if (SparkSessions.runsLocally() && w.layerCount() > 0) {   // beside Spark's start
-        Thread warm = new Thread(() -> warmUp(model), "kernel-warm-up");
-        warm.setDaemon(true);
-        warm.start();
+        new BackgroundTask<Void>("kernel-warm-up", "the kernels were warmed up", () -> {
+          warmUp(model);
+          return null;
+        });
       }
       spark = starting.get();
       RunSummary summary = new EncodeJob(spark, settings, model, reuseKey, start).run(out);
