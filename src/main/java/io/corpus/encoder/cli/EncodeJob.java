@@ -9,6 +9,7 @@ import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.ParquetFooters;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.QuantizeRanges;
+import io.corpus.encoder.io.ReaderBatch;
 import io.corpus.encoder.io.RowWeight;
 import io.corpus.encoder.io.RunSummary;
 import io.corpus.encoder.io.SplitPlan;
@@ -127,8 +128,6 @@ public final class EncodeJob {
     phases.end("start");
     phases.listenTo(spark.sparkContext());
     LOG.info("Spark session up, {} s since start", elapsed());
-    spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
-        String.valueOf(settings.execution().readerBatchRows()));
     // Lists in Parquet's 2-level layout (repeated values, no group per element): the same
     // array<array<float>> to every reader, written a third faster (8.5 -> 5.8 task-seconds for
     // 256 x 128 x 768 floats here). Spark reads this from the session, not from writer options.
@@ -141,6 +140,9 @@ public final class EncodeJob {
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     Preflight.checkColumns(settings, input.schema());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    // Before the scan is planned: Spark reads the batch's size when it builds the reader.
+    spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
+        String.valueOf(readerBatchRows(input, hadoop)));
     SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop);
     long rowsRead = plan.rows();
     LOG.info("{} rows in {}: {}; {} s since start", rowsRead, shown(settings.input().path()),
@@ -307,6 +309,24 @@ public final class EncodeJob {
     return new RowWeight(in.sequenceColumn(), window,
         in.chunkRows(),
         perKey > 0 ? dense / perKey / ATTENTION_SLOWDOWN : Double.MAX_VALUE);
+  }
+
+  /**
+   * {@code execution.reader-batch-rows}, or fewer for rows of token vectors, whose size the
+   * footers give ({@link ReaderBatch}); rows of text or ids are small.
+   */
+  private int readerBatchRows(Dataset<Row> input, Configuration hadoop) {
+    int configured = settings.execution().readerBatchRows();
+    if (settings.input().kind() != InputKind.EMBEDDINGS) {
+      return configured;
+    }
+    int rows = ReaderBatch.rows(configured,
+        ParquetFooters.rowGroups(Arrays.asList(input.inputFiles()), hadoop).values());
+    if (rows < configured) {
+      LOG.info("Parquet reader batches of {} rows (execution.reader-batch-rows {}): rows of "
+          + "token vectors are wide", rows, configured);
+    }
+    return rows;
   }
 
   /** A setting's value for the log and the outputs: redacted if it came from the environment. */

@@ -232,7 +232,8 @@ public final class Settings {
   public static final Setting<Integer> BATCH_TOKENS = Setting.atLeast("execution.batch-tokens",
       "batchTokens", 4096, 1, "tokens per forward batch");
   public static final Setting<Integer> READER_BATCH_ROWS = Setting.atLeast(
-      "execution.reader-batch-rows", "", 64, 1, "rows per Parquet reader batch");
+      "execution.reader-batch-rows", "", 64, 1,
+      "most rows per Parquet reader batch (fewer for wide rows of token vectors)");
   public static final Setting<Integer> MIN_PARTITIONS = Setting.atLeast(
       "execution.min-partitions", "", 0, 0, "split the input at least this much; 0 = task slots");
   public static final Setting<Boolean> PROGRESS = Setting.flag("execution.progress", "", true,
