@@ -7,6 +7,7 @@ import io.corpus.encoder.config.JobSettings;
 import io.corpus.encoder.io.KeptPieces;
 import io.corpus.encoder.io.OutputFolder;
 import io.corpus.encoder.io.ParquetFooters;
+import io.corpus.encoder.io.ParquetFooters.RowGroup;
 import io.corpus.encoder.io.ParquetInput;
 import io.corpus.encoder.io.QuantizeRanges;
 import io.corpus.encoder.io.ReaderBatch;
@@ -140,10 +141,13 @@ public final class EncodeJob {
     Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
     Preflight.checkColumns(settings, input.schema());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    // Rows of token vectors: their footers size the reader's batch, then plan the splits.
+    Map<String, List<RowGroup>> footers = settings.input().kind() == InputKind.EMBEDDINGS
+        ? ParquetFooters.rowGroups(Arrays.asList(input.inputFiles()), hadoop) : Map.of();
     // Before the scan is planned: Spark reads the batch's size when it builds the reader.
     spark.conf().set("spark.sql.parquet.columnarReaderBatchSize",
-        String.valueOf(readerBatchRows(input, hadoop)));
-    SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop);
+        String.valueOf(readerBatchRows(footers)));
+    SplitPlan plan = ParquetInput.splitPlan(input, plannedSlots(), hadoop, footers);
     long rowsRead = plan.rows();
     LOG.info("{} rows in {}: {}; {} s since start", rowsRead, shown(settings.input().path()),
         plan.reason(), elapsed());
@@ -312,16 +316,12 @@ public final class EncodeJob {
   }
 
   /**
-   * {@code execution.reader-batch-rows}, or fewer for rows of token vectors, whose size the
-   * footers give ({@link ReaderBatch}); rows of text or ids are small.
+   * {@code execution.reader-batch-rows}, or fewer for rows of token vectors, whose size their
+   * {@code footers} give ({@link ReaderBatch}); rows of text or ids are small (no footers).
    */
-  private int readerBatchRows(Dataset<Row> input, Configuration hadoop) {
+  private int readerBatchRows(Map<String, List<RowGroup>> footers) {
     int configured = settings.execution().readerBatchRows();
-    if (settings.input().kind() != InputKind.EMBEDDINGS) {
-      return configured;
-    }
-    int rows = ReaderBatch.rows(configured,
-        ParquetFooters.rowGroups(Arrays.asList(input.inputFiles()), hadoop).values());
+    int rows = ReaderBatch.rows(configured, footers.values());
     if (rows < configured) {
       LOG.info("Parquet reader batches of {} rows (execution.reader-batch-rows {}): rows of "
           + "token vectors are wide", rows, configured);

@@ -12,7 +12,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -68,14 +67,24 @@ public final class ParquetInput {
    * task slots, from the footers of the files they name; see {@link SplitPlan}. Driver only.
    */
   public static SplitPlan splitPlan(Dataset<Row> input, int slots, Configuration conf) {
+    return splitPlan(input, slots, conf, Map.of());
+  }
+
+  /**
+   * As {@link #splitPlan(Dataset, int, Configuration)}, with the row groups of {@code input}'s
+   * files already read ({@code footers}, keyed as {@link Dataset#inputFiles} names them): their
+   * footers are not read again.
+   */
+  public static SplitPlan splitPlan(Dataset<Row> input, int slots, Configuration conf,
+      Map<String, List<RowGroup>> footers) {
     Partition[] partitions = input.queryExecution().toRdd().partitions();
     List<List<FileRange>> splits = new ArrayList<>();
-    Set<String> files = new LinkedHashSet<>();
+    Map<String, String> files = new LinkedHashMap<>();   // path -> its key in footers
     for (Partition partition : partitions) {
       if (!(partition instanceof FilePartition filePartition)) {
         // Not a plain file scan: count the rows, and let the number of splits decide.
-        Map<String, List<RowGroup>> groups = ParquetFooters.rowGroups(
-            Arrays.asList(input.inputFiles()), conf);
+        Map<String, List<RowGroup>> groups = footers.isEmpty()
+            ? ParquetFooters.rowGroups(Arrays.asList(input.inputFiles()), conf) : footers;
         long bytes = groups.values().stream().flatMap(List::stream)
             .mapToLong(RowGroup::bytes).sum();
         boolean few = partitions.length < slots;
@@ -90,11 +99,29 @@ public final class ParquetInput {
       for (PartitionedFile file : filePartition.files()) {
         String path = file.toPath().toString();
         ranges.add(new FileRange(path, file.start(), file.length()));
-        files.add(path);
+        files.put(path, file.urlEncodedPath());
       }
       splits.add(ranges);
     }
-    return SplitPlan.of(splits, ParquetFooters.rowGroups(files, conf), slots);
+    return SplitPlan.of(splits, rowGroups(files, footers, conf), slots);
+  }
+
+  /**
+   * The row groups of {@code files} (each path as the splits name it, to its URL-encoded form,
+   * the one {@link Dataset#inputFiles} names), from {@code footers} when it holds every one of
+   * them, else read from the files.
+   */
+  private static Map<String, List<RowGroup>> rowGroups(Map<String, String> files,
+      Map<String, List<RowGroup>> footers, Configuration conf) {
+    Map<String, List<RowGroup>> found = new LinkedHashMap<>();
+    for (Map.Entry<String, String> file : files.entrySet()) {
+      List<RowGroup> groups = footers.get(file.getValue());
+      if (groups == null) {
+        return ParquetFooters.rowGroups(files.keySet(), conf);
+      }
+      found.put(file.getKey(), groups);
+    }
+    return found;
   }
 
   /**

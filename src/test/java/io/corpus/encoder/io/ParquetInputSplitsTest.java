@@ -61,6 +61,28 @@ class ParquetInputSplitsTest {
     return path;
   }
 
+  /**
+   * Footers read once, as the job reads them to size the reader's batch, are the ones the plan
+   * counts: each file's row groups, here given 1,000 rows more than the file holds, are taken
+   * from the map (its keys the form {@code inputFiles} names them in), not read again.
+   */
+  @Test
+  void footersAlreadyReadAreNotReadAgain() {
+    String path = table(3);
+    Dataset<Row> input = ParquetInput.read(spark, path);
+    var conf = spark.sparkContext().hadoopConfiguration();
+    Map<String, List<ParquetFooters.RowGroup>> footers = new java.util.LinkedHashMap<>();
+    ParquetFooters.rowGroups(Arrays.asList(input.inputFiles()), conf).forEach((file, groups) ->
+        footers.put(file, groups.stream().map(g -> new ParquetFooters.RowGroup(g.midpoint(),
+            g.rows() + 1000, g.bytes())).toList()));
+    SplitPlan read = ParquetInput.splitPlan(input, SLOTS, conf);
+    SplitPlan given = ParquetInput.splitPlan(input, SLOTS, conf, footers);
+    assertEquals(800, read.rows());
+    assertEquals(800 + 1000 * read.rowGroups(), given.rows(), given.reason());
+    assertEquals(read.rowGroups(), given.rowGroups());
+    assertEquals(read.busy(), given.busy());
+  }
+
   @Test
   void oneRowGroupIsReadByEverySlotEachKeepingItsShareOfRows() {
     String path = table(1);
