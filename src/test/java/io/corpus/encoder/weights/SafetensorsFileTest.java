@@ -30,6 +30,44 @@ class SafetensorsFileTest {
     assertArrayEquals(new float[] {9f}, f.read("b"));
   }
 
+  /**
+   * Tensors of several pieces (the reader's 1 MB), one after the other on one thread, whole and
+   * from an offset that is not a piece's: every value where it belongs, none left over from the
+   * piece the previous tensor filled.
+   */
+  @Test
+  void readsTensorsLargerThanAPieceWholeAndFromAnOffset() throws IOException {
+    Path file = tmp.resolve("large.safetensors");
+    int n = 700_001;   // 2.8 MB in F32: three pieces, the last one partly filled
+    float[] a = new float[n];
+    float[] b = new float[n / 2];
+    for (int i = 0; i < n; i++) {
+      a[i] = i * 0.5f - 7f;
+    }
+    for (int i = 0; i < b.length; i++) {
+      b[i] = -i;
+    }
+    new SafetensorsWriter().put("a", a, n).put("b", b, b.length).write(file);
+    SafetensorsFile f = SafetensorsFile.open(file);
+    assertArrayEquals(a, f.read("a"));
+    assertArrayEquals(b, f.read("b"));
+    int first = 262_143;   // the last value of the first piece
+    assertArrayEquals(java.util.Arrays.copyOfRange(a, first, first + 300_000),
+        f.read("a", first, 300_000));
+    Path bf16 = tmp.resolve("large-bf16.safetensors");
+    ByteBuffer data = ByteBuffer.allocate(2 * n).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < n; i++) {
+      data.putShort((short) (Float.floatToIntBits(i) >>> 16));   // exact in bfloat16 below 256
+    }
+    write(bf16, "{\"w\":{\"dtype\":\"BF16\",\"shape\":[" + n + "],\"data_offsets\":[0,"
+        + 2 * n + "]}}", data.array());
+    float[] widened = SafetensorsFile.open(bf16).read("w");
+    for (int i : new int[] {0, 255, 524_287, 524_288, n - 1}) {
+      assertEquals(Float.intBitsToFloat(Float.floatToIntBits(i) >>> 16 << 16), widened[i],
+          "value " + i);
+    }
+  }
+
   /** One row of a table read alone (a reranker's yes and no rows of lm_head), F32 and F16. */
   @Test
   void readsOneRowOfATableAlone() throws IOException {
