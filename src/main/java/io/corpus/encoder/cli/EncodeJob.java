@@ -138,7 +138,8 @@ public final class EncodeJob {
     // ones, and left cores idle at the end. Splitting when reading costs no shuffle.
     spark.conf().set("spark.sql.files.minPartitionNum",
         String.valueOf(PARTITIONS_PER_SLOT * slots()));
-    Dataset<Row> input = ParquetInput.read(spark, settings.input().path());
+    Dataset<Row> input = ParquetInput.read(spark, settings.input().path(),
+        settings.input().kind() == InputKind.EMBEDDINGS);
     Preflight.checkColumns(settings, input.schema());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     // Rows of token vectors: their footers size the reader's batch, then plan the splits.

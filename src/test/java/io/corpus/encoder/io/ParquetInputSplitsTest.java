@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
+import org.apache.parquet.hadoop.ParquetInputFormat;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -81,6 +82,49 @@ class ParquetInputSplitsTest {
     assertEquals(800 + 1000 * read.rowGroups(), given.rows(), given.reason());
     assertEquals(read.rowGroups(), given.rowGroups());
     assertEquals(read.busy(), given.busy());
+  }
+
+  /**
+   * Wide rows on this machine's file system are read without Parquet's vectored reads, through
+   * the reader's options (so the scan's Hadoop configuration has it, and nothing else does);
+   * narrow rows, and wide rows on another file system, keep them. Every row is read either way.
+   */
+  @Test
+  void wideRowsOnTheLocalFileSystemAreReadWithoutVectoredReads() {
+    String path = table(1);
+    String key = ParquetInputFormat.HADOOP_VECTORED_IO_ENABLED;
+    Dataset<Row> wide = ParquetInput.read(spark, path, true);
+    assertEquals(Map.of(key, "false"), relationOptions(wide));
+    assertEquals(800, wide.count());
+    assertEquals(Map.of(), relationOptions(ParquetInput.read(spark, path, false)));
+    assertEquals(Map.of(), relationOptions(ParquetInput.read(spark, path)));
+    var conf = new org.apache.hadoop.conf.Configuration(spark.sparkContext().hadoopConfiguration());
+    conf.set("fs.remote.impl", RemoteLikeFileSystem.class.getName());
+    conf.setBoolean("fs.remote.impl.disable.cache", true);
+    assertEquals(Map.of(), ParquetInput.readOptions(
+        new org.apache.hadoop.fs.Path("remote:///bucket/t"), conf, true));
+    assertEquals(Map.of(key, "false"), ParquetInput.readOptions(
+        new org.apache.hadoop.fs.Path(path), conf, true));
+  }
+
+  /** A file system that names itself as a remote store does (its files are local). */
+  public static final class RemoteLikeFileSystem extends org.apache.hadoop.fs.RawLocalFileSystem {
+    @Override
+    public String getScheme() {
+      return "remote";
+    }
+  }
+
+  /** The options of the Parquet relation {@code input} reads (one, as ParquetInput plans it). */
+  private static Map<String, String> relationOptions(Dataset<Row> input) {
+    var leaves = scala.jdk.javaapi.CollectionConverters.asJava(
+        input.queryExecution().analyzed().collectLeaves());
+    var relation = (org.apache.spark.sql.execution.datasources.HadoopFsRelation)
+        ((org.apache.spark.sql.execution.datasources.LogicalRelation) leaves.get(0)).relation();
+    Map<String, String> options = new java.util.TreeMap<>(
+        scala.jdk.javaapi.CollectionConverters.asJava(relation.options()));
+    options.remove("path");   // Spark's own
+    return options;
   }
 
   @Test
