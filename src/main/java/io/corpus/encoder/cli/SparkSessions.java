@@ -1,5 +1,6 @@
 package io.corpus.encoder.cli;
 
+import io.corpus.encoder.io.NioLocalFileSystem;
 import java.util.function.Supplier;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
@@ -77,6 +78,9 @@ public final class SparkSessions {
     setIfAbsent(builder, conf, "spark.executorEnv.OMP_NUM_THREADS", "1");
     // Broadcast weights are random-looking floats: compressing them only costs time.
     setIfAbsent(builder, conf, "spark.broadcast.compress", "false");
+    // Local files' permissions through Java, not a chmod process per file (io.NioLocalFileSystem)
+    setIfAbsent(builder, conf, "spark.hadoop." + NioLocalFileSystem.KEY,
+        NioLocalFileSystem.class.getName());
     return mlFunctions ? builder.getOrCreate() : withoutMlFunctions(builder::getOrCreate);
   }
 

@@ -55,7 +55,8 @@ public final class LocalPaths {
   /**
    * Hadoop's settings as a job will have them before Spark starts: {@code core-site.xml} from
    * the classpath (spark-submit puts HADOOP_CONF_DIR there), then the {@code spark.hadoop.*}
-   * properties spark-submit passes as system properties.
+   * properties spark-submit passes as system properties; local files through
+   * {@link NioLocalFileSystem} unless they name another file system, as the job's session does.
    */
   public static Configuration beforeSpark() {
     Configuration conf = new Configuration();
@@ -64,7 +65,7 @@ public final class LocalPaths {
         conf.set(key.substring("spark.hadoop.".length()), System.getProperty(key));
       }
     }
-    return conf;
+    return NioLocalFileSystem.install(conf);
   }
 
   /**

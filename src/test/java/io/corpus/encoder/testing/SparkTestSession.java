@@ -1,5 +1,6 @@
 package io.corpus.encoder.testing;
 
+import io.corpus.encoder.io.NioLocalFileSystem;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -22,6 +23,8 @@ public final class SparkTestSession {
           .config("spark.default.parallelism", "2")
           .config("spark.driver.host", "127.0.0.1")
           .config("spark.driver.bindAddress", "127.0.0.1")
+          // local files as the job's session writes them (cli.SparkSessions)
+          .config("spark.hadoop." + NioLocalFileSystem.KEY, NioLocalFileSystem.class.getName())
           .getOrCreate();
       session.sparkContext().setLogLevel("WARN");
       Runtime.getRuntime().addShutdownHook(new Thread(session::stop));
