@@ -85,15 +85,8 @@ public final class ParquetInput {
    * (src/site/markdown/speed.md). Remote stores keep them.
    */
   static Map<String, String> readOptions(Path path, Configuration conf, boolean wide) {
-    if (!wide) {
-      return Map.of();
-    }
-    try {
-      return "file".equals(path.getFileSystem(conf).getScheme())
-          ? Map.of(ParquetInputFormat.HADOOP_VECTORED_IO_ENABLED, "false") : Map.of();
-    } catch (IOException e) {
-      return Map.of();   // the read that follows names the problem
-    }
+    return wide && !LocalPaths.isRemote(path, conf)
+        ? Map.of(ParquetInputFormat.HADOOP_VECTORED_IO_ENABLED, "false") : Map.of();
   }
 
   /**
