@@ -14,6 +14,24 @@ CDS_ARCHIVE="$ROOT/target/corpus-encoder.jsa"
 # writers) live in the test sources; their scripts set TOOLS=1 and find them here.
 TOOLS_CLASSES="$ROOT/target/test-classes"
 
+# A benchmark compares whole processes, each on the processor's own kernels. Some machines set
+# OPENBLAS_CORETYPE (Haswell on AVX-512 processors), which holds the peers' OpenBLAS (PyTorch's,
+# the system's libblas.so.3) to older kernels at about half their rate while the job's start-up
+# calibration moves past it: a PyTorch peer took 32.7 s with it and 21.4 to 23.8 s without,
+# beside a job of 17 s. The benchmarks drop it for every process they start, and say so;
+# BENCH_OPENBLAS_CORETYPE holds every process, job and peers alike, to the one it names.
+if [ -n "${TOOLS:-}" ] && [[ "$(basename "$(dirname "$0")")" == benchmarks ]]; then
+  if [ -n "${BENCH_OPENBLAS_CORETYPE:-}" ]; then
+    export OPENBLAS_CORETYPE=$BENCH_OPENBLAS_CORETYPE
+    echo "note: OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE for the job and its peers" \
+      "(BENCH_OPENBLAS_CORETYPE)" >&2
+  elif [ -n "${OPENBLAS_CORETYPE:-}" ]; then
+    echo "note: OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE unset for this benchmark: the job and its" \
+      "peers run on the processor's own kernels (BENCH_OPENBLAS_CORETYPE keeps one for all)" >&2
+    unset OPENBLAS_CORETYPE
+  fi
+fi
+
 # Native BLAS: the job computes on OpenBLAS (kernel.BlasChoice): the system's libblas.so.3 when
 # that is OpenBLAS, else the system's libopenblas.so.0 (a libblas.so.3 that is the slow reference
 # BLAS is passed over), else the OpenBLAS bundled in a Maven artifact. On a Debian/Ubuntu machine
