@@ -74,10 +74,16 @@ class ResumeTest {
     killAfter(config, output, pieces, "embeddings");
   }
 
-  /** As {@link #killAfter(Path, Path, int)}, counting the pieces of the staged {@code table}. */
+  /**
+   * As {@link #killAfter(Path, Path, int)}, counting the pieces of the staged {@code table}. A
+   * killed JVM cannot delete its temporary files (Spark's folders, the native libraries its
+   * jars unpack), so the job's temporary folder is one of this test's own, deleted with it.
+   */
   private void killAfter(Path config, Path output, int pieces, String table) throws Exception {
+    Path temporary = Files.createDirectories(tmp.resolve("killed-jvm-tmp"));
     Process job = ChildJvm.builder(EncodeJob.class,
-        List.of("@" + ROOT.resolve("jobs/jvm.options"), "-Xmx2g"), "--config", config.toString())
+        List.of("@" + ROOT.resolve("jobs/jvm.options"), "-Xmx2g",
+            "-Djava.io.tmpdir=" + temporary), "--config", config.toString())
         .redirectErrorStream(true).redirectOutput(tmp.resolve("killed.log").toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
     while (StagingPieces.committed(output, table) < pieces) {
@@ -88,6 +94,10 @@ class ResumeTest {
     }
     job.destroyForcibly();   // SIGKILL
     job.waitFor();
+    try (Stream<Path> left = Files.list(temporary)) {
+      assertTrue(left.anyMatch(p -> p.getFileName().toString().startsWith("spark-")),
+          "Spark's folder of the killed job is in " + temporary);
+    }
   }
 
   /** The outputs hold the same ids, each with the same pooled vector (to 1e-6 of cosine). */

@@ -54,7 +54,8 @@ class LocalClusterIT {
   @BeforeAll
   static void startCluster() throws Exception {
     deleteTree(WORK);
-    scripts = new Scripts(Scripts.ROOT.resolve("target/it-cluster/state"), WORK.resolve("logs"));
+    scripts = new Scripts(Scripts.ROOT.resolve("target/it-cluster/state"), WORK.resolve("logs"),
+        WORK.resolve("tmp"));
     // Ports the system hands out as free, so a second checkout's tests (or a user's own
     // cluster on 7077) never collide with this one. The daemons start while the big job is
     // written and run in local mode.
@@ -190,6 +191,10 @@ class LocalClusterIT {
     job.process().destroyForcibly();   // jobs/submit execs the driver's JVM: this is kill -9
     job.process().waitFor();
     assertFalse(Files.exists(output), "a killed driver left " + output);
+    try (Stream<Path> left = Files.list(scripts.temporary())) {
+      assertTrue(left.anyMatch(p -> p.getFileName().toString().startsWith("blockmgr-")),
+          "the killed driver's block manager folder is in " + scripts.temporary());
+    }
     List<Path> staging;
     try (Stream<Path> files = Files.list(bigJob)) {
       staging = files.filter(p -> p.getFileName().toString().startsWith(".driver-kill-out.staging"))

@@ -19,7 +19,10 @@ import java.util.regex.Pattern;
 /**
  * The project's {@code jobs/} scripts as child processes, the way a user runs them, each with its
  * output in a log file. The cluster's state goes to one folder, so tests leave the user's own
- * local cluster (if any) alone.
+ * local cluster (if any) alone. Every JVM they start (daemons, drivers, the executors the worker
+ * launches) keeps its temporary files in a folder of the test's ({@code JDK_JAVA_OPTIONS}, which
+ * the {@code java} launcher reads): the JVMs the tests kill cannot delete theirs (Spark's
+ * folders, the native libraries its jars unpack), and they are not left in the system's.
  */
 final class Scripts {
   static final Path ROOT = Path.of(System.getProperty("user.dir")).toAbsolutePath();
@@ -27,10 +30,17 @@ final class Scripts {
 
   private final Path clusterDir;
   private final Path logs;
+  private final Path temporary;
 
-  Scripts(Path clusterDir, Path logs) throws IOException {
+  Scripts(Path clusterDir, Path logs, Path temporary) throws IOException {
     this.clusterDir = clusterDir;
     this.logs = Files.createDirectories(logs);
+    this.temporary = Files.createDirectories(temporary);
+  }
+
+  /** The folder the scripts' JVMs keep their temporary files in. */
+  Path temporary() {
+    return temporary;
   }
 
   /**
@@ -140,6 +150,7 @@ final class Scripts {
         .redirectErrorStream(true);
     builder.environment().put("ENCODER_CLUSTER_DIR", clusterDir.toString());
     builder.environment().put("ENCODER_HEAP", "1g");
+    builder.environment().put("JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + temporary);
     System.out.printf("it %s: jobs/%s %s%n", logName, script, String.join(" ", args));
     return new Running(builder.start(), log, logName);
   }
