@@ -53,6 +53,14 @@ public enum Isa {
     return (code & (AVX512_BF16_BIT | AVX2_VNNI_2_BIT)) != 0;
   }
 
+  /**
+   * Whether oneDNN has bfloat16 products here at all: natively, or emulated in float32 on
+   * AVX-512. Below that (AVX2 without VNNI-2) every bfloat16 primitive is unimplemented.
+   */
+  public boolean bfloat16Kernels() {
+    return nativeBfloat16() || (code & AVX512_CORE.code) == AVX512_CORE.code;
+  }
+
   static Isa of(int code) {
     Isa best = DEFAULT;
     for (Isa isa : values()) {

@@ -44,11 +44,14 @@ public enum Precision implements ConfigName {
           + "not load: " + OneDnn.failure());
     }
     Isa isa = OneDnn.isa();
-    if (this == BFLOAT16 && !isa.nativeBfloat16() && !Boolean.getBoolean(EMULATED_BFLOAT16)) {
+    boolean emulationAllowed = Boolean.getBoolean(EMULATED_BFLOAT16) && isa.bfloat16Kernels();
+    if (this == BFLOAT16 && !isa.nativeBfloat16() && !emulationAllowed) {
       return java.util.Optional.of("model.precision = bfloat16 is refused on this processor: "
           + "oneDNN dispatches to " + isa.label() + ", which has no bfloat16 dot products "
-          + "(AVX512_BF16, AMX or AVX2-VNNI-2), and emulated they run at about a quarter of "
-          + "float32's speed; use float32, or int8 (" + (isa.exactInt8() ? "VNNI here"
+          + "(AVX512_BF16, AMX or AVX2-VNNI-2), and " + (isa.bfloat16Kernels()
+              ? "emulated they run at about a quarter of float32's speed"
+              : "oneDNN has no bfloat16 kernels for it, not even emulated")
+          + "; use float32, or int8 (" + (isa.exactInt8() ? "VNNI here"
           : "no VNNI here: activations in 7 bits") + ")");
     }
     return java.util.Optional.empty();

@@ -49,5 +49,7 @@ public final class Int8Probe {
     System.out.println("qmax=" + qmax);
     System.out.println("worst=" + worst);
     System.out.println("bfloat16=" + Precision.BFLOAT16.refusal().orElse("runs"));
+    System.setProperty(Precision.EMULATED_BFLOAT16, "true");
+    System.out.println("bfloat16-emulated=" + Precision.BFLOAT16.refusal().orElse("runs"));
   }
 }
