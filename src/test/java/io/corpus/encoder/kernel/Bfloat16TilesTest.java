@@ -2,8 +2,8 @@ package io.corpus.encoder.kernel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.corpus.encoder.testing.Bfloat16Kernels;
 import java.util.Random;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,8 +18,7 @@ class Bfloat16TilesTest {
 
   @Test
   void scoresAndValuesAreTheRoundedValuesProducts() {
-    Assumptions.assumeTrue(OneDnn.isa().bfloat16Kernels(), () -> "oneDNN has no bfloat16 "
-        + "kernels on " + OneDnn.describe() + "; the job refuses bfloat16 there");
+    Bfloat16Kernels.assumeAvailable();
     Random rnd = new Random(9);
     int t = 29;
     float[] qkv = new float[t * LD + 7];

@@ -4,15 +4,14 @@ import static io.corpus.encoder.testing.Tolerances.assertVectorsClose;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.kernel.Activation;
-import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.testing.Bfloat16Kernels;
 import io.corpus.encoder.testing.GoldenCase;
 import io.corpus.encoder.testing.PlainRunner;
 import io.corpus.encoder.weights.WeightsLoader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -49,8 +48,7 @@ class TiledAttentionTest {
   @ParameterizedTest
   @CsvSource({"false,0", "true,9"})
   void bfloat16TilesStayWithinTheirRoundingOfFloat32Attention(boolean causal, int window) {
-    Assumptions.assumeTrue(OneDnn.isa().bfloat16Kernels(), () -> "oneDNN has no bfloat16 "
-        + "kernels on " + OneDnn.describe() + "; the job refuses bfloat16 there");
+    Bfloat16Kernels.assumeAvailable();
     Random random = new Random(41 + window);
     ModelSettings settings = new ModelSettings(4, Architecture.encoder(Activation.GELU, 1e-5)
         .causal(causal).build(), Window.ofSetting(window), PositionalEncoding.SINUSOIDAL);
