@@ -70,7 +70,7 @@ final class EncodeCommand {
         // before it runs no Spark job.
         // Spark ML's SQL functions only for the report's corpus map
         starting = new SessionStart("corpus-encoder", settings.output().report().enabled());
-        UpdatePlan.prepareInputHash();
+        UpdatePlan.prepareInputHash(settings.input());
       }
       Preflight.Found found = Preflight.beforeModel(settings, check);
       if (check && settings.weights().isFolder()) {
