@@ -6,7 +6,9 @@ category whose frame is on its stack, from either of two profiles of the job:
     JAVA_OPTS="-agentpath:DIR/libasyncProfiler.so=start,event=cpu,interval=5ms,threads,\
 file=/tmp/job.collapsed,collapsed" jobs/encode --config FILE
     /usr/bin/python3 jobs/benchmarks/profile_breakdown.py /tmp/job.collapsed
-  (DIR: linux-x64/ inside the jar tools.profiler:async-profiler:4.1 from Maven Central);
+  (DIR: linux-x64/ inside the jar tools.profiler:async-profiler:4.1 from Maven Central; add
+  -Dencoder.float32-products=blas where oneDNN would load beside Spark's start, which crashes
+  the profiler's dlopen hook: src/site/markdown/speed.md);
 - a Java Flight Recorder file (-XX:StartFlightRecording=filename=/tmp/job.jfr,settings=profile):
   Java code (jdk.ExecutionSample, every 10 ms) and native code such as OpenBLAS
   (jdk.NativeMethodSample, every 20 ms), each weighted by its period. JFR samples a few threads
