@@ -95,23 +95,23 @@ final class UpdatePlan {
    */
   static Column inputHash(JobSettings.Input in) {
     List<String> columns = hashedColumns(in);
-    List<String> names = new ArrayList<>();
-    List<Column> parts = new ArrayList<>();
+    Map<String, Column> parts = new LinkedHashMap<>();   // the JSON's fields, in order
     for (int i = 0; i < columns.size(); i++) {
       if (columns.get(i).isEmpty()) {
         continue;
       }
       Column column = named(columns.get(i));
       if (in.kind() == InputKind.EMBEDDINGS) {
-        names.addAll(List.of("c" + i + "x", "c" + i + "m", "c" + i + "n"));
-        parts.addAll(List.of(xxhash64(column), hash(column), column.isNull()));
+        parts.put("c" + i + "x", xxhash64(column));
+        parts.put("c" + i + "m", hash(column));
+        parts.put("c" + i + "n", column.isNull());
       } else {
-        names.add("c" + i);
-        parts.add(column);
+        parts.put("c" + i, column);
       }
     }
-    return sha2(usesToJson(in) ? to_json(struct(aliased(parts, names))) : numbersAsJson(parts,
-        names), 256);
+    return sha2(usesToJson(in) ? to_json(struct(parts.entrySet().stream()
+        .map(part -> part.getValue().as(part.getKey())).toArray(Column[]::new)))
+        : numbersAsJson(parts), 256);
   }
 
   /**
@@ -123,25 +123,17 @@ final class UpdatePlan {
     return in.kind() != InputKind.EMBEDDINGS;
   }
 
-  private static Column[] aliased(List<Column> parts, List<String> names) {
-    Column[] fields = new Column[parts.size()];
-    for (int i = 0; i < fields.length; i++) {
-      fields[i] = parts.get(i).as(names.get(i));
-    }
-    return fields;
-  }
-
   /**
    * The text {@code to_json(struct(...))} gives for fields that are never null and are numbers
    * or booleans, {"name":value,...}, joined by {@code concat}: the same string, so the same
    * hashes as outputs written before, without the Scala reflection {@code to_json}'s generated
    * code starts with (1.6 CPU-seconds of a two-core machine's start).
    */
-  private static Column numbersAsJson(List<Column> parts, List<String> names) {
+  private static Column numbersAsJson(Map<String, Column> parts) {
     List<Column> pieces = new ArrayList<>();
-    for (int i = 0; i < parts.size(); i++) {
-      pieces.add(lit((i == 0 ? "{" : ",") + "\"" + names.get(i) + "\":"));
-      pieces.add(parts.get(i).cast("string"));
+    for (Map.Entry<String, Column> part : parts.entrySet()) {
+      pieces.add(lit((pieces.isEmpty() ? "{" : ",") + "\"" + part.getKey() + "\":"));
+      pieces.add(part.getValue().cast("string"));
     }
     pieces.add(lit("}"));
     return concat(pieces.toArray(new Column[0]));
@@ -155,11 +147,9 @@ final class UpdatePlan {
    * Nothing is started for an input whose hash does not use it ({@link #usesToJson}).
    */
   static BackgroundTask<Void> prepareInputHash(JobSettings.Input in) {
-    return usesToJson(in) ? prepareInputHash() : null;
-  }
-
-  /** {@link #prepareInputHash(JobSettings.Input)}, whatever the input. */
-  static BackgroundTask<Void> prepareInputHash() {
+    if (!usesToJson(in)) {
+      return null;
+    }
     return new BackgroundTask<>("input-hash-prepare", "Spark's reflection was initialised", () -> {
       Class.forName("org.apache.spark.sql.catalyst.ScalaReflection$", true,
           UpdatePlan.class.getClassLoader());

@@ -207,10 +207,4 @@ class ReuseKeyTest {
         () -> UpdatePlan.fingerprintBesideTheLoad(file).get());
     assertTrue(e.getMessage().contains(weights.getFileName().toString()), e.getMessage());
   }
-
-  @Test
-  void theInputHashsReflectionIsSparksOwnClassAndInitialisesWithoutError() {
-    // a Spark that renamed it would leave the warm-up failing quietly and planning a second slower
-    UpdatePlan.prepareInputHash().get();
-  }
 }
