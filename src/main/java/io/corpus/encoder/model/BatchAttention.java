@@ -39,6 +39,7 @@ final class BatchAttention {
   private final AttentionItems items = new AttentionItems();
   private final boolean bfloat16Tiles;           // long sequences' tiles multiply in bfloat16
   private final Bfloat16Rows rounded;            // their q, k, v rounded; null: float32 tiles
+  private KeyValueHeads keysValues;              // float32 tiles' k and v, dense; on first use
 
   /**
    * {@code bfloat16Tiles}: a long sequence's tiles multiply in bfloat16 with float32 sums (the
@@ -74,6 +75,9 @@ final class BatchAttention {
     boolean listening = sink.wantsLayer(layer);
     boolean statistics = sink.wantsStatistics();
     items.clear();
+    if (!bfloat16Tiles) {
+      keysValues().clear(batch.sequenceCount());
+    }
     for (int b = 0; b < batch.sequenceCount(); b++) {
       int t = batch.length(b);
       boolean read = listening && (t <= tile || sink.wantsWeights(layer, b)
@@ -91,6 +95,7 @@ final class BatchAttention {
       }
     }
     roundTiledSequences(batch, qkv);
+    copyTiledKeysValues(batch, qkv);
     double[][] partials = statistics ? new double[items.count()][] : null;
     threads.run(items.count(), (i, lane) -> {
       int b = items.sequence(i);
@@ -118,6 +123,33 @@ final class BatchAttention {
         }
       }
     }
+  }
+
+  /**
+   * With float32 tiles: the k and v rows of each sequence cut into tiles copied into dense blocks,
+   * a (sequence, KV head) pair an item on the task's cores.
+   */
+  private void copyTiledKeysValues(TokenBatch batch, float[] qkv) {
+    if (bfloat16Tiles) {
+      return;
+    }
+    KeyValueHeads blocks = keysValues();
+    int copied = blocks.pairs();                    // those of the sequences attended alone
+    for (int i = 0; i < items.count(); i++) {
+      int b = items.sequence(i);
+      if (items.head(i) >= 0) {
+        blocks.add(b, batch.firstRow(b), batch.length(b));
+      }
+    }
+    threads.run(blocks.pairs() - copied, (i, lane) -> blocks.copy(copied + i, qkv));
+  }
+
+  private KeyValueHeads keysValues() {
+    if (keysValues == null) {
+      HeadAttention head = head();
+      keysValues = new KeyValueHeads(heads, head.kvHeads(), headWidth);
+    }
+    return keysValues;
   }
 
   /** With bfloat16 tiles: the q, k, v rows of each sequence cut into tiles, rounded. */
@@ -163,6 +195,13 @@ final class BatchAttention {
     boolean full = sink.wantsWeights(layer, b) || t <= head.tile();
     if (!full && bfloat16Tiles) {
       roundForTiles(batch, b, qkv);
+    } else if (!full) {
+      KeyValueHeads blocks = keysValues();
+      int copied = blocks.pairs();
+      blocks.add(b, first, t);
+      for (int pair = copied; pair < blocks.pairs(); pair++) {
+        blocks.copy(pair, qkv);
+      }
     }
     for (int h = 0; h < heads; h++) {
       if (full) {
@@ -207,9 +246,18 @@ final class BatchAttention {
       AttentionMask mask, HeadAttention head, double[] partial) {
     int first = batch.firstRow(b);
     int row = first * head.qkvWidth();                              // Q_h, K_h, V_h: (T, D)
-    head.tiled(batch, first, batch.length(b), batch.keys(b), h, q0, mask, qkv,
-        row + head.queryOffset(h), row + head.keyOffset(h), row + head.valueOffset(h), context,
-        first * inner + h * headWidth, partial, rounded);            // (T, D) out
+    int q = row + head.queryOffset(h);
+    int out = first * inner + h * headWidth;                        // (T, D) out
+    if (bfloat16Tiles) {
+      head.tiled(batch, first, batch.length(b), batch.keys(b), h, q0, mask, qkv, q, qkv,
+          row + head.keyOffset(h), row + head.valueOffset(h), head.qkvWidth(), context, out,
+          partial, rounded);
+    } else {
+      int g = head.kvHead(h);
+      head.tiled(batch, first, batch.length(b), batch.keys(b), h, q0, mask, qkv, q,
+          keysValues.rows(), keysValues.keys(b, g), keysValues.values(b, g), headWidth, context,
+          out, partial, null);
+    }
   }
 
   private static void addTo(double[] sum, double[] part) {

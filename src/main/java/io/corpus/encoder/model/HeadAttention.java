@@ -43,6 +43,7 @@ final class HeadAttention {
   private float[] weights = new float[0];     // (T_q, T) for the sink, a row per query
   private int lastKeys;                       // T_k of the last full call
   private final float[] tileScores;        // (tile, tile)
+  private final float[] queryTile;         // (tile, D) the float32 tile's queries, dense
   private final float[] rowMax;            // (tile) running max per query row
   private final float[] rowSum;            // (tile) running sum of exp per query row
   private final OnlineStatistics online;   // the statistics of a tile's rows, when asked
@@ -71,6 +72,7 @@ final class HeadAttention {
     this.scoreScale = (float) scoreScale;
     this.tile = tile;
     this.tileScores = new float[tile * tile];
+    this.queryTile = new float[tile * headWidth];
     this.online = new OnlineStatistics(tile);
     this.rowMax = new float[tile];
     this.rowSum = new float[tile];
@@ -88,12 +90,22 @@ final class HeadAttention {
 
   /** Where the key head that query head h reads starts in a row of the fused buffer. */
   int keyOffset(int h) {
-    return (heads + h / (heads / kvHeads)) * headWidth;
+    return (heads + kvHead(h)) * headWidth;
   }
 
   /** Where the value head that query head h reads starts in a row of the fused buffer. */
   int valueOffset(int h) {
-    return (heads + kvHeads + h / (heads / kvHeads)) * headWidth;
+    return (heads + kvHeads + kvHead(h)) * headWidth;
+  }
+
+  /** The KV head that query head h reads. */
+  int kvHead(int h) {
+    return h / (heads / kvHeads);
+  }
+
+  /** The number of KV heads. */
+  int kvHeads() {
+    return kvHeads;
   }
 
   /** The row width of the fused q, k, v buffer. */
@@ -147,7 +159,7 @@ final class HeadAttention {
         if (querySum[h * t + i] > 0) {
           MATH.scale(context, out + i * width, headWidth, inverseSum[h * t + i]);
         } else {
-          meanOfValues(qkv, v, t, context, out + i * width);
+          meanOfValues(qkv, v, qkvWidth, t, context, out + i * width);
         }
       }
     }
@@ -158,10 +170,11 @@ final class HeadAttention {
    * masks with its most negative float added to the scores, which makes every score of the row
    * equal, so softmax weighs all T keys alike and the output is the mean of their values.
    */
-  private void meanOfValues(float[] qkv, int v, int t, float[] context, int outRow) {
+  private void meanOfValues(float[] values, int v, int stride, int t, float[] context,
+      int outRow) {
     Arrays.fill(context, outRow, outRow + headWidth, 0f);
     for (int j = 0; j < t; j++) {
-      Vectors.add(qkv, v + j * qkvWidth, context, outRow, headWidth);
+      Vectors.add(values, v + j * stride, context, outRow, headWidth);
     }
     MATH.scale(context, outRow, headWidth, 1f / t);
   }
@@ -203,16 +216,21 @@ final class HeadAttention {
    * empty, {@link #NO_STATISTICS}), the head's {@link HeadStatistics}
    * summed over the tile's query rows are added to {@code statistics[0, COUNT)}, gathered during
    * the online softmax. A query tile reads the whole of K and V and writes only its own rows, so
-   * tiles may run on different threads, each with its own instance. With {@code rounded} (the
-   * fused rows in bfloat16; null for float32 tiles) both products run in bfloat16 with float32
-   * sums
-   * ({@link Bfloat16Tiles}), the softmax between them in float32 as before.
+   * tiles may run on different threads, each with its own instance. K_h and V_h are read from
+   * {@code kv} at {@code k} and {@code v}, rows {@code kvStride} apart: a {@link KeyValueHeads}
+   * block (stride D) for float32 tiles, the fused buffer's rows for bfloat16 ones; the query
+   * tile is copied to dense rows first. With {@code rounded} (the fused rows in bfloat16; null
+   * for float32 tiles) both products run in bfloat16 with float32 sums ({@link Bfloat16Tiles}),
+   * reading q, k and v at their fused offsets, the softmax between them in float32 as before.
    */
   void tiled(TokenBatch batch, int first, int t, int keys, int h, int q0, AttentionMask rule,
-      float[] qkv, int q, int k, int v, float[] context, int out, double[] statistics,
-      Bfloat16Rows rounded) {
+      float[] qkv, int q, float[] kv, int k, int v, int kvStride, float[] context, int out,
+      double[] statistics, Bfloat16Rows rounded) {
     boolean reduced = rounded != null;
     Bfloat16Tiles bfloat16 = reduced ? Bfloat16Tiles.forThisThread() : null;
+    if (reduced && kvStride != qkvWidth) {
+      throw new IllegalArgumentException("bfloat16 tiles read k and v in the fused rows");
+    }
     int ld = qkvWidth;
     boolean gathering = statistics.length > 0;
     OnlineStatistics stats = online;
@@ -225,6 +243,9 @@ final class HeadAttention {
     }
     for (int i = 0; i < bq; i++) {
       Arrays.fill(context, acc + i * width, acc + i * width + headWidth, 0f);
+      if (!reduced) {
+        System.arraycopy(qkv, q + (q0 + i) * ld, queryTile, i * headWidth, headWidth);
+      }
     }
     for (int k0 = 0; k0 < keys; k0 += tile) {
       int bk = Math.min(tile, keys - k0);
@@ -233,8 +254,8 @@ final class HeadAttention {
         continue;
       }
       if (!reduced) {
-        RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, qkv, q + q0 * ld, ld,
-            qkv, k + k0 * ld, ld, 0f, tileScores, 0, bk);                // (bq, bk)
+        RowMajorBlas.gemm(false, true, bq, bk, headWidth, scoreScale, queryTile, 0, headWidth,
+            kv, k + k0 * kvStride, kvStride, 0f, tileScores, 0, bk);     // (bq, bk)
       } else {
         bfloat16.scores(rounded, q + (long) q0 * ld, k + (long) k0 * ld, ld, bq, bk, headWidth,
             scoreScale, tileScores, 0);
@@ -253,7 +274,7 @@ final class HeadAttention {
       }
       if (!reduced) {
         RowMajorBlas.gemm(false, false, bq, headWidth, bk, 1f, tileScores, 0, bk,
-            qkv, v + k0 * ld, ld, 1f, context, acc, width);               // (bq, D) +=
+            kv, v + k0 * kvStride, kvStride, 1f, context, acc, width);    // (bq, D) +=
       } else {
         bfloat16.addValues(tileScores, 0, rounded, v + (long) k0 * ld, ld, bq, bk, headWidth,
             context, acc, width);
@@ -266,7 +287,7 @@ final class HeadAttention {
       if (rowSum[i] > 0) {
         MATH.scale(context, acc + i * width, headWidth, 1f / rowSum[i]);
       } else {
-        meanOfValues(qkv, v, t, context, acc + i * width);
+        meanOfValues(kv, v, kvStride, t, context, acc + i * width);
       }
     }
   }
