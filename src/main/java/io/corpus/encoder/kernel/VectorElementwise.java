@@ -429,9 +429,13 @@ final class VectorElementwise implements Elementwise {
     FloatVector shifted = clamped.fma(LOG2E, ROUNDING);            // ROUNDING + round(x / ln 2)
     FloatVector n = shifted.sub(ROUNDING);
     FloatVector r = n.fma(NEG_LN2_HI, clamped).add(n.mul(-LN2_LO)); // x − n ln 2, n ln 2 exact
-    FloatVector p = r.fma(EXP_P0, EXP_P1).fma(r, EXP_P2).fma(r, EXP_P3).fma(r, EXP_P4)
-        .fma(r, EXP_P5);
-    FloatVector expR = p.mul(r).fma(r, r).add(1f);                  // 1 + r + r² p(r)
+    // p(r) = P5 + P4 r + ... + P0 r⁵ by pairs in r² (Estrin), not Horner's chain of five fmas:
+    // three independent fmas, then two. The shorter chain let the exponentials of a softmax row
+    // run about 30 % faster on an AVX2 Zen 3 (speed.md), within the same ulp.
+    FloatVector r2 = r.mul(r);
+    FloatVector high = r.fma(EXP_P0, EXP_P1).fma(r2, r.fma(EXP_P2, EXP_P3));
+    FloatVector p = high.fma(r2, r.fma(EXP_P4, EXP_P5));
+    FloatVector expR = p.fma(r2, r).add(1f);                         // 1 + r + r² p(r)
     // The low bits of ROUNDING + n hold n itself: 2^n is (n + 127) << 23 read as a float.
     FloatVector twoToN = shifted.reinterpretAsInts().add(127 - ROUNDING_BITS)
         .lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
