@@ -3,6 +3,7 @@ package io.corpus.encoder.model;
 import io.corpus.encoder.kernel.Bfloat16Rows;
 import io.corpus.encoder.kernel.ComputeThreads;
 import java.util.Arrays;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -133,21 +134,30 @@ final class BatchAttention {
     if (bfloat16Tiles) {
       return;
     }
-    KeyValueHeads blocks = keysValues();
-    int copied = blocks.pairs();                    // those of the sequences attended alone
-    for (int i = 0; i < items.count(); i++) {
-      int b = items.sequence(i);
-      if (items.head(i) >= 0) {
-        blocks.add(b, batch.firstRow(b), batch.length(b));
+    copyKeysValues(qkv, blocks -> {
+      for (int i = 0; i < items.count(); i++) {
+        int b = items.sequence(i);
+        if (items.head(i) >= 0) {
+          blocks.add(b, batch.firstRow(b), batch.length(b));
+        }
       }
-    }
+    });
+  }
+
+  /**
+   * The sequences {@code adding} adds to the dense blocks (those already added this layer are
+   * kept), their (sequence, KV head) pairs copied out of qkv on the task's cores.
+   */
+  private void copyKeysValues(float[] qkv, Consumer<KeyValueHeads> adding) {
+    KeyValueHeads blocks = keysValues();
+    int copied = blocks.pairs();
+    adding.accept(blocks);
     threads.run(blocks.pairs() - copied, (i, lane) -> blocks.copy(copied + i, qkv));
   }
 
   private KeyValueHeads keysValues() {
     if (keysValues == null) {
-      HeadAttention head = head();
-      keysValues = new KeyValueHeads(heads, head.kvHeads(), headWidth);
+      keysValues = new KeyValueHeads(head().fused());
     }
     return keysValues;
   }
@@ -196,12 +206,7 @@ final class BatchAttention {
     if (!full && bfloat16Tiles) {
       roundForTiles(batch, b, qkv);
     } else if (!full) {
-      KeyValueHeads blocks = keysValues();
-      int copied = blocks.pairs();
-      blocks.add(b, first, t);
-      for (int pair = copied; pair < blocks.pairs(); pair++) {
-        blocks.copy(pair, qkv);
-      }
+      copyKeysValues(qkv, blocks -> blocks.add(b, first, t));
     }
     for (int h = 0; h < heads; h++) {
       if (full) {
@@ -253,7 +258,7 @@ final class BatchAttention {
           row + head.keyOffset(h), row + head.valueOffset(h), head.qkvWidth(), context, out,
           partial, rounded);
     } else {
-      int g = head.kvHead(h);
+      int g = head.fused().kvHead(h);
       head.tiled(batch, first, batch.length(b), batch.keys(b), h, q0, mask, qkv, q,
           keysValues.rows(), keysValues.keys(b, g), keysValues.values(b, g), headWidth, context,
           out, partial, null);

@@ -16,8 +16,7 @@ import io.corpus.encoder.kernel.RowMajorBlas;
  */
 final class DisentangledBias implements ScoreTerms {
   private final DisentangledPositions form;
-  private final int heads;       // H
-  private final int kvHeads;     // Hkv
+  private final FusedHeads fused; // where each head lies in the fused q, k, v rows
   private final int headWidth;   // D
   private final int inner;       // H·D: row stride of the relative tables
   private final int qkvWidth;    // (H + 2·Hkv)·D: row stride of the fused q, k, v
@@ -35,14 +34,12 @@ final class DisentangledBias implements ScoreTerms {
   private int reach = -1;                             // distances −reach..reach are indexed
   private int[] index = new int[0];                   // table row of distance d at d + reach
 
-  DisentangledBias(DisentangledPositions form, int heads, int kvHeads, int headWidth,
-      double scale) {
+  DisentangledBias(DisentangledPositions form, FusedHeads fused, double scale) {
     this.form = form;
-    this.heads = heads;
-    this.kvHeads = kvHeads;
-    this.headWidth = headWidth;
-    this.inner = heads * headWidth;
-    this.qkvWidth = (heads + 2 * kvHeads) * headWidth;
+    this.fused = fused;
+    this.headWidth = fused.headWidth();
+    this.inner = fused.queryWidth();
+    this.qkvWidth = fused.width();
     this.scale = (float) scale;
   }
 
@@ -124,11 +121,12 @@ final class DisentangledBias implements ScoreTerms {
     int row = first * qkvWidth;
     int tableOffset = low * inner + h * headWidth;
     if (form.contentToPosition()) {
-      RowMajorBlas.gemm(false, true, length, rows, headWidth, scale, qkv, row + h * headWidth,
-          qkvWidth, tables.keys(), tableOffset, inner, 0f, contentToPosition, 0, rows);
+      int queries = row + fused.queryOffset(h);
+      RowMajorBlas.gemm(false, true, length, rows, headWidth, scale, qkv, queries, qkvWidth,
+          tables.keys(), tableOffset, inner, 0f, contentToPosition, 0, rows);
     }
     if (form.positionToContent()) {
-      int keys = row + (heads + h / (heads / kvHeads)) * headWidth;
+      int keys = row + fused.keyOffset(fused.kvHead(h));
       RowMajorBlas.gemm(false, true, length, rows, headWidth, scale, qkv, keys, qkvWidth,
           tables.queries(), tableOffset, inner, 0f, positionToContent, 0, rows);
     }

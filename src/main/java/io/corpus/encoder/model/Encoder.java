@@ -86,7 +86,7 @@ public final class Encoder {
     this.terms = architecture.positionTerms() instanceof ScoreBias bias
         ? new RelativeBias(bias, weights.scoreBiasTable(), heads)
         : architecture.positionTerms() instanceof DisentangledPositions form
-        ? new DisentangledBias(form, heads, kvHeads, headWidth, settings.scoreScale(headWidth))
+        ? new DisentangledBias(form, shapes.fused(), settings.scoreScale(headWidth))
         : ScoreTerms.NONE;
     this.laneHidden = new float[threads.lanes()][];
     this.laneGate = new float[threads.lanes()][];
@@ -385,7 +385,7 @@ public final class Encoder {
     if (w.queryNorm() instanceof Norm.Scale q && w.keyNorm() instanceof Norm.Scale k) {
       for (int r = 0; r < n; r++) {                    // each head's q and k, over its D
         int queries = r * qkvWidth;
-        int keys = queries + inner;
+        int keys = queries + head.fused().keyOffset(0);
         RmsNorm.apply(qkv, queries, qkv, queries, heads, headWidth, q.scale(), eps());
         RmsNorm.apply(qkv, keys, qkv, keys, kvHeads, headWidth, k.scale(), eps());
       }

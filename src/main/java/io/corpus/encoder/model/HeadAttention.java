@@ -27,10 +27,9 @@ import java.util.Arrays;
 final class HeadAttention {
   private static final Elementwise MATH = Elementwise.INSTANCE;
 
+  private final FusedHeads fused; // where each head lies in the fused q, k, v rows
   private final int width;        // H·D: row stride of the context
   private final int headWidth;    // D
-  private final int heads;        // H
-  private final int kvHeads;      // Hkv: query head h reads KV head h / (H / Hkv)
   private final int qkvWidth;     // (H + 2·Hkv)·D: row stride of the fused q, k, v
   private final float scoreScale; // 1 / √D unless the model says otherwise
   private final int tile;
@@ -64,10 +63,9 @@ final class HeadAttention {
       ScoreTerms terms) {
     this.terms = terms;
     this.anyTerms = terms != ScoreTerms.NONE;
-    this.heads = heads;
-    this.kvHeads = kvHeads;
-    this.width = heads * headWidth;
-    this.qkvWidth = (heads + 2 * kvHeads) * headWidth;
+    this.fused = new FusedHeads(heads, kvHeads, headWidth);
+    this.width = fused.queryWidth();
+    this.qkvWidth = fused.width();
     this.headWidth = headWidth;
     this.scoreScale = (float) scoreScale;
     this.tile = tile;
@@ -85,27 +83,22 @@ final class HeadAttention {
 
   /** Where query head h starts in a row of the fused buffer. */
   int queryOffset(int h) {
-    return h * headWidth;
+    return fused.queryOffset(h);
   }
 
   /** Where the key head that query head h reads starts in a row of the fused buffer. */
   int keyOffset(int h) {
-    return (heads + kvHead(h)) * headWidth;
+    return fused.keyOffset(fused.kvHead(h));
   }
 
   /** Where the value head that query head h reads starts in a row of the fused buffer. */
   int valueOffset(int h) {
-    return (heads + kvHeads + kvHead(h)) * headWidth;
+    return fused.valueOffset(fused.kvHead(h));
   }
 
-  /** The KV head that query head h reads. */
-  int kvHead(int h) {
-    return h / (heads / kvHeads);
-  }
-
-  /** The number of KV heads. */
-  int kvHeads() {
-    return kvHeads;
+  /** Where each head lies in the fused q, k, v rows. */
+  FusedHeads fused() {
+    return fused;
   }
 
   /** The row width of the fused q, k, v buffer. */

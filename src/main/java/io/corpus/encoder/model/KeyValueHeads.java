@@ -14,10 +14,9 @@ import java.util.Arrays;
  * <p>Reused from layer to layer; its room grows to the largest layer's sequences and stays.
  */
 final class KeyValueHeads {
-  private final int heads;
+  private final FusedHeads fused;
   private final int kvHeads;
   private final int headWidth;
-  private final int stride;           // the fused rows' width, (H + 2·Hkv)·D
   private float[] rows = new float[0];
   private int[] start = new int[0];   // per sequence of the batch: its first block, −1 if none
   private int[] lengths = new int[0];
@@ -26,12 +25,11 @@ final class KeyValueHeads {
   private int count;
   private int size;
 
-  /** For fused rows of H query heads, then Hkv key and Hkv value heads, of D values each. */
-  KeyValueHeads(int heads, int kvHeads, int headWidth) {
-    this.heads = heads;
-    this.kvHeads = kvHeads;
-    this.headWidth = headWidth;
-    this.stride = (heads + 2 * kvHeads) * headWidth;
+  /** For the fused rows {@code fused} lays out. */
+  KeyValueHeads(FusedHeads fused) {
+    this.fused = fused;
+    this.kvHeads = fused.kvHeads();
+    this.headWidth = fused.headWidth();
   }
 
   /** Forgets the last layer's sequences; {@code sequences} is the batch's count. */
@@ -83,8 +81,9 @@ final class KeyValueHeads {
     int t = lengths[b];
     int keys = keys(b, g);
     int values = values(b, g);
-    int key = (heads + g) * headWidth;
-    int value = (heads + kvHeads + g) * headWidth;
+    int key = fused.keyOffset(g);
+    int value = fused.valueOffset(g);
+    int stride = fused.width();
     for (int i = 0; i < t; i++) {
       int row = (firstRows[b] + i) * stride;
       System.arraycopy(qkv, row + key, rows, keys + i * headWidth, headWidth);

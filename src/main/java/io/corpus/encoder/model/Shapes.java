@@ -39,7 +39,12 @@ public record Shapes(int layers, int width, int heads, int kvHeads, int headWidt
 
   /** (H + 2·Hkv)·D: the fused query, key and value projection's output. */
   public int qkvWidth() {
-    return (heads + 2 * kvHeads) * headWidth;
+    return fused().width();
+  }
+
+  /** Where each head lies in a row of the fused query, key and value projection's output. */
+  FusedHeads fused() {
+    return new FusedHeads(heads, kvHeads, headWidth);
   }
 
   /** Rows of the feed-forward's hidden buffer for a batch of {@code rows} tokens. */
