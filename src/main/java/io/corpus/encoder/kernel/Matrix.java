@@ -15,7 +15,8 @@ public sealed interface Matrix extends Serializable
    * feed-forward's, whose (rows, F) hidden buffer is 24 MB for BERT-base). With BERT-base
    * shapes, 2048 beat 1024 by 2.6 % of layer time over six alternating jobs/benchmarks/bench
    * pairs (the products' rate still grows with their rows); 4096 doubles the buffer for no
-   * measurable gain, 512 lost 3 %.
+   * measurable gain, 512 lost 3 %. A batch is cut into blocks of equal rows up to this
+   * ({@link RowBlocks}).
    */
   int BLOCK_ROWS = 2048;
 
@@ -82,9 +83,9 @@ public sealed interface Matrix extends Serializable
   }
 
   /**
-   * Rows of input best multiplied at once where the caller cuts a batch into blocks (the
-   * feed-forward): as many as make the product efficient while its output stays in cache for
-   * the passes that follow it.
+   * The most rows of input best multiplied at once where the caller cuts a batch into blocks
+   * ({@link RowBlocks}): as many as make the product efficient while its output stays in cache
+   * for the passes that follow it.
    */
   default int blockRows() {
     return BLOCK_ROWS;

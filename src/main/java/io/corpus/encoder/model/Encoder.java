@@ -4,6 +4,7 @@ import io.corpus.encoder.kernel.ComputeThreads;
 import io.corpus.encoder.kernel.Matrix;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.RmsNorm;
+import io.corpus.encoder.kernel.RowBlocks;
 import io.corpus.encoder.kernel.Vectors;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,7 +15,7 @@ import java.util.Map;
  * Layers may differ in how they attend ({@link ModelSettings#layer}: a window, rotary positions)
  * and in their weights' form (a gated feed-forward, no norm before attention).
  *
- * <p>The products go a block of rows at a time ({@link Matrix#blockRows}) and attention a
+ * <p>The products go a block of rows at a time ({@link RowBlocks}) and attention a
  * sequence or a long sequence's (head, query tile) at a time, spread over the cores the task
  * may use ({@link ComputeThreads}); the blocks and tiles are cut the same way whatever the
  * number of threads, so the result is the same bit for bit on one thread or many.
@@ -305,15 +306,15 @@ public final class Encoder {
 
   /**
    * out (N, W's rows) = in (N, W's cols) · Wᵀ + bias + addend (each left out when null; the
-   * addend may be out), {@link Matrix#blockRows} rows at a time, the blocks spread over the
-   * task's cores.
+   * addend may be out), a block of rows at a time ({@link RowBlocks}), the blocks spread over
+   * the task's cores.
    */
   private void linear(Matrix w, int n, float[] in, float[] bias, float[] addend, float[] out) {
-    int block = w.blockRows();
-    threads.run((n + block - 1) / block, (i, lane) -> {
-      int first = i * block;
-      w.linear(Math.min(block, n - first), in, first * w.cols(), bias, addend,
-          first * w.rows(), out, first * w.rows());
+    RowBlocks blocks = RowBlocks.of(n, w.blockRows());
+    threads.run(blocks.count(), (i, lane) -> {
+      int first = blocks.first(i);
+      w.linear(blocks.rows(i), in, first * w.cols(), bias, addend, first * w.rows(), out,
+          first * w.rows());
     });
   }
 
@@ -324,10 +325,10 @@ public final class Encoder {
    * every product reads a block's input rows before it writes the block's output rows.
    */
   private void feedForward(float[] in, LayerWeights w, float[] residual, float[] out, int n) {
-    int block = shapes.ffnBlock();
-    threads.run((n + block - 1) / block, (i, lane) -> {
-      int first = i * block;
-      int rows = shapes.ffnRows(n - first);
+    RowBlocks blocks = RowBlocks.of(n, shapes.ffnBlock());
+    threads.run(blocks.count(), (i, lane) -> {
+      int first = blocks.first(i);
+      int rows = blocks.rows(i);
       if (w.feedForward() instanceof Experts experts) {
         if (laneExperts[lane] == null) {
           laneExperts[lane] = new Experts.Scratch();
