@@ -6,16 +6,17 @@ package io.corpus.encoder.kernel;
  * the matrix's {@link Matrix#blockRows} only, never on the threads, so the vectors are the same
  * bit for bit however many cores took the blocks (the BLAS's floats depend on where a product is
  * cut). The blocks are of equal rows (a multiple of {@value #ALIGN}, the last one shorter), and
- * a batch that fits in one block but has at least {@code 2 ×} {@value #SPLIT_ROWS} rows is cut in
- * two: one document of 1,000 to 2,000 tokens, or a job's last batch, then multiplies on two
- * cores where a slot is idle, and costs a little where none is (a product of half the rows runs
- * slightly slower).
+ * as many as the most rows need, made even where each block still has {@value #SPLIT_ROWS} rows:
+ * two cores then take equal shares. One document of 1,000 to 2,000 tokens, or a job's last batch,
+ * multiplies on two cores where a slot is idle instead of one, 5,000 rows take 2,500 a core
+ * instead of 2,952 (2,048 + 904) and 2,048; where no slot is idle the products run a little
+ * slower on blocks of fewer rows.
  *
  * @param n the batch's rows
  * @param rows each block's rows but the last's
  */
 public record RowBlocks(int n, int rows) {
-  /** The fewest rows of a half, below which a batch stays one block. */
+  /** The fewest rows of a block added to make the count even. */
   public static final int SPLIT_ROWS = 256;
   /** Blocks start at multiples of this many rows (the kernels' row tile). */
   static final int ALIGN = 16;
@@ -26,8 +27,8 @@ public record RowBlocks(int n, int rows) {
       throw new IllegalArgumentException("a block has at least one row, got " + most);
     }
     int blocks = Math.max(1, (n + most - 1) / most);
-    if (blocks == 1 && n >= 2 * SPLIT_ROWS) {
-      blocks = 2;
+    if (blocks % 2 == 1 && n >= (blocks + 1) * SPLIT_ROWS) {
+      blocks++;
     }
     int even = (n + blocks - 1) / blocks;
     int aligned = (even + ALIGN - 1) / ALIGN * ALIGN;

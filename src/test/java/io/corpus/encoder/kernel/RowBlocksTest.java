@@ -47,7 +47,18 @@ class RowBlocksTest {
     assertEquals(1312, blocks.rows(0));
     assertEquals(1288, blocks.rows(1));
     assertEquals(0, RowBlocks.of(8193, 2048).rows() % RowBlocks.ALIGN);
-    assertEquals(5, RowBlocks.of(8193, 2048).count());
+  }
+
+  /** An odd count of blocks is made even, so two cores take equal shares: 5,000 in 4, not 3. */
+  @Test
+  void theCountOfBlocksIsMadeEven() {
+    RowBlocks blocks = RowBlocks.of(5000, 2048);
+    assertEquals(4, blocks.count());
+    assertEquals(1264, blocks.rows(0));
+    assertEquals(1208, blocks.rows(3));
+    assertEquals(6, RowBlocks.of(8193, 2048).count());
+    assertEquals(4, RowBlocks.of(8192, 2048).count());
+    assertEquals(2048, RowBlocks.of(8192, 2048).rows());
   }
 
   @Test
