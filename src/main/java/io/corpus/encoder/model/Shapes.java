@@ -17,7 +17,8 @@ import io.corpus.encoder.kernel.Matrix;
  * @param gated whether a layer's feed-forward is gated (a second (F, E) product, a gate buffer)
  * @param postNorms whether a layer norms its sublayers' outputs before adding them (sandwich
  *     norms: a buffer)
- * @param ffnBlock rows of the feed-forward done at a time ({@link Matrix#blockRows})
+ * @param ffnBlock the most rows of the feed-forward done at a time ({@link Matrix#blockRows};
+ *     the blocks are cut by {@link io.corpus.encoder.kernel.RowBlocks})
  */
 public record Shapes(int layers, int width, int heads, int kvHeads, int headWidth, int ffnWidth,
     boolean gated, boolean postNorms, int ffnBlock) {
