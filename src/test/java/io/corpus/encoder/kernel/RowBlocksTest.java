@@ -29,36 +29,20 @@ class RowBlocksTest {
     assertEquals(n, next);
   }
 
-  @Test
-  void aBatchThatFitsOneBlockIsHalvedFromTwiceTheSplitRows() {
-    assertEquals(1, RowBlocks.of(2 * RowBlocks.SPLIT_ROWS - 1, 2048).count());
-    RowBlocks halves = RowBlocks.of(1024, 2048);
-    assertEquals(2, halves.count());
-    assertEquals(512, halves.rows(0));
-    assertEquals(512, halves.rows(1));
-    assertEquals(2, RowBlocks.of(2048, 2048).count());
-  }
-
-  /** 2,600 rows: two near halves on aligned starts, not 2,048 and 552. */
-  @Test
-  void blocksAreEvenOnAlignedStarts() {
-    RowBlocks blocks = RowBlocks.of(2600, 2048);
-    assertEquals(2, blocks.count());
-    assertEquals(1312, blocks.rows(0));
-    assertEquals(1288, blocks.rows(1));
-    assertEquals(0, RowBlocks.of(8193, 2048).rows() % RowBlocks.ALIGN);
-  }
-
-  /** An odd count of blocks is made even, so two cores take equal shares: 5,000 in 4, not 3. */
-  @Test
-  void theCountOfBlocksIsMadeEven() {
-    RowBlocks blocks = RowBlocks.of(5000, 2048);
-    assertEquals(4, blocks.count());
-    assertEquals(1264, blocks.rows(0));
-    assertEquals(1208, blocks.rows(3));
-    assertEquals(6, RowBlocks.of(8193, 2048).count());
-    assertEquals(4, RowBlocks.of(8192, 2048).count());
-    assertEquals(2048, RowBlocks.of(8192, 2048).rows());
+  /**
+   * The cuts themselves: one block below twice the split rows, halves from there (1,024 and
+   * 2,048 rows), near halves on aligned starts (2,600: not 2,048 and 552), an odd count made
+   * even (5,000: four blocks, not 2,048 + 2,048 + 904; 8,193: six), an even count left alone.
+   */
+  @ParameterizedTest(name = "{0} rows, at most {1}: {2} blocks of {3}, the last {4}")
+  @CsvSource({"511, 2048, 1, 511, 511", "1024, 2048, 2, 512, 512", "2048, 2048, 2, 1024, 1024",
+      "2600, 2048, 2, 1312, 1288", "5000, 2048, 4, 1264, 1208", "8193, 2048, 6, 1376, 1313",
+      "8192, 2048, 4, 2048, 2048"})
+  void cuts(int n, int most, int count, int rows, int lastRows) {
+    RowBlocks blocks = RowBlocks.of(n, most);
+    assertEquals(count, blocks.count());
+    assertEquals(rows, blocks.rows(0));
+    assertEquals(lastRows, blocks.rows(count - 1));
   }
 
   @Test
