@@ -18,7 +18,10 @@ package io.corpus.encoder.kernel;
 public record RowBlocks(int n, int rows) {
   /** The fewest rows of a block added to make the count even. */
   public static final int SPLIT_ROWS = 256;
-  /** Blocks start at multiples of this many rows (the kernels' row tile). */
+  /**
+   * Every block but the last holds a multiple of this many rows, so none ends in a part of the
+   * kernels' register tiles (4 to 16 rows in the x86 ones); its own effect is not measured.
+   */
   static final int ALIGN = 16;
 
   /** {@code n} rows in blocks of at most {@code most} rows. */
