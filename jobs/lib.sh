@@ -57,6 +57,30 @@ ensure_openblas() {
   fi
 }
 
+# Debian's Python with PyTorch, numpy and onnx (python3-torch, python3-numpy, python3-onnx), which
+# the benchmarks' peers, model makers and exporters run on (/usr/bin/python3, not a pyenv's):
+# installed when missing and we are root on a Debian/Ubuntu machine, else a clear error.
+ensure_python_torch() {
+  if /usr/bin/python3 -c 'import torch, numpy, onnx' >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Debian's python3-torch, python3-numpy and python3-onnx for the" \
+      "benchmarks' peers (a few minutes)" >&2
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch python3-numpy \
+        python3-onnx >/dev/null 2>&1; then
+      apt-get update -qq >/dev/null 2>&1
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch python3-numpy \
+        python3-onnx >/dev/null 2>&1 || true
+    fi
+  fi
+  if ! /usr/bin/python3 -c 'import torch, numpy, onnx' >/dev/null 2>&1; then
+    echo "error: /usr/bin/python3 cannot import torch, numpy and onnx; the benchmarks need" \
+      "Debian's python3-torch, python3-numpy and python3-onnx (apt-get install them)" >&2
+    exit 2
+  fi
+}
+
 # Headless Chromium and its WebDriver, which the report's browser tests drive (Selenium):
 # Debian's packages chromium and chromium-driver, installed when missing and we are root on a
 # Debian/Ubuntu machine.
