@@ -32,6 +32,21 @@ if [ -n "${TOOLS:-}" ] && [[ "$(basename "$(dirname "$0")")" == benchmarks ]]; t
   fi
 fi
 
+# apt_install PKG...: installs Debian packages quietly when we are root on a Debian/Ubuntu
+# machine, refreshing the package lists and trying once more if the first attempt fails; fails
+# (status 1) when it cannot.
+apt_install() {
+  can_apt_install || return 1
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 && return 0
+  apt-get update -qq >/dev/null 2>&1
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1
+}
+
+# Whether apt_install can run here (root, apt-get on PATH).
+can_apt_install() {
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1
+}
+
 # Native BLAS: the job computes on OpenBLAS (kernel.BlasChoice): the system's libblas.so.3 when
 # that is OpenBLAS, else the system's libopenblas.so.0 (a libblas.so.3 that is the slow reference
 # BLAS is passed over), else the OpenBLAS bundled in a Maven artifact. On a Debian/Ubuntu machine
@@ -44,13 +59,10 @@ ensure_openblas() {
   if grep -q 'libopenblas\.so\.0' <<< "$libraries"; then
     return 0
   fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  if can_apt_install; then
     echo "setup: installing OpenBLAS (Debian package libopenblas0-pthread) for native BLAS" >&2
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null 2>&1; then
-      apt-get update -qq >/dev/null 2>&1
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null 2>&1 \
-        || echo "setup: could not install OpenBLAS; the job uses the bundled one" >&2
-    fi
+    apt_install libopenblas0-pthread \
+      || echo "setup: could not install OpenBLAS; the job uses the bundled one" >&2
   else
     echo "note: no system OpenBLAS (libopenblas.so.0); the job uses the OpenBLAS bundled in the" \
       "org.bytedeco:openblas jar (run-summary.json names it)." >&2
@@ -64,15 +76,10 @@ ensure_python_torch() {
   if /usr/bin/python3 -c 'import torch, numpy, onnx' >/dev/null 2>&1; then
     return 0
   fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  if can_apt_install; then
     echo "setup: installing Debian's python3-torch, python3-numpy and python3-onnx for the" \
       "benchmarks' peers (a few minutes)" >&2
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch python3-numpy \
-        python3-onnx >/dev/null 2>&1; then
-      apt-get update -qq >/dev/null 2>&1
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch python3-numpy \
-        python3-onnx >/dev/null 2>&1 || true
-    fi
+    apt_install python3-torch python3-numpy python3-onnx || true
   fi
   if ! /usr/bin/python3 -c 'import torch, numpy, onnx' >/dev/null 2>&1; then
     echo "error: /usr/bin/python3 cannot import torch, numpy and onnx; the benchmarks need" \
@@ -88,15 +95,11 @@ ensure_chromium() {
   if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
     return 0
   fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  if can_apt_install; then
     echo "setup: installing Chromium and its driver (Debian packages chromium," \
       "chromium-driver) for the report's browser tests" >&2
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
-        >/dev/null 2>&1; then
-      apt-get update -qq >/dev/null 2>&1
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
-        >/dev/null 2>&1 || echo "setup: could not install Chromium; the report tests will fail" >&2
-    fi
+    apt_install chromium chromium-driver \
+      || echo "setup: could not install Chromium; the report tests will fail" >&2
   else
     echo "warning: no chromium or chromedriver on PATH; the report's browser tests need them" \
       "(apt-get install chromium chromium-driver)" >&2
