@@ -4,7 +4,7 @@ import java.util.logging.Logger;
 
 /**
  * The element-wise passes around the matrix products: softmax (exp), bias plus activation (erf
- * through exp, tanh) and layer norm; and the passes over attention rows that head statistics
+ * through exp, tanh), layer norm and RMS norm; and the passes over attention rows that head statistics
  * need (entropy, distance). Java's {@code Math.exp} costs about 25 ns here, which would
  * make these as slow as the products themselves; the Vector API's lane-wise EXP and TANH run at
  * about half a nanosecond per float. {@link #INSTANCE} is the vector implementation when the JVM
@@ -75,6 +75,22 @@ public interface Elementwise {
    */
   void layerNorm(float[] x, int xOffset, float[] y, int yOffset, int rows, float[] gamma,
       float[] beta, float eps);
+
+  /**
+   * RMS norm of {@code rows} vectors of width {@code gamma.length}, the r-th at
+   * {@code xOffset + r · stride}, into y at {@code yOffset + r · stride} (x == y allowed):
+   * x / sqrt(mean(x²) + eps) · γ, the root taken in double.
+   */
+  void rmsNorm(float[] x, int xOffset, float[] y, int yOffset, int rows, int stride,
+      float[] gamma, float eps);
+
+  /**
+   * Rotates {@code n} pairs in place, pair i being (x[a + i], x[b + i]) and its angle's cosine and
+   * sine {@code cos[at + i]}, {@code sin[at + i]}: (x[a + i], x[b + i]) := (x[a + i]·cos −
+   * x[b + i]·sin, x[b + i]·cos + x[a + i]·sin), each product rounded, then the sum (no fused
+   * multiply-add): rotary positions in their half-split form.
+   */
+  void rotateHalves(float[] x, int a, int b, float[] cos, float[] sin, int at, int n);
 
   /** Picks the implementation once and says which. */
   final class Choice {

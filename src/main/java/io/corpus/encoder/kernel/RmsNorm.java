@@ -3,7 +3,7 @@ package io.corpus.encoder.kernel;
 /**
  * Root-mean-square normalization over a vector: {@code y = x / sqrt(mean(x²) + eps) · γ}, as
  * Qwen's and Gemma's {@code RMSNorm} compute it (Gemma's (1 + w) is folded into γ when its
- * weights are read). The sum of squares is taken in double.
+ * weights are read). The root is taken in double.
  */
 public final class RmsNorm {
   private RmsNorm() {}
@@ -28,18 +28,6 @@ public final class RmsNorm {
    */
   public static void apply(float[] x, int xOffset, float[] y, int yOffset, int rows, int stride,
       float[] gamma, float eps) {
-    int width = gamma.length;
-    for (int r = 0; r < rows; r++) {
-      int in = xOffset + r * stride;
-      int out = yOffset + r * stride;
-      double squares = 0;
-      for (int i = 0; i < width; i++) {
-        squares += (double) x[in + i] * x[in + i];
-      }
-      float inverse = (float) (1 / Math.sqrt(squares / width + eps));
-      for (int i = 0; i < width; i++) {
-        y[out + i] = x[in + i] * inverse * gamma[i];
-      }
-    }
+    Elementwise.INSTANCE.rmsNorm(x, xOffset, y, yOffset, rows, stride, gamma, eps);
   }
 }

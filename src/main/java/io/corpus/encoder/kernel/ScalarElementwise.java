@@ -143,6 +143,36 @@ final class ScalarElementwise implements Elementwise {
     }
   }
 
+  @Override
+  public void rmsNorm(float[] x, int xOffset, float[] y, int yOffset, int rows, int stride,
+      float[] gamma, float eps) {
+    int width = gamma.length;
+    for (int r = 0; r < rows; r++) {
+      int in = xOffset + r * stride;
+      int out = yOffset + r * stride;
+      double squares = 0;
+      for (int i = 0; i < width; i++) {
+        squares += (double) x[in + i] * x[in + i];
+      }
+      float inverse = (float) (1 / Math.sqrt(squares / width + eps));
+      for (int i = 0; i < width; i++) {
+        y[out + i] = x[in + i] * inverse * gamma[i];
+      }
+    }
+  }
+
+  @Override
+  public void rotateHalves(float[] x, int a, int b, float[] cos, float[] sin, int at, int n) {
+    for (int i = 0; i < n; i++) {
+      float first = x[a + i];
+      float second = x[b + i];
+      float c = cos[at + i];
+      float s = sin[at + i];
+      x[a + i] = first * c - second * s;
+      x[b + i] = second * c + first * s;
+    }
+  }
+
   /**
    * The error function to float precision: Abramowitz and Stegun 7.1.26 (absolute error below
    * 1.5e-7). Java has no {@code erf}; tests check this one against Commons Math's.

@@ -1,5 +1,7 @@
 package io.corpus.encoder.model;
 
+import io.corpus.encoder.kernel.Elementwise;
+
 /**
  * Rotary positions (RoPE) on the first R = fraction · D values of a head: pair i (i &lt; R/2) at
  * position p is rotated by the angle p · θ^(−2i/R). The pair is (i, i + R/2) in the half-split
@@ -8,6 +10,7 @@ package io.corpus.encoder.model;
  * when a longer sequence arrives. Not thread-safe (it grows); one per encoder and form.
  */
 final class Rotary {
+  private static final Elementwise MATH = Elementwise.INSTANCE;
   private final int rotated;                    // R
   private final boolean interleaved;
   private final double[] inverseFrequency;      // (R/2): θ^(−2i/R)
@@ -78,16 +81,17 @@ final class Rotary {
   void rotate(float[] x, int offset, int position) {
     int half = rotated / 2;
     int row = position * half;
-    int step = interleaved ? 2 : 1;
-    int a0 = offset;
-    int b0 = interleaved ? offset + 1 : offset + half;
+    if (!interleaved) {
+      MATH.rotateHalves(x, offset, offset + half, cos, sin, row, half);
+      return;
+    }
     for (int i = 0; i < half; i++) {
-      float a = x[a0 + i * step];
-      float b = x[b0 + i * step];
+      float a = x[offset + 2 * i];
+      float b = x[offset + 2 * i + 1];
       float c = cos[row + i];
       float s = sin[row + i];
-      x[a0 + i * step] = a * c - b * s;
-      x[b0 + i * step] = b * c + a * s;
+      x[offset + 2 * i] = a * c - b * s;
+      x[offset + 2 * i + 1] = b * c + a * s;
     }
   }
 }

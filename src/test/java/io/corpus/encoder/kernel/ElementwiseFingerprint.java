@@ -43,6 +43,12 @@ public final class ElementwiseFingerprint {
     hash = 31 * hash + Arrays.hashCode(sums);
     float[] y = new float[x.length];
     e.layerNorm(x, 0, y, 0, rows, gamma, bias, 1e-5f);
+    float[] z = new float[x.length];
+    e.rmsNorm(x, 0, z, 0, rows, width, gamma, 1e-6f);
+    hash = 31 * hash + Arrays.hashCode(z);
+    float[] angles = Arrays.copyOf(gamma, width);
+    e.rotateHalves(z, 0, width / 2, x, angles, 5, width / 2);
+    hash = 31 * hash + Arrays.hashCode(z);
     return 31 * (31 * hash + Arrays.hashCode(s)) + Arrays.hashCode(y);
   }
 }

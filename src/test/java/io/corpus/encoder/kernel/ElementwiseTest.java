@@ -38,7 +38,7 @@ class ElementwiseTest {
         bias[i] = (float) random.nextGaussian();
         gamma[i] = 1 + (float) random.nextGaussian() / 10;
       }
-      int ops = Activation.values().length + 2;    // softmax, each activation, layer norm
+      int ops = Activation.values().length + 3;    // softmax, each activation, the two norms
       float[][] vector = new float[ops][];
       float[][] plain = new float[ops][];
       for (int op = 0; op < ops; op++) {
@@ -60,19 +60,22 @@ class ElementwiseTest {
                 "column sum " + c + " width " + width);
           }
           assertEquals(0f, vectorSums[0], "a fully masked column sums to 0");
-        } else if (op < ops - 1) {
+        } else if (op < ops - 2) {
           Activation act = Activation.values()[op - 1];
           Elementwise.INSTANCE.biasActivation(act, a, rows, bias);
           scalar.biasActivation(act, b, rows, bias);
-        } else {
+        } else if (op == ops - 2) {
           Elementwise.INSTANCE.layerNorm(x, 1, a, 1, rows, gamma, bias, 1e-5f);
           scalar.layerNorm(x, 1, b, 1, rows, gamma, bias, 1e-5f);
+        } else {
+          Elementwise.INSTANCE.rmsNorm(x, 1, a, 1, rows, width, gamma, 1e-6f);
+          scalar.rmsNorm(x, 1, b, 1, rows, width, gamma, 1e-6f);
         }
         vector[op] = a;
         plain[op] = b;
       }
       for (int op = 0; op < ops; op++) {
-        int from = op == ops - 1 ? 1 : 0;
+        int from = op >= ops - 2 ? 1 : 0;
         int to = from + rows * width;
         assertEquals(x[x.length - 1], vector[op][x.length - 1], 0, "op " + op + " stays in range");
         for (int i = from; i < to; i++) {
@@ -199,6 +202,54 @@ class ElementwiseTest {
         assertEquals(0f, y[2 * r + 1], name + ": a fully masked column is zeros, not NaN");
       }
       assertEquals(0f, sums[1], name);
+    }
+  }
+
+  @Test
+  void rotatedHalvesHaveTheScalarPassesBitsAndTurnEachPairByItsAngle() {
+    java.util.Random random = new java.util.Random(8);
+    for (int pairs : new int[] {1, 7, 16, 32, 64, 67}) {
+      float[] x = new float[2 * pairs + 3];
+      float[] cos = new float[pairs + 2];
+      float[] sin = new float[pairs + 2];
+      for (int i = 0; i < x.length; i++) {
+        x[i] = (float) random.nextGaussian();
+      }
+      for (int i = 0; i < cos.length; i++) {
+        double angle = random.nextDouble() * 7;
+        cos[i] = (float) Math.cos(angle);
+        sin[i] = (float) Math.sin(angle);
+      }
+      float[] vector = x.clone();
+      float[] plain = x.clone();
+      Elementwise.INSTANCE.rotateHalves(vector, 1, 1 + pairs, cos, sin, 2, pairs);
+      new ScalarElementwise().rotateHalves(plain, 1, 1 + pairs, cos, sin, 2, pairs);
+      assertArrayEquals(plain, vector, pairs + " pairs");
+      assertEquals(x[0], vector[0], "before the head");
+      assertEquals(x[2 * pairs + 1], vector[2 * pairs + 1], "after the head");
+      int last = pairs - 1;
+      assertEquals(x[1 + last] * cos[2 + last] - x[1 + pairs + last] * sin[2 + last],
+          vector[1 + last], 0, "first member of the last pair");
+      assertEquals(x[1 + pairs + last] * cos[2 + last] + x[1 + last] * sin[2 + last],
+          vector[1 + pairs + last], 0, "second member of the last pair");
+    }
+  }
+
+  @Test
+  void rmsNormDividesByTheRootMeanSquareOfEachStridedRowAndLeavesTheGapsAlone() {
+    float[] x = {1f, 2f, 3f, 4f, 99f, 2f, 2f, 2f, 2f, 99f};   // two rows of 4, stride 5
+    float[] gamma = {1f, 2f, 1f, 0.5f};
+    for (Elementwise e : new Elementwise[] {Elementwise.INSTANCE, new ScalarElementwise()}) {
+      String name = e.getClass().getSimpleName();
+      float[] y = x.clone();
+      e.rmsNorm(y, 0, y, 0, 2, 5, gamma, 0.5f);
+      double inv = 1 / Math.sqrt((1 + 4 + 9 + 16) / 4.0 + 0.5);
+      assertEquals(1 * inv, y[0], 1e-6, name);
+      assertEquals(2 * inv * 2, y[1], 1e-6, name);
+      assertEquals(4 * inv * 0.5, y[3], 1e-6, name);
+      assertEquals(99f, y[4], name);
+      assertEquals(2 / Math.sqrt(4 + 0.5) * 2, y[6], 1e-6, name);
+      assertEquals(99f, y[9], name);
     }
   }
 
