@@ -7,9 +7,10 @@ import java.util.logging.Logger;
  * through exp, tanh), layer and RMS norms, rotary positions; and the passes over attention rows
  * that head statistics need (entropy, distance). Java's {@code Math.exp} costs about 25 ns here,
  * which would make these as slow as the products themselves; the Vector API's lane-wise EXP and
- * TANH run at about half a nanosecond per float. {@link #INSTANCE} is the vector implementation when the JVM
- * has the {@code jdk.incubator.vector} module ({@code --add-modules jdk.incubator.vector}, set in
- * {@code jobs/jvm.options}), else the scalar one, with a warning. Chosen once, here.
+ * TANH run at about half a nanosecond per float. {@link #INSTANCE} is the vector implementation
+ * when the JVM has the {@code jdk.incubator.vector} module ({@code --add-modules
+ * jdk.incubator.vector}, set in {@code jobs/jvm.options}), else the scalar one, with a warning.
+ * Chosen once, here.
  */
 public interface Elementwise {
   Elementwise INSTANCE = Choice.choose();
