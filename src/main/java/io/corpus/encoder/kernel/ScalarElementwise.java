@@ -130,12 +130,7 @@ final class ScalarElementwise implements Elementwise {
         sum += x[xo + i];
       }
       double mean = sum / width;
-      double squares = 0;
-      for (int i = 0; i < width; i++) {
-        double d = x[xo + i] - mean;
-        squares += d * d;
-      }
-      float inverseStd = (float) (1.0 / Math.sqrt(squares / width + eps));
+      float inverseStd = inverseRoot(squaresAbout(x, xo, width, mean), width, eps);
       float m = (float) mean;
       for (int i = 0; i < width; i++) {
         y[yo + i] = (x[xo + i] - m) * inverseStd * gamma[i] + beta[i];
@@ -150,15 +145,26 @@ final class ScalarElementwise implements Elementwise {
     for (int r = 0; r < rows; r++) {
       int in = xOffset + r * stride;
       int out = yOffset + r * stride;
-      double squares = 0;
-      for (int i = 0; i < width; i++) {
-        squares += (double) x[in + i] * x[in + i];
-      }
-      float inverse = (float) (1 / Math.sqrt(squares / width + eps));
+      float inverse = inverseRoot(squaresAbout(x, in, width, 0), width, eps);
       for (int i = 0; i < width; i++) {
         y[out + i] = x[in + i] * inverse * gamma[i];
       }
     }
+  }
+
+  /** Σ (x[at + i] − center)² over the row, in double. */
+  private static double squaresAbout(float[] x, int at, int width, double center) {
+    double squares = 0;
+    for (int i = 0; i < width; i++) {
+      double d = x[at + i] - center;
+      squares += d * d;
+    }
+    return squares;
+  }
+
+  /** 1 / sqrt(squares / width + eps), rounded to float: the norms' scale. */
+  static float inverseRoot(double squares, int width, float eps) {
+    return (float) (1.0 / Math.sqrt(squares / width + eps));
   }
 
   @Override

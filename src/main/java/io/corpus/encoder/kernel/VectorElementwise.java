@@ -507,17 +507,8 @@ final class VectorElementwise implements Elementwise {
         sum += x[xo + k];
       }
       float mean = sum / width;
-      FloatVector squares = FloatVector.zero(S);
-      for (i = 0; i < bound; i += S.length()) {
-        FloatVector d = FloatVector.fromArray(S, x, xo + i).sub(mean);
-        squares = d.fma(d, squares);
-      }
-      double squareSum = sumLanes(squares);
-      for (int k = i; k < width; k++) {
-        double d = x[xo + k] - mean;
-        squareSum += d * d;
-      }
-      float inverseStd = (float) (1.0 / Math.sqrt(squareSum / width + eps));
+      float inverseStd = ScalarElementwise.inverseRoot(squaresAbout(x, xo, width, mean), width,
+          eps);
       for (i = 0; i < bound; i += S.length()) {
         FloatVector.fromArray(S, x, xo + i).sub(mean).mul(inverseStd)
             .fma(FloatVector.fromArray(S, gamma, i), FloatVector.fromArray(S, beta, i))
@@ -530,10 +521,29 @@ final class VectorElementwise implements Elementwise {
   }
 
   /**
-   * The squares summed in float lanes by fused multiply-adds, then across lanes in
-   * {@link #sumLanes}'s order, as {@link #layerNorm} sums its squares; the scalar pass's double
-   * chain took four cycles a float, 1.5 % of a Qwen3-shaped decoder's time (its query and key
-   * norms and the layers').
+   * Σ (x[at + i] − center)² over the row: in float lanes by fused multiply-adds, then across
+   * lanes in {@link #sumLanes}'s order; the last entries past the vectors in double.
+   */
+  private static double squaresAbout(float[] x, int at, int width, float center) {
+    int bound = S.loopBound(width);
+    FloatVector squares = FloatVector.zero(S);
+    int i = 0;
+    for (; i < bound; i += S.length()) {
+      FloatVector d = FloatVector.fromArray(S, x, at + i).sub(center);
+      squares = d.fma(d, squares);
+    }
+    double sum = sumLanes(squares);
+    for (; i < width; i++) {
+      double d = x[at + i] - center;
+      sum += d * d;
+    }
+    return sum;
+  }
+
+  /**
+   * The squares summed as {@link #layerNorm} sums its own, about 0; the scalar pass's chain of
+   * double additions took four cycles a float, 1.5 % of a Qwen3-shaped decoder's time (its query
+   * and key norms and the layers').
    */
   @Override
   public void rmsNorm(float[] x, int xOffset, float[] y, int yOffset, int rows, int stride,
@@ -543,18 +553,9 @@ final class VectorElementwise implements Elementwise {
     for (int r = 0; r < rows; r++) {
       int xo = xOffset + r * stride;
       int yo = yOffset + r * stride;
-      FloatVector squares = FloatVector.zero(S);
+      float inverse = ScalarElementwise.inverseRoot(squaresAbout(x, xo, width, 0f), width, eps);
       int i = 0;
       for (; i < bound; i += S.length()) {
-        FloatVector v = FloatVector.fromArray(S, x, xo + i);
-        squares = v.fma(v, squares);
-      }
-      double squareSum = sumLanes(squares);
-      for (int k = i; k < width; k++) {
-        squareSum += (double) x[xo + k] * x[xo + k];
-      }
-      float inverse = (float) (1 / Math.sqrt(squareSum / width + eps));
-      for (i = 0; i < bound; i += S.length()) {
         FloatVector.fromArray(S, x, xo + i).mul(inverse).mul(FloatVector.fromArray(S, gamma, i))
             .intoArray(y, yo + i);
       }
