@@ -33,7 +33,7 @@ class JobPhasesTest {
     CountDownLatch go = new CountDownLatch(1);
     Future<?> beside = other.submit(() -> {
       go.await();
-      sleepingTasks(spark, 1000);
+      sleepingTasks(spark, 2000);
       return null;
     });
     JobPhases phases = new JobPhases(System.nanoTime());
@@ -48,7 +48,8 @@ class JobPhasesTest {
       other.shutdown();
     }
     double seconds = phases.taskSeconds();
-    // its own two tasks: 0.3 s and a little; with the other job's, 2.3 s and more
-    assertTrue(seconds >= 0.3 && seconds < 0.9, seconds + " task seconds");
+    // its own two tasks: 0.3 s and a little (1.2 s once on a machine busy with a build beside
+    // the suite); with the other job's, 4.3 s and more
+    assertTrue(seconds >= 0.3 && seconds < 2.0, seconds + " task seconds");
   }
 }
