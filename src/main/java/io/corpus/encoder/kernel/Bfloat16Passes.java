@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * before it, and adding the layer's bias and residual (or applying a GELU) to its float32 output
  * after it. They touch every input and output value (a value at a time, they took more of the
  * job than oneDNN's products on AMX); {@link #create} makes the Vector API's lane-wise form where
- * the JVM has {@code jdk.incubator.vector}, else a scalar one. Both give the same bits.
+ * the JVM compiles the Vector API ({@link VectorApi}), else a scalar one. Both give the same bits.
  */
 interface Bfloat16Passes {
   /**

@@ -8,9 +8,9 @@ import java.util.logging.Logger;
  * that head statistics need (entropy, distance). Java's {@code Math.exp} costs about 25 ns here,
  * which would make these as slow as the products themselves; the Vector API's lane-wise EXP and
  * TANH run at about half a nanosecond per float. {@link #INSTANCE} is the vector implementation
- * when the JVM has the {@code jdk.incubator.vector} module ({@code --add-modules
- * jdk.incubator.vector}, set in {@code jobs/jvm.options}), else the scalar one, with a warning.
- * Chosen once, here.
+ * where this JVM compiles the Vector API to vector instructions ({@link VectorApi}: the module,
+ * added by {@code jobs/jvm.options}, and the JIT's flags), else the scalar one, with a warning
+ * that says why. Chosen once, here.
  */
 public interface Elementwise {
   Elementwise INSTANCE = Choice.choose();
@@ -99,19 +99,20 @@ public interface Elementwise {
 
     static Elementwise choose() {
       Logger log = Logger.getLogger(Elementwise.class.getName());
-      if (VectorApi.present()) {
+      VectorApi.Decision decision = VectorApi.decision();
+      if (decision.use()) {
         try {
           return (Elementwise) Class.forName("io.corpus.encoder.kernel.VectorElementwise")
               .getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException | LinkageError e) {
           log.warning("Vector API present but unusable (" + e + "); element-wise passes run "
               + "scalar");
+          return new ScalarElementwise("Vector API unusable: " + e);
         }
-      } else {
-        log.warning("The JVM lacks --add-modules jdk.incubator.vector: softmax and GELU use "
-            + "Math.exp, about 2x slower per layer. jobs/jvm.options has the flag.");
       }
-      return new ScalarElementwise();
+      log.warning("Softmax, GELU and the norms run scalar, about 10 times slower a float than "
+          + "on vectors: " + decision.reason());
+      return new ScalarElementwise(decision.reason());
     }
   }
 }

@@ -7,9 +7,9 @@ import java.nio.ByteBuffer;
  * activations to uint8 before it, and turning the int32 sums back into float32 after it. They
  * touch every input and output value, so done a value at a time with {@code Math.rint} (13 ns a
  * value here) they cost more than the product; {@link #create} makes the Vector API's lane-wise
- * form where the JVM has {@code jdk.incubator.vector}, else a scalar one, for one thread. Both round with the
- * float trick (v + 1.5·2²³ − 1.5·2²³, exact round-half-even for |v| < 2²²), so they give the
- * same bytes.
+ * form where the JVM compiles the Vector API ({@link VectorApi}), else a scalar one, for one
+ * thread. Both round with the float trick (v + 1.5·2²³ − 1.5·2²³, exact round-half-even for
+ * |v| < 2²²), so they give the same bytes.
  */
 interface Int8Passes {
   /** Adding and subtracting this rounds a float of magnitude below 2²² to the nearest even. */

@@ -1,6 +1,5 @@
 package io.corpus.encoder.kernel;
 
-
 /**
  * {@link Elementwise} on {@code Math.exp} and {@code Math.tanh}, accumulating in double: the
  * fallback, and the reference the vector implementation is tested against.
@@ -9,9 +8,21 @@ final class ScalarElementwise implements Elementwise {
   private static final double SQRT_HALF = Math.sqrt(0.5);
   private static final double SQRT_2_OVER_PI = Math.sqrt(2.0 / Math.PI);
 
+  private final String why;
+
+  /** The reference the tests compare the vector passes with. */
+  ScalarElementwise() {
+    this("the reference");
+  }
+
+  /** The passes of a JVM that does not use the vector ones, for this reason. */
+  ScalarElementwise(String why) {
+    this.why = why;
+  }
+
   @Override
   public String describe() {
-    return "ScalarElementwise (no Vector API)";
+    return "ScalarElementwise (" + why + ")";
   }
 
   @Override

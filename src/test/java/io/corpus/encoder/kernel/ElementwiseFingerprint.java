@@ -12,7 +12,7 @@ public final class ElementwiseFingerprint {
   private ElementwiseFingerprint() {}
 
   public static void main(String[] args) {
-    System.out.println(compute());
+    System.out.println(Elementwise.INSTANCE.describe() + ": " + compute());
   }
 
   static int compute() {
