@@ -8,6 +8,7 @@ import io.corpus.encoder.kernel.Float32Products;
 import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
 import io.corpus.encoder.kernel.RowMajorBlas;
+import io.corpus.encoder.kernel.VectorApi;
 import io.corpus.encoder.model.EncoderWeights;
 import io.corpus.encoder.model.WarmUp;
 import io.corpus.encoder.pipeline.LoadedModel;
@@ -64,6 +65,7 @@ final class EncodeCommand {
     SessionStart starting = null;
     try {
       JobSettings settings = SettingsParser.parseFile(Path.of(config));
+      VectorApi.checkProperty();
       settings.weights().precision().loadInBackground();
       if (!check) {
         // Spark starts while this thread checks the paths and loads the model; a job refused

@@ -20,7 +20,7 @@ import java.util.Optional;
  * of floats without it). System property {@value #PROPERTY} pins the choice: {@code auto} (the
  * default), {@code on} or {@code off}.
  */
-final class VectorApi {
+public final class VectorApi {
   static final String PROPERTY = "encoder.vector-kernels";
   private static final String MODULE = "jdk.incubator.vector";
 
@@ -87,13 +87,26 @@ final class VectorApi {
     return decision().use();
   }
 
-  /** The decision for a JVM with these flags and {@value #PROPERTY} set to {@code pinned}. */
-  static Decision decide(Jit jit, String pinned) {
+  /**
+   * Refuses a {@value #PROPERTY} other than auto, on or off, naming it: called by the driver
+   * before any kernel is chosen, since the choice is made once, in a class's initializer.
+   */
+  public static void checkProperty() {
+    pin(System.getProperty(PROPERTY, "auto"));
+  }
+
+  private static String pin(String pinned) {
     String pin = pinned.trim().toLowerCase(Locale.ROOT);
     if (!pin.equals("auto") && !pin.equals("on") && !pin.equals("off")) {
-      throw new IllegalArgumentException(PROPERTY + " is '" + pinned
+      throw new IllegalArgumentException("-D" + PROPERTY + " is '" + pinned
           + "'; it takes auto, on or off");
     }
+    return pin;
+  }
+
+  /** The decision for a JVM with these flags and {@value #PROPERTY} set to {@code pinned}. */
+  static Decision decide(Jit jit, String pinned) {
+    String pin = pin(pinned);
     if (!jit.module()) {
       return new Decision(false, "the JVM lacks --add-modules " + MODULE
           + " (jobs/jvm.options has it)");

@@ -71,7 +71,7 @@ class VectorApiTest {
         VectorApi.decide(X86, "off"));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> VectorApi.decide(X86, "yes"));
-    assertEquals("encoder.vector-kernels is 'yes'; it takes auto, on or off", e.getMessage());
+    assertEquals("-Dencoder.vector-kernels is 'yes'; it takes auto, on or off", e.getMessage());
   }
 
   @Test
