@@ -11,8 +11,8 @@ import java.util.Optional;
  * without it never links them.
  *
  * <p>Having the module is not enough: a Vector API call is fast only where C2 compiles it to
- * vector instructions, and where it cannot, it runs as Java objects a lane at a time, up to a
- * thousand times slower than the scalar kernels (measured on the softmax and GELU passes: about 17,000 ns
+ * vector instructions, and where it cannot, it runs as Java objects a lane at a time, up to 2,500
+ * times slower than the scalar kernels (measured on the softmax and GELU passes: about 17,000 ns
  * a float on x86 without AVX, 31,000 without FMA, 560 with C1 alone, 56 on vectors of two lanes,
  * against 12 for the scalar passes and 0.85 for the vector ones compiled). So the vector kernels
  * are used only where the JIT's own flags say it compiles them: x86-64 or AArch64, C2 on, vectors
