@@ -1,7 +1,8 @@
 package io.corpus.encoder.kernel;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -13,7 +14,10 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * {@link Int8Passes} on the Vector API, lane for lane the arithmetic of
  * {@link ScalarInt8Passes}; loaded by name only where the JVM has {@code jdk.incubator.vector}.
- * {@link ReducedProducts} keeps one per thread.
+ * {@link ReducedProducts} keeps one per thread. Native memory (oneDNN's buffers) is read and
+ * written a row at a time through heap arrays: the Vector API's ByteBuffer loads and stores
+ * of Java 17 to 19 are gone from Java 20 on, whose MemorySegment ones Java 17 lacks
+ * ({@link NativeRows}).
  */
 final class VectorInt8Passes implements Int8Passes {
   private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
@@ -24,6 +28,7 @@ final class VectorInt8Passes implements Int8Passes {
       VectorShape.forBitSize(F.length() * Byte.SIZE));
   private static final VectorShuffle<Float>[] HALVES = halves();
   private final ScalarInt8Passes tails = new ScalarInt8Passes();
+  private final NativeRows rows = new NativeRows();
   private float[] zeros = new float[0];
 
   @Override
@@ -33,36 +38,8 @@ final class VectorInt8Passes implements Int8Passes {
       tails.quantize(n, k, x, xOffset, qmax, out, stride, scales, zeroPoints);
       return;
     }
-    int bound = F.loopBound(k);
-    int pairs = bound / (2 * F.length()) * (2 * F.length());
     for (int t = 0; t < n; t++) {
-      int from = xOffset + t * k;
-      // two pairs of accumulators: each compare waits for the blend before it
-      FloatVector lows = FloatVector.zero(F);
-      FloatVector highs = lows;
-      FloatVector lows2 = lows;
-      FloatVector highs2 = lows;
-      int i = 0;
-      for (; i < pairs; i += 2 * F.length()) {
-        FloatVector a = FloatVector.fromArray(F, x, from + i);
-        FloatVector b = FloatVector.fromArray(F, x, from + i + F.length());
-        lows = lower(lows, a);
-        highs = higher(highs, a);
-        lows2 = lower(lows2, b);
-        highs2 = higher(highs2, b);
-      }
-      for (; i < bound; i += F.length()) {
-        FloatVector v = FloatVector.fromArray(F, x, from + i);
-        lows = lower(lows, v);
-        highs = higher(highs, v);
-      }
-      float min = lowest(lower(lows, lows2));
-      float max = highest(higher(highs, highs2));
-      for (; i < k; i++) {
-        min = Int8Passes.lower(min, x[from + i]);
-        max = Int8Passes.higher(max, x[from + i]);
-      }
-      quantizeRow(t, k, x, from, min, max, qmax, out, stride, scales, zeroPoints);
+      quantizeRow(t, k, x, xOffset + t * k, qmax, out, stride, scales, zeroPoints);
     }
   }
 
@@ -73,48 +50,45 @@ final class VectorInt8Passes implements Int8Passes {
       tails.quantizeNative(n, k, x, qmax, out, stride, scales, zeroPoints);
       return;
     }
+    FloatBuffer floats = NativeRows.floats(x);
+    float[] row = rows.floats(k);
+    for (int t = 0; t < n; t++) {
+      floats.get(t * k, row, 0, k);
+      quantizeRow(t, k, row, 0, qmax, out, stride, scales, zeroPoints);
+    }
+  }
+
+  /** Row t of {@link #quantize}: its range found, then {@link #quantizeRow} in it. */
+  private void quantizeRow(int t, int k, float[] x, int from, int qmax, ByteBuffer out,
+      int stride, float[] scales, int[] zeroPoints) {
     int bound = F.loopBound(k);
     int pairs = bound / (2 * F.length()) * (2 * F.length());
-    for (int t = 0; t < n; t++) {
-      int from = 4 * t * k;      // byte offset of the row
-      FloatVector lows = FloatVector.zero(F);
-      FloatVector highs = lows;
-      FloatVector lows2 = lows;
-      FloatVector highs2 = lows;
-      int i = 0;
-      for (; i < pairs; i += 2 * F.length()) {
-        FloatVector a = FloatVector.fromByteBuffer(F, x, from + 4 * i, ByteOrder.nativeOrder());
-        FloatVector b = FloatVector.fromByteBuffer(F, x, from + 4 * (i + F.length()),
-            ByteOrder.nativeOrder());
-        lows = lower(lows, a);
-        highs = higher(highs, a);
-        lows2 = lower(lows2, b);
-        highs2 = higher(highs2, b);
-      }
-      for (; i < bound; i += F.length()) {
-        FloatVector v = FloatVector.fromByteBuffer(F, x, from + 4 * i, ByteOrder.nativeOrder());
-        lows = lower(lows, v);
-        highs = higher(highs, v);
-      }
-      float min = lowest(lower(lows, lows2));
-      float max = highest(higher(highs, highs2));
-      for (; i < k; i++) {
-        min = Int8Passes.lower(min, x.getFloat(from + 4 * i));
-        max = Int8Passes.higher(max, x.getFloat(from + 4 * i));
-      }
-      int zero = Int8Passes.recorded(t, min, max, qmax, scales, zeroPoints);
-      float scale = scales[t];
-      int to = t * stride;
-      IntVector offset = IntVector.broadcast(I, zero - ROUNDER_BITS);
-      for (i = 0; i < bound; i += F.length()) {
-        store(FloatVector.fromByteBuffer(F, x, from + 4 * i, ByteOrder.nativeOrder()), scale,
-            offset, qmax, out, to + i);
-      }
-      for (; i < k; i++) {
-        out.put(to + i, Int8Passes.quantized(x.getFloat(from + 4 * i), scale, zero, qmax));
-      }
-      Int8Passes.zeroPointColumns(out, to, k, stride, zero);
+    // two pairs of accumulators: each compare waits for the blend before it
+    FloatVector lows = FloatVector.zero(F);
+    FloatVector highs = lows;
+    FloatVector lows2 = lows;
+    FloatVector highs2 = lows;
+    int i = 0;
+    for (; i < pairs; i += 2 * F.length()) {
+      FloatVector a = FloatVector.fromArray(F, x, from + i);
+      FloatVector b = FloatVector.fromArray(F, x, from + i + F.length());
+      lows = lower(lows, a);
+      highs = higher(highs, a);
+      lows2 = lower(lows2, b);
+      highs2 = higher(highs2, b);
     }
+    for (; i < bound; i += F.length()) {
+      FloatVector v = FloatVector.fromArray(F, x, from + i);
+      lows = lower(lows, v);
+      highs = higher(highs, v);
+    }
+    float min = lowest(lower(lows, lows2));
+    float max = highest(higher(highs, highs2));
+    for (; i < k; i++) {
+      min = Int8Passes.lower(min, x[from + i]);
+      max = Int8Passes.higher(max, x[from + i]);
+    }
+    quantizeRow(t, k, x, from, min, max, qmax, out, stride, scales, zeroPoints);
   }
 
   @Override
@@ -135,7 +109,7 @@ final class VectorInt8Passes implements Int8Passes {
    * Row t (k values of x from {@code from}) in the range [min, max], from byte t·stride of out,
    * its zero point in the stride − k bytes after it.
    */
-  private static void quantizeRow(int t, int k, float[] x, int from, float min, float max,
+  private void quantizeRow(int t, int k, float[] x, int from, float min, float max,
       int qmax, ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
     int bound = F.loopBound(k);
     int zero = Int8Passes.recorded(t, min, max, qmax, scales, zeroPoints);
@@ -145,9 +119,11 @@ final class VectorInt8Passes implements Int8Passes {
     // trick gives the integer without a float-to-int conversion, which JDK 17 does not compile
     // to vector instructions (8 ns a value); int-to-byte it does (0.45 ns a value in all)
     IntVector offset = IntVector.broadcast(I, zero - ROUNDER_BITS);
+    byte[] quantized = rows.bytes(bound);
     for (int i = 0; i < bound; i += F.length()) {
-      store(FloatVector.fromArray(F, x, from + i), scale, offset, qmax, out, to + i);
+      store(FloatVector.fromArray(F, x, from + i), scale, offset, qmax, quantized, i);
     }
+    out.put(to, quantized, 0, bound);
     for (int i = bound; i < k; i++) {
       out.put(to + i, Int8Passes.quantized(x[from + i], scale, zero, qmax));
     }
@@ -191,12 +167,11 @@ final class VectorInt8Passes implements Int8Passes {
     return halves;
   }
 
-  /** One vector of values quantized (the zero point in offset) into out from byte {@code to}. */
+  /** One vector of values quantized (the zero point in offset) into out from {@code to}. */
   private static void store(FloatVector v, float scale, IntVector offset, int qmax,
-      ByteBuffer out, int to) {
+      byte[] out, int to) {
     IntVector q = v.div(scale).add(ROUNDER).reinterpretAsInts().add(offset).max(0).min(qmax);
-    ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0))
-        .intoByteBuffer(out, to, ByteOrder.nativeOrder());
+    ((ByteVector) q.convertShape(VectorOperators.I2B, B, 0)).intoArray(out, to);
   }
 
   @Override
@@ -220,18 +195,20 @@ final class VectorInt8Passes implements Int8Passes {
 
   private void rescaleBiased(int n, int outs, ByteBuffer sums, float[] scales,
       int[] zeroPoints, float[] wScales, int[] rowSums, float[] bias, float[] y, int yOffset) {
+    IntBuffer sumRows = NativeRows.ints(sums);
+    int[] row = rows.ints(outs);
     int bound = F.loopBound(outs);
     for (int t = 0; t < n; t++) {
       float tokenScale = scales[t];
       int zero = zeroPoints[t];
       int at = yOffset + t * outs;
-      int row = t * outs;
+      sumRows.get(t * outs, row, 0, outs);
       for (int o = 0; o < bound; o += F.length()) {
-        product(sums, row, o, zero, tokenScale, wScales, rowSums)
+        product(row, o, zero, tokenScale, wScales, rowSums)
             .add(FloatVector.fromArray(F, bias, o)).intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
-        y[at + o] = product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o]) + bias[o];
+        y[at + o] = product(row[o], zero, tokenScale, wScales[o], rowSums[o]) + bias[o];
       }
     }
   }
@@ -239,21 +216,23 @@ final class VectorInt8Passes implements Int8Passes {
   private void rescaleAdded(int n, int outs, ByteBuffer sums, float[] scales,
       int[] zeroPoints, float[] wScales, int[] rowSums, float[] bias, float[] addend,
       int addendOffset, float[] y, int yOffset) {
+    IntBuffer sumRows = NativeRows.ints(sums);
+    int[] row = rows.ints(outs);
     int bound = F.loopBound(outs);
     for (int t = 0; t < n; t++) {
       float tokenScale = scales[t];
       int zero = zeroPoints[t];
       int at = yOffset + t * outs;
       int from = addendOffset + t * outs;
-      int row = t * outs;
+      sumRows.get(t * outs, row, 0, outs);
       for (int o = 0; o < bound; o += F.length()) {
         FloatVector added = FloatVector.fromArray(F, addend, from + o)
             .add(FloatVector.fromArray(F, bias, o));
-        product(sums, row, o, zero, tokenScale, wScales, rowSums).add(added)
+        product(row, o, zero, tokenScale, wScales, rowSums).add(added)
             .intoArray(y, at + o);
       }
       for (int o = bound; o < outs; o++) {
-        y[at + o] = product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o])
+        y[at + o] = product(row[o], zero, tokenScale, wScales[o], rowSums[o])
             + (addend[from + o] + bias[o]);
       }
     }
@@ -268,17 +247,19 @@ final class VectorInt8Passes implements Int8Passes {
           lows, highs);
       return;
     }
+    IntBuffer sumRows = NativeRows.ints(sums);
+    int[] row = rows.ints(outs);
     int bound = F.loopBound(outs);
     for (int t = 0; t < n; t++) {
       float tokenScale = scales[t];
       int zero = zeroPoints[t];
       int at = yOffset + t * outs;
-      int row = t * outs;
+      sumRows.get(t * outs, row, 0, outs);
       FloatVector mins = FloatVector.zero(F);
       FloatVector maxes = FloatVector.zero(F);
       for (int o = 0; o < bound; o += F.length()) {
         FloatVector g = VectorRationalErf.gelu(
-            product(sums, row, o, zero, tokenScale, wScales, rowSums)
+            product(row, o, zero, tokenScale, wScales, rowSums)
                 .add(FloatVector.fromArray(F, bias, o)));
         g.intoArray(y, at + o);
         mins = lower(mins, g);
@@ -288,7 +269,7 @@ final class VectorInt8Passes implements Int8Passes {
       float max = highest(maxes);
       for (int o = bound; o < outs; o++) {
         y[at + o] = RationalErf.gelu(
-            product(sums, row + o, zero, tokenScale, wScales[o], rowSums[o]) + bias[o]);
+            product(row[o], zero, tokenScale, wScales[o], rowSums[o]) + bias[o]);
         min = Int8Passes.lower(min, y[at + o]);
         max = Int8Passes.higher(max, y[at + o]);
       }
@@ -300,16 +281,15 @@ final class VectorInt8Passes implements Int8Passes {
   }
 
   /** scale · wScale · (sum − zero · rowSum) for one output: a tail no whole vector covers. */
-  private static float product(ByteBuffer sums, int at, int zero, float tokenScale,
-      float wScale, int rowSum) {
-    return wScale * tokenScale * (sums.getInt(4 * at) - zero * rowSum);
+  private static float product(int sum, int zero, float tokenScale, float wScale,
+      int rowSum) {
+    return wScale * tokenScale * (sum - zero * rowSum);
   }
 
-  /** scale · wScales[o..] · (sums[row + o..] − zero · rowSums[o..]), one vector of outputs. */
-  private static FloatVector product(ByteBuffer sums, int row, int o, int zero,
-      float tokenScale, float[] wScales, int[] rowSums) {
-    IntVector corrected = IntVector.fromByteBuffer(I, sums, 4 * (row + o),
-            ByteOrder.nativeOrder())
+  /** scale · wScales[o..] · (sums[o..] − zero · rowSums[o..]), one vector of outputs. */
+  private static FloatVector product(int[] sums, int o, int zero, float tokenScale,
+      float[] wScales, int[] rowSums) {
+    IntVector corrected = IntVector.fromArray(I, sums, o)
         .sub(IntVector.fromArray(I, rowSums, o).mul(zero));
     return FloatVector.fromArray(F, wScales, o).mul(tokenScale)
         .mul((FloatVector) corrected.convert(VectorOperators.I2F, 0));
