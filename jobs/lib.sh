@@ -10,6 +10,9 @@ BUILD_STAMP="$ROOT/target/.built"
 # Class-data-sharing archive of the classes a job loads: start-up about 3 s faster, made once per
 # build by a short run on data-samples/ (see make_cds_archive).
 CDS_ARCHIVE="$ROOT/target/corpus-encoder.jsa"
+# The Java runtime that recorded it: an archive is valid for that JVM build only, and any other
+# (another JDK on the PATH, an update) ignores it without a word and starts 3 s slower.
+CDS_ARCHIVE_JAVA="$CDS_ARCHIVE.java"
 # The developer tools (benchmarks, sample and case makers, the reference encoder, weights
 # writers) live in the test sources; their scripts set TOOLS=1 and find them here.
 TOOLS_CLASSES="$ROOT/target/test-classes"
@@ -137,7 +140,27 @@ ensure_built() {
 # runs one) rewrites the Janino jar, and Java then refuses the whole archive without a word: the
 # job's Spark start took 7 s against 2.5 (src/site/markdown/speed.md).
 archive_current() {
-  [ -f "$CDS_ARCHIVE" ] && [ "$CDS_ARCHIVE" -nt "$JAR" ] && [ "$CDS_ARCHIVE" -nt "$JANINO_JAR" ]
+  [ -f "$CDS_ARCHIVE" ] && [ "$CDS_ARCHIVE" -nt "$JAR" ] && [ "$CDS_ARCHIVE" -nt "$JANINO_JAR" ] \
+    && [ "$(cat "$CDS_ARCHIVE_JAVA" 2>/dev/null)" = "$(java_identity)" ]
+}
+
+# The Java runtime the jobs run on (java on the PATH), from its release file: no JVM started.
+java_home() {
+  local java
+  java=$(command -v java) || return 0
+  dirname "$(dirname "$(readlink -f "$java")")"
+}
+
+# Its identity (folder and build), which a start-up archive must match.
+java_identity() {
+  local home
+  home=$(java_home)
+  echo "$home $(grep -s '^JAVA_RUNTIME_VERSION=' "$home/release")"
+}
+
+# Its feature release (17, 21, 25), empty when it has no release file.
+java_feature() {
+  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$(java_home)/release" 2>/dev/null || true
 }
 
 # The tools' classes go last, so that the start-up archive, made on the product's classpath,
@@ -160,7 +183,14 @@ java_command() {
   for option in ${JAVA_OPTS:-}; do
     case $option in -XX:+Use*GC) collector= ;; esac
   done
-  echo java @"$ROOT/jobs/jvm.options" -Xmx"${ENCODER_HEAP:-4g}" $collector -cp "$classpath"
+  # Java 23 and later warn at Spark's first use of sun.misc.Unsafe's memory access (JEP 471,
+  # 498) and a later release will refuse it unless allowed; Java 17 refuses the option itself.
+  local unsafe=""
+  if [ "$(java_feature)" -ge 23 ] 2>/dev/null; then
+    unsafe=--sun-misc-unsafe-memory-access=allow
+  fi
+  echo java @"$ROOT/jobs/jvm.options" $unsafe -Xmx"${ENCODER_HEAP:-4g}" $collector \
+    -cp "$classpath"
 }
 
 # Runs the sample job (conf/local.conf: text, tokenizer, report) once with
@@ -179,7 +209,7 @@ CONF
   OPENBLAS_NUM_THREADS=1 SPARK_LOCAL_IP=127.0.0.1 $(java_command) \
     -XX:ArchiveClassesAtExit="$CDS_ARCHIVE" -Xlog:cds=off -Xlog:cds+dynamic=off \
     io.corpus.encoder.cli.EncodeJob --config "$tmp/warmup.conf" >/dev/null 2>&1 \
-    || rm -f "$CDS_ARCHIVE"
+    && java_identity > "$CDS_ARCHIVE_JAVA" || rm -f "$CDS_ARCHIVE"
   rm -rf "$tmp"
 }
 
