@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.concat_ws;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.udf;
 
+import io.corpus.encoder.common.OwnThread;
 import io.corpus.encoder.config.AttentionOutputs;
 import io.corpus.encoder.config.InputKind;
 import io.corpus.encoder.config.JobSettings;
@@ -93,7 +94,7 @@ final class CorpusMapTable {
     StructType vectors = new StructType().add("vector", SQLDataTypes.VectorType());
     CompletableFuture<Matrix> components = CompletableFuture.supplyAsync(() -> sample.size() < 2
         ? null : new PCA().setK(2).setInputCol("vector")
-            .fit(spark.createDataFrame(sample, vectors)).pc());
+            .fit(spark.createDataFrame(sample, vectors)).pc(), OwnThread.named("corpus-map-pca"));
     NearestNeighbours neighbours = neighbours(points, report);
     long near = System.nanoTime();
     CorpusMap map = build(points, joined(components), neighbours, rows, report);

@@ -2,6 +2,7 @@ package io.corpus.encoder.cli;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.corpus.encoder.common.OwnThread;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -46,11 +47,7 @@ final class InputIdCheck implements AutoCloseable {
           .reduceByKey(Long::sum)
           .filter(idAndCount -> idAndCount._2() > 1)
           .count() == 0;
-    }, runnable -> {
-      Thread thread = new Thread(runnable, "input-id-check");
-      thread.setDaemon(true);
-      thread.start();
-    });
+    }, OwnThread.named("input-id-check"));
   }
 
   /** Starts counting the ids of {@code input}'s {@code idColumn}. */
