@@ -39,7 +39,7 @@ final class VectorInt8Passes implements Int8Passes {
       return;
     }
     for (int t = 0; t < n; t++) {
-      quantizeRow(t, k, x, xOffset + t * k, qmax, out, stride, scales, zeroPoints);
+      quantizeRowInItsRange(t, k, x, xOffset + t * k, qmax, out, stride, scales, zeroPoints);
     }
   }
 
@@ -54,13 +54,13 @@ final class VectorInt8Passes implements Int8Passes {
     float[] row = rows.floats(k);
     for (int t = 0; t < n; t++) {
       floats.get(t * k, row, 0, k);
-      quantizeRow(t, k, row, 0, qmax, out, stride, scales, zeroPoints);
+      quantizeRowInItsRange(t, k, row, 0, qmax, out, stride, scales, zeroPoints);
     }
   }
 
   /** Row t of {@link #quantize}: its range found, then {@link #quantizeRow} in it. */
-  private void quantizeRow(int t, int k, float[] x, int from, int qmax, ByteBuffer out,
-      int stride, float[] scales, int[] zeroPoints) {
+  private void quantizeRowInItsRange(int t, int k, float[] x, int from, int qmax,
+      ByteBuffer out, int stride, float[] scales, int[] zeroPoints) {
     int bound = F.loopBound(k);
     int pairs = bound / (2 * F.length()) * (2 * F.length());
     // two pairs of accumulators: each compare waits for the blend before it
