@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.corpus.encoder.kernel.Elementwise;
 import io.corpus.encoder.kernel.OneDnn;
 import io.corpus.encoder.kernel.Precision;
+import io.corpus.encoder.testing.ChildJvm;
 import io.corpus.encoder.testing.RealModelReference;
 import io.corpus.encoder.testing.SparkTestSession;
 import io.corpus.encoder.testing.Slow;
@@ -84,18 +85,17 @@ class NewerJavaTest {
   /** The job run by {@code jdk}'s java as jobs/encode starts it; its exit code. */
   private static int run(Jdk jdk, Path config, Path log, boolean emulatedBfloat16)
       throws Exception {
-    List<String> command = new ArrayList<>(List.of(jdk.home().resolve("bin/java").toString(),
+    List<String> options = new ArrayList<>(List.of(
         "@" + Path.of("jobs/jvm.options").toAbsolutePath(), "-Xmx2g"));
     if (jdk.feature() >= 23) {   // as jobs/lib.sh adds it there
-      command.add("--sun-misc-unsafe-memory-access=allow");
+      options.add("--sun-misc-unsafe-memory-access=allow");
     }
     if (emulatedBfloat16) {
-      command.add("-D" + Precision.EMULATED_BFLOAT16 + "=true");
+      options.add("-D" + Precision.EMULATED_BFLOAT16 + "=true");
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-        EncodeJob.class.getName(), "--config", config.toString()));
-    Process job = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    Process job = ChildJvm.builder(jdk.home().resolve("bin/java").toString(), EncodeJob.class,
+        options, "--config", config.toString())
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return job.waitFor();
   }
 

@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.corpus.encoder.kernel.VectorApi.Decision;
 import io.corpus.encoder.kernel.VectorApi.Jit;
+import io.corpus.encoder.testing.ChildJvm;
 import io.corpus.encoder.testing.Slow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -119,16 +121,11 @@ class VectorApiTest {
   }
 
   private static List<String> probe(String... flags) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.addAll(List.of(flags));
-    command.addAll(List.of("--add-modules=jdk.incubator.vector", "-cp",
-        System.getProperty("java.class.path"), VectorKernelsProbe.class.getName()));
-    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
-    String out = new String(p.getInputStream().readAllBytes()).trim();
-    assertEquals(0, p.waitFor(), out);
-    return List.of(out.split("\n"));
+    List<String> options = new ArrayList<>(List.of(flags));
+    options.add("--add-modules=jdk.incubator.vector");
+    ChildJvm.Result probe = ChildJvm.run(VectorKernelsProbe.class, Map.of(), options);
+    assertEquals(0, probe.exitCode(), probe.out() + probe.err());
+    return List.of(probe.lines());
   }
 
   private static Jit withAvx(Jit jit, String level) {

@@ -39,7 +39,13 @@ public final class ChildJvm {
    * caller that starts it itself (to kill it, or send its output elsewhere).
    */
   public static ProcessBuilder builder(Class<?> main, List<String> jvmOptions, String... args) {
-    String java = ProcessHandle.current().info().command().orElse("java");
+    return builder(ProcessHandle.current().info().command().orElse("java"), main, jvmOptions,
+        args);
+  }
+
+  /** As {@link #builder(Class, List, String...)}, run by another {@code java} (a newer JDK's). */
+  public static ProcessBuilder builder(String java, Class<?> main, List<String> jvmOptions,
+      String... args) {
     List<String> command = new ArrayList<>(List.of(java));
     command.addAll(jvmOptions);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
