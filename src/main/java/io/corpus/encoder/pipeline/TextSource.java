@@ -1,10 +1,12 @@
 package io.corpus.encoder.pipeline;
 
+import io.corpus.encoder.common.Sha256;
 import io.corpus.encoder.config.JobSettings.OnAlreadyPrompted;
 import io.corpus.encoder.model.EncoderModel;
 import io.corpus.encoder.model.TokenBatch;
 import io.corpus.encoder.model.TokenEmbeddings;
 import io.corpus.encoder.text.EdgeWhitespace;
+import io.corpus.encoder.text.IdleTokenizers;
 import io.corpus.encoder.text.LateChunking;
 import io.corpus.encoder.text.Lowercase;
 import io.corpus.encoder.text.PromptPrefixes;
@@ -140,10 +142,13 @@ final class TextSource extends EmbeddedSource {
   @Override
   Reader open(EncoderModel model) {
     TokenEmbeddings embeddings = embeddingLayer(model);
-    TextTokenizer tokenizer = lookup != null
+    String kind = lookup != null ? "without special tokens" : lateChunking != null ? "whole"
+        : "cut at " + maxTokens + ", overlap " + chunkOverlap + ", spans " + spans;
+    String key = Sha256.hex(tokenizerJson) + " " + kind;
+    TextTokenizer tokenizer = IdleTokenizers.take(key, () -> lookup != null
         ? TextTokenizer.withoutSpecialTokens(tokenizerJson)
         : lateChunking != null ? TextTokenizer.whole(tokenizerJson)
-        : TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap, spans);
+        : TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap, spans));
     return new Reader() {
       @Override
       public SequenceRead read(InternalRow row, TokenBatch batch) {
@@ -152,7 +157,7 @@ final class TextSource extends EmbeddedSource {
 
       @Override
       public void close() {
-        tokenizer.close();
+        IdleTokenizers.give(key, tokenizer);
       }
     };
   }

@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (through DJL, whose jar carries it): the same normalization, pre-tokenization, WordPiece ids and
  * special tokens as the Python {@code tokenizers}. Longer texts are truncated as
  * sentence-transformers does: the text is cut and the closing special token stays, T ≤ maxTokens.
- * Holds native memory: close it; make one per task, from the file's bytes (which is how it
- * reaches executors: {@link #fromJson}).
+ * Holds native memory: close it, or give it to {@link IdleTokenizers} for the next task; made
+ * from the file's bytes (which is how it reaches executors: {@link #fromJson}).
  */
 public final class TextTokenizer implements AutoCloseable {
   /**
