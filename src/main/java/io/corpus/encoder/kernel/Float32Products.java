@@ -1,7 +1,5 @@
 package io.corpus.encoder.kernel;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.Locale;
 import java.util.Random;
 
@@ -127,11 +125,11 @@ public enum Float32Products {
     try {
       Matrix onOneDnn = OneDnnFloat32Matrix.of(onBlas);
       for (int run = 0; run <= RUNS; run++) {   // in turn, so that both see the same load
-        long start = cpuNanos();
+        long start = PrecisionCalibration.threadCpuNanos();
         onBlas.multiply(ROWS, x, 0, y, 0, false);
-        long middle = cpuNanos();
+        long middle = PrecisionCalibration.threadCpuNanos();
         onOneDnn.multiply(ROWS, x, 0, y, 0, false);
-        long end = cpuNanos();
+        long end = PrecisionCalibration.threadCpuNanos();
         if (run > 0) {
           blas = Math.min(blas, middle - start);
           oneDnn = Math.min(oneDnn, end - middle);
@@ -143,17 +141,5 @@ public enum Float32Products {
     }
     double flops = 2.0 * ROWS * WIDTH * WIDTH;
     return decide(flops / Math.max(1, blas), flops / Math.max(1, oneDnn), "");
-  }
-
-  /**
-   * This thread's CPU time, where the JVM measures it, else the wall clock: the calibration runs
-   * beside Spark's start and the model's loading, and on two cores a product timed by the wall
-   * clock was often cut by the other threads (oneDNN measured 86 to 147 GFLOP/s across runs of
-   * the same job, and lost to the BLAS one time in three where it is 1.3 times as fast).
-   */
-  private static long cpuNanos() {
-    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime()
-        : System.nanoTime();
   }
 }

@@ -1,23 +1,34 @@
 package io.corpus.encoder.kernel;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Random;
 
 /**
  * What {@code --check} says of {@code model.precision} on this processor: for each precision,
- * whether it runs and how fast its product goes there (a 512 × 768 by 768 × 768 weight product,
- * the best of three after one untimed; float32's whole, on the BLAS or on oneDNN with its
- * copies, as {@link Float32Products} chose; for int8 and bfloat16 oneDNN's matmul alone, without
- * the passes around it, which the JIT compiles only once a job has run them a while: a cold
- * bfloat16 product with its passes measured 10 GFLOP/s here and cut the real-text job into 44
- * pieces instead of 2), or why it is refused.
+ * whether it runs and how fast its product goes there (a 512 × 768 by 768 × 768 weight product;
+ * float32's whole, on the BLAS or on oneDNN with its copies, as {@link Float32Products} chose;
+ * for int8 and bfloat16 oneDNN's matmul alone, without the passes around it, which the JIT
+ * compiles only once a job has run them a while: a cold bfloat16 product with its passes
+ * measured 10 GFLOP/s here and cut the real-text job into 44 pieces instead of 2), or why it is
+ * refused. A reduced product is timed by the thread's CPU time, as many runs as {@link
+ * #LEAST_RUNS} and {@link #LEAST_NANOS} ask, and the best kept: in a fresh JVM on a Zen 5 the
+ * same bfloat16 product ran at 105 GFLOP/s for its first eight or so runs, now and then 300,
+ * and at 320 to 345 after; the best of three after one untimed read 62 to 159 in jobs, which
+ * cut a decoder job into up to 48 pieces where 12 did.
  */
 public final class PrecisionCalibration {
   /** The calibration product's rows and weight width: a 512 × 768 by 768 × 768 product. */
   static final int ROWS = 512;
   static final int WIDTH = 768;
-  private static final int RUNS = 3;
+  /** A reduced product's calibration times at least this many runs, the first untimed... */
+  static final int LEAST_RUNS = 16;
+  /** ...and runs for at least this long (a 512 × 768 × 768 bfloat16 product: 2 to 6 ms)... */
+  static final long LEAST_NANOS = 60_000_000L;
+  /** ...but no more runs than this (a slow product: the reference kernels, an emulator). */
+  static final int MOST_RUNS = 64;
   private static final Map<Precision, Double> MEASURED = new EnumMap<>(Precision.class);
 
   private PrecisionCalibration() {}
@@ -80,18 +91,33 @@ public final class PrecisionCalibration {
     Matrix m = Matrix.of(w, WIDTH, WIDTH).in(precision);
     float[] y = new float[ROWS * WIDTH];
     long best = Long.MAX_VALUE;
-    for (int run = 0; run <= RUNS; run++) {
-      long start = System.nanoTime();
+    long began = System.nanoTime();
+    for (int run = 0; run < MOST_RUNS
+        && (run < LEAST_RUNS || System.nanoTime() - began < LEAST_NANOS); run++) {
+      long start = threadCpuNanos();
       if (m instanceof OneDnnMatrix reduced && precision != Precision.FLOAT32) {
         ReducedProducts.forThisThread().productOnly(ROWS, reduced);
       } else {
         m.multiply(ROWS, x, 0, y, 0, false);
       }
-      long took = System.nanoTime() - start;
+      long took = threadCpuNanos() - start;
       if (run > 0) {
         best = Math.min(best, took);
       }
     }
     return 2.0 * ROWS * WIDTH * WIDTH / Math.max(1, best);
+  }
+
+  /**
+   * This thread's CPU time, where the JVM measures it, else the wall clock: the calibrations run
+   * beside Spark's start and the model's loading, and on two cores a product timed by the wall
+   * clock was often cut by the other threads (oneDNN's float32 measured 86 to 147 GFLOP/s across
+   * runs of the same job, and lost to the BLAS one time in three where it is 1.3 times as fast).
+   * Only for products that run on the calling thread alone (oneDNN's are made single-threaded).
+   */
+  static long threadCpuNanos() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime()
+        : System.nanoTime();
   }
 }
