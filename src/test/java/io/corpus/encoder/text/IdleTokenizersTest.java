@@ -20,12 +20,8 @@ import org.junit.jupiter.api.Test;
 class IdleTokenizersTest {
   @Test
   void aTokenizerGivenBackServesTheNextTaskOfItsKeyOnly() throws Exception {
-    byte[] json = Files.readAllBytes(SharedModels.miniLm().resolve("tokenizer.json"));
     AtomicInteger made = new AtomicInteger();
-    Supplier<TextTokenizer> make = () -> {
-      made.incrementAndGet();
-      return TextTokenizer.fromJson(json, 32);
-    };
+    Supplier<TextTokenizer> make = counted(made);
     String key = "test " + UUID.randomUUID();
     TextTokenizer first = IdleTokenizers.take(key, make);
     TextTokenizer beside = IdleTokenizers.take(key, make);
@@ -46,12 +42,8 @@ class IdleTokenizersTest {
 
   @Test
   void theLongestIdleBeyondTheBoundIsClosedAndMadeAgain() throws Exception {
-    byte[] json = Files.readAllBytes(SharedModels.miniLm().resolve("tokenizer.json"));
     AtomicInteger made = new AtomicInteger();
-    Supplier<TextTokenizer> make = () -> {
-      made.incrementAndGet();
-      return TextTokenizer.fromJson(json, 32);
-    };
+    Supplier<TextTokenizer> make = counted(made);
     List<String> keys = new ArrayList<>();
     for (int i = 0; i <= IdleTokenizers.MOST_IDLE; i++) {
       keys.add("bound " + i + " " + UUID.randomUUID());
@@ -63,6 +55,15 @@ class IdleTokenizersTest {
     assertEquals(before, made.get(), "a key still idle is not made again");
     IdleTokenizers.give(keys.get(0), IdleTokenizers.take(keys.get(0), make));
     assertEquals(before + 1, made.get(), "the longest idle was closed: made again");
+  }
+
+  /** MiniLM's tokenizer, made anew at each call, the calls counted in {@code made}. */
+  private static Supplier<TextTokenizer> counted(AtomicInteger made) throws Exception {
+    byte[] json = Files.readAllBytes(SharedModels.miniLm().resolve("tokenizer.json"));
+    return () -> {
+      made.incrementAndGet();
+      return TextTokenizer.fromJson(json, 32);
+    };
   }
 
   private static List<Integer> ids(TextTokenizer tokenizer, String text) {
