@@ -54,6 +54,7 @@ final class TextSource extends EmbeddedSource {
   private final LateChunking lateChunking;  // texts encoded whole, pooled by chunk; or null
   // positions at the start that pooling leaves out, by the prompt before the text (empty: none)
   private final Map<String, Integer> unpooled;
+  private final String idleKey;     // the file's SHA-256 and how it reads, for IdleTokenizers
 
   /**
    * Loads the tokenizer once, here on the driver, so that a tokenizer.json the library cannot
@@ -111,6 +112,9 @@ final class TextSource extends EmbeddedSource {
     }
     TextTokenizer.check(tokenizerJson, where, this.maxTokens, chunkOverlap, vocabularySize);
     this.unpooled = poolsPrompt || prompt.isEmpty() ? Map.of() : promptPositions();
+    this.idleKey = Sha256.hex(tokenizerJson) + " " + (lookup != null ? "without special tokens"
+        : lateChunking != null ? "whole" : "cut at " + this.maxTokens + ", overlap "
+        + chunkOverlap + ", spans " + spans);
   }
 
   /** How a PyLate ColBERT folder reads these texts; null for any other folder. */
@@ -142,10 +146,7 @@ final class TextSource extends EmbeddedSource {
   @Override
   Reader open(EncoderModel model) {
     TokenEmbeddings embeddings = embeddingLayer(model);
-    String kind = lookup != null ? "without special tokens" : lateChunking != null ? "whole"
-        : "cut at " + maxTokens + ", overlap " + chunkOverlap + ", spans " + spans;
-    String key = Sha256.hex(tokenizerJson) + " " + kind;
-    TextTokenizer tokenizer = IdleTokenizers.take(key, () -> lookup != null
+    TextTokenizer tokenizer = IdleTokenizers.take(idleKey, () -> lookup != null
         ? TextTokenizer.withoutSpecialTokens(tokenizerJson)
         : lateChunking != null ? TextTokenizer.whole(tokenizerJson)
         : TextTokenizer.fromJson(tokenizerJson, maxTokens, chunkOverlap, spans));
@@ -157,7 +158,7 @@ final class TextSource extends EmbeddedSource {
 
       @Override
       public void close() {
-        IdleTokenizers.give(key, tokenizer);
+        IdleTokenizers.give(idleKey, tokenizer);
       }
     };
   }
