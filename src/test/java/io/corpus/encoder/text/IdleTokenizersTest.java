@@ -12,11 +12,15 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A task's tokenizer, given back, is the next task's of the same key, never one of another key
  * nor one a running task holds; the longest idle beyond the bound is closed and made again.
+ * Isolated: the JVM's idle tokenizers are shared, and a test class running beside this one that
+ * gives its readers' tokenizers back would close the ones these tests count on.
  */
+@Isolated
 class IdleTokenizersTest {
   @Test
   void aTokenizerGivenBackServesTheNextTaskOfItsKeyOnly() throws Exception {
