@@ -15,12 +15,6 @@ import java.util.logging.Logger;
 public interface Elementwise {
   Elementwise INSTANCE = Choice.choose();
 
-  /**
-   * The length of {@link #expShiftedMoments}' {@code moments}: its two results, then room for
-   * five vectors of up to 64 lanes.
-   */
-  int MOMENTS = 2 + 5 * 64;
-
   /** Which implementation, and its vector width: {@code VectorElementwise (512-bit)}. */
   String describe();
 
@@ -34,14 +28,28 @@ public interface Elementwise {
   float expShifted(float[] x, int offset, int length, float shift);
 
   /**
+   * The floats {@link #expShiftedMoments} needs for the terms of {@code rows} attention rows (each
+   * row's kept apart, lane by lane, until {@link #momentSums} adds them up), then its scratch.
+   */
+  int momentFloats(int rows);
+
+  /**
    * {@link #expShifted}, gathering in the same pass, over the exponentials e = exp(x − shift),
-   * Σ e · (shift − x) into {@code moments[0]} and Σ e · |positions[j] − center| into
-   * {@code moments[1]}: a tiled attention row's statistics (its entropy and distance terms).
-   * An entry at −∞ becomes 0 and adds nothing to either. Returns Σ e. {@code moments} holds
-   * {@link #MOMENTS} floats, the rest scratch.
+   * the terms e · (shift − x) and e · |positions[j] − center| of a tiled attention row's
+   * statistics (its entropy and distance) into the row's place in {@code moments} (of
+   * {@link #momentFloats} floats), whose terms from earlier calls are first multiplied by
+   * {@code carry}: the online softmax's rescaling when the row's max grows, 0 on the row's first
+   * call (what was there is dropped). An entry at −∞ becomes 0 and adds nothing to either.
+   * Returns Σ e, with expShifted's bits.
    */
   float expShiftedMoments(float[] x, int offset, int length, float shift, float[] positions,
-      float center, float[] moments);
+      float center, float[] moments, int row, float carry);
+
+  /**
+   * Row {@code row}'s terms so far ({@link #expShiftedMoments}): Σ e · (shift − x) into
+   * {@code sums[0]}, Σ e · |positions[j] − center| into {@code sums[1]}, added in double.
+   */
+  void momentSums(float[] moments, int row, double[] sums);
 
   /**
    * The softmax down the columns of a row-major (rows, cols) matrix, but for the division: each

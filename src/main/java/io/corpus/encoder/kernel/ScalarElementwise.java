@@ -46,8 +46,13 @@ final class ScalarElementwise implements Elementwise {
   }
 
   @Override
+  public int momentFloats(int rows) {
+    return 2 * rows;
+  }
+
+  @Override
   public float expShiftedMoments(float[] x, int offset, int length, float shift,
-      float[] positions, float center, float[] moments) {
+      float[] positions, float center, float[] moments, int row, float carry) {
     double sum = 0;
     double entropy = 0;
     double distance = 0;
@@ -60,9 +65,17 @@ final class ScalarElementwise implements Elementwise {
       x[offset + j] = e;
       sum += e;
     }
-    moments[0] = (float) entropy;
-    moments[1] = (float) distance;
+    int at = 2 * row;
+    moments[at] = carry == 0 ? (float) entropy : (float) (carry * (double) moments[at] + entropy);
+    moments[at + 1] = carry == 0 ? (float) distance
+        : (float) (carry * (double) moments[at + 1] + distance);
     return (float) sum;
+  }
+
+  @Override
+  public void momentSums(float[] moments, int row, double[] sums) {
+    sums[0] = moments[2 * row];
+    sums[1] = moments[2 * row + 1];
   }
 
   @Override

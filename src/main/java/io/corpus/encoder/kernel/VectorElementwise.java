@@ -104,24 +104,39 @@ final class VectorElementwise implements Elementwise {
   }
 
   /**
-   * Vectors at a time, the last one through scratch of full width in {@code moments} (padding at
-   * −∞, which adds nothing): one body, so the JIT inlines its exponential and keeps every vector
-   * in registers. Masked loads and a second body tipped the method past C2's inlining budget,
-   * and its lane sums, called instead, boxed the running sums of every step: 3.4 KB of garbage a
-   * call, 86 % of a long document's allocations with statistics on. The sums are then halved
-   * lane by lane in {@code moments}, in {@link #sumLanes}'s order: the same bits.
+   * A row's terms: its entropy's (negated, below) then its distance's, a vector of each, added
+   * up lane by lane over the row's calls; the scratch after every row's: the last vector's x,
+   * its positions, the lanes of Σ e.
+   */
+  @Override
+  public int momentFloats(int rows) {
+    return (2 * rows + 3) * S.length();
+  }
+
+  /**
+   * Vectors at a time, the last one through scratch of full width at the end of {@code moments}
+   * (padding at −∞, which adds nothing): one body, so the JIT inlines its exponential and keeps
+   * every vector in registers. Masked loads and a second body tipped the method past C2's
+   * inlining budget, and its lane sums, called instead, boxed the running sums of every step:
+   * 3.4 KB of garbage a call, 86 % of a long document's allocations with statistics on. Σ e is
+   * halved lane by lane in the scratch, in {@link #sumLanes}'s order: the same bits. The row's
+   * terms stay in their lanes, rescaled by {@code carry}, and are added up once, by
+   * {@link #momentSums}: adding them up at every call cost a third of the call on 256 keys.
    */
   @Override
   public float expShiftedMoments(float[] x, int offset, int length, float shift,
-      float[] positions, float center, float[] moments) {
+      float[] positions, float center, float[] moments, int row, float carry) {
     int lanes = S.length();
-    int tailX = MOMENT_SUMS + 3 * lanes;        // the last vector's x, then its positions
+    int at = 2 * row * lanes;
+    int tailX = moments.length - 3 * lanes;
     int tailPositions = tailX + lanes;
+    int sumLanes = tailPositions + lanes;
     FloatVector sums = FloatVector.zero(S);
-    FloatVector entropy = FloatVector.zero(S);
-    FloatVector distance = FloatVector.zero(S);
-    // entropy sums (x − shift)·e, the negated terms: −(shift − x) is exact, and so is the
-    // negation of the sum at the end, so the moment has the bits of Σ (shift − x)·e
+    // entropy adds (x − shift)·e, the negated terms: −(shift − x) is exact
+    FloatVector entropy = carry == 0f ? FloatVector.zero(S)
+        : FloatVector.fromArray(S, moments, at).mul(carry);
+    FloatVector distance = carry == 0f ? FloatVector.zero(S)
+        : FloatVector.fromArray(S, moments, at + lanes).mul(carry);
     for (int j = 0; j < length; j += lanes) {
       boolean whole = j + lanes <= length;
       float[] xs = x;
@@ -145,26 +160,31 @@ final class VectorElementwise implements Elementwise {
       e.intoArray(xs, xAt);
       sums = sums.add(e);
       FloatVector far = FloatVector.fromArray(S, ps, pAt).sub(center).abs();
-      if (whole) {
-        entropy = above.fma(e, entropy);
-        distance = far.fma(e, distance);
-      } else {   // the last vector's terms rounded before they are added, as they always were
-        entropy = entropy.add(above.mul(e));
-        distance = distance.add(far.mul(e));
+      entropy = above.fma(e, entropy);
+      distance = far.fma(e, distance);
+      if (!whole) {
         System.arraycopy(moments, tailX, x, offset + j, length - j);
       }
     }
-    sums.intoArray(moments, MOMENT_SUMS);
-    entropy.intoArray(moments, MOMENT_SUMS + lanes);
-    distance.intoArray(moments, MOMENT_SUMS + 2 * lanes);
-    float sum = halvedSum(moments, MOMENT_SUMS);
-    moments[0] = -halvedSum(moments, MOMENT_SUMS + lanes);
-    moments[1] = halvedSum(moments, MOMENT_SUMS + 2 * lanes);
-    return sum;
+    entropy.intoArray(moments, at);
+    distance.intoArray(moments, at + lanes);
+    sums.intoArray(moments, sumLanes);
+    return halvedSum(moments, sumLanes);
   }
 
-  /** Where {@link #expShiftedMoments} keeps its lane sums in {@code moments}. */
-  private static final int MOMENT_SUMS = 2;
+  @Override
+  public void momentSums(float[] moments, int row, double[] sums) {
+    int lanes = S.length();
+    int at = 2 * row * lanes;
+    double entropy = 0;
+    double distance = 0;
+    for (int i = 0; i < lanes; i++) {
+      entropy -= moments[at + i];
+      distance += moments[at + lanes + i];
+    }
+    sums[0] = entropy;
+    sums[1] = distance;
+  }
 
   /**
    * The sum of the vector's lanes stored at {@code at}, added as {@link #sumLanes} adds them

@@ -10,8 +10,10 @@ import java.util.Arrays;
  * <ul>
  *   <li>B = Σⱼ exp(sⱼ − m)(m − sⱼ), rescaled as l is when m grows (B' = c(B + (m' − m) l) with
  *       c = exp(m − m')): the entropy is B / l + ln l, every term non-negative, so nothing
- *       cancels;
- *   <li>Σⱼ exp(sⱼ − m)|pᵢ − pⱼ|, rescaled by c: the distance once divided by l;
+ *       cancels. The kernel keeps Σⱼ exp(sⱼ − m)(m − sⱼ) over the keys seen, rescaled by c
+ *       ({@link Elementwise#expShiftedMoments}); the part c(m' − m) l is kept here, in double;
+ *   <li>Σⱼ exp(sⱼ − m)|pᵢ − pⱼ|, rescaled by c (the kernel's too): the distance once divided
+ *       by l;
  *   <li>the raw scores of the first key, of the query's own, previous and next: their weights
  *       exp(s − m) / l once m and l are final; the largest weight is 1 / l.
  * </ul>
@@ -22,18 +24,18 @@ import java.util.Arrays;
 final class OnlineStatistics {
   private static final Elementwise MATH = Elementwise.INSTANCE;
 
-  private final double[] entropyTerms;   // (tile) B
-  private final double[] distanceTerms;  // (tile)
+  private final double[] entropyShifts;  // (tile) B less the kernel's terms
+  private final float[] moments;         // the rows' entropy and distance terms, the kernel's
+  private final double[] rowMoments = new double[2];
   private final float[] firstScore;      // (tile) raw scores, −∞ where not seen or masked
   private final float[] selfScore;
   private final float[] previousScore;
   private final float[] nextScore;
-  private final float[] moments = new float[Elementwise.MOMENTS];  // entropy and distance terms
   private final float[] keyPositions;    // (tile) the positions of the key tile's tokens
 
   OnlineStatistics(int tile) {
-    entropyTerms = new double[tile];
-    distanceTerms = new double[tile];
+    entropyShifts = new double[tile];
+    moments = new float[MATH.momentFloats(tile)];
     firstScore = new float[tile];
     selfScore = new float[tile];
     previousScore = new float[tile];
@@ -43,8 +45,7 @@ final class OnlineStatistics {
 
   /** Starts a query tile of {@code rows} rows. */
   void startTile(int rows) {
-    Arrays.fill(entropyTerms, 0, rows, 0);
-    Arrays.fill(distanceTerms, 0, rows, 0);
+    Arrays.fill(entropyShifts, 0, rows, 0);
     for (float[] scores : new float[][] {firstScore, selfScore, previousScore, nextScore}) {
       Arrays.fill(scores, 0, rows, Float.NEGATIVE_INFINITY);
     }
@@ -91,16 +92,11 @@ final class OnlineStatistics {
    */
   float exp(int i, float[] s, int row, int bk, float oldMax, float newMax, float oldSum,
       double shrink, TokenBatch batch, int first, int q) {
+    boolean firstLive = oldMax == Float.NEGATIVE_INFINITY;
     float sum = MATH.expShiftedMoments(s, row, bk, newMax, keyPositions,
-        batch.position(first + q), moments);
-    if (oldMax == Float.NEGATIVE_INFINITY) {
-      entropyTerms[i] = moments[0];
-      distanceTerms[i] = moments[1];
-    } else {
-      entropyTerms[i] = shrink * (entropyTerms[i] + ((double) newMax - oldMax) * oldSum)
-          + moments[0];
-      distanceTerms[i] = shrink * distanceTerms[i] + moments[1];
-    }
+        batch.position(first + q), moments, i, firstLive ? 0f : (float) shrink);
+    entropyShifts[i] = firstLive ? 0
+        : shrink * (entropyShifts[i] + ((double) newMax - oldMax) * oldSum);
     return sum;
   }
 
@@ -117,8 +113,9 @@ final class OnlineStatistics {
       }
       double sum = rowSum[i];
       double max = rowMax[i];
-      sums[0] += entropyTerms[i] / sum + Math.log(sum);
-      sums[1] += distanceTerms[i] / sum;
+      MATH.momentSums(moments, i, rowMoments);
+      sums[0] += (entropyShifts[i] + rowMoments[0]) / sum + Math.log(sum);
+      sums[1] += rowMoments[1] / sum;
       sums[2] += weight(firstScore[i], max, sum);
       sums[3] += weight(selfScore[i], max, sum);
       sums[4] += weight(previousScore[i], max, sum);

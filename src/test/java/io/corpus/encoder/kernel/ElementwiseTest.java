@@ -3,6 +3,7 @@ package io.corpus.encoder.kernel;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.corpus.encoder.testing.Slow;
 import java.util.Arrays;
@@ -139,50 +140,60 @@ class ElementwiseTest {
         e.getMessage());
   }
 
-  /** Softmax down columns, but for the division: (rows = keys, cols = queries). */
   /**
    * The exponentials of expShiftedMoments are expShifted's, bit for bit, with their sum; its
-   * moments are Σ e (shift − x) and Σ e |position − center| to float precision; a masked entry
-   * (−∞) adds 0, not NaN. Lengths around the vector width: its tail too.
+   * terms are Σ e (shift − x) and Σ e |position − center| to float precision; a masked entry
+   * (−∞) adds 0, not NaN. A row's first call drops what its place held (NaN here); a second
+   * call adds its terms to the first's times the carry; the other rows' places are left alone.
+   * Lengths around the vector width: its tail too.
    */
   @Test
   void expShiftedMomentsAreExpShiftedWithTheRowsTerms() {
     java.util.Random random = new java.util.Random(5);
     for (Elementwise e : new Elementwise[] {Elementwise.INSTANCE, new ScalarElementwise()}) {
       for (int length : new int[] {1, 7, 16, 19, 64, 257}) {
-        float[] x = new float[length + 3];
-        float[] positions = new float[length];
-        for (int j = 0; j < length; j++) {
-          x[3 + j] = random.nextInt(6) == 0 ? Float.NEGATIVE_INFINITY
-              : (float) random.nextGaussian() * 4;
-          positions[j] = j * 2 + 1;
-        }
-        float shift = e.max(x, 3, length);
-        if (shift == Float.NEGATIVE_INFINITY) {
-          continue;
-        }
-        float[] plain = x.clone();
-        float plainSum = e.expShifted(plain, 3, length, shift);
-        double entropy = 0;
-        double distance = 0;
-        for (int j = 0; j < length; j++) {
-          if (x[3 + j] != Float.NEGATIVE_INFINITY) {
-            double w = Math.exp((double) x[3 + j] - shift);
-            entropy += w * (shift - x[3 + j]);
-            distance += w * Math.abs(positions[j] - 11.5);
+        float[] moments = new float[e.momentFloats(3)];
+        Arrays.fill(moments, Float.NaN);
+        float carry = 0f;
+        double[] expected = new double[2];
+        for (int call = 0; call < 2; call++) {
+          float[] x = new float[length + 3];
+          float[] positions = new float[length];
+          for (int j = 0; j < length; j++) {
+            x[3 + j] = j == 0 ? 1f : random.nextInt(6) == 0 ? Float.NEGATIVE_INFINITY
+                : (float) random.nextGaussian() * 4;
+            positions[j] = j * 2 + 1;
           }
+          float shift = e.max(x, 3, length);
+          float[] plain = x.clone();
+          float plainSum = e.expShifted(plain, 3, length, shift);
+          expected[0] *= carry;
+          expected[1] *= carry;
+          for (int j = 0; j < length; j++) {
+            if (x[3 + j] != Float.NEGATIVE_INFINITY) {
+              double w = Math.exp((double) x[3 + j] - shift);
+              expected[0] += w * (shift - x[3 + j]);
+              expected[1] += w * Math.abs(positions[j] - 11.5);
+            }
+          }
+          float sum = e.expShiftedMoments(x, 3, length, shift, positions, 11.5f, moments, 1,
+              carry);
+          String what = e.getClass().getSimpleName() + " length " + length + " call " + call;
+          assertEquals(plainSum, sum, what);
+          assertArrayEquals(plain, x, what);
+          double[] terms = new double[2];
+          e.momentSums(moments, 1, terms);
+          assertEquals(expected[0], terms[0], 1e-5 * Math.max(1, expected[0]), what);
+          assertEquals(expected[1], terms[1], 1e-5 * Math.max(1, expected[1]), what);
+          e.momentSums(moments, 0, terms);
+          assertTrue(Double.isNaN(terms[0]) && Double.isNaN(terms[1]), what + ": row 0 left");
+          carry = 0.25f;
         }
-        float[] moments = new float[Elementwise.MOMENTS];
-        float sum = e.expShiftedMoments(x, 3, length, shift, positions, 11.5f, moments);
-        String what = e.getClass().getSimpleName() + " length " + length;
-        assertEquals(plainSum, sum, what);
-        assertArrayEquals(plain, x, what);
-        assertEquals(entropy, moments[0], 1e-5 * Math.max(1, entropy), what);
-        assertEquals(distance, moments[1], 1e-5 * Math.max(1, distance), what);
       }
     }
   }
 
+  /** Softmax down columns, but for the division: (rows = keys, cols = queries). */
   @Test
   void expColumnsIsStableAndMasked() {
     float[] x = {
