@@ -11,7 +11,8 @@ import java.util.Arrays;
  *   <li>B = Σⱼ exp(sⱼ − m)(m − sⱼ), rescaled as l is when m grows (B' = c(B + (m' − m) l) with
  *       c = exp(m − m')): the entropy is B / l + ln l, every term non-negative, so nothing
  *       cancels. The kernel keeps Σⱼ exp(sⱼ − m)(m − sⱼ) over the keys seen, rescaled by c
- *       ({@link Elementwise#expShiftedMoments}); the part c(m' − m) l is kept here, in double;
+ *       ({@link Elementwise#expShiftedMoments}), in float lanes as l itself is kept in float;
+ *       the part c(m' − m) l is kept here, in double;
  *   <li>Σⱼ exp(sⱼ − m)|pᵢ − pⱼ|, rescaled by c (the kernel's too): the distance once divided
  *       by l;
  *   <li>the raw scores of the first key, of the query's own, previous and next: their weights
