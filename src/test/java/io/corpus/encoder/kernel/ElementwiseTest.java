@@ -88,26 +88,62 @@ class ElementwiseTest {
   }
 
   @Test
-  void vectorExpIsWithinTwoUlpsAndZeroBelowTheUnderflowBound() {
-    for (double x = -86.99; x <= 0; x += 0.0037) {
-      float[] v = new float[16];
-      Arrays.fill(v, (float) x);
-      VectorElementwise.expNonPositive(FloatVector.fromArray(FloatVector.SPECIES_PREFERRED, v, 0))
-          .intoArray(v, 0);
-      double exact = Math.exp((float) x);
-      assertEquals(exact, v[0], 2 * Math.ulp((float) exact), "exp(" + (float) x + ")");
+  void vectorExpIsWithinTwoUlpsSubnormalThenZeroBelowTheUnderflowBound() {
+    for (double x = -87.33; x <= 0; x += 0.0037) {
+      assertEquals(Math.exp((float) x), vectorExp((float) x),
+          2 * Math.ulp((float) Math.exp((float) x)), "exp(" + (float) x + ")");
     }
-    float[] v = {-87.5f, -1000f, Float.NEGATIVE_INFINITY, 0f, -0f, -1e-30f, -87f, -1f};
-    float[] w = Arrays.copyOf(v, 16);
-    VectorElementwise.expNonPositive(FloatVector.fromArray(FloatVector.SPECIES_PREFERRED, w, 0))
-        .intoArray(w, 0);
-    assertEquals(0f, w[0]);
-    assertEquals(0f, w[1]);
-    assertEquals(0f, w[2]);
-    assertEquals(1f, w[3]);
-    assertEquals(1f, w[4]);
-    assertEquals(1f, w[5]);
-    assertEquals(Math.exp(-87), w[6], 2 * Math.ulp(w[6]));
+    // between 2^−126 and the floor: subnormal, off by at most the smallest normal's ulp-scale
+    for (double x = -87.68; x < -87.34; x += 0.001) {
+      float e = vectorExp((float) x);
+      assertTrue(e >= 0 && e < Float.MIN_NORMAL, "exp(" + (float) x + ") subnormal: " + e);
+      assertEquals(Math.exp((float) x), e, Math.exp((float) x) * 1e-3 + 0x1p-148,
+          "exp(" + (float) x + ")");
+    }
+    float[] zeros = {-87.7f, -88.03f, -88.1f, -100f, -1000f, -1e30f, -Float.MAX_VALUE,
+        Float.NEGATIVE_INFINITY};
+    for (float x : zeros) {
+      assertEquals(0, Float.compare(0f, vectorExp(x)), "exp(" + x + ") is +0");
+    }
+    assertEquals(1f, vectorExp(0f));
+    assertEquals(1f, vectorExp(-0f));
+    assertEquals(1f, vectorExp(-1e-30f));
+    assertEquals(Math.exp(-87), vectorExp(-87f), 2 * Math.ulp(vectorExp(-87f)));
+    assertTrue(Float.isNaN(vectorExp(Float.NaN)), "NaN stays NaN");
+  }
+
+  /** The largest value wherever it lies: in either running max, the odd vector or the tail. */
+  @Test
+  void maxFindsTheLargestAtEveryPlace() {
+    java.util.Random random = new java.util.Random(9);
+    for (Elementwise e : new Elementwise[] {Elementwise.INSTANCE, new ScalarElementwise()}) {
+      for (int length = 1; length <= 75; length++) {
+        for (int place = 0; place < length; place++) {
+          float[] x = new float[length + 2];
+          Arrays.fill(x, 1e9f);                            // outside the range read
+          for (int j = 0; j < length; j++) {
+            x[1 + j] = random.nextInt(5) == 0 ? Float.NEGATIVE_INFINITY
+                : -1 - random.nextFloat() * 100;
+          }
+          x[1 + place] = -0.5f;
+          assertEquals(-0.5f, e.max(x, 1, length),
+              e.getClass().getSimpleName() + " length " + length + " largest at " + place);
+        }
+      }
+      assertEquals(Float.NEGATIVE_INFINITY, e.max(new float[] {Float.NEGATIVE_INFINITY, 2f}, 0, 1));
+    }
+  }
+
+  /** VectorElementwise's exponential of x, in every lane of a vector; lane 0 returned. */
+  private static float vectorExp(float x) {
+    float[] v = new float[FloatVector.SPECIES_PREFERRED.length()];
+    Arrays.fill(v, x);
+    VectorElementwise.expNonPositive(FloatVector.fromArray(FloatVector.SPECIES_PREFERRED, v, 0))
+        .intoArray(v, 0);
+    for (float lane : v) {
+      assertEquals(0, Float.compare(v[0], lane), "every lane alike");
+    }
+    return v[0];
   }
 
   /**
