@@ -104,7 +104,8 @@ public final class BenchJob {
             + ", H=" + heads + ", F=" + ffn + "; written by jobs/benchmarks/bench-job",
         "input.path = input.parquet",
         "model { weights = weights.safetensors, heads = " + heads + ", activation = gelu }",
-        "output { path = out, mode = overwrite }", ""));
+        "output { path = out, mode = overwrite }",
+        "execution.resume = false   # timed afresh, never from an interrupted run's pieces", ""));
     Files.writeString(dir.resolve("job-stats.conf"), String.join("\n",
         "# job.conf with per-head attention statistics on (maps still off)",
         "include \"job.conf\"",
