@@ -290,6 +290,9 @@ class LocalClusterIT {
     Path config = bigJob.resolve(output + ".conf");
     Files.writeString(config, String.join("\n",
         "include \"job.conf\"",
+        // as a user's job does, where the benchmarks' job.conf times every run afresh: the
+        // driver-kill test's rerun resumes from the pieces the killed run committed
+        "execution.resume = true",
         "output.path = " + output,
         "output.mode = error-if-exists",
         // mean-pooled vectors only: the token matrices (75 MB) cost more to write than to
