@@ -23,7 +23,8 @@ public interface Elementwise {
 
   /**
    * x[i] := exp(x[i] − shift) for {@code x[offset, offset + length)}, in place; returns their
-   * sum. Entries at negative infinity become 0. The online softmax of tiled attention.
+   * sum. Entries at negative infinity become 0. The online softmax of tiled attention: the shift
+   * is at least every entry, and NaN where one is, as {@link #max} gives.
    */
   float expShifted(float[] x, int offset, int length, float shift);
 

@@ -49,6 +49,12 @@ public final class ElementwiseFingerprint {
     float[] angles = Arrays.copyOf(gamma, width);
     e.rotateHalves(z, 0, width / 2, x, angles, 5, width / 2);
     hash = 31 * hash + Arrays.hashCode(z);
+    // a tiled row's softmax step, two masked keys among them: the clamp on the bits
+    float[] row = Arrays.copyOf(x, 2 * width + 1);
+    row[3] = Float.NEGATIVE_INFINITY;
+    row[2 * width] = Float.NEGATIVE_INFINITY;
+    float rowSum = e.expShifted(row, 1, 2 * width, e.max(row, 1, 2 * width));
+    hash = 31 * (31 * hash + Arrays.hashCode(row)) + Float.floatToIntBits(rowSum);
     return 31 * (31 * hash + Arrays.hashCode(s)) + Arrays.hashCode(y);
   }
 }

@@ -112,6 +112,41 @@ class ElementwiseTest {
     assertTrue(Float.isNaN(vectorExp(Float.NaN)), "NaN stays NaN");
   }
 
+  /**
+   * expShifted's entries are the vector exponential of x − shift, bit for bit, whether the shift
+   * is the row's finite max (the clamp on the bits of −(shift − x)) or not finite (the row all
+   * masked: −∞ − −∞ is NaN; a NaN or +∞ among the scores): masked keys give +0, NaN stays NaN.
+   */
+  @Test
+  void expShiftedIsTheVectorExponentialOfEachEntryForEveryShift() {
+    java.util.Random random = new java.util.Random(9);
+    for (int length : new int[] {1, 15, 16, 40, 257}) {
+      for (int kind = 0; kind < 4; kind++) {
+        float[] x = new float[length + 2];
+        for (int j = 0; j < x.length; j++) {
+          int k = random.nextInt(6);
+          x[j] = kind == 1 || k == 0 ? Float.NEGATIVE_INFINITY
+              : k == 1 ? -200f * random.nextFloat() : (float) random.nextGaussian() * 5;
+        }
+        if (kind == 2) {
+          x[1 + length / 2] = Float.NaN;
+        } else if (kind == 3) {
+          x[1 + length / 3] = Float.POSITIVE_INFINITY;
+        }
+        float shift = Elementwise.INSTANCE.max(x, 1, length);
+        float[] got = x.clone();
+        Elementwise.INSTANCE.expShifted(got, 1, length, shift);
+        for (int j = 1; j <= length; j++) {
+          assertEquals(Float.floatToIntBits(vectorExp(x[j] - shift)),
+              Float.floatToIntBits(got[j]), "exp(" + x[j] + " - " + shift + "), length "
+              + length + ", row kind " + kind);
+        }
+        assertEquals(x[0], got[0], "before the row");
+        assertEquals(x[length + 1], got[length + 1], "after the row");
+      }
+    }
+  }
+
   /** The largest value wherever it lies: in either running max, the odd vector or the tail. */
   @Test
   void maxFindsTheLargestAtEveryPlace() {
