@@ -64,6 +64,7 @@ final class VectorElementwise implements Elementwise {
 
   /** Largest shift − x {@link #expShiftedMoments} weighs by: exp(−10⁴) is 0 in float. */
   private static final float MOMENT_CAP = 1e4f;
+  private static final int MOMENT_CAP_BITS = Float.floatToIntBits(-MOMENT_CAP);
 
   @Override
   public String describe() {
@@ -128,7 +129,15 @@ final class VectorElementwise implements Elementwise {
    * gives 1 either way): the same bits as {@link #expNonPositive} of x − shift.
    */
   private static FloatVector atFloor(FloatVector d) {
-    return d.neg().reinterpretAsInts().min(EXP_FLOOR_BITS).reinterpretAsFloats();
+    return notBelow(d.neg(), EXP_FLOOR_BITS);
+  }
+
+  /**
+   * max(v, floor) for v whose every entry has its sign bit set (−0 included) and is not NaN, and
+   * a negative floor given by its bits: one integer min (see {@link #atFloor}).
+   */
+  private static FloatVector notBelow(FloatVector v, int floorBits) {
+    return v.reinterpretAsInts().min(floorBits).reinterpretAsFloats();
   }
 
   /**
@@ -164,12 +173,19 @@ final class VectorElementwise implements Elementwise {
    * halved lane by lane in the scratch, in {@link #sumLanes}'s order: the same bits. The row's
    * terms stay in their lanes, rescaled by {@code carry}, and are added up once, by
    * {@link #momentSums}: adding them up at every call cost a third of the call on 256 keys.
+   * Where the shift is finite both clamps are integer mins on the bits of −(shift − x), as in
+   * {@link #expShifted}.
    */
   @Override
   public float expShiftedMoments(float[] x, int offset, int length, float shift,
       float[] positions, float center, float[] moments, int row, float carry) {
     int lanes = S.length();
     int at = 2 * row * lanes;
+    if (!(Math.abs(shift) < Float.POSITIVE_INFINITY)) {
+      return expShiftedMomentsAnyShift(x, offset, length, shift, positions, center, moments, at,
+          carry);
+    }
+    FloatVector shifts = FloatVector.broadcast(S, shift);
     int tailX = moments.length - 3 * lanes;
     int tailPositions = tailX + lanes;
     int sumLanes = tailPositions + lanes;
@@ -195,10 +211,12 @@ final class VectorElementwise implements Elementwise {
         ps = moments;
         pAt = tailPositions;
       }
-      // x − shift, at least −10⁴: a masked entry's e is 0 and its term 0, not 0 · ∞; below
-      // exp's underflow either way, so e has expShifted's bits
-      FloatVector above = FloatVector.fromArray(S, xs, xAt).sub(shift).max(-MOMENT_CAP);
-      FloatVector e = expNonPositive(above);
+      // x − shift as −(shift − x), at least −10⁴: a masked entry's e is 0 and its term 0, not
+      // 0 · ∞; below exp's underflow either way, so e has expShifted's bits (where x is the
+      // shift, −0: its term −0, the row's sums the same)
+      FloatVector above = notBelow(shifts.sub(FloatVector.fromArray(S, xs, xAt)).neg(),
+          MOMENT_CAP_BITS);
+      FloatVector e = expClamped(notBelow(above, EXP_FLOOR_BITS));
       e.intoArray(xs, xAt);
       sums = sums.add(e);
       FloatVector far = FloatVector.fromArray(S, ps, pAt).sub(center).abs();
@@ -212,6 +230,30 @@ final class VectorElementwise implements Elementwise {
     distance.intoArray(moments, at + lanes);
     sums.intoArray(moments, sumLanes);
     return halvedSum(moments, sumLanes);
+  }
+
+  /**
+   * {@link #expShiftedMoments} for a shift of ±∞ or NaN, entry by entry into the lanes the
+   * vectors use: x − shift is then ±∞ or NaN, so e is 0 where it is −∞ (its terms −10⁴ · 0 and
+   * 0) and NaN elsewhere, as the vector pass gives.
+   */
+  private static float expShiftedMomentsAnyShift(float[] x, int offset, int length, float shift,
+      float[] positions, float center, float[] moments, int at, float carry) {
+    int lanes = S.length();
+    for (int l = at; l < at + 2 * lanes; l++) {
+      moments[l] = carry == 0f ? 0f : moments[l] * carry;
+    }
+    float sum = 0f;
+    for (int j = 0; j < length; j++) {
+      float above = Math.max(x[offset + j] - shift, -MOMENT_CAP);
+      float e = above == -MOMENT_CAP ? 0f : Float.NaN;
+      int lane = at + j % lanes;
+      moments[lane] = Math.fma(above, e, moments[lane]);
+      moments[lane + lanes] = Math.fma(Math.abs(positions[j] - center), e, moments[lane + lanes]);
+      x[offset + j] = e;
+      sum += e;
+    }
+    return sum;
   }
 
   @Override

@@ -264,6 +264,66 @@ class ElementwiseTest {
     }
   }
 
+  /**
+   * expShiftedMoments' exponentials are expShifted's bits for every kind of shift, as the online
+   * softmax passes them: the row's max with entries far below it (its terms capped at 10⁴), a
+   * shift above every entry (a row whose max grew in an earlier tile), +∞ beside finite entries
+   * (each 0, terms 0) or with a +∞ entry, and NaN; the row's terms NaN exactly where an
+   * exponential is, else what the entries give.
+   */
+  @Test
+  void expShiftedMomentsHaveExpShiftedsBitsForEveryShift() {
+    java.util.Random random = new java.util.Random(13);
+    Elementwise e = Elementwise.INSTANCE;
+    for (int length : new int[] {1, 15, 16, 40, 257}) {
+      for (int kind = 0; kind < 5; kind++) {
+        float[] x = new float[length];
+        float[] positions = new float[length];
+        for (int j = 0; j < length; j++) {
+          int k = random.nextInt(6);
+          x[j] = k == 0 ? Float.NEGATIVE_INFINITY : k == 1 ? -2e4f * random.nextFloat()
+              : (float) random.nextGaussian() * 5;
+          positions[j] = j;
+        }
+        float shift = kind == 0 ? e.max(x, 0, length)
+            : kind == 1 ? e.max(x, 0, length) + 3.5f
+            : kind == 4 ? Float.NaN : Float.POSITIVE_INFINITY;
+        if (kind == 3) {
+          x[length / 2] = Float.POSITIVE_INFINITY;
+        }
+        float[] plain = x.clone();
+        float plainSum = e.expShifted(plain, 0, length, shift);
+        float[] got = x.clone();
+        float[] moments = new float[e.momentFloats(1)];
+        float sum = e.expShiftedMoments(got, 0, length, shift, positions, 3f, moments, 0, 0f);
+        String what = "length " + length + ", shift kind " + kind + " (" + shift + ")";
+        for (int j = 0; j < length; j++) {
+          assertEquals(Float.floatToIntBits(plain[j]), Float.floatToIntBits(got[j]),
+              "exp(" + x[j] + " - " + shift + "), " + what);
+        }
+        assertEquals(plainSum, sum, what);
+        double[] expected = new double[2];
+        for (int j = 0; j < length; j++) {
+          if (got[j] > 0) {
+            expected[0] += got[j] * ((double) shift - x[j]);
+            expected[1] += got[j] * Math.abs(positions[j] - 3.0);
+          }
+        }
+        boolean nan = Float.isNaN(sum);
+        double[] terms = new double[2];
+        e.momentSums(moments, 0, terms);
+        for (int t = 0; t < 2; t++) {
+          if (nan) {
+            assertTrue(Double.isNaN(terms[t]), what + ": term " + t + " NaN");
+          } else {
+            assertEquals(expected[t], terms[t], 1e-5 * Math.max(1, expected[t]),
+                what + ": term " + t);
+          }
+        }
+      }
+    }
+  }
+
   /** Softmax down columns, but for the division: (rows = keys, cols = queries). */
   @Test
   void expColumnsIsStableAndMasked() {
