@@ -55,6 +55,22 @@ public final class ElementwiseFingerprint {
     row[2 * width] = Float.NEGATIVE_INFINITY;
     float rowSum = e.expShifted(row, 1, 2 * width, e.max(row, 1, 2 * width));
     hash = 31 * (31 * hash + Arrays.hashCode(row)) + Float.floatToIntBits(rowSum);
+    // the statistics' step on the same row, twice, the second carrying the first's terms
+    float[] positions = new float[2 * width];
+    for (int j = 0; j < positions.length; j++) {
+      positions[j] = j;
+    }
+    float[] moments = new float[e.momentFloats(2)];
+    double[] terms = new double[2];
+    for (float carry : new float[] {0f, 0.375f}) {
+      float[] statsRow = Arrays.copyOf(x, 2 * width + 1);
+      statsRow[3] = Float.NEGATIVE_INFINITY;
+      float statsSum = e.expShiftedMoments(statsRow, 1, 2 * width,
+          e.max(statsRow, 1, 2 * width) + carry, positions, 40.5f, moments, 1, carry);
+      e.momentSums(moments, 1, terms);
+      hash = 31 * (31 * hash + Arrays.hashCode(statsRow)) + Float.floatToIntBits(statsSum);
+      hash = 31 * hash + Arrays.hashCode(terms);
+    }
     return 31 * (31 * hash + Arrays.hashCode(s)) + Arrays.hashCode(y);
   }
 }
