@@ -98,7 +98,7 @@ final class VectorElementwise implements Elementwise {
 
   @Override
   public float expShifted(float[] x, int offset, int length, float shift) {
-    if (!(Math.abs(shift) < Float.POSITIVE_INFINITY)) {
+    if (!Float.isFinite(shift)) {
       return expShiftedAnyShift(x, offset, length, shift);
     }
     FloatVector shifts = FloatVector.broadcast(S, shift);
@@ -142,16 +142,23 @@ final class VectorElementwise implements Elementwise {
 
   /**
    * {@link #expShifted} for a shift of ±∞ or NaN (a row of masked keys alone, or a NaN or +∞
-   * among its scores): x − shift is then ±∞ or NaN, whose exponential here is 0 at −∞ and NaN
-   * otherwise, as {@link #expNonPositive} gives; their sum 0 or NaN.
+   * among its scores): their sum 0 or NaN.
    */
   private static float expShiftedAnyShift(float[] x, int offset, int length, float shift) {
     float sum = 0f;
     for (int i = offset; i < offset + length; i++) {
-      x[i] = x[i] - shift == Float.NEGATIVE_INFINITY ? 0f : Float.NaN;
+      x[i] = expBeyondFinite(x[i] - shift);
       sum += x[i];
     }
     return sum;
+  }
+
+  /**
+   * The exponential of x − shift where the shift is ±∞ or NaN, so that x − shift is ±∞ or NaN:
+   * 0 at −∞ and NaN otherwise, as {@link #expNonPositive} gives.
+   */
+  private static float expBeyondFinite(float d) {
+    return d == Float.NEGATIVE_INFINITY ? 0f : Float.NaN;
   }
 
   /**
@@ -181,7 +188,7 @@ final class VectorElementwise implements Elementwise {
       float[] positions, float center, float[] moments, int row, float carry) {
     int lanes = S.length();
     int at = 2 * row * lanes;
-    if (!(Math.abs(shift) < Float.POSITIVE_INFINITY)) {
+    if (!Float.isFinite(shift)) {
       return expShiftedMomentsAnyShift(x, offset, length, shift, positions, center, moments, at,
           carry);
     }
@@ -234,8 +241,8 @@ final class VectorElementwise implements Elementwise {
 
   /**
    * {@link #expShiftedMoments} for a shift of ±∞ or NaN, entry by entry into the lanes the
-   * vectors use: x − shift is then ±∞ or NaN, so e is 0 where it is −∞ (its terms −10⁴ · 0 and
-   * 0) and NaN elsewhere, as the vector pass gives.
+   * vectors use: e is {@link #expBeyondFinite}'s, its terms −10⁴ · 0 and 0 where e is 0, as the
+   * vector pass gives.
    */
   private static float expShiftedMomentsAnyShift(float[] x, int offset, int length, float shift,
       float[] positions, float center, float[] moments, int at, float carry) {
@@ -246,7 +253,7 @@ final class VectorElementwise implements Elementwise {
     float sum = 0f;
     for (int j = 0; j < length; j++) {
       float above = Math.max(x[offset + j] - shift, -MOMENT_CAP);
-      float e = above == -MOMENT_CAP ? 0f : Float.NaN;
+      float e = expBeyondFinite(x[offset + j] - shift);
       int lane = at + j % lanes;
       moments[lane] = Math.fma(above, e, moments[lane]);
       moments[lane + lanes] = Math.fma(Math.abs(positions[j] - center), e, moments[lane + lanes]);
