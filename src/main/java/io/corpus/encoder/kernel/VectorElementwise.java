@@ -252,8 +252,9 @@ final class VectorElementwise implements Elementwise {
     }
     float sum = 0f;
     for (int j = 0; j < length; j++) {
-      float above = Math.max(x[offset + j] - shift, -MOMENT_CAP);
-      float e = expBeyondFinite(x[offset + j] - shift);
+      float d = x[offset + j] - shift;
+      float above = Math.max(d, -MOMENT_CAP);
+      float e = expBeyondFinite(d);
       int lane = at + j % lanes;
       moments[lane] = Math.fma(above, e, moments[lane]);
       moments[lane + lanes] = Math.fma(Math.abs(positions[j] - center), e, moments[lane + lanes]);
